@@ -1,0 +1,340 @@
+//! Demangling and the structured keys that grouping uses.
+//!
+//! Each distinct Mach-O symbol name is demangled once with cpp_demangle (after dropping the
+//! extra leading `_` that Mach-O puts before every C and C++ name). Besides the printed name,
+//! the *structure* cpp_demangle reports through [`DemangleWrite`] (template-argument lists as
+//! `TemplateArgs` nodes, qualified names as `NestedName`/`Prefix` nodes, parameter lists as the
+//! `(` … `)` written outside every node) gives three keys without any regex on the text:
+//!
+//! * `pattern`: every template-argument list collapsed to `<…>` and every parameter list of the
+//!   name to `(…)`, e.g. `v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers`;
+//!   a special-name prefix (`guard variable for `, `vtable for `, …) is kept;
+//! * `template`: the outermost templated entity of the name, e.g.
+//!   `v8::internal::StaticCallInterfaceDescriptor<…>` (the pattern when there is none);
+//! * `scope`: the components of the qualified name before its last one, e.g.
+//!   `["v8", "internal", "StaticCallInterfaceDescriptor<…>", "Initialize(…)"]`.
+//!
+//! cpp_demangle's default recursion limits (parse 96, print 128) reject real V8 symbols, so
+//! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
+//! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
+
+use cpp_demangle::{BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Recursion limit for cpp_demangle's parser and printer.
+pub const RECURSION_LIMIT: u32 = 2048;
+/// Stack size of each demangling thread, in bytes.
+pub const DEMANGLE_STACK_BYTES: usize = 256 << 20;
+
+/// How a name was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameKind {
+    /// An Itanium C++ mangled name, demangled.
+    Cxx,
+    /// A C (or other unmangled) name; shown without the Mach-O `_` prefix.
+    C,
+    /// A `_Z` name that cpp_demangle could not demangle; shown raw.
+    Failed,
+}
+
+/// The demangled form of one symbol and its grouping keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolName {
+    /// Readable name (as c++filt prints it), or the raw name if not demangled.
+    pub demangled: String,
+    /// See the module docs.
+    pub pattern: String,
+    /// See the module docs.
+    pub template: String,
+    /// See the module docs.
+    pub scope: Vec<String>,
+    /// How the name was read.
+    pub kind: NameKind,
+}
+
+impl SymbolName {
+    /// The first `depth` components of the scope joined with `::`, or `(global)` if the name has
+    /// no scope.
+    pub fn namespace(&self, depth: usize) -> String {
+        if self.scope.is_empty() || depth == 0 {
+            return "(global)".to_string();
+        }
+        self.scope[..depth.min(self.scope.len())].join("::")
+    }
+}
+
+/// The result of [`demangle_all`]: each distinct input name once.
+#[derive(Debug, Default)]
+pub struct Demangled {
+    /// Keyed by the raw Mach-O symbol name.
+    pub names: HashMap<String, SymbolName>,
+    /// How many `_Z` names failed to demangle (kept raw).
+    pub failures: usize,
+}
+
+impl Demangled {
+    /// The entry for `raw`; names not passed to [`demangle_all`] are read on the spot.
+    pub fn get(&self, raw: &str) -> SymbolName {
+        self.names.get(raw).cloned().unwrap_or_else(|| demangle_one(raw))
+    }
+}
+
+/// Demangles every distinct name of `names` on up to `available_parallelism` threads.
+pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled {
+    let mut distinct: Vec<&str> = names.into_iter().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let chunk = distinct.len().div_ceil(threads).max(1);
+    let results: Vec<Vec<(String, SymbolName)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = distinct
+            .chunks(chunk)
+            .map(|part| {
+                std::thread::Builder::new()
+                    .name("demangle".into())
+                    .stack_size(DEMANGLE_STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        part.iter().map(|&n| (n.to_string(), demangle_one(n))).collect()
+                    })
+                    .expect("spawning a demangling thread")
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let mut out = Demangled::default();
+    for (raw, name) in results.into_iter().flatten() {
+        if name.kind == NameKind::Failed {
+            out.failures += 1;
+        }
+        out.names.insert(raw, name);
+    }
+    out
+}
+
+/// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
+pub fn demangle_one(raw: &str) -> SymbolName {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    if !plain.starts_with("_Z") {
+        return SymbolName {
+            demangled: plain.to_string(),
+            pattern: plain.to_string(),
+            template: plain.to_string(),
+            scope: Vec::new(),
+            kind: NameKind::C,
+        };
+    }
+    let failed = || SymbolName {
+        demangled: raw.to_string(),
+        pattern: raw.to_string(),
+        template: raw.to_string(),
+        scope: Vec::new(),
+        kind: NameKind::Failed,
+    };
+    let parse = ParseOptions::default().recursion_limit(RECURSION_LIMIT);
+    let Ok(sym) = BorrowedSymbol::new_with_options(plain.as_bytes(), &parse) else {
+        return failed();
+    };
+    let print = DemangleOptions::new().recursion_limit(RECURSION_LIMIT);
+    let Ok(demangled) = sym.demangle_with_options(&print) else {
+        return failed();
+    };
+    let mut keys = KeySink::default();
+    if sym.structured_demangle(&mut keys, &print.no_return_type()).is_err() {
+        return failed();
+    }
+    let (pattern, template, scope) = keys.finish();
+    SymbolName {
+        demangled,
+        pattern,
+        template,
+        scope,
+        kind: NameKind::Cxx,
+    }
+}
+
+/// Builds the grouping keys from cpp_demangle's structured output.
+#[derive(Default)]
+struct KeySink {
+    /// Open nodes.
+    stack: Vec<DemangleNodeType>,
+    /// Open `TemplateArgs` nodes (text inside is dropped).
+    template_args: usize,
+    /// Paren depth inside a collapsed parameter list.
+    params: usize,
+    /// Pattern text.
+    pattern: String,
+    /// Byte offset in `pattern` where the name proper starts (after a special-name prefix).
+    name_start: usize,
+    /// `pattern[name_start..end]` of the first template-argument list of the name.
+    template_end: Option<usize>,
+    /// The outermost `TemplateArgs` node just closed; its `>` comes next.
+    closing_template_args: bool,
+    /// Offsets in `pattern` of the `::` separating the name's components.
+    separators: Vec<usize>,
+}
+
+impl KeySink {
+    fn in_name_structure(&self) -> bool {
+        self.stack.iter().all(|t| {
+            matches!(
+                t,
+                DemangleNodeType::NestedName | DemangleNodeType::Prefix | DemangleNodeType::TemplatePrefix
+            )
+        })
+    }
+
+    fn finish(self) -> (String, String, Vec<String>) {
+        let name = &self.pattern[self.name_start..];
+        let template = match self.template_end {
+            Some(end) => self.pattern[self.name_start..end].to_string(),
+            None => name.to_string(),
+        };
+        let mut scope = Vec::new();
+        let mut from = self.name_start;
+        for &sep in &self.separators {
+            scope.push(self.pattern[from..sep].to_string());
+            from = sep + 2;
+        }
+        (self.pattern, template, scope)
+    }
+}
+
+impl DemangleWrite for KeySink {
+    fn push_demangle_node(&mut self, t: DemangleNodeType) {
+        if t == DemangleNodeType::TemplateArgs {
+            // cpp_demangle writes `<` before and `>` after the node: keep those, drop the inside.
+            if self.template_args == 0 && self.params == 0 {
+                self.pattern.push('…');
+            }
+            self.template_args += 1;
+        }
+        self.stack.push(t);
+    }
+
+    fn pop_demangle_node(&mut self) {
+        if self.stack.pop() == Some(DemangleNodeType::TemplateArgs) {
+            self.template_args -= 1;
+            self.closing_template_args = self.template_args == 0 && self.params == 0;
+        }
+    }
+
+    fn write_string(&mut self, s: &str) -> fmt::Result {
+        if self.template_args > 0 {
+            return Ok(());
+        }
+        if std::mem::take(&mut self.closing_template_args) && s == ">" {
+            self.pattern.push('>');
+            if self.template_end.is_none() {
+                self.template_end = Some(self.pattern.len());
+            }
+            return Ok(());
+        }
+        if self.params > 0 {
+            for ch in s.chars() {
+                match ch {
+                    '(' => self.params += 1,
+                    ')' => self.params -= 1,
+                    _ => {}
+                }
+                if self.params == 0 {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        if self.stack.is_empty() && s.starts_with('(') {
+            // A parameter list of the name (outside every node).
+            self.pattern.push_str("(…)");
+            self.params = 1;
+            let rest = &s[1..];
+            if !rest.is_empty() {
+                return self.write_string(rest);
+            }
+            return Ok(());
+        }
+        if self.stack.is_empty() && s.ends_with(' ') && self.separators.is_empty() && self.template_end.is_none() {
+            // A special-name prefix such as "guard variable for ": kept in the pattern, but the
+            // name proper starts after it.
+            self.pattern.push_str(s);
+            self.name_start = self.pattern.len();
+            return Ok(());
+        }
+        if s == "::" && self.in_name_structure() {
+            self.separators.push(self.pattern.len());
+        }
+        self.pattern.push_str(s);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v8_descriptor_static() {
+        // registers, a local static of StaticCallInterfaceDescriptor<…>::Initialize(…)
+        let raw = "__ZZN2v88internal29StaticCallInterfaceDescriptorINS0_14LoadDescriptorEE10InitializeEPNS0_27CallInterfaceDescriptorDataEE9registers";
+        let n = demangle_one(raw);
+        assert_eq!(n.kind, NameKind::Cxx);
+        assert_eq!(
+            n.demangled,
+            "v8::internal::StaticCallInterfaceDescriptor<v8::internal::LoadDescriptor>::Initialize(v8::internal::CallInterfaceDescriptorData*)::registers"
+        );
+        assert_eq!(n.pattern, "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers");
+        assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(n.namespace(2), "v8::internal");
+        assert_eq!(n.namespace(1), "v8");
+    }
+
+    #[test]
+    fn guard_variable_keeps_prefix_in_pattern_only() {
+        let raw = "__ZGVZN2v88internal29StaticCallInterfaceDescriptorINS0_14LoadDescriptorEE10InitializeEPNS0_27CallInterfaceDescriptorDataEE9registers";
+        let n = demangle_one(raw);
+        assert_eq!(
+            n.pattern,
+            "guard variable for v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
+        );
+        assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(n.namespace(2), "v8::internal");
+    }
+
+    #[test]
+    fn function_template_without_return_type() {
+        // int v8::internal::foo<int>(int)
+        let n = demangle_one("__ZN2v88internal3fooIiEEiT_");
+        assert_eq!(n.demangled, "int v8::internal::foo<int>(int)");
+        assert_eq!(n.pattern, "v8::internal::foo<…>(…)");
+        assert_eq!(n.template, "v8::internal::foo<…>");
+    }
+
+    #[test]
+    fn operator_new_and_c_names() {
+        let n = demangle_one("__Znwm");
+        assert_eq!(n.demangled, "operator new(unsigned long)");
+        assert_eq!(n.pattern, "operator new(…)");
+        assert_eq!(n.template, "operator new(…)");
+        assert_eq!(n.namespace(2), "(global)");
+        let c = demangle_one("_AbslInternalMutexYield");
+        assert_eq!(c.kind, NameKind::C);
+        assert_eq!(c.demangled, "AbslInternalMutexYield");
+    }
+
+    #[test]
+    fn failures_keep_the_raw_name_and_are_counted() {
+        let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]);
+        assert_eq!(d.failures, 1);
+        assert_eq!(d.get("__ZN2v8").demangled, "__ZN2v8");
+        assert_eq!(d.get("__ZN2v8").kind, NameKind::Failed);
+    }
+
+    #[test]
+    fn template_args_inside_parameters_are_collapsed_with_them() {
+        // void ns::f(std::pair<int, int>)  (not a template itself)
+        let n = demangle_one("__ZN2ns1fESt4pairIiiE");
+        assert_eq!(n.pattern, "ns::f(…)");
+        assert_eq!(n.template, "ns::f(…)");
+    }
+}

@@ -1,0 +1,5 @@
+//! Analysis: demangling, grouping and diffing of the [`crate::model`].
+
+pub mod demangle;
+pub mod diff;
+pub mod group;

@@ -1,0 +1,105 @@
+//! Errors: one line each, naming what was being read and what is wrong.
+//!
+//! Parsers return [`ParseError`], a short static message plus the byte offset (relative to the
+//! structure being parsed) where the problem was found, in the style of the object crate's
+//! `read_error("Invalid … offset or size")`. The container layer wraps it into an [`Error`] that
+//! names the file, the slice and the structure, e.g.
+//! `node: x86_64: export trie: child node offset out of range (at 0x1f3)`.
+
+use std::fmt;
+use std::path::Path;
+
+/// A malformed-structure error from one of the parsers in [`crate::macho`].
+///
+/// `offset` is relative to the start of the structure being parsed (the export trie, the
+/// weak-bind stream, the chained-fixups blob, …), not to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseError {
+    /// What is wrong, e.g. `"ULEB128 overflows 64 bits"`.
+    pub message: &'static str,
+    /// Byte offset inside the parsed structure where the problem was detected.
+    pub offset: u64,
+}
+
+impl ParseError {
+    /// A new error at `offset`.
+    pub fn new(message: &'static str, offset: u64) -> Self {
+        ParseError { message, offset }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at offset {:#x})", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// What kind of failure an [`Error`] is; all of them map to exit code 2 in the binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The file could not be opened or read.
+    Io,
+    /// The file is not a Mach-O file, or a structure inside it is malformed.
+    Malformed,
+    /// A well-formed input that weakscan does not handle (32-bit image, zlib-compressed chained
+    /// fixups symbols, an unknown pointer format, …).
+    Unsupported,
+    /// Bad command-line usage that clap could not catch (e.g. `--arch` names no slice).
+    Usage,
+}
+
+impl ErrorKind {
+    /// `Unsupported` for parser errors that say "not supported", else `Malformed`.
+    pub fn from_parse(e: &ParseError) -> Self {
+        if e.message.contains("not supported") {
+            ErrorKind::Unsupported
+        } else {
+            ErrorKind::Malformed
+        }
+    }
+}
+
+/// A user-facing error: one line that names the file and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The failure class.
+    pub kind: ErrorKind,
+    /// The full one-line message, already including the file name.
+    pub message: String,
+}
+
+impl Error {
+    /// An error of `kind` about `path`: `"{path}: {what}"`.
+    pub fn new(kind: ErrorKind, path: &Path, what: impl fmt::Display) -> Self {
+        Error {
+            kind,
+            message: format!("{}: {}", path.display(), what),
+        }
+    }
+
+    /// An I/O error about `path`.
+    pub fn io(path: &Path, err: &std::io::Error) -> Self {
+        Error::new(ErrorKind::Io, path, err)
+    }
+
+    /// A usage error without a file.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Error {
+            kind: ErrorKind::Usage,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result alias for user-facing operations.
+pub type Result<T> = std::result::Result<T, Error>;

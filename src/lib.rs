@@ -1,0 +1,19 @@
+//! weakscan finds the C++ weak symbols that macOS's dynamic linker (dyld) must coalesce at
+//! every launch, explains where they come from, and diffs two builds.
+//!
+//! The crate is laid out as the data flows:
+//!
+//! * [`macho`] — input: the Mach-O container, load commands, export trie, weak-bind opcodes and
+//!   chained fixups;
+//! * [`model`] — one model per image: weak definitions, weak-bind targets with their sites, and
+//!   the predicted weak-def lookups;
+//! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing;
+//! * [`output`] — tables and JSON.
+
+pub mod analysis;
+pub mod error;
+pub mod macho;
+pub mod model;
+pub mod output;
+
+pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,381 @@
+//! The weak-bind opcode stream of `LC_DYLD_INFO(_ONLY)` (`weak_bind_off/weak_bind_size`).
+//!
+//! A byte stream of opcodes (`<mach-o/loader.h>`), each byte `opcode | immediate`
+//! (`BIND_OPCODE_MASK` 0xF0, `BIND_IMMEDIATE_MASK` 0x0F), some followed by ULEB/SLEB operands or a
+//! C string:
+//!
+//! ```text
+//! 0x00 DONE                                  end of the weak-bind stream
+//! 0x10 SET_DYLIB_ORDINAL_IMM      (imm)      not allowed in weak_bind: dyld errors
+//! 0x20 SET_DYLIB_ORDINAL_ULEB     uleb       not allowed in weak_bind: dyld errors
+//! 0x30 SET_DYLIB_SPECIAL_IMM      (imm)      not allowed in weak_bind: dyld errors
+//! 0x40 SET_SYMBOL_TRAILING_FLAGS_IMM (flags) cstring   symbol; flag 0x08 NON_WEAK_DEFINITION
+//! 0x50 SET_TYPE_IMM               (type)     1 pointer, 2 text absolute32, 3 text pcrel32
+//! 0x60 SET_ADDEND_SLEB            sleb
+//! 0x70 SET_SEGMENT_AND_OFFSET_ULEB (seg) uleb
+//! 0x80 ADD_ADDR_ULEB              uleb       offset += uleb (wrapping)
+//! 0x90 DO_BIND                               bind; offset += pointer size
+//! 0xA0 DO_BIND_ADD_ADDR_ULEB      uleb       bind; offset += uleb + pointer size
+//! 0xB0 DO_BIND_ADD_ADDR_IMM_SCALED (scale)   bind; offset += scale * ptr + ptr
+//! 0xC0 DO_BIND_ULEB_TIMES_SKIPPING_ULEB uleb count, uleb skip: count × (bind; offset += skip + ptr)
+//! 0xD0 THREADED (sub-opcode imm)  0: SET_BIND_ORDINAL_TABLE_SIZE_ULEB uleb, 1: APPLY
+//! ```
+//!
+//! Semantics follow dyld's `MachOAnalyzer::forEachBind_OpcodesWeak` (dyld-1231.3) and the checks
+//! of `MachOAnalyzer::invalidBindState`: the weak stream never sets a library ordinal (the
+//! lookup is implicitly weak, ordinal -3); ordinal and threaded opcodes there are errors, as
+//! dyld rejects them ("unexpected dylib ordinal in weak_bind", "bad bind opcode"). A symbol
+//! set with `BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION` is a *strong override*: dyld hands it to its
+//! strong handler, it binds nothing by itself and causes no lookup.
+//!
+//! Bind *targets* follow `forEachBindUnified_Opcodes`: a new target starts at a bind whose
+//! symbol name or addend differs from the previous bind's; each target is one weak-def lookup.
+//!
+//! Hardening beyond dyld: every bound location must lie inside its segment before the next is
+//! computed, so a repeat count of 2⁶⁴−1 ends at the segment's end with an error instead of
+//! looping (dyld's `uint32_t` loop counter would wrap), and the stream may bind at most
+//! [`MAX_BIND_LOCATIONS`] locations.
+
+use super::cursor::Cursor;
+use crate::error::ParseError;
+
+/// `BIND_OPCODE_DONE`.
+pub const BIND_OPCODE_DONE: u8 = 0x00;
+/// `BIND_OPCODE_SET_DYLIB_ORDINAL_IMM`.
+pub const BIND_OPCODE_SET_DYLIB_ORDINAL_IMM: u8 = 0x10;
+/// `BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB`.
+pub const BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB: u8 = 0x20;
+/// `BIND_OPCODE_SET_DYLIB_SPECIAL_IMM`.
+pub const BIND_OPCODE_SET_DYLIB_SPECIAL_IMM: u8 = 0x30;
+/// `BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM`.
+pub const BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM: u8 = 0x40;
+/// `BIND_OPCODE_SET_TYPE_IMM`.
+pub const BIND_OPCODE_SET_TYPE_IMM: u8 = 0x50;
+/// `BIND_OPCODE_SET_ADDEND_SLEB`.
+pub const BIND_OPCODE_SET_ADDEND_SLEB: u8 = 0x60;
+/// `BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB`.
+pub const BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB: u8 = 0x70;
+/// `BIND_OPCODE_ADD_ADDR_ULEB`.
+pub const BIND_OPCODE_ADD_ADDR_ULEB: u8 = 0x80;
+/// `BIND_OPCODE_DO_BIND`.
+pub const BIND_OPCODE_DO_BIND: u8 = 0x90;
+/// `BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB`.
+pub const BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB: u8 = 0xA0;
+/// `BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED`.
+pub const BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED: u8 = 0xB0;
+/// `BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB`.
+pub const BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB: u8 = 0xC0;
+/// `BIND_OPCODE_THREADED`.
+pub const BIND_OPCODE_THREADED: u8 = 0xD0;
+/// `BIND_SYMBOL_FLAGS_WEAK_IMPORT`.
+pub const BIND_SYMBOL_FLAGS_WEAK_IMPORT: u8 = 0x01;
+/// `BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION`.
+pub const BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION: u8 = 0x08;
+/// `BIND_TYPE_POINTER`.
+pub const BIND_TYPE_POINTER: u8 = 1;
+/// `BIND_TYPE_TEXT_ABSOLUTE32`.
+pub const BIND_TYPE_TEXT_ABSOLUTE32: u8 = 2;
+/// `BIND_TYPE_TEXT_PCREL32`.
+pub const BIND_TYPE_TEXT_PCREL32: u8 = 3;
+
+/// Upper bound on the locations one stream may bind (2²⁴); more is reported as malformed.
+pub const MAX_BIND_LOCATIONS: usize = 1 << 24;
+
+/// The segment facts the interpreter checks each location against, in load-command order
+/// (the index is the `SET_SEGMENT_AND_OFFSET_ULEB` immediate).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentBounds {
+    /// `vmsize` of the segment, in bytes.
+    pub vm_size: u64,
+    /// `initprot` has `VM_PROT_WRITE`.
+    pub writable: bool,
+    /// The segment is `__LINKEDIT` (dyld refuses binds into it).
+    pub is_linkedit: bool,
+}
+
+/// One bound location.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WeakBind {
+    /// Index into [`WeakBindTable::symbols`].
+    pub symbol: u32,
+    /// Addend set by `SET_ADDEND_SLEB`.
+    pub addend: i64,
+    /// Segment index (into the image's `LC_SEGMENT_64` commands).
+    pub segment_index: u8,
+    /// Offset of the location from the start of the segment, in bytes.
+    pub segment_offset: u64,
+    /// `BIND_TYPE_*`.
+    pub bind_type: u8,
+    /// Bind-target index per dyld's `forEachBindUnified_Opcodes` rule (0-based).
+    pub target: u32,
+}
+
+/// Everything the weak-bind stream says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WeakBindTable {
+    /// Symbol names in the order `SET_SYMBOL_TRAILING_FLAGS_IMM` set them (a name may repeat).
+    pub symbols: Vec<String>,
+    /// Every bound location, in stream order.
+    pub binds: Vec<WeakBind>,
+    /// Names announced with `BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION` (no lookup, no bind).
+    pub strong_overrides: Vec<String>,
+    /// Number of bind targets (= weak-def lookups dyld makes for this stream).
+    pub targets: u32,
+}
+
+/// Interprets a weak-bind stream. `segments` gives the image's segments in load-command
+/// order; `pointer_size` is 8 for the 64-bit images weakscan reads.
+///
+/// Errors (with the offset of the opcode): truncated operands, ULEB overflow, unknown opcodes,
+/// ordinal or threaded opcodes, a bind before a segment or symbol is set, a segment index out of
+/// range, a location past its segment's `vmsize`, an unknown bind type, a pointer bind into a
+/// non-writable segment, more than [`MAX_BIND_LOCATIONS`] locations.
+pub fn parse_weak_binds(
+    data: &[u8],
+    segments: &[SegmentBounds],
+    pointer_size: u64,
+) -> Result<WeakBindTable, ParseError> {
+    let mut table = WeakBindTable::default();
+    let mut c = Cursor::new(data, 0);
+    let mut bind_type = BIND_TYPE_POINTER;
+    let mut segment: Option<u8> = None;
+    let mut offset: u64 = 0;
+    let mut symbol: Option<u32> = None;
+    let mut addend: i64 = 0;
+    // (symbol name index, addend) of the last bind, for the target rule.
+    let mut last: Option<(u32, i64)> = None;
+
+    while !c.at_end() {
+        let op_pos = c.pos() as u64;
+        let byte = c.u8()?;
+        let (opcode, imm) = (byte & 0xF0, byte & 0x0F);
+        let err = |m: &'static str| ParseError::new(m, op_pos);
+        // How many locations this opcode binds, and how far to advance after each.
+        let (count, stride_extra): (u64, u64) = match opcode {
+            BIND_OPCODE_DONE => break,
+            BIND_OPCODE_SET_DYLIB_ORDINAL_IMM
+            | BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB
+            | BIND_OPCODE_SET_DYLIB_SPECIAL_IMM => {
+                return Err(err("unexpected dylib ordinal in weak_bind"));
+            }
+            BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
+                let name = String::from_utf8_lossy(c.cstr()?).into_owned();
+                if imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0 {
+                    table.strong_overrides.push(name.clone());
+                }
+                // Same string, same target: dyld compares names with strcmp.
+                let idx = match table.symbols.last() {
+                    Some(prev) if *prev == name => table.symbols.len() as u32 - 1,
+                    _ => {
+                        table.symbols.push(name);
+                        table.symbols.len() as u32 - 1
+                    }
+                };
+                symbol = Some(idx);
+                continue;
+            }
+            BIND_OPCODE_SET_TYPE_IMM => {
+                bind_type = imm;
+                continue;
+            }
+            BIND_OPCODE_SET_ADDEND_SLEB => {
+                addend = c.sleb()?;
+                continue;
+            }
+            BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB => {
+                segment = Some(imm);
+                offset = c.uleb()?;
+                continue;
+            }
+            BIND_OPCODE_ADD_ADDR_ULEB => {
+                offset = offset.wrapping_add(c.uleb()?);
+                continue;
+            }
+            BIND_OPCODE_DO_BIND => (1, 0),
+            BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB => {
+                let add = c.uleb()?;
+                bind_one(&mut table, segments, pointer_size, op_pos, segment, offset, symbol, addend, bind_type, &mut last)?;
+                offset = offset.wrapping_add(add).wrapping_add(pointer_size);
+                continue;
+            }
+            BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED => {
+                bind_one(&mut table, segments, pointer_size, op_pos, segment, offset, symbol, addend, bind_type, &mut last)?;
+                offset = offset.wrapping_add(u64::from(imm) * pointer_size + pointer_size);
+                continue;
+            }
+            BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB => {
+                let count = c.uleb()?;
+                let skip = c.uleb()?;
+                (count, skip)
+            }
+            BIND_OPCODE_THREADED => {
+                return Err(err("threaded bind opcode in weak_bind (dyld: bad bind opcode)"));
+            }
+            _ => return Err(err("unknown bind opcode")),
+        };
+        for _ in 0..count {
+            bind_one(&mut table, segments, pointer_size, op_pos, segment, offset, symbol, addend, bind_type, &mut last)?;
+            offset = offset.wrapping_add(stride_extra).wrapping_add(pointer_size);
+        }
+    }
+    Ok(table)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bind_one(
+    table: &mut WeakBindTable,
+    segments: &[SegmentBounds],
+    pointer_size: u64,
+    op_pos: u64,
+    segment: Option<u8>,
+    offset: u64,
+    symbol: Option<u32>,
+    addend: i64,
+    bind_type: u8,
+    last: &mut Option<(u32, i64)>,
+) -> Result<(), ParseError> {
+    let err = |m: &'static str| ParseError::new(m, op_pos);
+    let seg_index = segment.ok_or_else(|| err("bind before SET_SEGMENT_AND_OFFSET_ULEB"))?;
+    let seg = segments
+        .get(usize::from(seg_index))
+        .filter(|s| !s.is_linkedit)
+        .ok_or_else(|| err("bind segment index out of range"))?;
+    if seg.vm_size < pointer_size || offset > seg.vm_size - pointer_size {
+        return Err(err("bind location past the end of its segment"));
+    }
+    let sym = symbol.ok_or_else(|| err("bind before SET_SYMBOL_TRAILING_FLAGS_IMM"))?;
+    match bind_type {
+        BIND_TYPE_POINTER if !seg.writable => {
+            return Err(err("pointer bind in a non-writable segment"));
+        }
+        BIND_TYPE_POINTER | BIND_TYPE_TEXT_ABSOLUTE32 | BIND_TYPE_TEXT_PCREL32 => {}
+        _ => return Err(err("unknown bind type")),
+    }
+    if table.binds.len() >= MAX_BIND_LOCATIONS {
+        return Err(err("too many bind locations"));
+    }
+    let name_changed = match *last {
+        Some((prev_sym, prev_addend)) => {
+            prev_addend != addend
+                || (prev_sym != sym && table.symbols[prev_sym as usize] != table.symbols[sym as usize])
+        }
+        None => true,
+    };
+    if name_changed {
+        table.targets += 1;
+    }
+    *last = Some((sym, addend));
+    table.binds.push(WeakBind {
+        symbol: sym,
+        addend,
+        segment_index: seg_index,
+        segment_offset: offset,
+        bind_type,
+        target: table.targets - 1,
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segs() -> Vec<SegmentBounds> {
+        vec![
+            SegmentBounds { vm_size: 0x4000, writable: false, is_linkedit: false }, // __TEXT
+            SegmentBounds { vm_size: 0x100, writable: true, is_linkedit: false },   // __DATA
+            SegmentBounds { vm_size: 0x4000, writable: false, is_linkedit: true },  // __LINKEDIT
+        ]
+    }
+
+    fn sym(flags: u8, name: &str) -> Vec<u8> {
+        let mut v = vec![BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM | flags];
+        v.extend_from_slice(name.as_bytes());
+        v.push(0);
+        v
+    }
+
+    #[test]
+    fn every_bind_form_counts_its_locations() {
+        let mut s = Vec::new();
+        s.extend(sym(0, "__Z1av"));
+        s.extend([BIND_OPCODE_SET_TYPE_IMM | 1, BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0x00]);
+        s.push(BIND_OPCODE_DO_BIND); // @0
+        s.extend([BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB, 0x08]); // @8, then +16
+        s.push(BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED | 1); // @0x18, then +16
+        s.extend([BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB, 3, 8]); // @0x28,0x38,0x48
+        s.extend(sym(0, "__Z1bv"));
+        s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 0x7f]); // addend -1
+        s.extend([BIND_OPCODE_ADD_ADDR_ULEB, 0x08]); // 0x58 + 8 = 0x60
+        s.push(BIND_OPCODE_DO_BIND); // @0x60
+        s.push(BIND_OPCODE_DONE);
+        s.push(0xff); // ignored after DONE
+        let t = parse_weak_binds(&s, &segs(), 8).unwrap();
+        let offs: Vec<u64> = t.binds.iter().map(|b| b.segment_offset).collect();
+        assert_eq!(offs, [0x0, 0x8, 0x18, 0x28, 0x38, 0x48, 0x60]);
+        assert_eq!(t.symbols, ["__Z1av", "__Z1bv"]);
+        assert_eq!(t.targets, 2);
+        assert_eq!(t.binds[6].addend, -1);
+        assert_eq!(t.binds[6].target, 1);
+    }
+
+    #[test]
+    fn addend_change_starts_a_new_target() {
+        let mut s = sym(0, "_x");
+        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND]);
+        s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 4, BIND_OPCODE_DO_BIND]);
+        s.extend(sym(0, "_x")); // same name again: no new target by itself
+        s.push(BIND_OPCODE_DO_BIND);
+        let t = parse_weak_binds(&s, &segs(), 8).unwrap();
+        assert_eq!(t.targets, 2);
+        assert_eq!(t.symbols, ["_x"]);
+    }
+
+    #[test]
+    fn strong_override_binds_nothing() {
+        let mut s = sym(BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION, "__Znwm");
+        s.extend(sym(0, "_y"));
+        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND]);
+        let t = parse_weak_binds(&s, &segs(), 8).unwrap();
+        assert_eq!(t.strong_overrides, ["__Znwm"]);
+        assert_eq!(t.binds.len(), 1);
+        assert_eq!(t.targets, 1);
+    }
+
+    #[test]
+    fn huge_repeat_count_stops_at_segment_end() {
+        let mut s = sym(0, "_x");
+        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0]);
+        s.extend([BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB]);
+        s.extend([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00]);
+        let e = parse_weak_binds(&s, &segs(), 8).unwrap_err();
+        assert_eq!(e.message, "bind location past the end of its segment");
+    }
+
+    #[test]
+    fn malformed_streams_are_errors() {
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (vec![BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | 1], "unexpected dylib ordinal in weak_bind"),
+            (vec![BIND_OPCODE_THREADED | 1], "threaded bind opcode in weak_bind (dyld: bad bind opcode)"),
+            (vec![0xE0], "unknown bind opcode"),
+            (vec![BIND_OPCODE_DO_BIND], "bind before SET_SEGMENT_AND_OFFSET_ULEB"),
+            (vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND], "bind before SET_SYMBOL_TRAILING_FLAGS_IMM"),
+            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 9, 0, BIND_OPCODE_DO_BIND]].concat(), "bind segment index out of range"),
+            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 2, 0, BIND_OPCODE_DO_BIND]].concat(), "bind segment index out of range"),
+            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB, 0, BIND_OPCODE_DO_BIND]].concat(), "pointer bind in a non-writable segment"),
+            ([sym(0, "_x"), vec![BIND_OPCODE_SET_TYPE_IMM | 7, BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND]].concat(), "unknown bind type"),
+            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0xf9, 0x01, BIND_OPCODE_DO_BIND]].concat(), "bind location past the end of its segment"),
+            (vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0x80], "truncated ULEB128"),
+            (vec![BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM, b'a'], "unterminated string"),
+        ];
+        for (bytes, msg) in cases {
+            let e = parse_weak_binds(&bytes, &segs(), 8).unwrap_err();
+            assert_eq!(e.message, msg, "stream {bytes:02x?}");
+        }
+    }
+
+    #[test]
+    fn empty_stream_is_empty() {
+        assert_eq!(parse_weak_binds(&[], &segs(), 8).unwrap(), WeakBindTable::default());
+    }
+}

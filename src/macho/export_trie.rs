@@ -1,0 +1,301 @@
+//! The export trie: every exported symbol of an image, with its flags.
+//!
+//! Found at `export_off/export_size` of `LC_DYLD_INFO(_ONLY)` or in the `LC_DYLD_EXPORTS_TRIE`
+//! blob. Layout (`<mach-o/loader.h>`, dyld `MachOLoaded::trieWalk` and
+//! `MachOAnalyzer::forEachExportedSymbol`):
+//!
+//! ```text
+//! struct Node {
+//!     terminal_size: uleb128,          // 0 if no symbol ends here
+//!     // when terminal_size > 0, exactly terminal_size bytes of:
+//!     flags: uleb128,                  // EXPORT_SYMBOL_FLAGS_*
+//!     if flags & REEXPORT          { ordinal: uleb128, import_name: cstring }
+//!     else {
+//!         address: uleb128,            // offset from the mach header
+//!         if flags & STUB_AND_RESOLVER { resolver: uleb128 }
+//!     }
+//!     child_count: u8,
+//!     children: [ { edge_label: cstring, child_node_offset: uleb128 }; child_count ],
+//! }
+//! ```
+//!
+//! The symbol name of a terminal is the concatenation of the edge labels on the path from the
+//! root (offset 0). The walk here is iterative (no recursion, so a deep trie cannot overflow
+//! the stack), checks every offset against the trie's size, and refuses a trie in which a node
+//! is reached twice (a loop, or a shared node that would make dyld report a symbol twice).
+
+use super::cursor::Cursor;
+use crate::error::ParseError;
+
+/// `EXPORT_SYMBOL_FLAGS_KIND_MASK`: the low two bits give the kind.
+pub const EXPORT_SYMBOL_FLAGS_KIND_MASK: u64 = 0x03;
+/// `EXPORT_SYMBOL_FLAGS_KIND_REGULAR`.
+pub const EXPORT_SYMBOL_FLAGS_KIND_REGULAR: u64 = 0x00;
+/// `EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL`.
+pub const EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL: u64 = 0x01;
+/// `EXPORT_SYMBOL_FLAGS_KIND_ABSOLUTE`.
+pub const EXPORT_SYMBOL_FLAGS_KIND_ABSOLUTE: u64 = 0x02;
+/// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION`: a weak definition, coalesced by dyld.
+pub const EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION: u64 = 0x04;
+/// `EXPORT_SYMBOL_FLAGS_REEXPORT`: the symbol is re-exported from another dylib.
+pub const EXPORT_SYMBOL_FLAGS_REEXPORT: u64 = 0x08;
+/// `EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER`: a stub plus a resolver function follow.
+pub const EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER: u64 = 0x10;
+/// `EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER`.
+pub const EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER: u64 = 0x20;
+
+/// What a terminal of the trie points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExportTarget {
+    /// A definition in this image at `address` (offset from the mach header; for
+    /// `KIND_ABSOLUTE`, the absolute value).
+    Address(u64),
+    /// `EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER`: the stub at `stub`, its resolver at `resolver`.
+    StubAndResolver {
+        /// Offset of the stub from the mach header.
+        stub: u64,
+        /// Offset of the resolver function from the mach header.
+        resolver: u64,
+    },
+    /// `EXPORT_SYMBOL_FLAGS_REEXPORT`: re-exported from the dylib with `library_ordinal`
+    /// (1-based, into the image's dylib load commands), under `import_name` (empty: same name).
+    Reexport {
+        /// 1-based index of the dylib load command.
+        library_ordinal: u64,
+        /// The name in that dylib, or empty if it is the same name.
+        import_name: String,
+    },
+}
+
+/// One terminal of the export trie.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    /// Symbol name as stored (Mach-O C++ names keep their extra leading `_`: `__ZN2v8…`).
+    pub name: String,
+    /// Raw `EXPORT_SYMBOL_FLAGS_*` value.
+    pub flags: u64,
+    /// What the symbol resolves to.
+    pub target: ExportTarget,
+}
+
+impl Export {
+    /// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION` is set.
+    pub fn is_weak_definition(&self) -> bool {
+        self.flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0
+    }
+    /// The kind is `EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL`.
+    pub fn is_thread_local(&self) -> bool {
+        self.flags & EXPORT_SYMBOL_FLAGS_KIND_MASK == EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL
+    }
+    /// `EXPORT_SYMBOL_FLAGS_REEXPORT` is set.
+    pub fn is_reexport(&self) -> bool {
+        self.flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0
+    }
+}
+
+struct Frame {
+    /// Offset of the next unread child entry.
+    next_child: usize,
+    /// Children still to read.
+    remaining: u8,
+    /// Length of the name prefix that belongs to this node.
+    name_len: usize,
+}
+
+/// Walks the whole trie in `data` (the bytes of `export_off/export_size`, or of the
+/// `LC_DYLD_EXPORTS_TRIE` blob) and returns every terminal in depth-first, edge order — the
+/// order of dyld's `forEachExportedSymbol`.
+///
+/// An empty `data` is an empty trie. Errors: any offset or string running past the end, a
+/// terminal whose contents do not fit its `terminal_size`, a child offset of 0 or past the end,
+/// a node reached twice, a ULEB over 64 bits. Time and memory are linear in `data.len()`.
+pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
+    let mut exports = Vec::new();
+    if data.is_empty() {
+        return Ok(exports);
+    }
+    let mut visited = vec![false; data.len()];
+    let mut name: Vec<u8> = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    enter_node(data, 0, &mut name, &mut visited, &mut stack, &mut exports)?;
+    while let Some(frame) = stack.last_mut() {
+        if frame.remaining == 0 {
+            stack.pop();
+            continue;
+        }
+        frame.remaining -= 1;
+        let mut c = Cursor::new(data, frame.next_child);
+        let label = c.cstr().map_err(|e| ParseError::new("truncated edge label", e.offset))?;
+        let label_pos = frame.next_child;
+        let child = c.uleb()?;
+        frame.next_child = c.pos();
+        name.truncate(frame.name_len);
+        name.extend_from_slice(label);
+        if child == 0 || child >= data.len() as u64 {
+            return Err(ParseError::new("child node offset out of range", label_pos as u64));
+        }
+        enter_node(data, child as usize, &mut name, &mut visited, &mut stack, &mut exports)?;
+    }
+    Ok(exports)
+}
+
+fn enter_node(
+    data: &[u8],
+    offset: usize,
+    name: &mut Vec<u8>,
+    visited: &mut [bool],
+    stack: &mut Vec<Frame>,
+    exports: &mut Vec<Export>,
+) -> Result<(), ParseError> {
+    if visited[offset] {
+        return Err(ParseError::new("node reached twice (loop in trie)", offset as u64));
+    }
+    visited[offset] = true;
+    let mut c = Cursor::new(data, offset);
+    let terminal_size = c.uleb()?;
+    let info_start = c.pos();
+    let info_end = (info_start as u64)
+        .checked_add(terminal_size)
+        .filter(|&end| end < data.len() as u64)
+        .ok_or_else(|| ParseError::new("terminal size past the end of the trie", offset as u64))?
+        as usize;
+    if terminal_size > 0 {
+        let mut t = Cursor::new(&data[..info_end], info_start);
+        let flags = t.uleb()?;
+        let target = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
+            let library_ordinal = t.uleb()?;
+            let import_name = t.cstr()?;
+            ExportTarget::Reexport {
+                library_ordinal,
+                import_name: String::from_utf8_lossy(import_name).into_owned(),
+            }
+        } else {
+            let address = t.uleb()?;
+            if flags & EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER != 0 {
+                ExportTarget::StubAndResolver {
+                    stub: address,
+                    resolver: t.uleb()?,
+                }
+            } else {
+                ExportTarget::Address(address)
+            }
+        };
+        exports.push(Export {
+            name: String::from_utf8_lossy(name).into_owned(),
+            flags,
+            target,
+        });
+    }
+    let remaining = data[info_end];
+    stack.push(Frame {
+        next_child: info_end + 1,
+        remaining,
+        name_len: name.len(),
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Root with two children "_a" (regular) and "_b" (weak), hand-assembled.
+    fn two_symbol_trie() -> Vec<u8> {
+        vec![
+            0x00, 0x02, // root: no terminal, 2 children
+            b'_', b'a', 0x00, 0x0c, // edge "_a" -> node 12
+            b'_', b'b', 0x00, 0x10, // edge "_b" -> node 16
+            0x00, 0x00, // padding (unreferenced)
+            0x02, 0x00, 0x10, 0x00, // node 12: size 2, flags 0, addr 0x10, 0 children
+            0x02, 0x04, 0x20, 0x00, // node 16: size 2, flags WEAK, addr 0x20, 0 children
+        ]
+    }
+
+    #[test]
+    fn walks_terminals_in_edge_order() {
+        let e = parse_export_trie(&two_symbol_trie()).unwrap();
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].name, "_a");
+        assert_eq!(e[0].target, ExportTarget::Address(0x10));
+        assert!(!e[0].is_weak_definition());
+        assert_eq!(e[1].name, "_b");
+        assert!(e[1].is_weak_definition());
+    }
+
+    #[test]
+    fn empty_trie_has_no_exports() {
+        assert!(parse_export_trie(&[]).unwrap().is_empty());
+        assert!(parse_export_trie(&[0, 0]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn reexport_resolver_and_thread_local() {
+        let t = vec![
+            0x00, 0x03, // root
+            b'r', 0, 13, // -> 13
+            b's', 0, 19, // -> 19
+            b't', 0, 25, // -> 25
+            0, 0, // pad to 13
+            0x04, 0x08, 0x02, b'x', 0, 0x00, // 13: reexport ordinal 2 "x"
+            0x04, 0x10, 0x30, 0x40, 0x00, // 19: stub 0x30 resolver 0x40
+            0x00, // pad to 25
+            0x02, 0x05, 0x50, 0x00, // 25: weak + thread-local at 0x50
+        ];
+        let e = parse_export_trie(&t).unwrap();
+        assert_eq!(
+            e[0].target,
+            ExportTarget::Reexport { library_ordinal: 2, import_name: "x".into() }
+        );
+        assert!(e[0].is_reexport());
+        assert_eq!(e[1].target, ExportTarget::StubAndResolver { stub: 0x30, resolver: 0x40 });
+        assert!(e[2].is_thread_local() && e[2].is_weak_definition());
+    }
+
+    #[test]
+    fn loop_is_detected() {
+        // root -> node 5 -> root
+        let t = vec![0x00, 0x01, b'a', 0, 5, 0x00, 0x01, b'b', 0, 0];
+        let err = parse_export_trie(&t).unwrap_err();
+        assert_eq!(err.message, "child node offset out of range");
+        let t = vec![0x00, 0x01, b'a', 0, 5, 0x00, 0x01, b'b', 0, 5];
+        assert_eq!(
+            parse_export_trie(&t).unwrap_err(),
+            ParseError::new("node reached twice (loop in trie)", 5)
+        );
+    }
+
+    #[test]
+    fn truncation_is_an_error_everywhere() {
+        let full = two_symbol_trie();
+        for len in 1..full.len() - 1 {
+            // Every strict prefix that cuts a referenced node must fail, never panic.
+            let _ = parse_export_trie(&full[..len]);
+        }
+        assert!(parse_export_trie(&full[..19]).is_err());
+        assert_eq!(
+            parse_export_trie(&[0x05, 0x00]).unwrap_err().message,
+            "terminal size past the end of the trie"
+        );
+        assert_eq!(
+            parse_export_trie(&[0x00, 0x01, b'a']).unwrap_err().message,
+            "truncated edge label"
+        );
+    }
+
+    #[test]
+    fn very_deep_trie_does_not_overflow_the_stack() {
+        // A chain of 200_000 nodes, each with one 1-byte edge to the next, ending in a terminal.
+        let n = 200_000usize;
+        let mut t = Vec::new();
+        let node_size = 8; // 00 01 'a' 00 uleb(3 bytes) pad
+        for i in 0..n {
+            let next = (i + 1) * node_size;
+            t.extend_from_slice(&[0x00, 0x01, b'a', 0x00]);
+            t.extend_from_slice(&[(next as u8 & 0x7f) | 0x80, ((next >> 7) as u8 & 0x7f) | 0x80, (next >> 14) as u8, 0]);
+        }
+        t.extend_from_slice(&[0x02, 0x04, 0x01, 0x00]);
+        let e = parse_export_trie(&t).unwrap();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].name.len(), n);
+    }
+}

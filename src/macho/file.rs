@@ -1,0 +1,238 @@
+//! The container: a thin Mach-O file or a universal (fat) file of several slices.
+//!
+//! Only byte ranges are read — the fat header, each slice's mach header and load commands, and
+//! later the LINKEDIT structures and fixup pages — never the whole (often 100+ MB) file.
+//!
+//! ```text
+//! struct fat_header { magic: u32 /* 0xcafebabe FAT_MAGIC or 0xcafebabf FAT_MAGIC_64 */,
+//!                     nfat_arch: u32 }                          // big-endian
+//! struct fat_arch    { cputype: i32, cpusubtype: i32, offset: u32, size: u32, align: u32 }
+//! struct fat_arch_64 { cputype: i32, cpusubtype: i32, offset: u64, size: u64, align: u32,
+//!                      reserved: u32 }
+//! ```
+//!
+//! `FAT_MAGIC` slices are read with goblin's `mach::fat`; goblin has no `FAT_MAGIC_64`, whose
+//! 32-byte entries are decoded here (`<mach-o/fat.h>`).
+
+use crate::error::{Error, ErrorKind, Result};
+use goblin::mach::constants::cputype::{CPU_TYPE_ARM64, CPU_TYPE_X86_64};
+use goblin::mach::fat::{FAT_MAGIC, FatArch, SIZEOF_FAT_ARCH, SIZEOF_FAT_HEADER};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// `FAT_MAGIC_64` from `<mach-o/fat.h>` (not in goblin).
+pub const FAT_MAGIC_64: u32 = 0xcafe_babf;
+/// Size of a `fat_arch_64` entry.
+pub const SIZEOF_FAT_ARCH_64: usize = 32;
+/// At most this many slices are accepted in a universal file.
+pub const MAX_FAT_ARCHS: u32 = 64;
+/// `CPU_SUBTYPE_ARM64E`.
+pub const CPU_SUBTYPE_ARM64E: u32 = 2;
+/// `CPU_SUBTYPE_X86_64_H`.
+pub const CPU_SUBTYPE_X86_64_H: u32 = 8;
+
+/// An open input file that is read by byte range.
+#[derive(Debug)]
+pub struct MachOFile {
+    path: PathBuf,
+    file: File,
+    len: u64,
+}
+
+/// Where one slice (architecture) lives in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SliceLocation {
+    /// Arch name: `x86_64`, `x86_64h`, `arm64`, `arm64e`, or `cputype 0x…` for others.
+    pub arch: String,
+    /// `cputype` from the fat entry or the mach header.
+    pub cputype: u32,
+    /// `cpusubtype` without the capability bits.
+    pub cpusubtype: u32,
+    /// File offset of the slice's mach header.
+    pub offset: u64,
+    /// Size of the slice in bytes.
+    pub size: u64,
+}
+
+/// The weakscan name of a (cputype, cpusubtype) pair.
+pub fn arch_name(cputype: u32, cpusubtype: u32) -> String {
+    let sub = cpusubtype & 0x00ff_ffff;
+    match cputype {
+        CPU_TYPE_X86_64 if sub == CPU_SUBTYPE_X86_64_H => "x86_64h".into(),
+        CPU_TYPE_X86_64 => "x86_64".into(),
+        CPU_TYPE_ARM64 if sub == CPU_SUBTYPE_ARM64E => "arm64e".into(),
+        CPU_TYPE_ARM64 => "arm64".into(),
+        7 => "i386".into(),
+        12 => "arm".into(),
+        0x0200_000c => "arm64_32".into(),
+        18 => "ppc".into(),
+        0x0100_0012 => "ppc64".into(),
+        other => format!("cputype {other:#x}"),
+    }
+}
+
+impl MachOFile {
+    /// Opens `path` for ranged reads. Errors: not found, a directory, unreadable.
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(path, &e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
+        if meta.is_dir() {
+            return Err(Error::new(ErrorKind::Io, path, "is a directory"));
+        }
+        Ok(MachOFile {
+            path: path.to_path_buf(),
+            file,
+            len: meta.len(),
+        })
+    }
+
+    /// The path given to [`MachOFile::open`].
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// File size in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True for an empty file.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// An error about this file.
+    pub fn error(&self, kind: ErrorKind, what: impl std::fmt::Display) -> Error {
+        Error::new(kind, &self.path, what)
+    }
+
+    /// Reads `len` bytes at file offset `offset`. The range is checked against the file size
+    /// first, so a corrupt size never causes a large allocation; `what` names the structure in
+    /// the error (`"… past the end of the file"`).
+    pub fn read_range(&self, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
+        let end = offset.checked_add(len);
+        if end.is_none_or(|e| e > self.len) {
+            return Err(self.error(
+                ErrorKind::Malformed,
+                format!(
+                    "{what} (file offset {offset:#x}, {len} bytes) runs past the end of the file ({} bytes)",
+                    self.len
+                ),
+            ));
+        }
+        let mut buf = vec![0u8; len as usize];
+        read_exact_at(&self.file, &mut buf, offset).map_err(|e| Error::io(&self.path, &e))?;
+        Ok(buf)
+    }
+
+    /// Lists the slices: one for a thin file, one per `fat_arch(_64)` for a universal file.
+    ///
+    /// Errors: an empty or too-short file, an unknown magic (not Mach-O), a universal file with
+    /// zero, too many, overlapping-the-header, out-of-file or duplicate-arch slices, a 32-bit
+    /// or big-endian thin image (unsupported).
+    pub fn slices(&self) -> Result<Vec<SliceLocation>> {
+        if self.len < 4 {
+            return Err(self.error(ErrorKind::Malformed, "not a Mach-O file (too short for a magic number)"));
+        }
+        let head = self.read_range(0, self.len.min(SIZEOF_FAT_HEADER as u64), "header")?;
+        let magic_be = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
+        match magic_be {
+            FAT_MAGIC | FAT_MAGIC_64 => self.fat_slices(magic_be == FAT_MAGIC_64),
+            _ => {
+                let hdr = self.read_range(0, self.len.min(12), "mach header")?;
+                let (cputype, cpusubtype) = thin_cpu(self, &hdr)?;
+                Ok(vec![SliceLocation {
+                    arch: arch_name(cputype, cpusubtype),
+                    cputype,
+                    cpusubtype: cpusubtype & 0x00ff_ffff,
+                    offset: 0,
+                    size: self.len,
+                }])
+            }
+        }
+    }
+
+    fn fat_slices(&self, is_64: bool) -> Result<Vec<SliceLocation>> {
+        let head = self.read_range(0, SIZEOF_FAT_HEADER as u64, "fat header")?;
+        let nfat = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+        if nfat == 0 {
+            return Err(self.error(ErrorKind::Malformed, "universal file has no slices (nfat_arch is 0)"));
+        }
+        if nfat > MAX_FAT_ARCHS {
+            return Err(self.error(
+                ErrorKind::Malformed,
+                format!("universal file claims {nfat} slices (more than {MAX_FAT_ARCHS})"),
+            ));
+        }
+        let entry = if is_64 { SIZEOF_FAT_ARCH_64 } else { SIZEOF_FAT_ARCH };
+        let table_len = entry as u64 * u64::from(nfat);
+        let table = self.read_range(SIZEOF_FAT_HEADER as u64, table_len, "fat_arch table")?;
+        let header_end = SIZEOF_FAT_HEADER as u64 + table_len;
+        let mut out: Vec<SliceLocation> = Vec::new();
+        for i in 0..nfat as usize {
+            let e = &table[i * entry..(i + 1) * entry];
+            let (cputype, cpusubtype, offset, size) = if is_64 {
+                let be32 = |o: usize| u32::from_be_bytes(e[o..o + 4].try_into().unwrap_or_default());
+                let be64 = |o: usize| u64::from_be_bytes(e[o..o + 8].try_into().unwrap_or_default());
+                (be32(0), be32(4), be64(8), be64(16))
+            } else {
+                let arch = FatArch::parse(&table, i * entry)
+                    .map_err(|err| self.error(ErrorKind::Malformed, format!("fat_arch {i}: {err}")))?;
+                (arch.cputype, arch.cpusubtype, u64::from(arch.offset), u64::from(arch.size))
+            };
+            let arch = arch_name(cputype, cpusubtype);
+            if offset < header_end || offset.checked_add(size).is_none_or(|end| end > self.len) {
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    format!("slice {i} ({arch}) at offset {offset:#x} size {size} is outside the file"),
+                ));
+            }
+            if out.iter().any(|s| s.arch == arch) {
+                return Err(self.error(ErrorKind::Malformed, format!("universal file has two {arch} slices")));
+            }
+            out.push(SliceLocation {
+                arch,
+                cputype,
+                cpusubtype: cpusubtype & 0x00ff_ffff,
+                offset,
+                size,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// cputype/cpusubtype of a thin image, or the error that says why it cannot be read.
+fn thin_cpu(file: &MachOFile, hdr: &[u8]) -> Result<(u32, u32)> {
+    use goblin::mach::header::{MH_CIGAM, MH_CIGAM_64, MH_MAGIC, MH_MAGIC_64};
+    let magic_le = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+    match magic_le {
+        MH_MAGIC_64 if hdr.len() >= 12 => {
+            let le = |o: usize| u32::from_le_bytes(hdr[o..o + 4].try_into().unwrap_or_default());
+            Ok((le(4), le(8)))
+        }
+        MH_MAGIC_64 => Err(file.error(ErrorKind::Malformed, "truncated mach header")),
+        MH_MAGIC => Err(file.error(ErrorKind::Unsupported, "32-bit Mach-O images are not supported")),
+        MH_CIGAM | MH_CIGAM_64 => Err(file.error(ErrorKind::Unsupported, "big-endian Mach-O images are not supported")),
+        _ => Err(file.error(ErrorKind::Malformed, format!("not a Mach-O file (magic {magic_le:#010x})"))),
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        let n = file.seek_read(buf, offset)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        buf = &mut buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}

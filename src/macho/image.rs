@@ -1,0 +1,201 @@
+//! Reads a file into [`Image`]s: container → load commands → export trie, weak binds (opcodes
+//! or chained fixups) → model.
+
+use super::bind_opcodes::{SegmentBounds, parse_weak_binds};
+use super::chained_fixups::{ChainedFixup, parse_chained_fixups, walk_chain};
+use super::export_trie::parse_export_trie;
+use super::file::{MachOFile, SliceLocation};
+use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{BindTarget, FixupFormat, Image, Site, WeakDefinition, predict_lookups};
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+/// Which slices of a universal file to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchFilter {
+    /// Every slice.
+    All,
+    /// Only the slice with this arch name (`arm64`, `arm64e`, `x86_64`).
+    Only(String),
+}
+
+/// Reads every selected slice of `path`.
+///
+/// Errors (one line naming the file): unreadable file, not Mach-O, malformed container or
+/// LINKEDIT structure, unsupported image, or an `--arch` that names no slice (usage error).
+pub fn read_file(path: &Path, filter: &ArchFilter) -> Result<Vec<Image>> {
+    let file = MachOFile::open(path)?;
+    let slices = file.slices()?;
+    let chosen: Vec<&SliceLocation> = match filter {
+        ArchFilter::All => slices.iter().collect(),
+        ArchFilter::Only(a) => slices.iter().filter(|s| &s.arch == a).collect(),
+    };
+    if chosen.is_empty() {
+        let have: Vec<&str> = slices.iter().map(|s| s.arch.as_str()).collect();
+        let ArchFilter::Only(want) = filter else { unreachable!("All keeps every slice") };
+        return Err(Error {
+            kind: ErrorKind::Usage,
+            message: format!("{}: no {want} slice (the file has {})", path.display(), have.join(", ")),
+        });
+    }
+    chosen.into_iter().map(|loc| read_image(&file, loc)).collect()
+}
+
+/// Reads one slice into an [`Image`].
+pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
+    let lc = read_load_commands(file, loc)?;
+    let arch = loc.arch.as_str();
+    let ctx = |what: &str, e: crate::error::ParseError| {
+        file.error(ErrorKind::Malformed, format!("{arch}: {what}: {e}"))
+    };
+    let linkedit = |r: LinkeditRange, what: &str| -> Result<Vec<u8>> {
+        file.read_range(loc.offset + u64::from(r.offset), u64::from(r.size), what)
+    };
+
+    // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
+    let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
+    let exports = match trie_range {
+        Some(r) => parse_export_trie(&linkedit(r, "export trie")?).map_err(|e| ctx("export trie", e))?,
+        None => Vec::new(),
+    };
+    let weak_definitions: Vec<WeakDefinition> = exports
+        .iter()
+        .filter(|e| e.is_weak_definition())
+        .map(|e| WeakDefinition {
+            name: e.name.clone(),
+            thread_local: e.is_thread_local(),
+        })
+        .collect();
+    let weak_def_names: HashSet<&str> = weak_definitions.iter().map(|w| w.name.as_str()).collect();
+
+    let (fixup_format, mut bind_targets, strong_overrides) = if let Some(r) = lc.chained_fixups {
+        let blob = linkedit(r, "chained fixups")?;
+        let targets = chained_targets(file, loc, &lc, &blob)?;
+        (FixupFormat::Chained, targets, Vec::new())
+    } else if lc.dyld_info_exports.is_some() {
+        let mut targets = Vec::new();
+        let mut strong = Vec::new();
+        if let Some(r) = lc.dyld_info_weak_bind.filter(|r| r.size > 0) {
+            let bounds: Vec<SegmentBounds> = lc
+                .segments
+                .iter()
+                .map(|s| SegmentBounds {
+                    vm_size: s.vmsize,
+                    writable: s.initprot & VM_PROT_WRITE != 0,
+                    is_linkedit: s.name == "__LINKEDIT",
+                })
+                .collect();
+            let table = parse_weak_binds(&linkedit(r, "weak-bind stream")?, &bounds, 8)
+                .map_err(|e| ctx("weak-bind stream", e))?;
+            for b in &table.binds {
+                if b.target as usize == targets.len() {
+                    targets.push(BindTarget {
+                        symbol: table.symbols[b.symbol as usize].clone(),
+                        addend: b.addend,
+                        sites: Vec::new(),
+                        defined_here: false,
+                    });
+                }
+                let seg = &lc.segments[usize::from(b.segment_index)];
+                targets[b.target as usize].sites.push(Site {
+                    address: seg.vmaddr.wrapping_add(b.segment_offset),
+                    segment_index: b.segment_index,
+                });
+            }
+            strong = table.strong_overrides;
+        }
+        (FixupFormat::Opcodes, targets, strong)
+    } else {
+        (FixupFormat::None, Vec::new(), Vec::new())
+    };
+    for t in &mut bind_targets {
+        t.defined_here = weak_def_names.contains(t.symbol.as_str());
+    }
+    let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
+    Ok(Image {
+        path: file.path().display().to_string(),
+        arch: loc.arch.clone(),
+        filetype: lc.filetype,
+        flags: lc.flags,
+        fixup_format,
+        weak_definitions,
+        bind_targets,
+        strong_overrides,
+        lookups,
+    })
+}
+
+/// The ordinal -3 imports of a chained-fixups image, each with the sites its chains bind.
+fn chained_targets(
+    file: &MachOFile,
+    loc: &SliceLocation,
+    lc: &LoadCommands,
+    blob: &[u8],
+) -> Result<Vec<BindTarget>> {
+    let arch = loc.arch.as_str();
+    let ctx = |e: crate::error::ParseError| file.error(ErrorKind::from_parse(&e), format!("{arch}: chained fixups: {e}"));
+    let fixups = parse_chained_fixups(blob, lc.segments.len(), lc.dylib_count).map_err(ctx)?;
+    // import index -> target index, for weak-lookup imports only
+    let mut target_of: HashMap<u32, usize> = HashMap::new();
+    let mut targets = Vec::new();
+    for (i, imp) in fixups.imports.iter().enumerate() {
+        if imp.is_weak_lookup() {
+            target_of.insert(i as u32, targets.len());
+            targets.push(BindTarget {
+                symbol: imp.name.clone(),
+                addend: imp.addend,
+                sites: Vec::new(),
+                defined_here: false,
+            });
+        }
+    }
+    let imports_count = fixups.imports.len() as u32;
+    for starts in &fixups.segments {
+        let seg = &lc.segments[starts.segment_index];
+        let page_size = u64::from(starts.page_size);
+        let pages_with_chains: Vec<usize> = starts
+            .page_chain_starts
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(i, _)| i)
+            .collect();
+        let (Some(&first), Some(&last)) = (pages_with_chains.first(), pages_with_chains.last()) else {
+            continue;
+        };
+        // Read only the span of pages that hold chains (clipped to the segment's file bytes).
+        let span_start = first as u64 * page_size;
+        let span_end = ((last as u64 + 1) * page_size).min(seg.filesize);
+        if span_start >= span_end {
+            return Err(file.error(
+                ErrorKind::Malformed,
+                format!("{arch}: chained fixups: page {first} of segment {} is outside its file data", seg.name),
+            ));
+        }
+        let data = file.read_range(loc.offset + seg.fileoff + span_start, span_end - span_start, "fixup chain pages")?;
+        for (page, chain_starts) in starts.page_chain_starts.iter().enumerate() {
+            for &start in chain_starts {
+                let in_span = page as u64 * page_size + u64::from(start) - span_start;
+                let site_segment = starts.segment_index as u8;
+                walk_chain(&data, starts.pointer_format, in_span, imports_count, |off, fixup| {
+                    if let ChainedFixup::Bind { ordinal, .. } = fixup {
+                        if let Some(&t) = target_of.get(&ordinal) {
+                            targets[t].sites.push(Site {
+                                address: seg.vmaddr + span_start + off,
+                                segment_index: site_segment,
+                            });
+                        }
+                    }
+                })
+                .map_err(|e| {
+                    file.error(
+                        ErrorKind::from_parse(&e),
+                        format!("{arch}: chained fixups: segment {} page {page}: {e}", seg.name),
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(targets)
+}

@@ -1,0 +1,227 @@
+//! A slice's mach header and the load commands weakscan needs, read with goblin.
+//!
+//! ```text
+//! struct mach_header_64 { magic: u32 /* 0xfeedfacf */, cputype: i32, cpusubtype: i32,
+//!                         filetype: u32, ncmds: u32, sizeofcmds: u32, flags: u32, reserved: u32 }
+//! // followed by ncmds load commands, each { cmd: u32, cmdsize: u32, … }, in sizeofcmds bytes
+//! ```
+//!
+//! Every command must have `cmdsize` ≥ 8, a multiple of 8, inside `sizeofcmds`; segments'
+//! sections must fit their command; LINKEDIT ranges must lie inside the slice. Duplicate
+//! `LC_DYLD_INFO(_ONLY)`, `LC_DYLD_EXPORTS_TRIE` or `LC_DYLD_CHAINED_FIXUPS` are refused, as
+//! dyld does (`MachOAnalyzer::validLinkedit`).
+
+use super::file::{MachOFile, SliceLocation};
+use crate::error::{ErrorKind, Result};
+use goblin::mach::header::{Header64, SIZEOF_HEADER_64};
+use goblin::mach::load_command::{CommandVariant, LoadCommand, SIZEOF_SEGMENT_COMMAND_64, Section64};
+use scroll::{LE, Pread};
+
+/// Size of a `section_64` record.
+pub const SIZEOF_SECTION_64: usize = 80;
+/// `VM_PROT_WRITE`.
+pub const VM_PROT_WRITE: u32 = 0x2;
+
+/// One section of a segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// `sectname`, e.g. `__got`.
+    pub name: String,
+    /// `addr` (unslid vm address).
+    pub addr: u64,
+    /// `size` in bytes.
+    pub size: u64,
+}
+
+/// One `LC_SEGMENT_64`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// `segname`, e.g. `__DATA_CONST`.
+    pub name: String,
+    /// Unslid vm address.
+    pub vmaddr: u64,
+    /// Size in memory.
+    pub vmsize: u64,
+    /// Offset of its bytes from the start of the slice.
+    pub fileoff: u64,
+    /// Number of bytes in the file.
+    pub filesize: u64,
+    /// `initprot` (`VM_PROT_*`).
+    pub initprot: u32,
+    /// Its sections.
+    pub sections: Vec<Section>,
+}
+
+/// An offset/size pair into the slice (from a `linkedit_data_command` or `dyld_info_command`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkeditRange {
+    /// Offset from the start of the slice.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// The facts of one slice that weakscan uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadCommands {
+    /// `filetype` (`MH_EXECUTE` = 2, `MH_DYLIB` = 6, `MH_BUNDLE` = 8, …).
+    pub filetype: u32,
+    /// Header `flags` (`MH_WEAK_DEFINES` 0x8000, `MH_BINDS_TO_WEAK` 0x10000, …).
+    pub flags: u32,
+    /// `LC_SEGMENT_64` commands in order (the index used by bind opcodes and chain starts).
+    pub segments: Vec<Segment>,
+    /// `export_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
+    pub dyld_info_exports: Option<LinkeditRange>,
+    /// `weak_bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
+    pub dyld_info_weak_bind: Option<LinkeditRange>,
+    /// `LC_DYLD_EXPORTS_TRIE`.
+    pub exports_trie: Option<LinkeditRange>,
+    /// `LC_DYLD_CHAINED_FIXUPS`.
+    pub chained_fixups: Option<LinkeditRange>,
+    /// Number of `LC_LOAD_DYLIB`-like commands (the range of library ordinals).
+    pub dylib_count: u32,
+}
+
+fn fixed_name(raw: &[u8; 16]) -> String {
+    let len = raw.iter().position(|&b| b == 0).unwrap_or(16);
+    String::from_utf8_lossy(&raw[..len]).into_owned()
+}
+
+/// Reads and checks the mach header and load commands of the slice at `loc`.
+pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadCommands> {
+    let arch = &loc.arch;
+    let bad = |what: String| file.error(ErrorKind::Malformed, format!("{arch}: {what}"));
+    if loc.size < SIZEOF_HEADER_64 as u64 {
+        return Err(bad("truncated mach header".into()));
+    }
+    let hbytes = file.read_range(loc.offset, SIZEOF_HEADER_64 as u64, "mach header")?;
+    let header: Header64 = hbytes
+        .pread_with(0, LE)
+        .map_err(|e| bad(format!("mach header: {e}")))?;
+    match header.magic {
+        goblin::mach::header::MH_MAGIC_64 => {}
+        goblin::mach::header::MH_MAGIC => {
+            return Err(file.error(ErrorKind::Unsupported, format!("{arch}: 32-bit Mach-O images are not supported")));
+        }
+        m => return Err(bad(format!("slice is not a 64-bit little-endian Mach-O image (magic {m:#010x})"))),
+    }
+    if u64::from(header.sizeofcmds) > loc.size - SIZEOF_HEADER_64 as u64 {
+        return Err(bad(format!(
+            "load commands (sizeofcmds {}) run past the end of the slice",
+            header.sizeofcmds
+        )));
+    }
+    let cmds = file.read_range(loc.offset + SIZEOF_HEADER_64 as u64, u64::from(header.sizeofcmds), "load commands")?;
+    let mut out = LoadCommands {
+        filetype: header.filetype,
+        flags: header.flags,
+        segments: Vec::new(),
+        dyld_info_exports: None,
+        dyld_info_weak_bind: None,
+        exports_trie: None,
+        chained_fixups: None,
+        dylib_count: 0,
+    };
+    let mut off = 0usize;
+    for i in 0..header.ncmds {
+        let size = cmds
+            .get(off + 4..off + 8)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize)
+            .ok_or_else(|| bad(format!("load command {i} at offset {:#x} runs past sizeofcmds", off + 32)))?;
+        if size < 8 || size % 8 != 0 || off + size > cmds.len() {
+            return Err(bad(format!("load command {i} has invalid cmdsize {size}")));
+        }
+        let bytes = &cmds[off..off + size];
+        let mut at = 0usize;
+        let lc = LoadCommand::parse(bytes, &mut at, LE).map_err(|e| bad(format!("load command {i}: {e}")))?;
+        let range_in_slice = |what: &str, offset: u32, len: u32| -> Result<Option<LinkeditRange>> {
+            if u64::from(offset) + u64::from(len) > loc.size {
+                return Err(bad(format!(
+                    "{what} (offset {offset:#x}, {len} bytes) runs past the end of the slice"
+                )));
+            }
+            Ok(Some(LinkeditRange { offset, size: len }))
+        };
+        match lc.command {
+            CommandVariant::Segment64(seg) => {
+                let nsects = seg.nsects as usize;
+                if SIZEOF_SEGMENT_COMMAND_64 + nsects.saturating_mul(SIZEOF_SECTION_64) > size {
+                    return Err(bad(format!("segment {} has {nsects} sections that do not fit its load command", fixed_name(&seg.segname))));
+                }
+                let mut sections = Vec::with_capacity(nsects);
+                for s in 0..nsects {
+                    let sect: Section64 = bytes
+                        .pread_with(SIZEOF_SEGMENT_COMMAND_64 + s * SIZEOF_SECTION_64, LE)
+                        .map_err(|e| bad(format!("section {s}: {e}")))?;
+                    sections.push(Section {
+                        name: fixed_name(&sect.sectname),
+                        addr: sect.addr,
+                        size: sect.size,
+                    });
+                }
+                if seg.fileoff.checked_add(seg.filesize).is_none_or(|end| end > loc.size) {
+                    return Err(bad(format!("segment {} file range runs past the end of the slice", fixed_name(&seg.segname))));
+                }
+                out.segments.push(Segment {
+                    name: fixed_name(&seg.segname),
+                    vmaddr: seg.vmaddr,
+                    vmsize: seg.vmsize,
+                    fileoff: seg.fileoff,
+                    filesize: seg.filesize,
+                    initprot: seg.initprot,
+                    sections,
+                });
+            }
+            CommandVariant::Segment32(_) => {
+                return Err(bad("LC_SEGMENT (32-bit) in a 64-bit image".into()));
+            }
+            CommandVariant::DyldInfo(d) | CommandVariant::DyldInfoOnly(d) => {
+                if out.dyld_info_exports.is_some() {
+                    return Err(bad("more than one LC_DYLD_INFO(_ONLY)".into()));
+                }
+                out.dyld_info_exports = range_in_slice("export trie", d.export_off, d.export_size)?;
+                out.dyld_info_weak_bind = range_in_slice("weak-bind stream", d.weak_bind_off, d.weak_bind_size)?;
+            }
+            CommandVariant::DyldExportsTrie(d) => {
+                if out.exports_trie.is_some() {
+                    return Err(bad("more than one LC_DYLD_EXPORTS_TRIE".into()));
+                }
+                out.exports_trie = range_in_slice("LC_DYLD_EXPORTS_TRIE", d.dataoff, d.datasize)?;
+            }
+            CommandVariant::DyldChainedFixups(d) => {
+                if out.chained_fixups.is_some() {
+                    return Err(bad("more than one LC_DYLD_CHAINED_FIXUPS".into()));
+                }
+                out.chained_fixups = range_in_slice("LC_DYLD_CHAINED_FIXUPS", d.dataoff, d.datasize)?;
+            }
+            CommandVariant::LoadDylib(_)
+            | CommandVariant::LoadWeakDylib(_)
+            | CommandVariant::ReexportDylib(_)
+            | CommandVariant::LoadUpwardDylib(_)
+            | CommandVariant::LazyLoadDylib(_) => out.dylib_count += 1,
+            _ => {}
+        }
+        off += size;
+    }
+    if out.dyld_info_exports.is_some() && out.chained_fixups.is_some() {
+        return Err(bad("both LC_DYLD_INFO and LC_DYLD_CHAINED_FIXUPS are present".into()));
+    }
+    Ok(out)
+}
+
+impl LoadCommands {
+    /// The segment and section names that contain vm address `addr`, or `("?", "?")`.
+    pub fn section_of(&self, addr: u64) -> (&str, &str) {
+        for seg in &self.segments {
+            if addr >= seg.vmaddr && addr - seg.vmaddr < seg.vmsize {
+                let sect = seg
+                    .sections
+                    .iter()
+                    .find(|s| addr >= s.addr && addr - s.addr < s.size)
+                    .map_or("?", |s| s.name.as_str());
+                return (seg.name.as_str(), sect);
+            }
+        }
+        ("?", "?")
+    }
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Builds the weakscan Mach-O fixtures into testdata/bin/ and writes
+# testdata/expected.tsv (reference counts computed with llvm-objdump only).
+#
+# Usage: bash testdata/build.sh        (from any directory)
+#
+# Needs clang++-22, ld64.lld-22, llvm-objdump-22 and llvm-lipo-22 (Debian
+# packages clang-22, lld-22, llvm-22). No macOS SDK: the sources include no
+# system headers and link against the hand-written sdk/usr/lib/libSystem.tbd.
+# The output is deterministic: running it twice gives byte-identical files.
+set -euo pipefail
+export LC_ALL=C
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SRC="$HERE/src"
+SDK="$HERE/sdk"
+BIN="$HERE/bin"
+TSV="$HERE/expected.tsv"
+
+die() {
+  echo "build.sh: error: $*" >&2
+  exit 1
+}
+
+# find_tool NAME FALLBACK: print the path of NAME (or of FALLBACK), else die.
+find_tool() {
+  if command -v "$1" >/dev/null 2>&1; then
+    command -v "$1"
+  elif [[ -x "$2" ]]; then
+    echo "$2"
+  else
+    die "$1 not found (nor $2); install the Debian packages clang-22 lld-22 llvm-22"
+  fi
+}
+
+CXX="$(find_tool clang++-22 /usr/lib/llvm-22/bin/clang++)"
+LD="$(find_tool ld64.lld-22 /usr/lib/llvm-22/bin/ld64.lld)"
+OBJDUMP="$(find_tool llvm-objdump-22 /usr/lib/llvm-22/bin/llvm-objdump)"
+LIPO="$(find_tool llvm-lipo-22 /usr/lib/llvm-22/bin/llvm-lipo)"
+
+"$CXX" --version | head -n1 | grep -q 'version 22\.' ||
+  die "$CXX is not clang 22: $("$CXX" --version | head -n1)"
+"$LD" --version | grep -q 'LLD 22\.' ||
+  die "$LD is not LLD 22: $("$LD" --version | head -n1)"
+
+echo "clang: $("$CXX" --version | head -n1)"
+echo "lld:   $("$LD" --version | head -n1)"
+echo "llvm:  $("$OBJDUMP" --version | grep -m1 'LLVM version' | sed 's/^ *//')"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+OUT="$WORK/bin"
+mkdir -p "$OUT"
+
+CXXFLAGS=(-std=c++17 -O2 -nostdinc++ -nostdlib -fno-exceptions -fno-rtti
+          -fno-stack-protector -Wall -Wextra)
+HIDDEN_FLAGS=(-fvisibility=hidden -fvisibility-inlines-hidden)
+
+# compile OBJDIR ARCH MIN VIS VERSION SOURCE...
+# VERSION: v1, v2 (-DWEAKSCAN_V2: 3x the descriptors) or nooverride (v1
+# without the strong operator new[]/delete[] of main.cc).
+compile() {
+  local objdir=$1 arch=$2 min=$3 vis=$4 version=$5
+  shift 5
+  local flags=("${CXXFLAGS[@]}")
+  [[ $vis == hidden ]] && flags+=("${HIDDEN_FLAGS[@]}")
+  [[ $version == v2 ]] && flags+=(-DWEAKSCAN_V2)
+  [[ $version == nooverride ]] && flags+=(-DWEAKSCAN_NO_STRONG_OVERRIDE)
+  mkdir -p "$objdir"
+  local src
+  for src in "$@"; do
+    "$CXX" -target "$arch-apple-macos$min" "${flags[@]}" \
+      -c "$SRC/$src.cc" -o "$objdir/$src.o"
+  done
+}
+
+# link_flags ARCH FIXUPS: print the ld64.lld arguments for one arch/fixups.
+# opcodes = LC_DYLD_INFO_ONLY (macOS 11), chained = LC_DYLD_CHAINED_FIXUPS (12).
+min_for() { [[ $1 == opcodes ]] && echo 11.0 || echo 12.0; }
+link() {
+  local out=$1 arch=$2 fixups=$3
+  shift 3
+  local min fixflag
+  min="$(min_for "$fixups")"
+  [[ $fixups == opcodes ]] && fixflag=-no_fixup_chains || fixflag=-fixup_chains
+  "$LD" -arch "$arch" -platform_version macos "$min" "$min" "$fixflag" \
+    -syslibroot "$SDK" -lSystem "$@" -o "$out"
+}
+
+# build_app NAME VERSION VIS FIXUPS ARCH
+build_app() {
+  local name=$1 version=$2 vis=$3 fixups=$4 arch=$5
+  local objdir="$WORK/obj/$name" min
+  min="$(min_for "$fixups")"
+  compile "$objdir" "$arch" "$min" "$vis" "$version" main descriptors_a descriptors_b
+  link "$OUT/$name" "$arch" "$fixups" \
+    "$objdir/main.o" "$objdir/descriptors_a.o" "$objdir/descriptors_b.o"
+}
+
+# build_lib FIXUPS ARCH -> libweak-FIXUPS-ARCH.dylib
+build_lib() {
+  local fixups=$1 arch=$2 name="libweak-$1-$2.dylib"
+  local objdir="$WORK/obj/$name" min
+  min="$(min_for "$fixups")"
+  compile "$objdir" "$arch" "$min" default v1 libweak
+  link "$OUT/$name" "$arch" "$fixups" -dylib -install_name @rpath/libweak.dylib \
+    "$objdir/libweak.o"
+}
+
+# build_uselib FIXUPS ARCH -> app-uselib-default-FIXUPS-ARCH, linked against
+# libweak-FIXUPS-ARCH.dylib.
+build_uselib() {
+  local fixups=$1 arch=$2 name="app-uselib-default-$1-$2"
+  local objdir="$WORK/obj/$name" min
+  min="$(min_for "$fixups")"
+  compile "$objdir" "$arch" "$min" default v1 uselib
+  link "$OUT/$name" "$arch" "$fixups" -rpath @executable_path \
+    "$objdir/uselib.o" "$OUT/libweak-$fixups-$arch.dylib"
+}
+
+echo "building fixtures..."
+for vis in default hidden; do
+  for fixups in opcodes chained; do
+    for arch in arm64 x86_64; do
+      build_app "app-$vis-$fixups-$arch" v1 "$vis" "$fixups" "$arch"
+    done
+  done
+done
+build_app app-v2-default-chained-x86_64 v2 default chained x86_64
+build_app app-v2-default-opcodes-x86_64 v2 default opcodes x86_64
+build_app app-v2-default-chained-arm64 v2 default chained arm64
+build_app app-v2-default-opcodes-arm64 v2 default opcodes arm64
+# Hidden and without strong overrides: no MH_WEAK_DEFINES at all, only
+# MH_BINDS_TO_WEAK (the weak binds to operator new/delete remain).
+build_app app-nooverride-hidden-opcodes-x86_64 nooverride hidden opcodes x86_64
+
+"$LIPO" -create "$OUT/app-default-chained-arm64" "$OUT/app-default-chained-x86_64" \
+  -output "$OUT/app-default-chained-universal"
+"$LIPO" -create "$OUT/app-v2-default-chained-arm64" "$OUT/app-v2-default-chained-x86_64" \
+  -output "$OUT/app-v2-default-chained-universal"
+
+build_lib opcodes arm64
+build_lib chained x86_64
+build_uselib opcodes arm64
+build_uselib chained x86_64
+
+# arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
+# (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
+# relocation has invalid width of 8 bytes", and says "-fixup_chains is only
+# supported on x86_64 and arm64 targets"). Try anyway, keep it only if it works.
+e_obj="$WORK/obj/arm64e"
+if compile "$e_obj" arm64e 12.0 default v1 main descriptors_a descriptors_b 2>/dev/null &&
+  link "$OUT/app-default-chained-arm64e" arm64e chained \
+    "$e_obj/main.o" "$e_obj/descriptors_a.o" "$e_obj/descriptors_b.o" 2>/dev/null; then
+  echo "note: arm64e link succeeded: app-default-chained-arm64e built"
+else
+  rm -f "$OUT/app-default-chained-arm64e"
+  echo "note: ld64.lld-22 cannot link arm64e; no arm64e fixture"
+fi
+
+# ---------------------------------------------------------------------------
+# expected.tsv: reference counts, from llvm-objdump output only.
+
+# weak_def_exports FILE ARCH: export-trie lines containing weak_def.
+weak_def_exports() {
+  "$OBJDUMP" --macho --arch "$2" --exports-trie "$1" | { grep -c weak_def || true; }
+}
+
+# weak_bind_symbols_list FILE ARCH FIXUPS: one line per weak-bind site, the
+# symbol name (duplicates kept).
+weak_bind_list() {
+  if [[ $3 == opcodes ]]; then
+    # Rows of the --weak-bind table after its header line, without the
+    # `strong` rows (strong definitions that override weak ones).
+    "$OBJDUMP" --macho --arch "$2" --weak-bind "$1" |
+      awk 'hdr && NF && $1 != "strong" { print $NF }
+           /^segment +section +address/ { hdr = 1 }'
+  else
+    # --dyld-info rows whose dylib column (7th) is `weak` (ordinal -3).
+    "$OBJDUMP" --macho --arch "$2" --dyld-info "$1" | awk '$7 == "weak" { print $NF }'
+  fi
+}
+
+fixups_of() {
+  # (No `cmd | grep -q` here: with pipefail, grep -q exiting early makes the
+  # writer die of SIGPIPE and the pipeline fail.)
+  local cmds
+  cmds="$("$OBJDUMP" --macho --arch "$2" --private-headers "$1")"
+  if grep -q 'cmd LC_DYLD_CHAINED_FIXUPS$' <<<"$cmds"; then
+    echo chained
+  else
+    echo opcodes
+  fi
+}
+
+{
+  printf 'file\tarch\tfixups\tweak_def_exports\tweak_bind_sites\tweak_bind_symbols\n'
+  for f in $(cd "$OUT" && ls | sort); do
+    for arch in $("$LIPO" -archs "$OUT/$f" | tr ' ' '\n' | sort); do
+      fx="$(fixups_of "$OUT/$f" "$arch")"
+      exports="$(weak_def_exports "$OUT/$f" "$arch")"
+      sites="$(weak_bind_list "$OUT/$f" "$arch" "$fx" | wc -l)"
+      symbols="$(weak_bind_list "$OUT/$f" "$arch" "$fx" | sort -u | wc -l)"
+      printf '%s\t%s\t%s\t%d\t%d\t%d\n' "$f" "$arch" "$fx" "$exports" "$sites" "$symbols"
+    done
+  done
+} >"$WORK/expected.tsv"
+
+# ---------------------------------------------------------------------------
+# Sanity checks: the fixtures must show what they are meant to show.
+fail=0
+check() {
+  if ! eval "$2"; then
+    echo "build.sh: check failed for $1: $3" >&2
+    fail=1
+  fi
+}
+while IFS=$'\t' read -r f arch fx exports sites symbols; do
+  [[ $f == file ]] && continue
+  path="$OUT/$f"
+  hdr="$("$OBJDUMP" --macho --arch "$arch" --private-header "$path")"
+  cmds="$("$OBJDUMP" --macho --arch "$arch" --private-headers "$path")"
+  binds="$(weak_bind_list "$path" "$arch" "$fx")"
+  case $f in
+    app-nooverride-hidden-*)
+      check "$f/$arch" '(( exports == 0 ))' "hidden build exports $exports weak defs"
+      check "$f/$arch" '! grep -q WEAK_DEFINES <<<"$hdr"' "has MH_WEAK_DEFINES"
+      ;;
+    app-hidden-*)
+      check "$f/$arch" '(( exports == 0 ))' "hidden build exports $exports weak defs"
+      check "$f/$arch" 'grep -q WEAK_DEFINES <<<"$hdr"' "no MH_WEAK_DEFINES (strong override)"
+      ;;
+    *)
+      check "$f/$arch" '(( exports > 0 && sites > 0 ))' "no weak-def exports or weak binds"
+      check "$f/$arch" 'grep -q WEAK_DEFINES <<<"$hdr"' "no MH_WEAK_DEFINES"
+      ;;
+  esac
+  check "$f/$arch" 'grep -q BINDS_TO_WEAK <<<"$hdr"' "no MH_BINDS_TO_WEAK"
+  check "$f/$arch" 'grep -qx __Znwm <<<"$binds"' "no weak bind to operator new (__Znwm)"
+  if [[ $fx == opcodes ]]; then
+    check "$f/$arch" 'grep -q "cmd LC_DYLD_INFO_ONLY$" <<<"$cmds"' "no LC_DYLD_INFO_ONLY"
+    check "$f/$arch" 'grep -Eq "weak_bind_size [1-9]" <<<"$cmds"' "weak_bind_size is 0"
+  else
+    check "$f/$arch" 'grep -q "cmd LC_DYLD_EXPORTS_TRIE$" <<<"$cmds"' "no LC_DYLD_EXPORTS_TRIE"
+    check "$f/$arch" '! grep -q "cmd LC_DYLD_INFO" <<<"$cmds"' "has LC_DYLD_INFO"
+  fi
+done <"$WORK/expected.tsv"
+(( fail == 0 )) || die "sanity checks failed; bin/ and expected.tsv left unchanged"
+
+# Install: replace bin/ and expected.tsv only after everything succeeded.
+rm -rf "$BIN"
+mkdir -p "$BIN"
+cp "$OUT"/* "$BIN"/
+cp "$WORK/expected.tsv" "$TSV"
+
+echo
+echo "fixtures in $BIN ($(du -ck "$BIN"/* | tail -n1 | cut -f1) KiB):"
+awk -F'\t' '{ printf "%-36s %-7s %-8s %16s %15s %17s\n", $1, $2, $3, $4, $5, $6 }' "$TSV"
