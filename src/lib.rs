@@ -11,6 +11,7 @@
 //! * [`output`] — tables and JSON.
 
 pub mod analysis;
+pub mod cli;
 pub mod error;
 pub mod macho;
 pub mod model;

@@ -1,1 +1,23 @@
-fn main() {}
+//! `weakscan`: see `weakscan --help` and the README.
+
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = weakscan::cli::Cli::parse();
+    match weakscan::cli::run(&cli) {
+        Ok(text) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`weakscan … | head`) is not an error worth a message.
+            let _ = stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("weakscan: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

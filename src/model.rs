@@ -160,7 +160,11 @@ impl Image {
 
     /// Distinct symbol names among the weak-bind targets.
     pub fn weak_bind_symbols(&self) -> usize {
-        let mut names: Vec<&str> = self.bind_targets.iter().map(|t| t.symbol.as_str()).collect();
+        let mut names: Vec<&str> = self
+            .bind_targets
+            .iter()
+            .map(|t| t.symbol.as_str())
+            .collect();
         names.sort_unstable();
         names.dedup();
         names.len()
@@ -262,9 +266,21 @@ mod tests {
     fn lookups_follow_dyld_rules() {
         let t = [target("_a"), target("_b")];
         let exe_weak = MH_WEAK_DEFINES;
-        assert_eq!(predict_lookups(MH_EXECUTE, exe_weak, FixupFormat::Opcodes, &t).len(), 2 + 22);
-        assert_eq!(predict_lookups(MH_EXECUTE, exe_weak, FixupFormat::Chained, &t).len(), 2 + 44);
-        assert_eq!(predict_lookups(MH_EXECUTE, 0, FixupFormat::Chained, &t).len(), 2);
-        assert_eq!(predict_lookups(MH_DYLIB, exe_weak, FixupFormat::Chained, &t).len(), 2);
+        assert_eq!(
+            predict_lookups(MH_EXECUTE, exe_weak, FixupFormat::Opcodes, &t).len(),
+            2 + 22
+        );
+        assert_eq!(
+            predict_lookups(MH_EXECUTE, exe_weak, FixupFormat::Chained, &t).len(),
+            2 + 44
+        );
+        assert_eq!(
+            predict_lookups(MH_EXECUTE, 0, FixupFormat::Chained, &t).len(),
+            2
+        );
+        assert_eq!(
+            predict_lookups(MH_DYLIB, exe_weak, FixupFormat::Chained, &t).len(),
+            2
+        );
     }
 }

@@ -18,7 +18,10 @@
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
 //! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
 
-use cpp_demangle::{BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions};
+use cpp_demangle::{
+    BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
+};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -76,8 +79,11 @@ pub struct Demangled {
 
 impl Demangled {
     /// The entry for `raw`; names not passed to [`demangle_all`] are read on the spot.
-    pub fn get(&self, raw: &str) -> SymbolName {
-        self.names.get(raw).cloned().unwrap_or_else(|| demangle_one(raw))
+    pub fn lookup(&self, raw: &str) -> Cow<'_, SymbolName> {
+        match self.names.get(raw) {
+            Some(n) => Cow::Borrowed(n),
+            None => Cow::Owned(demangle_one(raw)),
+        }
     }
 }
 
@@ -86,7 +92,9 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled {
     let mut distinct: Vec<&str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 16);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 16);
     let chunk = distinct.len().div_ceil(threads).max(1);
     let results: Vec<Vec<(String, SymbolName)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = distinct
@@ -96,12 +104,17 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled {
                     .name("demangle".into())
                     .stack_size(DEMANGLE_STACK_BYTES)
                     .spawn_scoped(scope, move || {
-                        part.iter().map(|&n| (n.to_string(), demangle_one(n))).collect()
+                        part.iter()
+                            .map(|&n| (n.to_string(), demangle_one(n)))
+                            .collect()
                     })
                     .expect("spawning a demangling thread")
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
     });
     let mut out = Demangled::default();
     for (raw, name) in results.into_iter().flatten() {
@@ -141,7 +154,10 @@ pub fn demangle_one(raw: &str) -> SymbolName {
         return failed();
     };
     let mut keys = KeySink::default();
-    if sym.structured_demangle(&mut keys, &print.no_return_type()).is_err() {
+    if sym
+        .structured_demangle(&mut keys, &print.no_return_type())
+        .is_err()
+    {
         return failed();
     }
     let (pattern, template, scope) = keys.finish();
@@ -180,7 +196,9 @@ impl KeySink {
         self.stack.iter().all(|t| {
             matches!(
                 t,
-                DemangleNodeType::NestedName | DemangleNodeType::Prefix | DemangleNodeType::TemplatePrefix
+                DemangleNodeType::NestedName
+                    | DemangleNodeType::Prefix
+                    | DemangleNodeType::TemplatePrefix
             )
         })
     }
@@ -254,7 +272,11 @@ impl DemangleWrite for KeySink {
             }
             return Ok(());
         }
-        if self.stack.is_empty() && s.ends_with(' ') && self.separators.is_empty() && self.template_end.is_none() {
+        if self.stack.is_empty()
+            && s.ends_with(' ')
+            && self.separators.is_empty()
+            && self.template_end.is_none()
+        {
             // A special-name prefix such as "guard variable for ": kept in the pattern, but the
             // name proper starts after it.
             self.pattern.push_str(s);
@@ -283,7 +305,10 @@ mod tests {
             n.demangled,
             "v8::internal::StaticCallInterfaceDescriptor<v8::internal::LoadDescriptor>::Initialize(v8::internal::CallInterfaceDescriptorData*)::registers"
         );
-        assert_eq!(n.pattern, "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers");
+        assert_eq!(
+            n.pattern,
+            "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
+        );
         assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
         assert_eq!(n.namespace(2), "v8::internal");
         assert_eq!(n.namespace(1), "v8");
@@ -326,8 +351,8 @@ mod tests {
     fn failures_keep_the_raw_name_and_are_counted() {
         let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]);
         assert_eq!(d.failures, 1);
-        assert_eq!(d.get("__ZN2v8").demangled, "__ZN2v8");
-        assert_eq!(d.get("__ZN2v8").kind, NameKind::Failed);
+        assert_eq!(d.lookup("__ZN2v8").demangled, "__ZN2v8");
+        assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
     }
 
     #[test]

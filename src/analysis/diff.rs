@@ -1,0 +1,160 @@
+//! Diffing two builds: images paired by arch, groups paired by key, symbols added and removed.
+
+use super::demangle::Demangled;
+use super::group::{Group, GroupStats};
+use crate::model::Image;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Signed change of each [`GroupStats`] figure (new − old).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StatsDelta {
+    /// Change in distinct weak-bound symbols.
+    pub weak_bound_symbols: i64,
+    /// Change in predicted lookups.
+    pub lookups: i64,
+    /// Change in fixup sites.
+    pub sites: i64,
+    /// Change in weak-def exports.
+    pub weak_def_exports: i64,
+}
+
+impl StatsDelta {
+    /// `new − old`, figure by figure.
+    pub fn between(old: &GroupStats, new: &GroupStats) -> Self {
+        let d = |a: usize, b: usize| b as i64 - a as i64;
+        StatsDelta {
+            weak_bound_symbols: d(old.weak_bound_symbols, new.weak_bound_symbols),
+            lookups: d(old.lookups, new.lookups),
+            sites: d(old.sites, new.sites),
+            weak_def_exports: d(old.weak_def_exports, new.weak_def_exports),
+        }
+    }
+
+    /// All four figures are unchanged.
+    pub fn is_zero(&self) -> bool {
+        *self == StatsDelta::default()
+    }
+}
+
+/// One group in both builds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupDelta {
+    /// The grouping key.
+    pub key: String,
+    /// Figures in the old build (zeros if absent there).
+    pub old: GroupStats,
+    /// Figures in the new build (zeros if absent there).
+    pub new: GroupStats,
+    /// `new − old`.
+    pub delta: StatsDelta,
+    /// A demangled member (from the new build when it has one).
+    pub example: String,
+}
+
+/// Pairs the groups of two builds by key; sorted by |Δ lookups|, then |Δ weak-bound symbols|,
+/// then |Δ exports| (descending), then key.
+pub fn diff_groups(old: &[Group], new: &[Group]) -> Vec<GroupDelta> {
+    let mut by_key: BTreeMap<&str, (Option<&Group>, Option<&Group>)> = BTreeMap::new();
+    for g in old {
+        by_key.entry(&g.key).or_default().0 = Some(g);
+    }
+    for g in new {
+        by_key.entry(&g.key).or_default().1 = Some(g);
+    }
+    let mut out: Vec<GroupDelta> = by_key
+        .into_iter()
+        .map(|(key, (o, n))| {
+            let old = o.map(|g| g.stats).unwrap_or_default();
+            let new = n.map(|g| g.stats).unwrap_or_default();
+            GroupDelta {
+                key: key.to_string(),
+                old,
+                new,
+                delta: StatsDelta::between(&old, &new),
+                example: n.or(o).map(|g| g.example.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        let k = |d: &StatsDelta| {
+            (
+                d.lookups.unsigned_abs(),
+                d.weak_bound_symbols.unsigned_abs(),
+                d.weak_def_exports.unsigned_abs(),
+            )
+        };
+        k(&b.delta).cmp(&k(&a.delta)).then(a.key.cmp(&b.key))
+    });
+    out
+}
+
+/// Weak-bound symbols (demangled) only in the new build and only in the old one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SymbolChanges {
+    /// In the new build only, sorted.
+    pub added: Vec<String>,
+    /// In the old build only, sorted.
+    pub removed: Vec<String>,
+}
+
+/// Compares the weak-bound symbol sets of two images.
+pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled) -> SymbolChanges {
+    let set = |i: &Image| -> BTreeSet<String> {
+        i.bind_targets.iter().map(|t| t.symbol.clone()).collect()
+    };
+    let (o, n) = (set(old), set(new));
+    let show = |v: Vec<&String>| -> Vec<String> {
+        let mut out: Vec<String> = v
+            .into_iter()
+            .map(|s| names.lookup(s).demangled.clone())
+            .collect();
+        out.sort();
+        out
+    };
+    SymbolChanges {
+        added: show(n.difference(&o).collect()),
+        removed: show(o.difference(&n).collect()),
+    }
+}
+
+/// Change in percent from `old` to `new`, or `None` when `old` is 0.
+pub fn percent_change(old: usize, new: usize) -> Option<f64> {
+    (old != 0).then(|| (new as f64 - old as f64) * 100.0 / old as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(key: &str, lookups: usize) -> Group {
+        Group {
+            key: key.into(),
+            stats: GroupStats {
+                weak_bound_symbols: lookups,
+                lookups,
+                sites: lookups,
+                weak_def_exports: 0,
+            },
+            example: key.into(),
+        }
+    }
+
+    #[test]
+    fn pairs_by_key_and_sorts_by_absolute_delta() {
+        let d = diff_groups(&[g("a", 10), g("b", 5)], &[g("a", 9), g("c", 7), g("b", 5)]);
+        let keys: Vec<(&str, i64)> = d
+            .iter()
+            .map(|x| (x.key.as_str(), x.delta.lookups))
+            .collect();
+        assert_eq!(keys, [("c", 7), ("a", -1), ("b", 0)]);
+        assert_eq!(d[0].old, GroupStats::default());
+        assert!(d[2].delta.is_zero());
+    }
+
+    #[test]
+    fn percent() {
+        assert_eq!(percent_change(0, 5), None);
+        assert_eq!(percent_change(200, 150), Some(-25.0));
+    }
+}

@@ -1,0 +1,115 @@
+//! Grouping an image's weak symbols by symbol, pattern, template or namespace.
+//!
+//! Keys come from [`SymbolName`], i.e. from cpp_demangle's structured output, never from a regex
+//! on the printed name. Each group sums, over the symbols whose key it is:
+//! weak-bound symbols (distinct names), predicted lookups, fixup sites, and weak-def exports.
+
+use super::demangle::{Demangled, SymbolName};
+use crate::model::Image;
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+
+/// How symbols are grouped (`--by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// Each demangled symbol on its own.
+    Symbol,
+    /// Template-argument and parameter lists collapsed (`A<…>::f(…)::x`).
+    Pattern,
+    /// The outermost templated entity (`A<…>`), or the pattern if none.
+    Template,
+    /// The first N scope components (`v8::internal`), `(global)` for unscoped names.
+    Namespace(usize),
+}
+
+impl GroupBy {
+    /// The key of `name` under this grouping.
+    pub fn key(self, name: &SymbolName) -> String {
+        match self {
+            GroupBy::Symbol => name.demangled.clone(),
+            GroupBy::Pattern => name.pattern.clone(),
+            GroupBy::Template => name.template.clone(),
+            GroupBy::Namespace(depth) => name.namespace(depth),
+        }
+    }
+
+    /// `symbol`, `pattern`, `template` or `namespace`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Symbol => "symbol",
+            GroupBy::Pattern => "pattern",
+            GroupBy::Template => "template",
+            GroupBy::Namespace(_) => "namespace",
+        }
+    }
+}
+
+/// The four figures of a group (or of a whole image).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GroupStats {
+    /// Distinct weak-bound symbol names.
+    pub weak_bound_symbols: usize,
+    /// Predicted weak-def lookups.
+    pub lookups: usize,
+    /// Weak-bind fixup sites.
+    pub sites: usize,
+    /// Weak definitions exported.
+    pub weak_def_exports: usize,
+}
+
+/// One group of one image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Group {
+    /// The grouping key.
+    pub key: String,
+    /// Its figures.
+    #[serde(flatten)]
+    pub stats: GroupStats,
+    /// One demangled member, preferring a weak-bound one.
+    pub example: String,
+}
+
+/// Groups `image` by `by`; sorted by lookups, then weak-bound symbols, then exports (all
+/// descending), then key.
+pub fn group_image(image: &Image, names: &Demangled, by: GroupBy) -> Vec<Group> {
+    let mut groups: HashMap<String, Group> = HashMap::new();
+    let key_of = |raw: &str| -> (String, String) {
+        let n = names.lookup(raw);
+        (by.key(&n), n.demangled.clone())
+    };
+    let mut seen_symbol: HashSet<&str> = HashSet::new();
+    for t in &image.bind_targets {
+        let (key, example) = key_of(&t.symbol);
+        let g = slot(&mut groups, key, example);
+        g.stats.sites += t.sites.len();
+        if seen_symbol.insert(t.symbol.as_str()) {
+            g.stats.weak_bound_symbols += 1;
+        }
+    }
+    for l in &image.lookups {
+        let (key, example) = key_of(&l.symbol);
+        slot(&mut groups, key, example).stats.lookups += 1;
+    }
+    for w in &image.weak_definitions {
+        let (key, example) = key_of(&w.name);
+        slot(&mut groups, key, example).stats.weak_def_exports += 1;
+    }
+    let mut out: Vec<Group> = groups.into_values().collect();
+    out.sort_by(|a, b| {
+        b.stats
+            .lookups
+            .cmp(&a.stats.lookups)
+            .then(b.stats.weak_bound_symbols.cmp(&a.stats.weak_bound_symbols))
+            .then(b.stats.weak_def_exports.cmp(&a.stats.weak_def_exports))
+            .then(a.key.cmp(&b.key))
+    });
+    out
+}
+
+fn slot(groups: &mut HashMap<String, Group>, key: String, example: String) -> &mut Group {
+    groups.entry(key.clone()).or_insert_with(|| Group {
+        key,
+        stats: GroupStats::default(),
+        example,
+    })
+}

@@ -3,3 +3,4 @@
 pub mod demangle;
 pub mod diff;
 pub mod group;
+pub mod report;

@@ -194,12 +194,34 @@ pub fn parse_weak_binds(
             BIND_OPCODE_DO_BIND => (1, 0),
             BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB => {
                 let add = c.uleb()?;
-                bind_one(&mut table, segments, pointer_size, op_pos, segment, offset, symbol, addend, bind_type, &mut last)?;
+                bind_one(
+                    &mut table,
+                    segments,
+                    pointer_size,
+                    op_pos,
+                    segment,
+                    offset,
+                    symbol,
+                    addend,
+                    bind_type,
+                    &mut last,
+                )?;
                 offset = offset.wrapping_add(add).wrapping_add(pointer_size);
                 continue;
             }
             BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED => {
-                bind_one(&mut table, segments, pointer_size, op_pos, segment, offset, symbol, addend, bind_type, &mut last)?;
+                bind_one(
+                    &mut table,
+                    segments,
+                    pointer_size,
+                    op_pos,
+                    segment,
+                    offset,
+                    symbol,
+                    addend,
+                    bind_type,
+                    &mut last,
+                )?;
                 offset = offset.wrapping_add(u64::from(imm) * pointer_size + pointer_size);
                 continue;
             }
@@ -209,12 +231,25 @@ pub fn parse_weak_binds(
                 (count, skip)
             }
             BIND_OPCODE_THREADED => {
-                return Err(err("threaded bind opcode in weak_bind (dyld: bad bind opcode)"));
+                return Err(err(
+                    "threaded bind opcode in weak_bind (dyld: bad bind opcode)",
+                ));
             }
             _ => return Err(err("unknown bind opcode")),
         };
         for _ in 0..count {
-            bind_one(&mut table, segments, pointer_size, op_pos, segment, offset, symbol, addend, bind_type, &mut last)?;
+            bind_one(
+                &mut table,
+                segments,
+                pointer_size,
+                op_pos,
+                segment,
+                offset,
+                symbol,
+                addend,
+                bind_type,
+                &mut last,
+            )?;
             offset = offset.wrapping_add(stride_extra).wrapping_add(pointer_size);
         }
     }
@@ -257,7 +292,8 @@ fn bind_one(
     let name_changed = match *last {
         Some((prev_sym, prev_addend)) => {
             prev_addend != addend
-                || (prev_sym != sym && table.symbols[prev_sym as usize] != table.symbols[sym as usize])
+                || (prev_sym != sym
+                    && table.symbols[prev_sym as usize] != table.symbols[sym as usize])
         }
         None => true,
     };
@@ -282,9 +318,21 @@ mod tests {
 
     fn segs() -> Vec<SegmentBounds> {
         vec![
-            SegmentBounds { vm_size: 0x4000, writable: false, is_linkedit: false }, // __TEXT
-            SegmentBounds { vm_size: 0x100, writable: true, is_linkedit: false },   // __DATA
-            SegmentBounds { vm_size: 0x4000, writable: false, is_linkedit: true },  // __LINKEDIT
+            SegmentBounds {
+                vm_size: 0x4000,
+                writable: false,
+                is_linkedit: false,
+            }, // __TEXT
+            SegmentBounds {
+                vm_size: 0x100,
+                writable: true,
+                is_linkedit: false,
+            }, // __DATA
+            SegmentBounds {
+                vm_size: 0x4000,
+                writable: false,
+                is_linkedit: true,
+            }, // __LINKEDIT
         ]
     }
 
@@ -299,7 +347,11 @@ mod tests {
     fn every_bind_form_counts_its_locations() {
         let mut s = Vec::new();
         s.extend(sym(0, "__Z1av"));
-        s.extend([BIND_OPCODE_SET_TYPE_IMM | 1, BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0x00]);
+        s.extend([
+            BIND_OPCODE_SET_TYPE_IMM | 1,
+            BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1,
+            0x00,
+        ]);
         s.push(BIND_OPCODE_DO_BIND); // @0
         s.extend([BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB, 0x08]); // @8, then +16
         s.push(BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED | 1); // @0x18, then +16
@@ -322,7 +374,11 @@ mod tests {
     #[test]
     fn addend_change_starts_a_new_target() {
         let mut s = sym(0, "_x");
-        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND]);
+        s.extend([
+            BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1,
+            0,
+            BIND_OPCODE_DO_BIND,
+        ]);
         s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 4, BIND_OPCODE_DO_BIND]);
         s.extend(sym(0, "_x")); // same name again: no new target by itself
         s.push(BIND_OPCODE_DO_BIND);
@@ -335,7 +391,11 @@ mod tests {
     fn strong_override_binds_nothing() {
         let mut s = sym(BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION, "__Znwm");
         s.extend(sym(0, "_y"));
-        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND]);
+        s.extend([
+            BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1,
+            0,
+            BIND_OPCODE_DO_BIND,
+        ]);
         let t = parse_weak_binds(&s, &segs(), 8).unwrap();
         assert_eq!(t.strong_overrides, ["__Znwm"]);
         assert_eq!(t.binds.len(), 1);
@@ -347,7 +407,9 @@ mod tests {
         let mut s = sym(0, "_x");
         s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0]);
         s.extend([BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB]);
-        s.extend([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00]);
+        s.extend([
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00,
+        ]);
         let e = parse_weak_binds(&s, &segs(), 8).unwrap_err();
         assert_eq!(e.message, "bind location past the end of its segment");
     }
@@ -355,18 +417,97 @@ mod tests {
     #[test]
     fn malformed_streams_are_errors() {
         let cases: Vec<(Vec<u8>, &str)> = vec![
-            (vec![BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | 1], "unexpected dylib ordinal in weak_bind"),
-            (vec![BIND_OPCODE_THREADED | 1], "threaded bind opcode in weak_bind (dyld: bad bind opcode)"),
+            (
+                vec![BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | 1],
+                "unexpected dylib ordinal in weak_bind",
+            ),
+            (
+                vec![BIND_OPCODE_THREADED | 1],
+                "threaded bind opcode in weak_bind (dyld: bad bind opcode)",
+            ),
             (vec![0xE0], "unknown bind opcode"),
-            (vec![BIND_OPCODE_DO_BIND], "bind before SET_SEGMENT_AND_OFFSET_ULEB"),
-            (vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND], "bind before SET_SYMBOL_TRAILING_FLAGS_IMM"),
-            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 9, 0, BIND_OPCODE_DO_BIND]].concat(), "bind segment index out of range"),
-            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 2, 0, BIND_OPCODE_DO_BIND]].concat(), "bind segment index out of range"),
-            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB, 0, BIND_OPCODE_DO_BIND]].concat(), "pointer bind in a non-writable segment"),
-            ([sym(0, "_x"), vec![BIND_OPCODE_SET_TYPE_IMM | 7, BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0, BIND_OPCODE_DO_BIND]].concat(), "unknown bind type"),
-            ([sym(0, "_x"), vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0xf9, 0x01, BIND_OPCODE_DO_BIND]].concat(), "bind location past the end of its segment"),
-            (vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0x80], "truncated ULEB128"),
-            (vec![BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM, b'a'], "unterminated string"),
+            (
+                vec![BIND_OPCODE_DO_BIND],
+                "bind before SET_SEGMENT_AND_OFFSET_ULEB",
+            ),
+            (
+                vec![
+                    BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1,
+                    0,
+                    BIND_OPCODE_DO_BIND,
+                ],
+                "bind before SET_SYMBOL_TRAILING_FLAGS_IMM",
+            ),
+            (
+                [
+                    sym(0, "_x"),
+                    vec![
+                        BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 9,
+                        0,
+                        BIND_OPCODE_DO_BIND,
+                    ],
+                ]
+                .concat(),
+                "bind segment index out of range",
+            ),
+            (
+                [
+                    sym(0, "_x"),
+                    vec![
+                        BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 2,
+                        0,
+                        BIND_OPCODE_DO_BIND,
+                    ],
+                ]
+                .concat(),
+                "bind segment index out of range",
+            ),
+            (
+                [
+                    sym(0, "_x"),
+                    vec![
+                        BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB,
+                        0,
+                        BIND_OPCODE_DO_BIND,
+                    ],
+                ]
+                .concat(),
+                "pointer bind in a non-writable segment",
+            ),
+            (
+                [
+                    sym(0, "_x"),
+                    vec![
+                        BIND_OPCODE_SET_TYPE_IMM | 7,
+                        BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1,
+                        0,
+                        BIND_OPCODE_DO_BIND,
+                    ],
+                ]
+                .concat(),
+                "unknown bind type",
+            ),
+            (
+                [
+                    sym(0, "_x"),
+                    vec![
+                        BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1,
+                        0xf9,
+                        0x01,
+                        BIND_OPCODE_DO_BIND,
+                    ],
+                ]
+                .concat(),
+                "bind location past the end of its segment",
+            ),
+            (
+                vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0x80],
+                "truncated ULEB128",
+            ),
+            (
+                vec![BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM, b'a'],
+                "unterminated string",
+            ),
         ];
         for (bytes, msg) in cases {
             let e = parse_weak_binds(&bytes, &segs(), 8).unwrap_err();
@@ -376,6 +517,9 @@ mod tests {
 
     #[test]
     fn empty_stream_is_empty() {
-        assert_eq!(parse_weak_binds(&[], &segs(), 8).unwrap(), WeakBindTable::default());
+        assert_eq!(
+            parse_weak_binds(&[], &segs(), 8).unwrap(),
+            WeakBindTable::default()
+        );
     }
 }

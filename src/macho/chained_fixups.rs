@@ -169,7 +169,12 @@ pub fn parse_chained_fixups(
     segment_count: usize,
     dylib_count: u32,
 ) -> Result<ChainedFixups, ParseError> {
-    let word = |off: usize| le_u32(blob, off).ok_or(ParseError::new("truncated chained fixups header", off as u64));
+    let word = |off: usize| {
+        le_u32(blob, off).ok_or(ParseError::new(
+            "truncated chained fixups header",
+            off as u64,
+        ))
+    };
     let header = ChainedFixupsHeader {
         fixups_version: word(0)?,
         starts_offset: word(4)?,
@@ -183,11 +188,18 @@ pub fn parse_chained_fixups(
         return Err(ParseError::new("unknown chained fixups version", 0));
     }
     if header.symbols_format != 0 {
-        return Err(ParseError::new("compressed chained fixups symbols are not supported", 24));
+        return Err(ParseError::new(
+            "compressed chained fixups symbols are not supported",
+            24,
+        ));
     }
     let imports = parse_imports(blob, &header, dylib_count)?;
     let segments = parse_starts(blob, header.starts_offset as usize, segment_count)?;
-    Ok(ChainedFixups { header, imports, segments })
+    Ok(ChainedFixups {
+        header,
+        imports,
+        segments,
+    })
 }
 
 fn parse_imports(
@@ -216,7 +228,11 @@ fn parse_imports(
             DYLD_CHAINED_IMPORT | DYLD_CHAINED_IMPORT_ADDEND => {
                 let raw = le_u32(blob, off).unwrap_or(0);
                 let lib = (raw & 0xff) as u8;
-                let ordinal = if lib > 0xF0 { i32::from(lib as i8) } else { i32::from(lib) };
+                let ordinal = if lib > 0xF0 {
+                    i32::from(lib as i8)
+                } else {
+                    i32::from(lib)
+                };
                 let addend = if h.imports_format == DYLD_CHAINED_IMPORT_ADDEND {
                     i64::from(le_u32(blob, off + 4).unwrap_or(0) as i32)
                 } else {
@@ -227,16 +243,25 @@ fn parse_imports(
             _ => {
                 let raw = le_u64(blob, off).unwrap_or(0);
                 let lib = (raw & 0xffff) as u16;
-                let ordinal = if lib > 0xFFF0 { i32::from(lib as i16) } else { i32::from(lib) };
+                let ordinal = if lib > 0xFFF0 {
+                    i32::from(lib as i16)
+                } else {
+                    i32::from(lib)
+                };
                 let addend = le_u64(blob, off + 8).unwrap_or(0) as i64;
                 (ordinal, raw & 0x1_0000 != 0, (raw >> 32) as u32, addend)
             }
         };
         if ordinal < BIND_SPECIAL_DYLIB_WEAK_LOOKUP || ordinal > dylib_count as i32 {
-            return Err(ParseError::new("import library ordinal out of range", off as u64));
+            return Err(ParseError::new(
+                "import library ordinal out of range",
+                off as u64,
+            ));
         }
-        let name = cstr_at(pool, name_offset as usize)
-            .ok_or(ParseError::new("import name offset past the symbol pool", off as u64))?;
+        let name = cstr_at(pool, name_offset as usize).ok_or(ParseError::new(
+            "import name offset past the symbol pool",
+            off as u64,
+        ))?;
         imports.push(ChainedImport {
             library_ordinal: ordinal,
             weak_import,
@@ -253,33 +278,49 @@ fn parse_starts(
     segment_count: usize,
 ) -> Result<Vec<SegmentChainStarts>, ParseError> {
     let seg_count = le_u32(blob, starts)
-        .ok_or(ParseError::new("chain starts past the end of the blob", 4))? as usize;
+        .ok_or(ParseError::new("chain starts past the end of the blob", 4))?
+        as usize;
     if seg_count != segment_count {
-        return Err(ParseError::new("chain starts seg_count does not match the segment count", starts as u64));
+        return Err(ParseError::new(
+            "chain starts seg_count does not match the segment count",
+            starts as u64,
+        ));
     }
     let mut out = Vec::new();
     for i in 0..seg_count {
         let at = starts + 4 + 4 * i;
-        let info = le_u32(blob, at).ok_or(ParseError::new("truncated seg_info_offset", at as u64))? as usize;
+        let info = le_u32(blob, at)
+            .ok_or(ParseError::new("truncated seg_info_offset", at as u64))?
+            as usize;
         if info == 0 {
             continue;
         }
-        let s = starts
-            .checked_add(info)
-            .ok_or(ParseError::new("segment chain starts past the end of the blob", at as u64))?;
+        let s = starts.checked_add(info).ok_or(ParseError::new(
+            "segment chain starts past the end of the blob",
+            at as u64,
+        ))?;
         let bad = || ParseError::new("segment chain starts past the end of the blob", s as u64);
         let size = le_u32(blob, s).ok_or_else(bad)? as usize;
         let page_size = le_u16(blob, s + 4).ok_or_else(bad)?;
         let pointer_format = le_u16(blob, s + 6).ok_or_else(bad)?;
         let segment_offset = le_u64(blob, s + 8).ok_or_else(bad)?;
         let page_count = le_u16(blob, s + 20).ok_or_else(bad)? as usize;
-        let end = s.checked_add(size).filter(|&e| e <= blob.len()).ok_or_else(bad)?;
+        let end = s
+            .checked_add(size)
+            .filter(|&e| e <= blob.len())
+            .ok_or_else(bad)?;
         if 22 + 2 * page_count > size {
-            return Err(ParseError::new("page_count does not fit the segment chain starts", s as u64));
+            return Err(ParseError::new(
+                "page_count does not fit the segment chain starts",
+                s as u64,
+            ));
         }
         pointer_stride(pointer_format).map_err(|m| ParseError::new(m, (s + 6) as u64))?;
         if page_size == 0 {
-            return Err(ParseError::new("chain starts page_size is 0", (s + 4) as u64));
+            return Err(ParseError::new(
+                "chain starts page_size is 0",
+                (s + 4) as u64,
+            ));
         }
         let region = &blob[s..end];
         let mut page_chain_starts = Vec::with_capacity(page_count);
@@ -290,7 +331,10 @@ fn parse_starts(
             } else if v & DYLD_CHAINED_PTR_START_MULTI != 0 {
                 let mut k = 22 + 2 * usize::from(v & !DYLD_CHAINED_PTR_START_MULTI);
                 loop {
-                    let e = le_u16(region, k).ok_or(ParseError::new("chain_starts list runs past its segment", (s + k) as u64))?;
+                    let e = le_u16(region, k).ok_or(ParseError::new(
+                        "chain_starts list runs past its segment",
+                        (s + k) as u64,
+                    ))?;
                     starts_here.push(e & !DYLD_CHAINED_PTR_START_LAST);
                     if e & DYLD_CHAINED_PTR_START_LAST != 0 {
                         break;
@@ -301,7 +345,10 @@ fn parse_starts(
                 starts_here.push(v);
             }
             if starts_here.iter().any(|&o| o >= page_size) {
-                return Err(ParseError::new("page start past the end of its page", (s + 22 + 2 * p) as u64));
+                return Err(ParseError::new(
+                    "page start past the end of its page",
+                    (s + 22 + 2 * p) as u64,
+                ));
             }
             page_chain_starts.push(starts_here);
         }
@@ -320,9 +367,13 @@ fn parse_starts(
 pub fn pointer_stride(pointer_format: u16) -> Result<u64, &'static str> {
     match pointer_format {
         DYLD_CHAINED_PTR_64 | DYLD_CHAINED_PTR_64_OFFSET => Ok(4),
-        DYLD_CHAINED_PTR_ARM64E | DYLD_CHAINED_PTR_ARM64E_USERLAND | DYLD_CHAINED_PTR_ARM64E_USERLAND24 => Ok(8),
+        DYLD_CHAINED_PTR_ARM64E
+        | DYLD_CHAINED_PTR_ARM64E_USERLAND
+        | DYLD_CHAINED_PTR_ARM64E_USERLAND24 => Ok(8),
         3 | 4 | 5 => Err("32-bit chained pointer format is not supported"),
-        7 | 8 | 10 | 11 | 13 | 14 => Err("kernel, firmware or shared-cache chained pointer format is not supported"),
+        7 | 8 | 10 | 11 | 13 | 14 => {
+            Err("kernel, firmware or shared-cache chained pointer format is not supported")
+        }
         _ => Err("unknown chained pointer format"),
     }
 }
@@ -383,7 +434,10 @@ pub fn walk_chain(
         let raw = usize::try_from(offset)
             .ok()
             .and_then(|o| le_u64(data, o))
-            .ok_or(ParseError::new("chained fixup site past the end of segment data", offset))?;
+            .ok_or(ParseError::new(
+                "chained fixup site past the end of segment data",
+                offset,
+            ))?;
         let (fixup, next) = decode_pointer(pointer_format, raw);
         if let ChainedFixup::Bind { ordinal, .. } = fixup {
             if ordinal >= imports_count {
@@ -405,13 +459,25 @@ mod tests {
     /// A blob with 3 imports of `format`, one segment (index 1 of 2) with one page.
     fn blob(format: u32, ordinals: [u16; 3], page_start: u16) -> Vec<u8> {
         let names = b"_a\0__Znwm\0__Z1fv\0";
-        let entry = match format { 1 => 4, 2 => 8, _ => 16 };
+        let entry = match format {
+            1 => 4,
+            2 => 8,
+            _ => 16,
+        };
         let imports_offset = 28u32;
         let symbols_offset = imports_offset + 3 * entry;
         let starts_offset = symbols_offset + names.len() as u32;
         let starts_offset = (starts_offset + 7) & !7;
         let mut b = Vec::new();
-        for v in [0, starts_offset, imports_offset, symbols_offset, 3, format, 0] {
+        for v in [
+            0,
+            starts_offset,
+            imports_offset,
+            symbols_offset,
+            3,
+            format,
+            0,
+        ] {
             b.extend(v.to_le_bytes());
         }
         let name_offs = [0u32, 3, 10];
@@ -450,12 +516,28 @@ mod tests {
 
     #[test]
     fn imports_in_all_three_formats_sign_extend_ordinals() {
-        for (format, ords) in [(1, [1u16, 0xfd, 0xfe]), (2, [1, 0xfd, 0xfe]), (3, [1, 0xfffd, 0xfffe])] {
+        for (format, ords) in [
+            (1, [1u16, 0xfd, 0xfe]),
+            (2, [1, 0xfd, 0xfe]),
+            (3, [1, 0xfffd, 0xfffe]),
+        ] {
             let f = parse_chained_fixups(&blob(format, ords, 0), 2, 1).unwrap();
-            let got: Vec<(i32, &str)> = f.imports.iter().map(|i| (i.library_ordinal, i.name.as_str())).collect();
-            assert_eq!(got, [(1, "_a"), (-3, "__Znwm"), (-2, "__Z1fv")], "format {format}");
+            let got: Vec<(i32, &str)> = f
+                .imports
+                .iter()
+                .map(|i| (i.library_ordinal, i.name.as_str()))
+                .collect();
+            assert_eq!(
+                got,
+                [(1, "_a"), (-3, "__Znwm"), (-2, "__Z1fv")],
+                "format {format}"
+            );
             assert!(f.imports[1].is_weak_lookup());
-            let addend = match format { 1 => 0, 2 => -5, _ => 7 };
+            let addend = match format {
+                1 => 0,
+                2 => -5,
+                _ => 7,
+            };
             assert_eq!(f.imports[0].addend, addend);
             assert_eq!(f.segments.len(), 1);
             assert_eq!(f.segments[0].segment_index, 1);
@@ -478,23 +560,34 @@ mod tests {
     fn malformed_blobs() {
         let good = blob(1, [1, 0xfd, 0xfe], 0);
         for len in 0..good.len() {
-            assert!(parse_chained_fixups(&good[..len], 2, 1).is_err(), "prefix {len}");
+            assert!(
+                parse_chained_fixups(&good[..len], 2, 1).is_err(),
+                "prefix {len}"
+            );
         }
         assert_eq!(
             parse_chained_fixups(&good, 3, 1).unwrap_err().message,
             "chain starts seg_count does not match the segment count"
         );
         assert_eq!(
-            parse_chained_fixups(&blob(1, [1, 0xfd, 0xfe], 0x4000), 2, 1).unwrap_err().message,
+            parse_chained_fixups(&blob(1, [1, 0xfd, 0xfe], 0x4000), 2, 1)
+                .unwrap_err()
+                .message,
             "page start past the end of its page"
         );
         let mut bad_format = good.clone();
         bad_format[20] = 9;
-        assert_eq!(parse_chained_fixups(&bad_format, 2, 1).unwrap_err().message, "unknown imports format");
+        assert_eq!(
+            parse_chained_fixups(&bad_format, 2, 1).unwrap_err().message,
+            "unknown imports format"
+        );
         let mut bad_ptr = good.clone();
         let at = bad_ptr.len() - 2 - 2 - 4 - 8 - 2;
         bad_ptr[at] = 0x2a;
-        assert_eq!(parse_chained_fixups(&bad_ptr, 2, 1).unwrap_err().message, "unknown chained pointer format");
+        assert_eq!(
+            parse_chained_fixups(&bad_ptr, 2, 1).unwrap_err().message,
+            "unknown chained pointer format"
+        );
         bad_ptr[at] = 3;
         assert_eq!(
             parse_chained_fixups(&bad_ptr, 2, 1).unwrap_err().message,
@@ -511,16 +604,32 @@ mod tests {
         data.extend(rebase.to_le_bytes());
         let mut seen = Vec::new();
         walk_chain(&data, DYLD_CHAINED_PTR_64, 0, 3, |o, f| seen.push((o, f))).unwrap();
-        assert_eq!(seen, [(0, ChainedFixup::Bind { ordinal: 1, addend: 0 }), (8, ChainedFixup::Rebase)]);
+        assert_eq!(
+            seen,
+            [
+                (
+                    0,
+                    ChainedFixup::Bind {
+                        ordinal: 1,
+                        addend: 0
+                    }
+                ),
+                (8, ChainedFixup::Rebase)
+            ]
+        );
         // ordinal past imports
         assert_eq!(
-            walk_chain(&data, DYLD_CHAINED_PTR_64, 0, 1, |_, _| {}).unwrap_err().message,
+            walk_chain(&data, DYLD_CHAINED_PTR_64, 0, 1, |_, _| {})
+                .unwrap_err()
+                .message,
             "chained bind ordinal out of range"
         );
         // next runs off the data
         let runaway = (1u64 << 63) | (0xfffu64 << 51);
         assert_eq!(
-            walk_chain(&runaway.to_le_bytes(), DYLD_CHAINED_PTR_64, 0, 1, |_, _| {}).unwrap_err().message,
+            walk_chain(&runaway.to_le_bytes(), DYLD_CHAINED_PTR_64, 0, 1, |_, _| {})
+                .unwrap_err()
+                .message,
             "chained fixup site past the end of segment data"
         );
     }
@@ -529,19 +638,58 @@ mod tests {
     fn decodes_arm64e_forms() {
         // plain bind, ordinal 5, addend -1 (19-bit), next 1
         let raw = (1u64 << 62) | (1u64 << 51) | (0x7ffffu64 << 32) | 5;
-        assert_eq!(decode_pointer(DYLD_CHAINED_PTR_ARM64E, raw), (ChainedFixup::Bind { ordinal: 5, addend: -1 }, 1));
+        assert_eq!(
+            decode_pointer(DYLD_CHAINED_PTR_ARM64E, raw),
+            (
+                ChainedFixup::Bind {
+                    ordinal: 5,
+                    addend: -1
+                },
+                1
+            )
+        );
         // auth bind, ordinal 0x1234
         let raw = (1u64 << 63) | (1u64 << 62) | 0x1234;
-        assert_eq!(decode_pointer(DYLD_CHAINED_PTR_ARM64E_USERLAND, raw), (ChainedFixup::Bind { ordinal: 0x1234, addend: 0 }, 0));
+        assert_eq!(
+            decode_pointer(DYLD_CHAINED_PTR_ARM64E_USERLAND, raw),
+            (
+                ChainedFixup::Bind {
+                    ordinal: 0x1234,
+                    addend: 0
+                },
+                0
+            )
+        );
         // 24-bit ordinal only in USERLAND24
         let raw = (1u64 << 62) | 0x12_3456;
-        assert_eq!(decode_pointer(DYLD_CHAINED_PTR_ARM64E_USERLAND24, raw).0, ChainedFixup::Bind { ordinal: 0x12_3456, addend: 0 });
-        assert_eq!(decode_pointer(DYLD_CHAINED_PTR_ARM64E, raw).0, ChainedFixup::Bind { ordinal: 0x3456, addend: 0 });
+        assert_eq!(
+            decode_pointer(DYLD_CHAINED_PTR_ARM64E_USERLAND24, raw).0,
+            ChainedFixup::Bind {
+                ordinal: 0x12_3456,
+                addend: 0
+            }
+        );
+        assert_eq!(
+            decode_pointer(DYLD_CHAINED_PTR_ARM64E, raw).0,
+            ChainedFixup::Bind {
+                ordinal: 0x3456,
+                addend: 0
+            }
+        );
         // auth rebase, next 3
         let raw = (1u64 << 63) | (3u64 << 51) | 0x10;
-        assert_eq!(decode_pointer(DYLD_CHAINED_PTR_ARM64E, raw), (ChainedFixup::Rebase, 3));
+        assert_eq!(
+            decode_pointer(DYLD_CHAINED_PTR_ARM64E, raw),
+            (ChainedFixup::Rebase, 3)
+        );
         // 64 format: 8-bit inline addend
         let raw = (1u64 << 63) | (0x20u64 << 32) | 2;
-        assert_eq!(decode_pointer(DYLD_CHAINED_PTR_64, raw).0, ChainedFixup::Bind { ordinal: 2, addend: 0x20 });
+        assert_eq!(
+            decode_pointer(DYLD_CHAINED_PTR_64, raw).0,
+            ChainedFixup::Bind {
+                ordinal: 2,
+                addend: 0x20
+            }
+        );
     }
 }

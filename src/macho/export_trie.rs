@@ -125,16 +125,28 @@ pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
         }
         frame.remaining -= 1;
         let mut c = Cursor::new(data, frame.next_child);
-        let label = c.cstr().map_err(|e| ParseError::new("truncated edge label", e.offset))?;
+        let label = c
+            .cstr()
+            .map_err(|e| ParseError::new("truncated edge label", e.offset))?;
         let label_pos = frame.next_child;
         let child = c.uleb()?;
         frame.next_child = c.pos();
         name.truncate(frame.name_len);
         name.extend_from_slice(label);
         if child == 0 || child >= data.len() as u64 {
-            return Err(ParseError::new("child node offset out of range", label_pos as u64));
+            return Err(ParseError::new(
+                "child node offset out of range",
+                label_pos as u64,
+            ));
         }
-        enter_node(data, child as usize, &mut name, &mut visited, &mut stack, &mut exports)?;
+        enter_node(
+            data,
+            child as usize,
+            &mut name,
+            &mut visited,
+            &mut stack,
+            &mut exports,
+        )?;
     }
     Ok(exports)
 }
@@ -148,7 +160,10 @@ fn enter_node(
     exports: &mut Vec<Export>,
 ) -> Result<(), ParseError> {
     if visited[offset] {
-        return Err(ParseError::new("node reached twice (loop in trie)", offset as u64));
+        return Err(ParseError::new(
+            "node reached twice (loop in trie)",
+            offset as u64,
+        ));
     }
     visited[offset] = true;
     let mut c = Cursor::new(data, offset);
@@ -244,10 +259,19 @@ mod tests {
         let e = parse_export_trie(&t).unwrap();
         assert_eq!(
             e[0].target,
-            ExportTarget::Reexport { library_ordinal: 2, import_name: "x".into() }
+            ExportTarget::Reexport {
+                library_ordinal: 2,
+                import_name: "x".into()
+            }
         );
         assert!(e[0].is_reexport());
-        assert_eq!(e[1].target, ExportTarget::StubAndResolver { stub: 0x30, resolver: 0x40 });
+        assert_eq!(
+            e[1].target,
+            ExportTarget::StubAndResolver {
+                stub: 0x30,
+                resolver: 0x40
+            }
+        );
         assert!(e[2].is_thread_local() && e[2].is_weak_definition());
     }
 
@@ -291,7 +315,12 @@ mod tests {
         for i in 0..n {
             let next = (i + 1) * node_size;
             t.extend_from_slice(&[0x00, 0x01, b'a', 0x00]);
-            t.extend_from_slice(&[(next as u8 & 0x7f) | 0x80, ((next >> 7) as u8 & 0x7f) | 0x80, (next >> 14) as u8, 0]);
+            t.extend_from_slice(&[
+                (next as u8 & 0x7f) | 0x80,
+                ((next >> 7) as u8 & 0x7f) | 0x80,
+                (next >> 14) as u8,
+                0,
+            ]);
         }
         t.extend_from_slice(&[0x02, 0x04, 0x01, 0x00]);
         let e = parse_export_trie(&t).unwrap();

@@ -132,7 +132,10 @@ impl MachOFile {
     /// or big-endian thin image (unsupported).
     pub fn slices(&self) -> Result<Vec<SliceLocation>> {
         if self.len < 4 {
-            return Err(self.error(ErrorKind::Malformed, "not a Mach-O file (too short for a magic number)"));
+            return Err(self.error(
+                ErrorKind::Malformed,
+                "not a Mach-O file (too short for a magic number)",
+            ));
         }
         let head = self.read_range(0, self.len.min(SIZEOF_FAT_HEADER as u64), "header")?;
         let magic_be = u32::from_be_bytes([head[0], head[1], head[2], head[3]]);
@@ -156,7 +159,10 @@ impl MachOFile {
         let head = self.read_range(0, SIZEOF_FAT_HEADER as u64, "fat header")?;
         let nfat = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
         if nfat == 0 {
-            return Err(self.error(ErrorKind::Malformed, "universal file has no slices (nfat_arch is 0)"));
+            return Err(self.error(
+                ErrorKind::Malformed,
+                "universal file has no slices (nfat_arch is 0)",
+            ));
         }
         if nfat > MAX_FAT_ARCHS {
             return Err(self.error(
@@ -164,7 +170,11 @@ impl MachOFile {
                 format!("universal file claims {nfat} slices (more than {MAX_FAT_ARCHS})"),
             ));
         }
-        let entry = if is_64 { SIZEOF_FAT_ARCH_64 } else { SIZEOF_FAT_ARCH };
+        let entry = if is_64 {
+            SIZEOF_FAT_ARCH_64
+        } else {
+            SIZEOF_FAT_ARCH
+        };
         let table_len = entry as u64 * u64::from(nfat);
         let table = self.read_range(SIZEOF_FAT_HEADER as u64, table_len, "fat_arch table")?;
         let header_end = SIZEOF_FAT_HEADER as u64 + table_len;
@@ -172,23 +182,36 @@ impl MachOFile {
         for i in 0..nfat as usize {
             let e = &table[i * entry..(i + 1) * entry];
             let (cputype, cpusubtype, offset, size) = if is_64 {
-                let be32 = |o: usize| u32::from_be_bytes(e[o..o + 4].try_into().unwrap_or_default());
-                let be64 = |o: usize| u64::from_be_bytes(e[o..o + 8].try_into().unwrap_or_default());
+                let be32 =
+                    |o: usize| u32::from_be_bytes(e[o..o + 4].try_into().unwrap_or_default());
+                let be64 =
+                    |o: usize| u64::from_be_bytes(e[o..o + 8].try_into().unwrap_or_default());
                 (be32(0), be32(4), be64(8), be64(16))
             } else {
-                let arch = FatArch::parse(&table, i * entry)
-                    .map_err(|err| self.error(ErrorKind::Malformed, format!("fat_arch {i}: {err}")))?;
-                (arch.cputype, arch.cpusubtype, u64::from(arch.offset), u64::from(arch.size))
+                let arch = FatArch::parse(&table, i * entry).map_err(|err| {
+                    self.error(ErrorKind::Malformed, format!("fat_arch {i}: {err}"))
+                })?;
+                (
+                    arch.cputype,
+                    arch.cpusubtype,
+                    u64::from(arch.offset),
+                    u64::from(arch.size),
+                )
             };
             let arch = arch_name(cputype, cpusubtype);
             if offset < header_end || offset.checked_add(size).is_none_or(|end| end > self.len) {
                 return Err(self.error(
                     ErrorKind::Malformed,
-                    format!("slice {i} ({arch}) at offset {offset:#x} size {size} is outside the file"),
+                    format!(
+                        "slice {i} ({arch}) at offset {offset:#x} size {size} is outside the file"
+                    ),
                 ));
             }
             if out.iter().any(|s| s.arch == arch) {
-                return Err(self.error(ErrorKind::Malformed, format!("universal file has two {arch} slices")));
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    format!("universal file has two {arch} slices"),
+                ));
             }
             out.push(SliceLocation {
                 arch,
@@ -212,9 +235,18 @@ fn thin_cpu(file: &MachOFile, hdr: &[u8]) -> Result<(u32, u32)> {
             Ok((le(4), le(8)))
         }
         MH_MAGIC_64 => Err(file.error(ErrorKind::Malformed, "truncated mach header")),
-        MH_MAGIC => Err(file.error(ErrorKind::Unsupported, "32-bit Mach-O images are not supported")),
-        MH_CIGAM | MH_CIGAM_64 => Err(file.error(ErrorKind::Unsupported, "big-endian Mach-O images are not supported")),
-        _ => Err(file.error(ErrorKind::Malformed, format!("not a Mach-O file (magic {magic_le:#010x})"))),
+        MH_MAGIC => Err(file.error(
+            ErrorKind::Unsupported,
+            "32-bit Mach-O images are not supported",
+        )),
+        MH_CIGAM | MH_CIGAM_64 => Err(file.error(
+            ErrorKind::Unsupported,
+            "big-endian Mach-O images are not supported",
+        )),
+        _ => Err(file.error(
+            ErrorKind::Malformed,
+            format!("not a Mach-O file (magic {magic_le:#010x})"),
+        )),
     }
 }
 

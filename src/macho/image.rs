@@ -33,13 +33,22 @@ pub fn read_file(path: &Path, filter: &ArchFilter) -> Result<Vec<Image>> {
     };
     if chosen.is_empty() {
         let have: Vec<&str> = slices.iter().map(|s| s.arch.as_str()).collect();
-        let ArchFilter::Only(want) = filter else { unreachable!("All keeps every slice") };
+        let ArchFilter::Only(want) = filter else {
+            unreachable!("All keeps every slice")
+        };
         return Err(Error {
             kind: ErrorKind::Usage,
-            message: format!("{}: no {want} slice (the file has {})", path.display(), have.join(", ")),
+            message: format!(
+                "{}: no {want} slice (the file has {})",
+                path.display(),
+                have.join(", ")
+            ),
         });
     }
-    chosen.into_iter().map(|loc| read_image(&file, loc)).collect()
+    chosen
+        .into_iter()
+        .map(|loc| read_image(&file, loc))
+        .collect()
 }
 
 /// Reads one slice into an [`Image`].
@@ -56,7 +65,9 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
     let exports = match trie_range {
-        Some(r) => parse_export_trie(&linkedit(r, "export trie")?).map_err(|e| ctx("export trie", e))?,
+        Some(r) => {
+            parse_export_trie(&linkedit(r, "export trie")?).map_err(|e| ctx("export trie", e))?
+        }
         None => Vec::new(),
     };
     let weak_definitions: Vec<WeakDefinition> = exports
@@ -134,7 +145,12 @@ fn chained_targets(
     blob: &[u8],
 ) -> Result<Vec<BindTarget>> {
     let arch = loc.arch.as_str();
-    let ctx = |e: crate::error::ParseError| file.error(ErrorKind::from_parse(&e), format!("{arch}: chained fixups: {e}"));
+    let ctx = |e: crate::error::ParseError| {
+        file.error(
+            ErrorKind::from_parse(&e),
+            format!("{arch}: chained fixups: {e}"),
+        )
+    };
     let fixups = parse_chained_fixups(blob, lc.segments.len(), lc.dylib_count).map_err(ctx)?;
     // import index -> target index, for weak-lookup imports only
     let mut target_of: HashMap<u32, usize> = HashMap::new();
@@ -161,7 +177,8 @@ fn chained_targets(
             .filter(|(_, s)| !s.is_empty())
             .map(|(i, _)| i)
             .collect();
-        let (Some(&first), Some(&last)) = (pages_with_chains.first(), pages_with_chains.last()) else {
+        let (Some(&first), Some(&last)) = (pages_with_chains.first(), pages_with_chains.last())
+        else {
             continue;
         };
         // Read only the span of pages that hold chains (clipped to the segment's file bytes).
@@ -170,28 +187,44 @@ fn chained_targets(
         if span_start >= span_end {
             return Err(file.error(
                 ErrorKind::Malformed,
-                format!("{arch}: chained fixups: page {first} of segment {} is outside its file data", seg.name),
+                format!(
+                    "{arch}: chained fixups: page {first} of segment {} is outside its file data",
+                    seg.name
+                ),
             ));
         }
-        let data = file.read_range(loc.offset + seg.fileoff + span_start, span_end - span_start, "fixup chain pages")?;
+        let data = file.read_range(
+            loc.offset + seg.fileoff + span_start,
+            span_end - span_start,
+            "fixup chain pages",
+        )?;
         for (page, chain_starts) in starts.page_chain_starts.iter().enumerate() {
             for &start in chain_starts {
                 let in_span = page as u64 * page_size + u64::from(start) - span_start;
                 let site_segment = starts.segment_index as u8;
-                walk_chain(&data, starts.pointer_format, in_span, imports_count, |off, fixup| {
-                    if let ChainedFixup::Bind { ordinal, .. } = fixup {
-                        if let Some(&t) = target_of.get(&ordinal) {
-                            targets[t].sites.push(Site {
-                                address: seg.vmaddr + span_start + off,
-                                segment_index: site_segment,
-                            });
+                walk_chain(
+                    &data,
+                    starts.pointer_format,
+                    in_span,
+                    imports_count,
+                    |off, fixup| {
+                        if let ChainedFixup::Bind { ordinal, .. } = fixup {
+                            if let Some(&t) = target_of.get(&ordinal) {
+                                targets[t].sites.push(Site {
+                                    address: seg.vmaddr + span_start + off,
+                                    segment_index: site_segment,
+                                });
+                            }
                         }
-                    }
-                })
+                    },
+                )
                 .map_err(|e| {
                     file.error(
                         ErrorKind::from_parse(&e),
-                        format!("{arch}: chained fixups: segment {} page {page}: {e}", seg.name),
+                        format!(
+                            "{arch}: chained fixups: segment {} page {page}: {e}",
+                            seg.name
+                        ),
                     )
                 })?;
             }

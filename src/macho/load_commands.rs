@@ -14,7 +14,9 @@
 use super::file::{MachOFile, SliceLocation};
 use crate::error::{ErrorKind, Result};
 use goblin::mach::header::{Header64, SIZEOF_HEADER_64};
-use goblin::mach::load_command::{CommandVariant, LoadCommand, SIZEOF_SEGMENT_COMMAND_64, Section64};
+use goblin::mach::load_command::{
+    CommandVariant, LoadCommand, SIZEOF_SEGMENT_COMMAND_64, Section64,
+};
 use scroll::{LE, Pread};
 
 /// Size of a `section_64` record.
@@ -101,9 +103,16 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
     match header.magic {
         goblin::mach::header::MH_MAGIC_64 => {}
         goblin::mach::header::MH_MAGIC => {
-            return Err(file.error(ErrorKind::Unsupported, format!("{arch}: 32-bit Mach-O images are not supported")));
+            return Err(file.error(
+                ErrorKind::Unsupported,
+                format!("{arch}: 32-bit Mach-O images are not supported"),
+            ));
         }
-        m => return Err(bad(format!("slice is not a 64-bit little-endian Mach-O image (magic {m:#010x})"))),
+        m => {
+            return Err(bad(format!(
+                "slice is not a 64-bit little-endian Mach-O image (magic {m:#010x})"
+            )));
+        }
     }
     if u64::from(header.sizeofcmds) > loc.size - SIZEOF_HEADER_64 as u64 {
         return Err(bad(format!(
@@ -111,7 +120,11 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             header.sizeofcmds
         )));
     }
-    let cmds = file.read_range(loc.offset + SIZEOF_HEADER_64 as u64, u64::from(header.sizeofcmds), "load commands")?;
+    let cmds = file.read_range(
+        loc.offset + SIZEOF_HEADER_64 as u64,
+        u64::from(header.sizeofcmds),
+        "load commands",
+    )?;
     let mut out = LoadCommands {
         filetype: header.filetype,
         flags: header.flags,
@@ -127,13 +140,19 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         let size = cmds
             .get(off + 4..off + 8)
             .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize)
-            .ok_or_else(|| bad(format!("load command {i} at offset {:#x} runs past sizeofcmds", off + 32)))?;
+            .ok_or_else(|| {
+                bad(format!(
+                    "load command {i} at offset {:#x} runs past sizeofcmds",
+                    off + 32
+                ))
+            })?;
         if size < 8 || size % 8 != 0 || off + size > cmds.len() {
             return Err(bad(format!("load command {i} has invalid cmdsize {size}")));
         }
         let bytes = &cmds[off..off + size];
         let mut at = 0usize;
-        let lc = LoadCommand::parse(bytes, &mut at, LE).map_err(|e| bad(format!("load command {i}: {e}")))?;
+        let lc = LoadCommand::parse(bytes, &mut at, LE)
+            .map_err(|e| bad(format!("load command {i}: {e}")))?;
         let range_in_slice = |what: &str, offset: u32, len: u32| -> Result<Option<LinkeditRange>> {
             if u64::from(offset) + u64::from(len) > loc.size {
                 return Err(bad(format!(
@@ -146,7 +165,10 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             CommandVariant::Segment64(seg) => {
                 let nsects = seg.nsects as usize;
                 if SIZEOF_SEGMENT_COMMAND_64 + nsects.saturating_mul(SIZEOF_SECTION_64) > size {
-                    return Err(bad(format!("segment {} has {nsects} sections that do not fit its load command", fixed_name(&seg.segname))));
+                    return Err(bad(format!(
+                        "segment {} has {nsects} sections that do not fit its load command",
+                        fixed_name(&seg.segname)
+                    )));
                 }
                 let mut sections = Vec::with_capacity(nsects);
                 for s in 0..nsects {
@@ -159,8 +181,15 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                         size: sect.size,
                     });
                 }
-                if seg.fileoff.checked_add(seg.filesize).is_none_or(|end| end > loc.size) {
-                    return Err(bad(format!("segment {} file range runs past the end of the slice", fixed_name(&seg.segname))));
+                if seg
+                    .fileoff
+                    .checked_add(seg.filesize)
+                    .is_none_or(|end| end > loc.size)
+                {
+                    return Err(bad(format!(
+                        "segment {} file range runs past the end of the slice",
+                        fixed_name(&seg.segname)
+                    )));
                 }
                 out.segments.push(Segment {
                     name: fixed_name(&seg.segname),
@@ -180,7 +209,8 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                     return Err(bad("more than one LC_DYLD_INFO(_ONLY)".into()));
                 }
                 out.dyld_info_exports = range_in_slice("export trie", d.export_off, d.export_size)?;
-                out.dyld_info_weak_bind = range_in_slice("weak-bind stream", d.weak_bind_off, d.weak_bind_size)?;
+                out.dyld_info_weak_bind =
+                    range_in_slice("weak-bind stream", d.weak_bind_off, d.weak_bind_size)?;
             }
             CommandVariant::DyldExportsTrie(d) => {
                 if out.exports_trie.is_some() {
@@ -192,7 +222,8 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 if out.chained_fixups.is_some() {
                     return Err(bad("more than one LC_DYLD_CHAINED_FIXUPS".into()));
                 }
-                out.chained_fixups = range_in_slice("LC_DYLD_CHAINED_FIXUPS", d.dataoff, d.datasize)?;
+                out.chained_fixups =
+                    range_in_slice("LC_DYLD_CHAINED_FIXUPS", d.dataoff, d.datasize)?;
             }
             CommandVariant::LoadDylib(_)
             | CommandVariant::LoadWeakDylib(_)
@@ -204,7 +235,9 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         off += size;
     }
     if out.dyld_info_exports.is_some() && out.chained_fixups.is_some() {
-        return Err(bad("both LC_DYLD_INFO and LC_DYLD_CHAINED_FIXUPS are present".into()));
+        return Err(bad(
+            "both LC_DYLD_INFO and LC_DYLD_CHAINED_FIXUPS are present".into(),
+        ));
     }
     Ok(out)
 }

@@ -1,1 +1,4 @@
-//! Output formats.
+//! Output formats; each renders the reports of [`crate::analysis::report`].
+
+pub mod json;
+pub mod table;

@@ -1,0 +1,179 @@
+//! JSON output (`--format json`). The shapes are documented in `docs/json.md`; bump
+//! [`SCHEMA_VERSION`] on any incompatible change.
+
+use crate::analysis::diff::{GroupDelta, StatsDelta, SymbolChanges, percent_change};
+use crate::analysis::group::{Group, GroupStats};
+use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
+use serde::Serialize;
+
+/// Version of the JSON schema.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct ScanJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    group_by: &'static str,
+    images: Vec<&'a ImageSummary>,
+    groups: Vec<ArchGroup<'a>>,
+    demangle_failures: usize,
+}
+
+#[derive(Serialize)]
+struct ArchGroup<'a> {
+    arch: &'a str,
+    #[serde(flatten)]
+    group: &'a Group,
+}
+
+#[derive(Serialize)]
+struct DiffJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    group_by: &'static str,
+    old: Vec<&'a ImageSummary>,
+    new: Vec<&'a ImageSummary>,
+    arches_only_in_old: Vec<&'a str>,
+    arches_only_in_new: Vec<&'a str>,
+    totals: Vec<TotalsJson<'a>>,
+    groups: Vec<ArchGroupDelta<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    symbols: Vec<ArchSymbols<'a>>,
+    demangle_failures: usize,
+}
+
+#[derive(Serialize)]
+struct TotalsJson<'a> {
+    arch: &'a str,
+    old: GroupStats,
+    new: GroupStats,
+    delta: StatsDelta,
+    /// Percent change of each figure (null when the old figure is 0).
+    percent: PercentJson,
+}
+
+#[derive(Serialize)]
+struct PercentJson {
+    weak_bound_symbols: Option<f64>,
+    lookups: Option<f64>,
+    sites: Option<f64>,
+    weak_def_exports: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct ArchGroupDelta<'a> {
+    arch: &'a str,
+    #[serde(flatten)]
+    group: &'a GroupDelta,
+}
+
+#[derive(Serialize)]
+struct ArchSymbols<'a> {
+    arch: &'a str,
+    #[serde(flatten)]
+    changes: &'a SymbolChanges,
+}
+
+fn round1(x: Option<f64>) -> Option<f64> {
+    x.map(|v| (v * 10.0).round() / 10.0)
+}
+
+/// Renders a scan report as pretty JSON (with a trailing newline).
+pub fn scan(report: &ScanReport) -> String {
+    let doc = ScanJson {
+        schema_version: SCHEMA_VERSION,
+        command: "scan",
+        group_by: report.group_by.as_str(),
+        images: report.images.iter().map(|i| &i.summary).collect(),
+        groups: report
+            .images
+            .iter()
+            .flat_map(|i| {
+                i.groups.iter().map(|g| ArchGroup {
+                    arch: &i.summary.arch,
+                    group: g,
+                })
+            })
+            .collect(),
+        demangle_failures: report.demangle_failures,
+    };
+    to_string(&doc)
+}
+
+/// Renders a diff report as pretty JSON (with a trailing newline).
+pub fn diff(report: &DiffReport) -> String {
+    let doc = DiffJson {
+        schema_version: SCHEMA_VERSION,
+        command: "diff",
+        group_by: report.group_by.as_str(),
+        old: report
+            .pairs
+            .iter()
+            .map(|p| &p.old)
+            .chain(&report.only_old)
+            .collect(),
+        new: report
+            .pairs
+            .iter()
+            .map(|p| &p.new)
+            .chain(&report.only_new)
+            .collect(),
+        arches_only_in_old: report.only_old.iter().map(|i| i.arch.as_str()).collect(),
+        arches_only_in_new: report.only_new.iter().map(|i| i.arch.as_str()).collect(),
+        totals: report
+            .pairs
+            .iter()
+            .map(|p| {
+                let (o, n) = (p.old.stats(), p.new.stats());
+                TotalsJson {
+                    arch: &p.arch,
+                    old: o,
+                    new: n,
+                    delta: StatsDelta::between(&o, &n),
+                    percent: PercentJson {
+                        weak_bound_symbols: round1(percent_change(
+                            o.weak_bound_symbols,
+                            n.weak_bound_symbols,
+                        )),
+                        lookups: round1(percent_change(o.lookups, n.lookups)),
+                        sites: round1(percent_change(o.sites, n.sites)),
+                        weak_def_exports: round1(percent_change(
+                            o.weak_def_exports,
+                            n.weak_def_exports,
+                        )),
+                    },
+                }
+            })
+            .collect(),
+        groups: report
+            .pairs
+            .iter()
+            .flat_map(|p| {
+                p.groups.iter().map(|g| ArchGroupDelta {
+                    arch: &p.arch,
+                    group: g,
+                })
+            })
+            .collect(),
+        symbols: report
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                p.symbols.as_ref().map(|c| ArchSymbols {
+                    arch: &p.arch,
+                    changes: c,
+                })
+            })
+            .collect(),
+        demangle_failures: report.demangle_failures,
+    };
+    to_string(&doc)
+}
+
+fn to_string(doc: &impl Serialize) -> String {
+    // Serializing plain structs of strings and numbers cannot fail.
+    let mut s =
+        serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
+    s.push('\n');
+    s
+}
