@@ -128,16 +128,13 @@ mod tests {
     use super::*;
 
     fn g(key: &str, lookups: usize) -> Group {
-        Group {
-            key: key.into(),
-            stats: GroupStats {
-                weak_bound_symbols: lookups,
-                lookups,
-                sites: lookups,
-                weak_def_exports: 0,
-            },
-            example: key.into(),
-        }
+        let stats = GroupStats {
+            weak_bound_symbols: lookups,
+            lookups,
+            sites: lookups,
+            weak_def_exports: 0,
+        };
+        Group::new(key.into(), stats, key.into())
     }
 
     #[test]

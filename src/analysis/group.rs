@@ -65,8 +65,12 @@ pub struct Group {
     /// Its figures.
     #[serde(flatten)]
     pub stats: GroupStats,
-    /// One demangled member, preferring a weak-bound one.
+    /// One demangled member: the first in sort order among the weak-bound ones, else among
+    /// all members (so the same group shows the same example in every slice and build).
     pub example: String,
+    /// `example` is a weak-bound symbol.
+    #[serde(skip)]
+    example_is_bound: bool,
 }
 
 /// Groups `image` by `by`; sorted by lookups, then weak-bound symbols, then exports (all
@@ -80,7 +84,7 @@ pub fn group_image(image: &Image, names: &Demangled, by: GroupBy) -> Vec<Group> 
     let mut seen_symbol: HashSet<&str> = HashSet::new();
     for t in &image.bind_targets {
         let (key, example) = key_of(&t.symbol);
-        let g = slot(&mut groups, key, example);
+        let g = slot(&mut groups, key, example, true);
         g.stats.sites += t.sites.len();
         if seen_symbol.insert(t.symbol.as_str()) {
             g.stats.weak_bound_symbols += 1;
@@ -88,11 +92,13 @@ pub fn group_image(image: &Image, names: &Demangled, by: GroupBy) -> Vec<Group> 
     }
     for l in &image.lookups {
         let (key, example) = key_of(&l.symbol);
-        slot(&mut groups, key, example).stats.lookups += 1;
+        slot(&mut groups, key, example, false).stats.lookups += 1;
     }
     for w in &image.weak_definitions {
         let (key, example) = key_of(&w.name);
-        slot(&mut groups, key, example).stats.weak_def_exports += 1;
+        slot(&mut groups, key, example, false)
+            .stats
+            .weak_def_exports += 1;
     }
     let mut out: Vec<Group> = groups.into_values().collect();
     out.sort_by(|a, b| {
@@ -106,10 +112,33 @@ pub fn group_image(image: &Image, names: &Demangled, by: GroupBy) -> Vec<Group> 
     out
 }
 
-fn slot(groups: &mut HashMap<String, Group>, key: String, example: String) -> &mut Group {
-    groups.entry(key.clone()).or_insert_with(|| Group {
+impl Group {
+    /// A group with the given figures and example.
+    pub fn new(key: String, stats: GroupStats, example: String) -> Self {
+        Group {
+            key,
+            stats,
+            example,
+            example_is_bound: true,
+        }
+    }
+}
+
+fn slot(
+    groups: &mut HashMap<String, Group>,
+    key: String,
+    example: String,
+    bound: bool,
+) -> &mut Group {
+    let g = groups.entry(key.clone()).or_insert_with(|| Group {
         key,
         stats: GroupStats::default(),
-        example,
-    })
+        example: example.clone(),
+        example_is_bound: bound,
+    });
+    if (bound && !g.example_is_bound) || (bound == g.example_is_bound && example < g.example) {
+        g.example = example;
+        g.example_is_bound = bound;
+    }
+    g
 }

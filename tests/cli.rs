@@ -1,0 +1,437 @@
+//! The binary on the committed fixtures, on bad input, and against golden files.
+
+use crate::util::{expected, fixture, json, testdata, weakscan};
+use predicates::prelude::*;
+use std::path::Path;
+
+/// One test per case; `$body` gets nothing and asserts on its own.
+macro_rules! case {
+    ($name:ident, $body:block) => {
+        #[test]
+        fn $name() $body
+    };
+}
+
+/// Runs weakscan with `args` and asserts exit code 2 with one stderr line containing `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = weakscan().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "weakscan {args:?}: {out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(needle),
+        "stderr of {args:?} was {err:?}, wanted {needle:?}"
+    );
+    assert!(out.stdout.is_empty(), "no stdout on error");
+}
+
+fn fixture_str(name: &str) -> String {
+    fixture(name).display().to_string()
+}
+
+fn image_field(v: &serde_json::Value, field: &str) -> u64 {
+    v[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{field} is not an integer in {v}"))
+}
+
+case!(figures_match_llvm_objdump_for_every_fixture, {
+    let rows = expected();
+    assert!(rows.len() >= 20, "expected.tsv has {} rows", rows.len());
+    for row in rows {
+        let path = fixture_str(&row.file);
+        let doc = json(&["scan", &path, "--arch", &row.arch, "--format", "json"]);
+        let images = doc["images"].as_array().unwrap();
+        assert_eq!(
+            images.len(),
+            1,
+            "{}: one image for --arch {}",
+            row.file,
+            row.arch
+        );
+        let img = &images[0];
+        assert_eq!(img["arch"], row.arch.as_str());
+        assert_eq!(img["fixup_format"], row.fixups.as_str(), "{}", row.file);
+        assert_eq!(
+            image_field(img, "weak_def_exports"),
+            row.weak_def_exports,
+            "{} exports",
+            row.file
+        );
+        assert_eq!(
+            image_field(img, "weak_bind_sites"),
+            row.weak_bind_sites,
+            "{} sites",
+            row.file
+        );
+        assert_eq!(
+            image_field(img, "weak_bind_symbols"),
+            row.weak_bind_symbols,
+            "{} symbols",
+            row.file
+        );
+    }
+});
+
+case!(predicted_lookups_follow_dyld_rules, {
+    // (fixture, predicted lookups): targets, + 22 treat-as-weak for a main executable with
+    // MH_WEAK_DEFINES, + 22 more for chained fixups; dylibs: targets only.
+    for (file, lookups) in [
+        ("app-default-chained-x86_64", 39 + 22 + 22),
+        ("app-default-opcodes-x86_64", 40 + 22), // 40 targets: one symbol bound with two addends
+        ("app-hidden-chained-arm64", 3 + 22 + 22),
+        ("app-hidden-opcodes-x86_64", 3 + 22),
+        ("app-nooverride-hidden-opcodes-x86_64", 4), // no MH_WEAK_DEFINES
+        ("libweak-chained-x86_64.dylib", 21),
+        ("libweak-opcodes-arm64.dylib", 21),
+    ] {
+        let doc = json(&["scan", &fixture_str(file), "--format", "json"]);
+        assert_eq!(
+            image_field(&doc["images"][0], "predicted_weak_lookups"),
+            lookups,
+            "{file}"
+        );
+    }
+});
+
+case!(scan_json_has_the_documented_shape, {
+    let doc = json(&[
+        "scan",
+        &fixture_str("app-default-chained-universal"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["schema_version"], 1);
+    let images = doc["images"].as_array().unwrap();
+    let arches: Vec<&str> = images.iter().map(|i| i["arch"].as_str().unwrap()).collect();
+    assert_eq!(arches, ["x86_64", "arm64"]); // fat_arch order
+    for img in images {
+        for f in [
+            "weak_def_exports",
+            "weak_bind_sites",
+            "weak_bind_symbols",
+            "predicted_weak_lookups",
+        ] {
+            assert!(img[f].is_u64(), "{f}");
+        }
+        assert_eq!(img["fixup_format"], "chained");
+    }
+    let groups = doc["groups"].as_array().unwrap();
+    let top = &groups[0];
+    assert_eq!(top["arch"], "x86_64");
+    assert_eq!(top["key"], "v8::internal::StaticCallInterfaceDescriptor<…>");
+    assert_eq!(top["weak_bound_symbols"], 30); // 6 descriptors × 5 statics and functions
+    assert!(
+        top["example"]
+            .as_str()
+            .unwrap()
+            .contains("StaticCallInterfaceDescriptor<v8::internal::")
+    );
+});
+
+case!(scan_table_shows_summary_and_groups, {
+    weakscan()
+        .args(["scan", &fixture_str("app-default-opcodes-arm64")])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("fixup format"))
+        .stdout(predicate::str::contains("opcodes"))
+        .stdout(predicate::str::contains("MH_WEAK_DEFINES"))
+        .stdout(predicate::str::contains("predicted weak-def lookups"))
+        .stdout(predicate::str::contains(
+            "v8::internal::StaticCallInterfaceDescriptor<…>",
+        ))
+        .stdout(predicate::str::contains(
+            "36 defined here, 3 defined elsewhere",
+        ));
+});
+
+case!(group_by_each_kind, {
+    let key0 = |by: &[&str]| {
+        let mut args = vec!["scan", "--format", "json"];
+        args.extend_from_slice(by);
+        let path = fixture_str("app-v2-default-chained-x86_64");
+        args.push(&path);
+        let doc = json(&args);
+        doc["groups"][0]["key"].as_str().unwrap().to_string()
+    };
+    assert_eq!(key0(&["--by", "namespace"]), "v8::internal");
+    assert_eq!(key0(&["--by", "namespace", "--depth", "1"]), "v8");
+    assert_eq!(
+        key0(&["--by", "template"]),
+        "v8::internal::StaticCallInterfaceDescriptor<…>"
+    );
+    assert!(
+        key0(&["--by", "pattern"])
+            .contains("v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)")
+    );
+    // operator delete(void*): 2 treat-as-weak lookups + its own bind target
+    assert_eq!(key0(&["--by", "symbol"]), "operator delete(void*)");
+    let doc = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--top",
+        "2",
+        &fixture_str("app-v2-default-chained-x86_64"),
+    ]);
+    assert_eq!(doc["groups"].as_array().unwrap().len(), 2);
+});
+
+case!(arch_selects_one_slice, {
+    let doc = json(&[
+        "scan",
+        "--arch",
+        "x86_64",
+        "--format",
+        "json",
+        &fixture_str("app-default-chained-universal"),
+    ]);
+    assert_eq!(doc["images"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["images"][0]["arch"], "x86_64");
+    fails_with(
+        &[
+            "scan",
+            "--arch",
+            "arm64e",
+            &fixture_str("app-default-chained-universal"),
+        ],
+        "no arm64e slice (the file has x86_64, arm64)",
+    );
+});
+
+case!(diff_reports_totals_and_group_deltas, {
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        "--symbols",
+        &fixture_str("app-default-chained-x86_64"),
+        &fixture_str("app-v2-default-chained-x86_64"),
+    ]);
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(image_field(&doc["old"][0], "weak_def_exports"), 36);
+    assert_eq!(image_field(&doc["new"][0], "weak_def_exports"), 96);
+    let t = &doc["totals"][0];
+    assert_eq!(t["delta"]["lookups"], 60);
+    assert_eq!(t["percent"]["weak_def_exports"], 166.7);
+    let g = &doc["groups"][0];
+    assert_eq!(g["key"], "v8::internal::StaticCallInterfaceDescriptor<…>");
+    assert_eq!(g["old"]["weak_bound_symbols"], 30);
+    assert_eq!(g["new"]["weak_bound_symbols"], 90);
+    assert_eq!(g["delta"]["weak_bound_symbols"], 60);
+    let added = doc["symbols"][0]["added"].as_array().unwrap();
+    assert_eq!(added.len(), 60);
+    assert!(doc["symbols"][0]["removed"].as_array().unwrap().is_empty());
+});
+
+case!(diff_table_and_symbols, {
+    weakscan()
+        .args(["diff", "--symbols"])
+        .arg(fixture("app-default-opcodes-x86_64"))
+        .arg(fixture("app-v2-default-opcodes-x86_64"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("+60 (+166.7%)"))
+        .stdout(predicate::str::contains("added weak-bound symbols (60):"))
+        .stdout(predicate::str::contains("removed weak-bound symbols (0):"));
+});
+
+case!(diff_pairs_slices_by_arch, {
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        &fixture_str("app-default-chained-universal"),
+        &fixture_str("app-v2-default-chained-x86_64"),
+    ]);
+    assert_eq!(doc["arches_only_in_old"], serde_json::json!(["arm64"]));
+    assert_eq!(doc["arches_only_in_new"], serde_json::json!([]));
+    assert_eq!(doc["totals"].as_array().unwrap().len(), 1);
+    weakscan()
+        .arg("diff")
+        .arg(fixture("app-default-chained-universal"))
+        .arg(fixture("app-v2-default-chained-x86_64"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("arm64 is only in the old build"));
+});
+
+case!(hidden_visibility_removes_the_leak, {
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        &fixture_str("app-default-chained-arm64"),
+        &fixture_str("app-hidden-chained-arm64"),
+    ]);
+    let t = &doc["totals"][0];
+    assert_eq!(t["new"]["weak_def_exports"], 0);
+    assert_eq!(t["new"]["weak_bound_symbols"], 3); // operator new/delete stay: defined elsewhere
+    assert_eq!(image_field(&doc["new"][0], "defined_here_symbols"), 0);
+});
+
+// ---- bad input: one line naming the file, exit 2 ----
+
+fn temp_file(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), bytes).unwrap();
+    f
+}
+
+case!(missing_file, {
+    fails_with(
+        &["scan", "no/such/file"],
+        "no/such/file: No such file or directory",
+    );
+});
+
+case!(directory, {
+    let d = testdata().display().to_string();
+    fails_with(&["scan", &d], "is a directory");
+});
+
+case!(empty_file, {
+    let f = temp_file(b"");
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "not a Mach-O file (too short",
+    );
+});
+
+case!(not_macho, {
+    let f = temp_file(b"#!/bin/sh\necho hello\n");
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "not a Mach-O file (magic 0x622f2123)",
+    );
+});
+
+case!(thirty_two_bit_image_is_unsupported, {
+    let mut h = vec![0xce, 0xfa, 0xed, 0xfe, 7, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0];
+    h.resize(28, 0);
+    let f = temp_file(&h);
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "32-bit Mach-O images are not supported",
+    );
+});
+
+case!(universal_with_zero_slices, {
+    let f = temp_file(&[0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 0]);
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "universal file has no slices",
+    );
+});
+
+case!(universal_with_duplicate_slices, {
+    // Two fat_arch entries for the same x86_64 slice of a real fixture.
+    let thin = std::fs::read(fixture("app-default-chained-x86_64")).unwrap();
+    let mut fat = vec![0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 2];
+    for _ in 0..2 {
+        fat.extend(0x0100_0007u32.to_be_bytes());
+        fat.extend(3u32.to_be_bytes());
+        fat.extend(0x1000u32.to_be_bytes());
+        fat.extend((thin.len() as u32).to_be_bytes());
+        fat.extend(12u32.to_be_bytes());
+    }
+    fat.resize(0x1000, 0);
+    fat.extend(&thin);
+    let f = temp_file(&fat);
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "universal file has two x86_64 slices",
+    );
+});
+
+case!(truncated_file_names_what_runs_past_the_end, {
+    for name in ["app-default-chained-x86_64", "app-default-opcodes-x86_64"] {
+        let bytes = std::fs::read(fixture(name)).unwrap();
+        for cut in [20, 100, bytes.len() / 2, bytes.len() - 100] {
+            let f = temp_file(&bytes[..cut]);
+            let out = weakscan().arg("scan").arg(f.path()).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{name} cut at {cut}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "one line: {err}");
+            assert!(
+                err.contains(f.path().to_str().unwrap()),
+                "names the file: {err}"
+            );
+        }
+    }
+});
+
+case!(bad_usage_exits_2, {
+    weakscan()
+        .args(["scan", "--by", "color", "x"])
+        .assert()
+        .code(2);
+    weakscan().args(["diff", "only-one"]).assert().code(2);
+    weakscan()
+        .args(["scan", "--depth", "0", "x"])
+        .assert()
+        .code(2);
+});
+
+// ---- golden files: WEAKSCAN_BLESS=1 rewrites them ----
+
+fn golden(name: &str, args: &[&str]) {
+    let out = weakscan()
+        .current_dir(testdata())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = String::from_utf8(out.stdout).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("WEAKSCAN_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} missing: run with WEAKSCAN_BLESS=1", path.display()));
+    assert_eq!(
+        got, want,
+        "{name} differs; rerun with WEAKSCAN_BLESS=1 if intended"
+    );
+}
+
+case!(golden_scan_table, {
+    golden(
+        "scan-app-default-chained-x86_64.txt",
+        &["scan", "bin/app-default-chained-x86_64"],
+    );
+});
+
+case!(golden_diff_json, {
+    golden(
+        "diff-v1-v2-opcodes-x86_64.json",
+        &[
+            "diff",
+            "--format",
+            "json",
+            "--symbols",
+            "bin/app-default-opcodes-x86_64",
+            "bin/app-v2-default-opcodes-x86_64",
+        ],
+    );
+});
+
+case!(golden_diff_table_by_namespace, {
+    golden(
+        "diff-universal-namespace.txt",
+        &[
+            "diff",
+            "--by",
+            "namespace",
+            "bin/app-default-chained-universal",
+            "bin/app-v2-default-chained-universal",
+        ],
+    );
+});

@@ -1,0 +1,103 @@
+//! Real input: official Node.js macOS binaries from the npm registry
+//! (`scripts/fetch-node.sh` puts them in `$WEAKSCAN_NODE_CACHE`, default `.cache/node`).
+//! Reference figures: llvm-objdump from LLVM 22, and DYLD_PRINT_BINDINGS for the 2158
+//! (../shared/docs/dyld-weak-binding.md). Skipped when the cache is absent, unless
+//! `WEAKSCAN_REQUIRE_NODE=1` (CI) makes that a failure.
+
+use crate::util::{json, required};
+use std::path::PathBuf;
+
+fn node_binary(version: &str) -> Option<PathBuf> {
+    let cache = std::env::var_os("WEAKSCAN_NODE_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/node"));
+    let bin = cache.join(version).join("node");
+    if bin.is_file() {
+        return Some(bin);
+    }
+    assert!(
+        !required("WEAKSCAN_REQUIRE_NODE"),
+        "{} is missing: run scripts/fetch-node.sh",
+        bin.display()
+    );
+    eprintln!(
+        "skipping: {} not cached (scripts/fetch-node.sh)",
+        bin.display()
+    );
+    None
+}
+
+fn figures(version: &str, fixups: &str, exports: u64, sites: u64, symbols: u64, lookups: u64) {
+    let Some(bin) = node_binary(version) else {
+        return;
+    };
+    let doc = json(&["scan", "--format", "json", bin.to_str().unwrap()]);
+    let img = &doc["images"][0];
+    assert_eq!(img["arch"], "x86_64");
+    assert_eq!(img["fixup_format"], fixups);
+    assert_eq!(img["weak_def_exports"], exports, "node {version}");
+    assert_eq!(img["weak_bind_sites"], sites, "node {version}");
+    assert_eq!(img["weak_bind_symbols"], symbols, "node {version}");
+    assert_eq!(img["predicted_weak_lookups"], lookups, "node {version}");
+    assert_eq!(
+        doc["demangle_failures"], 0,
+        "node {version}: every symbol demangles"
+    );
+}
+
+#[test]
+fn node_22_11_0_opcodes() {
+    figures("22.11.0", "opcodes", 10177, 8237, 6800, 6822);
+}
+
+#[test]
+fn node_24_11_1_chained() {
+    figures("24.11.1", "chained", 1972, 1941, 1842, 1886);
+}
+
+#[test]
+fn node_22_static_call_interface_descriptor_holds_2158() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let doc = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--by",
+        "template",
+        bin.to_str().unwrap(),
+    ]);
+    let group = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["key"] == "v8::internal::StaticCallInterfaceDescriptor<…>")
+        .expect("the StaticCallInterfaceDescriptor group");
+    assert_eq!(group["weak_bound_symbols"], 2158);
+    assert_eq!(
+        doc["groups"][0]["key"], group["key"],
+        "it is the largest group"
+    );
+}
+
+#[test]
+fn node_diff_22_to_24() {
+    let (Some(old), Some(new)) = (node_binary("22.11.0"), node_binary("24.11.1")) else {
+        return;
+    };
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+    ]);
+    let t = &doc["totals"][0];
+    assert_eq!(t["delta"]["lookups"], 1886 - 6822);
+    assert_eq!(
+        doc["groups"][0]["key"],
+        "v8::internal::StaticCallInterfaceDescriptor<…>"
+    );
+    assert_eq!(doc["groups"][0]["delta"]["weak_bound_symbols"], -2158);
+}

@@ -1,0 +1,13 @@
+//! Integration tests: one target, one module per concern.
+//!
+//! * `cli` runs the binary on the committed fixtures (figures from `testdata/expected.tsv`,
+//!   made by llvm-objdump-22 when the fixtures were built), on bad input, and against golden files;
+//! * `differential` checks every parser against the object crate on every fixture, and against a
+//!   live `llvm-objdump` from LLVM 22 when one is installed;
+//! * `node` checks the reference figures on official Node.js binaries when they are cached.
+
+mod util;
+
+mod cli;
+mod differential;
+mod node;

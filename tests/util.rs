@@ -1,0 +1,97 @@
+//! Shared helpers for the integration tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `testdata/` of this crate.
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// A committed fixture binary.
+pub fn fixture(name: &str) -> PathBuf {
+    testdata().join("bin").join(name)
+}
+
+/// Every committed fixture binary, sorted.
+pub fn all_fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(testdata().join("bin"))
+        .expect("testdata/bin")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The binary under test.
+pub fn weakscan() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("weakscan").expect("weakscan binary")
+}
+
+/// One row of `testdata/expected.tsv`.
+#[derive(Debug)]
+pub struct Expected {
+    pub file: String,
+    pub arch: String,
+    pub fixups: String,
+    pub weak_def_exports: u64,
+    pub weak_bind_sites: u64,
+    pub weak_bind_symbols: u64,
+}
+
+/// The rows of `testdata/expected.tsv` (llvm-objdump-22 figures written by `testdata/build.sh`).
+pub fn expected() -> Vec<Expected> {
+    let text = std::fs::read_to_string(testdata().join("expected.tsv")).expect("expected.tsv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 6, "expected.tsv row {l:?}");
+            Expected {
+                file: f[0].into(),
+                arch: f[1].into(),
+                fixups: f[2].into(),
+                weak_def_exports: f[3].parse().unwrap(),
+                weak_bind_sites: f[4].parse().unwrap(),
+                weak_bind_symbols: f[5].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// `true` when the environment variable is set to `1`: CI sets `WEAKSCAN_REQUIRE_LLVM` and
+/// `WEAKSCAN_REQUIRE_NODE` so that tests needing external inputs fail instead of skipping.
+pub fn required(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| v == "1")
+}
+
+/// `llvm-objdump` from LLVM 22, if installed (`WEAKSCAN_LLVM_OBJDUMP` overrides the path).
+pub fn llvm_objdump() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("WEAKSCAN_LLVM_OBJDUMP").map(PathBuf::from),
+        Some(PathBuf::from("/usr/lib/llvm-22/bin/llvm-objdump")),
+        Some(PathBuf::from("llvm-objdump-22")),
+    ];
+    for c in candidates.into_iter().flatten() {
+        let ok = Command::new(&c).arg("--version").output().is_ok_and(|o| {
+            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("version 22.")
+        });
+        if ok {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// Runs weakscan with `args` and parses its JSON stdout; asserts exit 0.
+pub fn json(args: &[&str]) -> serde_json::Value {
+    let out = weakscan().args(args).output().expect("run weakscan");
+    assert!(
+        out.status.success(),
+        "weakscan {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
