@@ -36,7 +36,7 @@ fn object_slices(data: &[u8]) -> Vec<(u64, u64)> {
     }
 }
 
-fn linkedit<'a>(slice: &'a [u8], off: u32, size: u32) -> &'a [u8] {
+fn linkedit(slice: &[u8], off: u32, size: u32) -> &[u8] {
     &slice[off as usize..off as usize + size as usize]
 }
 

@@ -370,7 +370,7 @@ pub fn pointer_stride(pointer_format: u16) -> Result<u64, &'static str> {
         DYLD_CHAINED_PTR_ARM64E
         | DYLD_CHAINED_PTR_ARM64E_USERLAND
         | DYLD_CHAINED_PTR_ARM64E_USERLAND24 => Ok(8),
-        3 | 4 | 5 => Err("32-bit chained pointer format is not supported"),
+        3..=5 => Err("32-bit chained pointer format is not supported"),
         7 | 8 | 10 | 11 | 13 | 14 => {
             Err("kernel, firmware or shared-cache chained pointer format is not supported")
         }
@@ -439,10 +439,10 @@ pub fn walk_chain(
                 offset,
             ))?;
         let (fixup, next) = decode_pointer(pointer_format, raw);
-        if let ChainedFixup::Bind { ordinal, .. } = fixup {
-            if ordinal >= imports_count {
-                return Err(ParseError::new("chained bind ordinal out of range", offset));
-            }
+        if let ChainedFixup::Bind { ordinal, .. } = fixup
+            && ordinal >= imports_count
+        {
+            return Err(ParseError::new("chained bind ordinal out of range", offset));
         }
         site(offset, fixup);
         if next == 0 {

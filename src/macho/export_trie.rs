@@ -117,7 +117,7 @@ pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
     let mut visited = vec![false; data.len()];
     let mut name: Vec<u8> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
-    enter_node(data, 0, &mut name, &mut visited, &mut stack, &mut exports)?;
+    enter_node(data, 0, &name, &mut visited, &mut stack, &mut exports)?;
     while let Some(frame) = stack.last_mut() {
         if frame.remaining == 0 {
             stack.pop();
@@ -142,7 +142,7 @@ pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
         enter_node(
             data,
             child as usize,
-            &mut name,
+            &name,
             &mut visited,
             &mut stack,
             &mut exports,
@@ -154,7 +154,7 @@ pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
 fn enter_node(
     data: &[u8],
     offset: usize,
-    name: &mut Vec<u8>,
+    name: &[u8],
     visited: &mut [bool],
     stack: &mut Vec<Frame>,
     exports: &mut Vec<Export>,

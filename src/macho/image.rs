@@ -208,13 +208,13 @@ fn chained_targets(
                     in_span,
                     imports_count,
                     |off, fixup| {
-                        if let ChainedFixup::Bind { ordinal, .. } = fixup {
-                            if let Some(&t) = target_of.get(&ordinal) {
-                                targets[t].sites.push(Site {
-                                    address: seg.vmaddr + span_start + off,
-                                    segment_index: site_segment,
-                                });
-                            }
+                        if let ChainedFixup::Bind { ordinal, .. } = fixup
+                            && let Some(&t) = target_of.get(&ordinal)
+                        {
+                            targets[t].sites.push(Site {
+                                address: seg.vmaddr + span_start + off,
+                                segment_index: site_segment,
+                            });
                         }
                     },
                 )
