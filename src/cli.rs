@@ -2,7 +2,7 @@
 
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::{diff_report, scan_report};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::macho::{ArchFilter, read_file};
 use crate::output;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -147,8 +147,21 @@ pub fn run(cli: &Cli) -> Result<String> {
             symbols,
             opts,
         } => {
-            let old_images = read_file(old, &opts.filter())?;
-            let new_images = read_file(new, &opts.filter())?;
+            // The two files are independent: read them at the same time.
+            let filter = opts.filter();
+            let (old_images, new_images) = std::thread::scope(|s| {
+                let new_images = s.spawn(|| read_file(new, &filter));
+                let old_images = read_file(old, &filter);
+                let new_images = new_images.join().unwrap_or_else(|_| {
+                    Err(Error::new(
+                        ErrorKind::Malformed,
+                        new,
+                        "reader thread panicked",
+                    ))
+                });
+                (old_images, new_images)
+            });
+            let (old_images, new_images) = (old_images?, new_images?);
             let report = diff_report(
                 &old_images,
                 &new_images,

@@ -70,53 +70,62 @@ impl SymbolName {
 
 /// The result of [`demangle_all`]: each distinct input name once.
 #[derive(Debug, Default)]
-pub struct Demangled {
+pub struct Demangled<'a> {
     /// Keyed by the raw Mach-O symbol name.
-    pub names: HashMap<String, SymbolName>,
+    pub names: HashMap<&'a str, SymbolName>,
     /// How many `_Z` names failed to demangle (kept raw).
     pub failures: usize,
 }
 
-impl Demangled {
-    /// The entry for `raw`; names not passed to [`demangle_all`] are read on the spot.
+impl Demangled<'_> {
+    /// The entry for `raw`; a name that was not passed to [`demangle_all`] is shown raw
+    /// (never demangled here, on a thread without the large stack).
     pub fn lookup(&self, raw: &str) -> Cow<'_, SymbolName> {
         match self.names.get(raw) {
             Some(n) => Cow::Borrowed(n),
-            None => Cow::Owned(demangle_one(raw)),
+            None => Cow::Owned(undemangled(raw)),
         }
     }
 }
 
-/// Demangles every distinct name of `names` on up to `available_parallelism` threads.
-pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled {
-    let mut distinct: Vec<&str> = names.into_iter().collect();
+/// Demangles every distinct name of `names` on up to `available_parallelism` threads with
+/// [`DEMANGLE_STACK_BYTES`] of stack each. If a thread cannot be started, or panics inside
+/// cpp_demangle, its names are kept raw and counted as failures.
+pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled<'a> {
+    let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 16);
     let chunk = distinct.len().div_ceil(threads).max(1);
-    let results: Vec<Vec<(String, SymbolName)>> = std::thread::scope(|scope| {
+    let results: Vec<Vec<(&'a str, SymbolName)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = distinct
             .chunks(chunk)
             .map(|part| {
-                std::thread::Builder::new()
+                let handle = std::thread::Builder::new()
                     .name("demangle".into())
                     .stack_size(DEMANGLE_STACK_BYTES)
                     .spawn_scoped(scope, move || {
                         part.iter()
-                            .map(|&n| (n.to_string(), demangle_one(n)))
-                            .collect()
-                    })
-                    .expect("spawning a demangling thread")
+                            .map(|&n| (n, demangle_one(n)))
+                            .collect::<Vec<_>>()
+                    });
+                (part, handle)
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_default())
+            .map(|(part, handle)| {
+                handle
+                    .ok()
+                    .and_then(|h| h.join().ok())
+                    .unwrap_or_else(|| part.iter().map(|&n| (n, failed(n))).collect())
+            })
             .collect()
     });
     let mut out = Demangled::default();
+    out.names.reserve(distinct.len());
     for (raw, name) in results.into_iter().flatten() {
         if name.kind == NameKind::Failed {
             out.failures += 1;
@@ -126,40 +135,53 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled {
     out
 }
 
-/// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
-pub fn demangle_one(raw: &str) -> SymbolName {
-    let plain = raw.strip_prefix('_').unwrap_or(raw);
-    if !plain.starts_with("_Z") {
-        return SymbolName {
-            demangled: plain.to_string(),
-            pattern: plain.to_string(),
-            template: plain.to_string(),
-            scope: Vec::new(),
-            kind: NameKind::C,
-        };
-    }
-    let failed = || SymbolName {
+/// A `_Z` name kept raw.
+fn failed(raw: &str) -> SymbolName {
+    SymbolName {
         demangled: raw.to_string(),
         pattern: raw.to_string(),
         template: raw.to_string(),
         scope: Vec::new(),
         kind: NameKind::Failed,
-    };
+    }
+}
+
+/// `raw` without demangling: C names lose the Mach-O `_`, `_Z` names are kept raw.
+fn undemangled(raw: &str) -> SymbolName {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    if plain.starts_with("_Z") {
+        return failed(raw);
+    }
+    SymbolName {
+        demangled: plain.to_string(),
+        pattern: plain.to_string(),
+        template: plain.to_string(),
+        scope: Vec::new(),
+        kind: NameKind::C,
+    }
+}
+
+/// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
+pub fn demangle_one(raw: &str) -> SymbolName {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    if !plain.starts_with("_Z") {
+        return undemangled(raw);
+    }
+    let failed = || failed(raw);
     let parse = ParseOptions::default().recursion_limit(RECURSION_LIMIT);
     let Ok(sym) = BorrowedSymbol::new_with_options(plain.as_bytes(), &parse) else {
         return failed();
     };
     let print = DemangleOptions::new().recursion_limit(RECURSION_LIMIT);
-    let Ok(demangled) = sym.demangle_with_options(&print) else {
-        return failed();
+    let mut keys = KeySink {
+        full: String::with_capacity(plain.len() * 2),
+        pattern: String::with_capacity(plain.len()),
+        ..KeySink::default()
     };
-    let mut keys = KeySink::default();
-    if sym
-        .structured_demangle(&mut keys, &print.no_return_type())
-        .is_err()
-    {
+    if sym.structured_demangle(&mut keys, &print).is_err() {
         return failed();
     }
+    let demangled = std::mem::take(&mut keys.full);
     let (pattern, template, scope) = keys.finish();
     SymbolName {
         demangled,
@@ -173,12 +195,16 @@ pub fn demangle_one(raw: &str) -> SymbolName {
 /// Builds the grouping keys from cpp_demangle's structured output.
 #[derive(Default)]
 struct KeySink {
+    /// Everything written: the demangled name as c++filt prints it.
+    full: String,
     /// Open nodes.
     stack: Vec<DemangleNodeType>,
     /// Open `TemplateArgs` nodes (text inside is dropped).
     template_args: usize,
     /// Paren depth inside a collapsed parameter list.
     params: usize,
+    /// A parameter list has been collapsed (what follows is no return type).
+    params_seen: bool,
     /// Pattern text.
     pattern: String,
     /// Byte offset in `pattern` where the name proper starts (after a special-name prefix).
@@ -239,38 +265,60 @@ impl DemangleWrite for KeySink {
     }
 
     fn write_string(&mut self, s: &str) -> fmt::Result {
+        self.full.push_str(s);
+        self.keys(s);
+        Ok(())
+    }
+}
+
+impl KeySink {
+    fn keys(&mut self, s: &str) {
         if self.template_args > 0 {
-            return Ok(());
+            return;
         }
         if std::mem::take(&mut self.closing_template_args) && s == ">" {
             self.pattern.push('>');
             if self.template_end.is_none() {
                 self.template_end = Some(self.pattern.len());
             }
-            return Ok(());
+            return;
         }
         if self.params > 0 {
-            for ch in s.chars() {
+            for (i, ch) in s.char_indices() {
                 match ch {
                     '(' => self.params += 1,
                     ')' => self.params -= 1,
                     _ => {}
                 }
                 if self.params == 0 {
-                    break;
+                    // Whatever follows the closing paren (e.g. " const") is kept.
+                    let rest = &s[i + 1..];
+                    if !rest.is_empty() {
+                        self.keys(rest);
+                    }
+                    return;
                 }
             }
-            return Ok(());
+            return;
         }
         if self.stack.is_empty() && s.starts_with('(') {
             // A parameter list of the name (outside every node).
             self.pattern.push_str("(…)");
             self.params = 1;
+            self.params_seen = true;
             let rest = &s[1..];
             if !rest.is_empty() {
-                return self.write_string(rest);
+                return self.keys(rest);
             }
-            return Ok(());
+            return;
+        }
+        if self.stack.is_empty() && s == " " && !self.params_seen {
+            // cpp_demangle's ensure_space after a function template's return type: what came
+            // before is the return type, which is not part of the pattern.
+            self.pattern.truncate(self.name_start);
+            self.template_end = None;
+            self.separators.clear();
+            return;
         }
         if self.stack.is_empty()
             && s.ends_with(' ')
@@ -281,13 +329,12 @@ impl DemangleWrite for KeySink {
             // name proper starts after it.
             self.pattern.push_str(s);
             self.name_start = self.pattern.len();
-            return Ok(());
+            return;
         }
         if s == "::" && self.in_name_structure() {
             self.separators.push(self.pattern.len());
         }
         self.pattern.push_str(s);
-        Ok(())
     }
 }
 
@@ -333,6 +380,16 @@ mod tests {
         assert_eq!(n.demangled, "int v8::internal::foo<int>(int)");
         assert_eq!(n.pattern, "v8::internal::foo<…>(…)");
         assert_eq!(n.template, "v8::internal::foo<…>");
+    }
+
+    #[test]
+    fn const_member_function_keeps_qualifier() {
+        // ns::A<int>::get() const
+        let n = demangle_one("__ZNK2ns1AIiE3getEv");
+        assert_eq!(n.demangled, "ns::A<int>::get() const");
+        assert_eq!(n.pattern, "ns::A<…>::get(…) const");
+        assert_eq!(n.template, "ns::A<…>");
+        assert_eq!(n.scope, ["ns", "A<…>"]);
     }
 
     #[test]

@@ -99,7 +99,7 @@ pub struct SymbolChanges {
 }
 
 /// Compares the weak-bound symbol sets of two images.
-pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled) -> SymbolChanges {
+pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> SymbolChanges {
     let set = |i: &Image| -> BTreeSet<String> {
         i.bind_targets.iter().map(|t| t.symbol.clone()).collect()
     };

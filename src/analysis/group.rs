@@ -7,6 +7,7 @@
 use super::demangle::{Demangled, SymbolName};
 use crate::model::Image;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// How symbols are grouped (`--by`).
@@ -24,12 +25,12 @@ pub enum GroupBy {
 
 impl GroupBy {
     /// The key of `name` under this grouping.
-    pub fn key(self, name: &SymbolName) -> String {
+    pub fn key(self, name: &SymbolName) -> Cow<'_, str> {
         match self {
-            GroupBy::Symbol => name.demangled.clone(),
-            GroupBy::Pattern => name.pattern.clone(),
-            GroupBy::Template => name.template.clone(),
-            GroupBy::Namespace(depth) => name.namespace(depth),
+            GroupBy::Symbol => Cow::Borrowed(&name.demangled),
+            GroupBy::Pattern => Cow::Borrowed(&name.pattern),
+            GroupBy::Template => Cow::Borrowed(&name.template),
+            GroupBy::Namespace(depth) => Cow::Owned(name.namespace(depth)),
         }
     }
 
@@ -75,30 +76,63 @@ pub struct Group {
 
 /// Groups `image` by `by`; sorted by lookups, then weak-bound symbols, then exports (all
 /// descending), then key.
-pub fn group_image(image: &Image, names: &Demangled, by: GroupBy) -> Vec<Group> {
+pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Group> {
+    /// Which figure a member adds to.
+    enum Add {
+        Bound(usize),
+        Lookup,
+        Export,
+    }
     let mut groups: HashMap<String, Group> = HashMap::new();
-    let key_of = |raw: &str| -> (String, String) {
-        let n = names.lookup(raw);
-        (by.key(&n), n.demangled.clone())
-    };
     let mut seen_symbol: HashSet<&str> = HashSet::new();
-    for t in &image.bind_targets {
-        let (key, example) = key_of(&t.symbol);
-        let g = slot(&mut groups, key, example, true);
-        g.stats.sites += t.sites.len();
-        if seen_symbol.insert(t.symbol.as_str()) {
-            g.stats.weak_bound_symbols += 1;
+    let members = image
+        .bind_targets
+        .iter()
+        .map(|t| (t.symbol.as_str(), Add::Bound(t.sites.len())))
+        .chain(
+            image
+                .lookups
+                .iter()
+                .map(|l| (l.symbol.as_str(), Add::Lookup)),
+        )
+        .chain(
+            image
+                .weak_definitions
+                .iter()
+                .map(|w| (w.name.as_str(), Add::Export)),
+        );
+    for (raw, add) in members {
+        let name = names.lookup(raw);
+        let name = name.as_ref();
+        let key = by.key(name);
+        let bound = matches!(add, Add::Bound(_));
+        let g = match groups.get_mut(key.as_ref()) {
+            Some(g) => g,
+            None => groups
+                .entry(key.into_owned())
+                .or_insert_with_key(|k| Group {
+                    key: k.clone(),
+                    stats: GroupStats::default(),
+                    example: name.demangled.clone(),
+                    example_is_bound: bound,
+                }),
+        };
+        if (bound && !g.example_is_bound)
+            || (bound == g.example_is_bound && name.demangled < g.example)
+        {
+            g.example.clone_from(&name.demangled);
+            g.example_is_bound = bound;
         }
-    }
-    for l in &image.lookups {
-        let (key, example) = key_of(&l.symbol);
-        slot(&mut groups, key, example, false).stats.lookups += 1;
-    }
-    for w in &image.weak_definitions {
-        let (key, example) = key_of(&w.name);
-        slot(&mut groups, key, example, false)
-            .stats
-            .weak_def_exports += 1;
+        match add {
+            Add::Bound(sites) => {
+                g.stats.sites += sites;
+                if seen_symbol.insert(raw) {
+                    g.stats.weak_bound_symbols += 1;
+                }
+            }
+            Add::Lookup => g.stats.lookups += 1,
+            Add::Export => g.stats.weak_def_exports += 1,
+        }
     }
     let mut out: Vec<Group> = groups.into_values().collect();
     out.sort_by(|a, b| {
@@ -122,23 +156,4 @@ impl Group {
             example_is_bound: true,
         }
     }
-}
-
-fn slot(
-    groups: &mut HashMap<String, Group>,
-    key: String,
-    example: String,
-    bound: bool,
-) -> &mut Group {
-    let g = groups.entry(key.clone()).or_insert_with(|| Group {
-        key,
-        stats: GroupStats::default(),
-        example: example.clone(),
-        example_is_bound: bound,
-    });
-    if (bound && !g.example_is_bound) || (bound == g.example_is_bound && example < g.example) {
-        g.example = example;
-        g.example_is_bound = bound;
-    }
-    g
 }

@@ -98,7 +98,7 @@ pub struct ScanReport {
     pub demangle_failures: usize,
 }
 
-fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Demangled {
+fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Demangled<'a> {
     let mut all: Vec<&str> = Vec::new();
     for i in images {
         all.extend(i.bind_targets.iter().map(|t| t.symbol.as_str()));

@@ -111,13 +111,29 @@ struct Frame {
 /// a node reached twice, a ULEB over 64 bits. Time and memory are linear in `data.len()`.
 pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
     let mut exports = Vec::new();
+    walk_export_trie(data, |name, flags, target| {
+        exports.push(Export {
+            name: String::from_utf8_lossy(name).into_owned(),
+            flags,
+            target,
+        })
+    })?;
+    Ok(exports)
+}
+
+/// Like [`parse_export_trie`], but hands each terminal's name bytes, flags and target to
+/// `visit` instead of collecting them, so a caller that keeps few of them allocates little.
+pub fn walk_export_trie(
+    data: &[u8],
+    mut visit: impl FnMut(&[u8], u64, ExportTarget),
+) -> Result<(), ParseError> {
     if data.is_empty() {
-        return Ok(exports);
+        return Ok(());
     }
     let mut visited = vec![false; data.len()];
     let mut name: Vec<u8> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
-    enter_node(data, 0, &name, &mut visited, &mut stack, &mut exports)?;
+    enter_node(data, 0, &name, &mut visited, &mut stack, &mut visit)?;
     while let Some(frame) = stack.last_mut() {
         if frame.remaining == 0 {
             stack.pop();
@@ -145,10 +161,10 @@ pub fn parse_export_trie(data: &[u8]) -> Result<Vec<Export>, ParseError> {
             &name,
             &mut visited,
             &mut stack,
-            &mut exports,
+            &mut visit,
         )?;
     }
-    Ok(exports)
+    Ok(())
 }
 
 fn enter_node(
@@ -157,7 +173,7 @@ fn enter_node(
     name: &[u8],
     visited: &mut [bool],
     stack: &mut Vec<Frame>,
-    exports: &mut Vec<Export>,
+    visit: &mut impl FnMut(&[u8], u64, ExportTarget),
 ) -> Result<(), ParseError> {
     if visited[offset] {
         return Err(ParseError::new(
@@ -195,11 +211,7 @@ fn enter_node(
                 ExportTarget::Address(address)
             }
         };
-        exports.push(Export {
-            name: String::from_utf8_lossy(name).into_owned(),
-            flags,
-            target,
-        });
+        visit(name, flags, target);
     }
     let remaining = data[info_end];
     stack.push(Frame {

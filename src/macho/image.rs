@@ -3,7 +3,10 @@
 
 use super::bind_opcodes::{SegmentBounds, parse_weak_binds};
 use super::chained_fixups::{ChainedFixup, parse_chained_fixups, walk_chain};
-use super::export_trie::parse_export_trie;
+use super::export_trie::{
+    EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
+    EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, walk_export_trie,
+};
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
 use crate::error::{Error, ErrorKind, Result};
@@ -64,20 +67,19 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
 
     // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
-    let exports = match trie_range {
-        Some(r) => {
-            parse_export_trie(&linkedit(r, "export trie")?).map_err(|e| ctx("export trie", e))?
-        }
-        None => Vec::new(),
-    };
-    let weak_definitions: Vec<WeakDefinition> = exports
-        .iter()
-        .filter(|e| e.is_weak_definition())
-        .map(|e| WeakDefinition {
-            name: e.name.clone(),
-            thread_local: e.is_thread_local(),
+    let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
+    if let Some(r) = trie_range {
+        walk_export_trie(&linkedit(r, "export trie")?, |name, flags, _| {
+            if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
+                weak_definitions.push(WeakDefinition {
+                    name: String::from_utf8_lossy(name).into_owned(),
+                    thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
+                        == EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
+                });
+            }
         })
-        .collect();
+        .map_err(|e| ctx("export trie", e))?;
+    }
     let weak_def_names: HashSet<&str> = weak_definitions.iter().map(|w| w.name.as_str()).collect();
 
     let (fixup_format, mut bind_targets, strong_overrides) = if let Some(r) = lc.chained_fixups {

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Benchmark: `weakscan diff` of two Node.js builds against the manual pipeline
+# `llvm-objdump --macho --weak-bind --exports-trie NODE | c++filt` on ONE of them.
+# Median of repeated runs (hyperfine), then peak memory (GNU time, max RSS) of weakscan.
+# Needs: the Node cache (scripts/fetch-node.sh), hyperfine, llvm-22, binutils' c++filt.
+# Usage: scripts/bench.sh [OLD_VERSION NEW_VERSION]   (default 22.11.0 24.11.1)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${WEAKSCAN_NODE_CACHE:-$root/.cache/node}
+old=${1:-22.11.0}
+new=${2:-24.11.1}
+objdump=${LLVM_OBJDUMP:-/usr/lib/llvm-22/bin/llvm-objdump}
+runs=${RUNS:-20}
+for tool in hyperfine c++filt "$objdump" /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench.sh: missing $tool" >&2; exit 2; }
+done
+bash "$root/scripts/fetch-node.sh" "$old" "$new" >/dev/null
+(cd "$root" && cargo build --release --quiet)
+ws=$root/target/release/weakscan
+a=$cache/$old/node
+b=$cache/$new/node
+
+echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+echo "weakscan $("$ws" --version | cut -d' ' -f2); $("$objdump" --version | grep -m1 version | sed 's/^ *//'); $(c++filt --version | head -1)"
+echo
+hyperfine --warmup 3 --runs "$runs" --style basic --export-markdown /dev/stdout \
+  -n "weakscan diff node-$old node-$new" "$ws diff $a $b" \
+  -n "weakscan diff --format json" "$ws diff --format json $a $b" \
+  -n "weakscan scan node-$old" "$ws scan $a" \
+  -n "llvm-objdump | c++filt (node-$old only)" "$objdump --macho --weak-bind --exports-trie $a | c++filt" \
+  2>/dev/null | sed -n '/^| Command/,$p'
+echo
+for cmd in "diff $a $b" "scan $a"; do
+  kb=$( { /usr/bin/time -f '%M' "$ws" $cmd >/dev/null; } 2>&1 | tail -1)
+  echo "peak memory, weakscan ${cmd%% *}: $((kb / 1024)) MB (max RSS ${kb} KB)"
+done
+kb=$( { /usr/bin/time -f '%M' "$objdump" --macho --weak-bind --exports-trie "$a" >/dev/null; } 2>&1 | tail -1)
+echo "peak memory, llvm-objdump alone on node-$old: $((kb / 1024)) MB"
