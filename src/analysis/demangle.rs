@@ -53,18 +53,22 @@ pub struct SymbolName {
     pub template: String,
     /// See the module docs.
     pub scope: Vec<String>,
+    /// How many leading `scope` components can be namespaces: the run before the first
+    /// templated (`<…>`) or function (`(…)`) component, which cannot.
+    pub namespace_components: usize,
     /// How the name was read.
     pub kind: NameKind,
 }
 
 impl SymbolName {
-    /// The first `depth` components of the scope joined with `::`, or `(global)` if the name has
-    /// no scope.
+    /// Up to `depth` leading namespace components joined with `::` (`v8::internal`), or
+    /// `(global)` if the name is not inside a namespace.
     pub fn namespace(&self, depth: usize) -> String {
-        if self.scope.is_empty() || depth == 0 {
+        let n = depth.min(self.namespace_components);
+        if n == 0 {
             return "(global)".to_string();
         }
-        self.scope[..depth.min(self.scope.len())].join("::")
+        self.scope[..n].join("::")
     }
 }
 
@@ -142,6 +146,7 @@ fn failed(raw: &str) -> SymbolName {
         pattern: raw.to_string(),
         template: raw.to_string(),
         scope: Vec::new(),
+        namespace_components: 0,
         kind: NameKind::Failed,
     }
 }
@@ -157,6 +162,7 @@ fn undemangled(raw: &str) -> SymbolName {
         pattern: plain.to_string(),
         template: plain.to_string(),
         scope: Vec::new(),
+        namespace_components: 0,
         kind: NameKind::C,
     }
 }
@@ -182,12 +188,13 @@ pub fn demangle_one(raw: &str) -> SymbolName {
         return failed();
     }
     let demangled = std::mem::take(&mut keys.full);
-    let (pattern, template, scope) = keys.finish();
+    let (pattern, template, scope, namespace_components) = keys.finish();
     SymbolName {
         demangled,
         pattern,
         template,
         scope,
+        namespace_components,
         kind: NameKind::Cxx,
     }
 }
@@ -213,6 +220,10 @@ struct KeySink {
     template_end: Option<usize>,
     /// The outermost `TemplateArgs` node just closed; its `>` comes next.
     closing_template_args: bool,
+    /// The component being written has template arguments or a parameter list.
+    component_is_entity: bool,
+    /// For each finished component: it can be a namespace.
+    component_namespace: Vec<bool>,
     /// Offsets in `pattern` of the `::` separating the name's components.
     separators: Vec<usize>,
 }
@@ -229,7 +240,7 @@ impl KeySink {
         })
     }
 
-    fn finish(self) -> (String, String, Vec<String>) {
+    fn finish(self) -> (String, String, Vec<String>, usize) {
         let name = &self.pattern[self.name_start..];
         let template = match self.template_end {
             Some(end) => self.pattern[self.name_start..end].to_string(),
@@ -241,7 +252,8 @@ impl KeySink {
             scope.push(self.pattern[from..sep].to_string());
             from = sep + 2;
         }
-        (self.pattern, template, scope)
+        let namespace_components = self.component_namespace.iter().take_while(|&&n| n).count();
+        (self.pattern, template, scope, namespace_components)
     }
 }
 
@@ -251,6 +263,7 @@ impl DemangleWrite for KeySink {
             // cpp_demangle writes `<` before and `>` after the node: keep those, drop the inside.
             if self.template_args == 0 && self.params == 0 {
                 self.pattern.push('…');
+                self.component_is_entity = true;
             }
             self.template_args += 1;
         }
@@ -306,6 +319,7 @@ impl KeySink {
             self.pattern.push_str("(…)");
             self.params = 1;
             self.params_seen = true;
+            self.component_is_entity = true;
             let rest = &s[1..];
             if !rest.is_empty() {
                 return self.keys(rest);
@@ -318,6 +332,8 @@ impl KeySink {
             self.pattern.truncate(self.name_start);
             self.template_end = None;
             self.separators.clear();
+            self.component_namespace.clear();
+            self.component_is_entity = false;
             return;
         }
         if self.stack.is_empty()
@@ -333,6 +349,8 @@ impl KeySink {
         }
         if s == "::" && self.in_name_structure() {
             self.separators.push(self.pattern.len());
+            self.component_namespace
+                .push(!std::mem::take(&mut self.component_is_entity));
         }
         self.pattern.push_str(s);
     }
@@ -390,6 +408,19 @@ mod tests {
         assert_eq!(n.pattern, "ns::A<…>::get(…) const");
         assert_eq!(n.template, "ns::A<…>");
         assert_eq!(n.scope, ["ns", "A<…>"]);
+        assert_eq!(n.namespace(5), "ns");
+    }
+
+    #[test]
+    fn namespace_stops_at_templates_and_functions() {
+        // node::SPrintFImpl<…>(…)::error_and_abort_args, a local static
+        let n = demangle_one(
+            "__ZZN4node11SPrintFImplIJiEEENSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPKcDpOT_E20error_and_abort_args",
+        );
+        assert_eq!(n.pattern, "node::SPrintFImpl<…>(…)::error_and_abort_args");
+        assert_eq!(n.template, "node::SPrintFImpl<…>");
+        assert_eq!(n.scope, ["node", "SPrintFImpl<…>(…)"]);
+        assert_eq!(n.namespace(2), "node");
     }
 
     #[test]
