@@ -23,12 +23,24 @@ b=$cache/$new/node
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "weakscan $("$ws" --version | cut -d' ' -f2); $("$objdump" --version | grep -m1 version | sed 's/^ *//'); $(c++filt --version | head -1)"
 echo
-hyperfine --warmup 3 --runs "$runs" --style basic --export-markdown /dev/stdout \
+json=$(mktemp)
+hyperfine -N --warmup 3 --runs "$runs" --style none --export-json "$json" \
   -n "weakscan diff node-$old node-$new" "$ws diff $a $b" \
-  -n "weakscan diff --format json" "$ws diff --format json $a $b" \
-  -n "weakscan scan node-$old" "$ws scan $a" \
-  -n "llvm-objdump | c++filt (node-$old only)" "$objdump --macho --weak-bind --exports-trie $a | c++filt" \
-  2>/dev/null | sed -n '/^| Command/,$p'
+  -n "weakscan diff --format json (both)" "$ws diff --format json $a $b" \
+  -n "weakscan scan node-$old" "$ws scan $a" >/dev/null
+hyperfine --warmup 3 --runs "$runs" --style none --export-json "$json.pipe" \
+  -n "llvm-objdump --weak-bind --exports-trie, piped to c++filt (node-$old only)" \
+  "$objdump --macho --weak-bind --exports-trie $a | c++filt" >/dev/null
+python3 - "$json" "$json.pipe" <<'PY'
+import json, statistics, sys
+print("| command | median ms | mean ms | min ms | max ms | runs |")
+print("|---|---:|---:|---:|---:|---:|")
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        t = [x * 1000 for x in r["times"]]
+        print(f"| {r['command']} | {statistics.median(t):.1f} | {statistics.mean(t):.1f} | {min(t):.1f} | {max(t):.1f} | {len(t)} |")
+PY
+rm -f "$json" "$json.pipe"
 echo
 for cmd in "diff $a $b" "scan $a"; do
   kb=$( { /usr/bin/time -f '%M' "$ws" $cmd >/dev/null; } 2>&1 | tail -1)
