@@ -82,7 +82,7 @@ pub struct Site {
     /// Unslid vm address of the location.
     pub address: u64,
     /// Index of the segment holding it.
-    pub segment_index: u8,
+    pub segment_index: u32,
 }
 
 /// A weak-bind target: one symbol (+ addend) that dyld resolves with a weak-def lookup.

@@ -435,3 +435,110 @@ case!(golden_diff_table_by_namespace, {
         ],
     );
 });
+
+// ---- hand-patched fixtures: each malformed structure gives its own message ----
+
+/// File offset of the first load command `cmd` in a thin 64-bit image.
+fn find_command(bytes: &[u8], cmd: u32) -> usize {
+    let le = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+    let mut off = 32;
+    for _ in 0..le(16) {
+        if le(off) == cmd {
+            return off;
+        }
+        off += le(off + 4) as usize;
+    }
+    panic!("no load command {cmd:#x}");
+}
+
+fn patched(name: &str, patch: impl FnOnce(&mut Vec<u8>)) -> tempfile::NamedTempFile {
+    let mut bytes = std::fs::read(fixture(name)).unwrap();
+    patch(&mut bytes);
+    temp_file(&bytes)
+}
+
+fn put32(bytes: &mut [u8], at: usize, v: u32) {
+    bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+case!(load_commands_past_the_slice, {
+    let f = patched("app-default-chained-x86_64", |b| put32(b, 20, 0x00ff_ffff));
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "x86_64: load commands (sizeofcmds 16777215) run past the end of the slice",
+    );
+});
+
+case!(load_command_with_zero_cmdsize, {
+    let f = patched("app-default-chained-x86_64", |b| put32(b, 36, 0));
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "x86_64: load command 0 has invalid cmdsize 0",
+    );
+});
+
+case!(chained_fixups_outside_the_file, {
+    let f = patched("app-default-chained-arm64", |b| {
+        let at = find_command(b, 0x8000_0034); // LC_DYLD_CHAINED_FIXUPS
+        put32(b, at + 8, 0xffff_ff00);
+    });
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "arm64: LC_DYLD_CHAINED_FIXUPS (offset 0xffffff00",
+    );
+});
+
+case!(unknown_weak_bind_opcode, {
+    let f = patched("app-default-opcodes-x86_64", |b| {
+        let at = find_command(b, 0x8000_0022); // LC_DYLD_INFO_ONLY
+        let weak_bind_off = u32::from_le_bytes(b[at + 24..at + 28].try_into().unwrap()) as usize;
+        b[weak_bind_off] = 0xE0;
+    });
+    fails_with(
+        &["scan", f.path().to_str().unwrap()],
+        "x86_64: weak-bind stream: unknown bind opcode (at offset 0x0)",
+    );
+});
+
+case!(fat_magic_64_is_read, {
+    // A FAT_MAGIC_64 file (goblin has none) around the two thin chained builds.
+    let slices = [
+        (
+            0x0100_000cu32,
+            0u32,
+            std::fs::read(fixture("app-default-chained-arm64")).unwrap(),
+        ),
+        (
+            0x0100_0007,
+            3,
+            std::fs::read(fixture("app-default-chained-x86_64")).unwrap(),
+        ),
+    ];
+    let mut fat = vec![0xca, 0xfe, 0xba, 0xbf, 0, 0, 0, 2];
+    let mut offset = 0x4000u64;
+    let mut body = Vec::new();
+    for (cputype, cpusubtype, bytes) in &slices {
+        fat.extend(cputype.to_be_bytes());
+        fat.extend(cpusubtype.to_be_bytes());
+        fat.extend(offset.to_be_bytes());
+        fat.extend((bytes.len() as u64).to_be_bytes());
+        fat.extend(14u32.to_be_bytes());
+        fat.extend(0u32.to_be_bytes());
+        body.push((offset, bytes));
+        offset = (offset + bytes.len() as u64).next_multiple_of(0x4000);
+    }
+    for (at, bytes) in body {
+        fat.resize(at as usize, 0);
+        fat.extend(bytes);
+    }
+    let f = temp_file(&fat);
+    let doc = json(&["scan", "--format", "json", f.path().to_str().unwrap()]);
+    let images = doc["images"].as_array().unwrap();
+    assert_eq!(images.len(), 2);
+    assert_eq!(images[0]["arch"], "arm64");
+    assert_eq!(images[1]["arch"], "x86_64");
+    for img in images {
+        assert_eq!(img["weak_def_exports"], 36);
+        assert_eq!(img["weak_bind_sites"], 44);
+    }
+});

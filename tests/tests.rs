@@ -10,4 +10,5 @@ mod util;
 
 mod cli;
 mod differential;
+mod mutation;
 mod node;

@@ -113,7 +113,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
                 let seg = &lc.segments[usize::from(b.segment_index)];
                 targets[b.target as usize].sites.push(Site {
                     address: seg.vmaddr.wrapping_add(b.segment_offset),
-                    segment_index: b.segment_index,
+                    segment_index: u32::from(b.segment_index),
                 });
             }
             strong = table.strong_overrides;
@@ -203,7 +203,7 @@ fn chained_targets(
         for (page, chain_starts) in starts.page_chain_starts.iter().enumerate() {
             for &start in chain_starts {
                 let in_span = page as u64 * page_size + u64::from(start) - span_start;
-                let site_segment = starts.segment_index as u8;
+                let site_segment = starts.segment_index as u32;
                 walk_chain(
                     &data,
                     starts.pointer_format,
@@ -214,7 +214,7 @@ fn chained_targets(
                             && let Some(&t) = target_of.get(&ordinal)
                         {
                             targets[t].sites.push(Site {
-                                address: seg.vmaddr + span_start + off,
+                                address: seg.vmaddr.wrapping_add(span_start + off),
                                 segment_index: site_segment,
                             });
                         }

@@ -164,7 +164,11 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         match lc.command {
             CommandVariant::Segment64(seg) => {
                 let nsects = seg.nsects as usize;
-                if SIZEOF_SEGMENT_COMMAND_64 + nsects.saturating_mul(SIZEOF_SECTION_64) > size {
+                if nsects
+                    .saturating_mul(SIZEOF_SECTION_64)
+                    .saturating_add(SIZEOF_SEGMENT_COMMAND_64)
+                    > size
+                {
                     return Err(bad(format!(
                         "segment {} has {nsects} sections that do not fit its load command",
                         fixed_name(&seg.segname)

@@ -1,0 +1,109 @@
+//! A bounded, deterministic mutation run that `cargo test` always executes: fixtures with bytes
+//! overwritten in the headers, load commands and LINKEDIT must give an image or an error, never
+//! a panic, and within bounded time. (Coverage-guided fuzzing is separate; this is the floor.)
+
+use crate::util::fixture;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+use weakscan::analysis::group::GroupBy;
+use weakscan::analysis::report::{diff_report, scan_report};
+use weakscan::macho::{ArchFilter, read_file};
+
+/// xorshift64*: a fixed-seed generator, so a failure reproduces.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const FIXTURES: [&str; 5] = [
+    "app-default-chained-x86_64",
+    "app-default-opcodes-arm64",
+    "app-default-chained-universal",
+    "libweak-opcodes-arm64.dylib",
+    "app-hidden-chained-arm64",
+];
+/// Rounds per fixture; `WEAKSCAN_MUTATION_ROUNDS` raises it for a longer run.
+fn rounds() -> usize {
+    std::env::var("WEAKSCAN_MUTATION_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150)
+}
+
+#[test]
+fn mutated_fixtures_never_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mutant");
+    let seed = std::env::var("WEAKSCAN_MUTATION_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed_0f_7ea4);
+    let mut rng = Rng(seed);
+    let (mut ok, mut errors) = (0, 0);
+    for name in FIXTURES {
+        let original = std::fs::read(fixture(name)).unwrap();
+        let linkedit_start = original.len() - original.len() / 4;
+        for round in 0..rounds() {
+            let mut bytes = original.clone();
+            for _ in 0..1 + rng.below(8) {
+                // Half the hits in the first 4 KiB (headers, load commands), half in LINKEDIT.
+                let at = if rng.below(2) == 0 {
+                    rng.below(4096.min(bytes.len()))
+                } else {
+                    linkedit_start + rng.below(bytes.len() - linkedit_start)
+                };
+                bytes[at] = match rng.below(4) {
+                    0 => 0,
+                    1 => 0xff,
+                    2 => bytes[at] ^ (1 << rng.below(8)),
+                    _ => rng.next() as u8,
+                };
+            }
+            if rng.below(10) == 0 {
+                bytes.truncate(rng.below(bytes.len()));
+            }
+            std::fs::write(&path, &bytes).unwrap();
+            let started = Instant::now();
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                read_file(&path, &ArchFilter::All).map(|images| {
+                    // The analysis must survive whatever the parsers accepted.
+                    let _ = scan_report(&images, GroupBy::Template, None);
+                    let _ = diff_report(&images, &images, GroupBy::Namespace(2), Some(5), true);
+                })
+            }));
+            let elapsed = started.elapsed();
+            match result {
+                Ok(Ok(())) => ok += 1,
+                Ok(Err(e)) => {
+                    errors += 1;
+                    assert!(!e.message.contains('\n'), "one line: {e}");
+                }
+                Err(_) => {
+                    let keep = std::env::temp_dir().join(format!("weakscan-panic-{name}-{round}"));
+                    std::fs::write(&keep, &bytes).unwrap();
+                    panic!(
+                        "panic on {name} round {round}; input kept at {}",
+                        keep.display()
+                    );
+                }
+            }
+            assert!(
+                elapsed < Duration::from_secs(5),
+                "{name} round {round} took {elapsed:?}"
+            );
+        }
+    }
+    eprintln!("mutation run: {ok} read, {errors} refused");
+    assert!(
+        errors > 0 && ok > 0,
+        "the run exercised both outcomes ({ok} ok, {errors} errors)"
+    );
+}
