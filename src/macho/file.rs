@@ -268,3 +268,110 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::R
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_with(bytes: &[u8]) -> (tempfile::NamedTempFile, MachOFile) {
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), bytes).unwrap();
+        let m = MachOFile::open(f.path()).unwrap();
+        (f, m)
+    }
+
+    fn thin_header(cputype: u32, cpusubtype: u32) -> Vec<u8> {
+        let mut h = 0xfeed_facfu32.to_le_bytes().to_vec();
+        h.extend(cputype.to_le_bytes());
+        h.extend(cpusubtype.to_le_bytes());
+        h.resize(32, 0);
+        h
+    }
+
+    #[test]
+    fn thin_arch_names() {
+        for (ct, st, name) in [
+            (CPU_TYPE_X86_64, 3, "x86_64"),
+            (CPU_TYPE_X86_64, 8, "x86_64h"),
+            (CPU_TYPE_ARM64, 0, "arm64"),
+            (CPU_TYPE_ARM64, 0x8000_0002, "arm64e"), // capability bits are masked
+        ] {
+            let (_f, m) = file_with(&thin_header(ct, st));
+            let s = m.slices().unwrap();
+            assert_eq!(s.len(), 1);
+            assert_eq!(s[0].arch, name);
+            assert_eq!((s[0].offset, s[0].size), (0, 32));
+        }
+    }
+
+    #[test]
+    fn fat64_entries_and_bounds() {
+        let mut fat = vec![0xca, 0xfe, 0xba, 0xbf, 0, 0, 0, 1];
+        fat.extend(CPU_TYPE_ARM64.to_be_bytes());
+        fat.extend(2u32.to_be_bytes());
+        fat.extend(0x40u64.to_be_bytes());
+        fat.extend(32u64.to_be_bytes());
+        fat.extend([0u8; 8]);
+        fat.resize(0x40, 0);
+        fat.extend(thin_header(CPU_TYPE_ARM64, 2));
+        let (_f, m) = file_with(&fat);
+        let s = m.slices().unwrap();
+        assert_eq!(
+            (s[0].arch.as_str(), s[0].offset, s[0].size),
+            ("arm64e", 0x40, 32)
+        );
+        // The same entry pointing past the end of the file.
+        fat[16..24].copy_from_slice(&0x1000u64.to_be_bytes());
+        let (_f, m) = file_with(&fat);
+        let e = m.slices().unwrap_err();
+        assert!(
+            e.message
+                .ends_with("slice 0 (arm64e) at offset 0x1000 size 32 is outside the file"),
+            "{e}"
+        );
+        // Slice overlapping the fat header itself.
+        fat[16..24].copy_from_slice(&0x8u64.to_be_bytes());
+        let (_f, m) = file_with(&fat);
+        assert!(
+            m.slices()
+                .unwrap_err()
+                .message
+                .contains("is outside the file")
+        );
+    }
+
+    #[test]
+    fn too_many_slices_and_short_files() {
+        let (_f, m) = file_with(&[0xca, 0xfe, 0xba, 0xbe, 0, 0, 1, 0]);
+        assert!(
+            m.slices()
+                .unwrap_err()
+                .message
+                .contains("claims 256 slices")
+        );
+        let (_f, m) = file_with(&[0xcf, 0xfa]);
+        assert!(
+            m.slices()
+                .unwrap_err()
+                .message
+                .contains("too short for a magic number")
+        );
+        let (_f, m) = file_with(&[0xcf, 0xfa, 0xed, 0xfe, 7]);
+        assert!(
+            m.slices()
+                .unwrap_err()
+                .message
+                .ends_with("truncated mach header")
+        );
+        let (_f, m) = file_with(&[0xfe, 0xed, 0xfa, 0xcf, 0, 0, 0, 0]);
+        assert_eq!(m.slices().unwrap_err().kind, ErrorKind::Unsupported);
+    }
+
+    #[test]
+    fn ranged_reads_are_checked_before_allocating() {
+        let (_f, m) = file_with(&[1, 2, 3, 4]);
+        assert_eq!(m.read_range(1, 2, "x").unwrap(), [2, 3]);
+        let e = m.read_range(2, u64::MAX, "export trie").unwrap_err();
+        assert!(e.message.contains("export trie (file offset 0x2, 18446744073709551615 bytes) runs past the end of the file (4 bytes)"), "{e}");
+    }
+}
