@@ -11,7 +11,7 @@ use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{BindTarget, FixupFormat, Image, Site, WeakDefinition, predict_lookups};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Which slices of a universal file to read.
@@ -34,19 +34,13 @@ pub fn read_file(path: &Path, filter: &ArchFilter) -> Result<Vec<Image>> {
         ArchFilter::All => slices.iter().collect(),
         ArchFilter::Only(a) => slices.iter().filter(|s| &s.arch == a).collect(),
     };
-    if chosen.is_empty() {
+    if let (true, ArchFilter::Only(want)) = (chosen.is_empty(), filter) {
         let have: Vec<&str> = slices.iter().map(|s| s.arch.as_str()).collect();
-        let ArchFilter::Only(want) = filter else {
-            unreachable!("All keeps every slice")
-        };
-        return Err(Error {
-            kind: ErrorKind::Usage,
-            message: format!(
-                "{}: no {want} slice (the file has {})",
-                path.display(),
-                have.join(", ")
-            ),
-        });
+        return Err(Error::new(
+            ErrorKind::Usage,
+            path,
+            format!("no {want} slice (the file has {})", have.join(", ")),
+        ));
     }
     chosen
         .into_iter()
@@ -155,11 +149,11 @@ fn chained_targets(
     };
     let fixups = parse_chained_fixups(blob, lc.segments.len(), lc.dylib_count).map_err(ctx)?;
     // import index -> target index, for weak-lookup imports only
-    let mut target_of: HashMap<u32, usize> = HashMap::new();
+    let mut target_of: Vec<Option<usize>> = vec![None; fixups.imports.len()];
     let mut targets = Vec::new();
     for (i, imp) in fixups.imports.iter().enumerate() {
         if imp.is_weak_lookup() {
-            target_of.insert(i as u32, targets.len());
+            target_of[i] = Some(targets.len());
             targets.push(BindTarget {
                 symbol: imp.name.clone(),
                 addend: imp.addend,
@@ -211,7 +205,7 @@ fn chained_targets(
                     imports_count,
                     |off, fixup| {
                         if let ChainedFixup::Bind { ordinal, .. } = fixup
-                            && let Some(&t) = target_of.get(&ordinal)
+                            && let Some(&Some(t)) = target_of.get(ordinal as usize)
                         {
                             targets[t].sites.push(Site {
                                 address: seg.vmaddr.wrapping_add(span_start + off),
