@@ -135,23 +135,25 @@ pub fn parse_weak_binds(
     segments: &[SegmentBounds],
     pointer_size: u64,
 ) -> Result<WeakBindTable, ParseError> {
-    let mut table = WeakBindTable::default();
+    let mut state = State {
+        table: WeakBindTable::default(),
+        segments,
+        pointer_size,
+        bind_type: BIND_TYPE_POINTER,
+        segment: None,
+        offset: 0,
+        symbol: None,
+        addend: 0,
+        last: None,
+    };
     let mut c = Cursor::new(data, 0);
-    let mut bind_type = BIND_TYPE_POINTER;
-    let mut segment: Option<u8> = None;
-    let mut offset: u64 = 0;
-    let mut symbol: Option<u32> = None;
-    let mut addend: i64 = 0;
-    // (symbol name index, addend) of the last bind, for the target rule.
-    let mut last: Option<(u32, i64)> = None;
-
     while !c.at_end() {
         let op_pos = c.pos() as u64;
         let byte = c.u8()?;
         let (opcode, imm) = (byte & 0xF0, byte & 0x0F);
         let err = |m: &'static str| ParseError::new(m, op_pos);
-        // How many locations this opcode binds, and how far to advance after each.
-        let (count, stride_extra): (u64, u64) = match opcode {
+        // The bind opcodes: how many locations, and how far to advance after each.
+        let (count, advance) = match opcode {
             BIND_OPCODE_DONE => break,
             BIND_OPCODE_SET_DYLIB_ORDINAL_IMM
             | BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB
@@ -160,75 +162,32 @@ pub fn parse_weak_binds(
             }
             BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
                 let name = String::from_utf8_lossy(c.cstr()?).into_owned();
-                if imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0 {
-                    table.strong_overrides.push(name.clone());
-                }
-                // Same string, same target: dyld compares names with strcmp.
-                let idx = match table.symbols.last() {
-                    Some(prev) if *prev == name => table.symbols.len() as u32 - 1,
-                    _ => {
-                        table.symbols.push(name);
-                        table.symbols.len() as u32 - 1
-                    }
-                };
-                symbol = Some(idx);
+                state.set_symbol(name, imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0);
                 continue;
             }
             BIND_OPCODE_SET_TYPE_IMM => {
-                bind_type = imm;
+                state.bind_type = imm;
                 continue;
             }
             BIND_OPCODE_SET_ADDEND_SLEB => {
-                addend = c.sleb()?;
+                state.addend = c.sleb()?;
                 continue;
             }
             BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB => {
-                segment = Some(imm);
-                offset = c.uleb()?;
+                state.segment = Some(imm);
+                state.offset = c.uleb()?;
                 continue;
             }
             BIND_OPCODE_ADD_ADDR_ULEB => {
-                offset = offset.wrapping_add(c.uleb()?);
+                state.offset = state.offset.wrapping_add(c.uleb()?);
                 continue;
             }
-            BIND_OPCODE_DO_BIND => (1, 0),
-            BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB => {
-                let add = c.uleb()?;
-                bind_one(
-                    &mut table,
-                    segments,
-                    pointer_size,
-                    op_pos,
-                    segment,
-                    offset,
-                    symbol,
-                    addend,
-                    bind_type,
-                    &mut last,
-                )?;
-                offset = offset.wrapping_add(add).wrapping_add(pointer_size);
-                continue;
-            }
-            BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED => {
-                bind_one(
-                    &mut table,
-                    segments,
-                    pointer_size,
-                    op_pos,
-                    segment,
-                    offset,
-                    symbol,
-                    addend,
-                    bind_type,
-                    &mut last,
-                )?;
-                offset = offset.wrapping_add(u64::from(imm) * pointer_size + pointer_size);
-                continue;
-            }
+            BIND_OPCODE_DO_BIND => (1, pointer_size),
+            BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB => (1, c.uleb()?.wrapping_add(pointer_size)),
+            BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED => (1, (u64::from(imm) + 1) * pointer_size),
             BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB => {
                 let count = c.uleb()?;
-                let skip = c.uleb()?;
-                (count, skip)
+                (count, c.uleb()?.wrapping_add(pointer_size))
             }
             BIND_OPCODE_THREADED => {
                 return Err(err(
@@ -237,79 +196,90 @@ pub fn parse_weak_binds(
             }
             _ => return Err(err("unknown bind opcode")),
         };
+        // Each location is checked against its segment before the next one is computed, so a
+        // huge count ends at the segment's end.
         for _ in 0..count {
-            bind_one(
-                &mut table,
-                segments,
-                pointer_size,
-                op_pos,
-                segment,
-                offset,
-                symbol,
-                addend,
-                bind_type,
-                &mut last,
-            )?;
-            offset = offset.wrapping_add(stride_extra).wrapping_add(pointer_size);
+            state.bind(op_pos)?;
+            state.offset = state.offset.wrapping_add(advance);
         }
     }
-    Ok(table)
+    Ok(state.table)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn bind_one(
-    table: &mut WeakBindTable,
-    segments: &[SegmentBounds],
+/// The interpreter's registers, as in `forEachBind_OpcodesWeak`.
+struct State<'a> {
+    table: WeakBindTable,
+    segments: &'a [SegmentBounds],
     pointer_size: u64,
-    op_pos: u64,
+    bind_type: u8,
     segment: Option<u8>,
     offset: u64,
+    /// Index into `table.symbols`.
     symbol: Option<u32>,
     addend: i64,
-    bind_type: u8,
-    last: &mut Option<(u32, i64)>,
-) -> Result<(), ParseError> {
-    let err = |m: &'static str| ParseError::new(m, op_pos);
-    let seg_index = segment.ok_or_else(|| err("bind before SET_SEGMENT_AND_OFFSET_ULEB"))?;
-    let seg = segments
-        .get(usize::from(seg_index))
-        .filter(|s| !s.is_linkedit)
-        .ok_or_else(|| err("bind segment index out of range"))?;
-    if seg.vm_size < pointer_size || offset > seg.vm_size - pointer_size {
-        return Err(err("bind location past the end of its segment"));
-    }
-    let sym = symbol.ok_or_else(|| err("bind before SET_SYMBOL_TRAILING_FLAGS_IMM"))?;
-    match bind_type {
-        BIND_TYPE_POINTER if !seg.writable => {
-            return Err(err("pointer bind in a non-writable segment"));
+    /// (symbol, addend) of the previous bind, for the target rule.
+    last: Option<(u32, i64)>,
+}
+
+impl State<'_> {
+    fn set_symbol(&mut self, name: String, strong_override: bool) {
+        if strong_override {
+            self.table.strong_overrides.push(name.clone());
         }
-        BIND_TYPE_POINTER | BIND_TYPE_TEXT_ABSOLUTE32 | BIND_TYPE_TEXT_PCREL32 => {}
-        _ => return Err(err("unknown bind type")),
-    }
-    if table.binds.len() >= MAX_BIND_LOCATIONS {
-        return Err(err("too many bind locations"));
-    }
-    let name_changed = match *last {
-        Some((prev_sym, prev_addend)) => {
-            prev_addend != addend
-                || (prev_sym != sym
-                    && table.symbols[prev_sym as usize] != table.symbols[sym as usize])
+        let symbols = &mut self.table.symbols;
+        if symbols.last() != Some(&name) {
+            symbols.push(name);
         }
-        None => true,
-    };
-    if name_changed {
-        table.targets += 1;
+        self.symbol = Some(symbols.len() as u32 - 1);
     }
-    *last = Some((sym, addend));
-    table.binds.push(WeakBind {
-        symbol: sym,
-        addend,
-        segment_index: seg_index,
-        segment_offset: offset,
-        bind_type,
-        target: table.targets - 1,
-    });
-    Ok(())
+
+    /// Records one location, checked as dyld's `invalidBindState` does.
+    fn bind(&mut self, op_pos: u64) -> Result<(), ParseError> {
+        let err = |m: &'static str| ParseError::new(m, op_pos);
+        let seg_index = self
+            .segment
+            .ok_or_else(|| err("bind before SET_SEGMENT_AND_OFFSET_ULEB"))?;
+        let seg = self
+            .segments
+            .get(usize::from(seg_index))
+            .filter(|s| !s.is_linkedit)
+            .ok_or_else(|| err("bind segment index out of range"))?;
+        if seg.vm_size < self.pointer_size || self.offset > seg.vm_size - self.pointer_size {
+            return Err(err("bind location past the end of its segment"));
+        }
+        let sym = self
+            .symbol
+            .ok_or_else(|| err("bind before SET_SYMBOL_TRAILING_FLAGS_IMM"))?;
+        match self.bind_type {
+            BIND_TYPE_POINTER if !seg.writable => {
+                return Err(err("pointer bind in a non-writable segment"));
+            }
+            BIND_TYPE_POINTER | BIND_TYPE_TEXT_ABSOLUTE32 | BIND_TYPE_TEXT_PCREL32 => {}
+            _ => return Err(err("unknown bind type")),
+        }
+        if self.table.binds.len() >= MAX_BIND_LOCATIONS {
+            return Err(err("too many bind locations"));
+        }
+        // A new target when the name (dyld: strcmp) or the addend differs from the last bind's.
+        let same_target = self.last.is_some_and(|(prev, prev_addend)| {
+            prev_addend == self.addend
+                && (prev == sym
+                    || self.table.symbols[prev as usize] == self.table.symbols[sym as usize])
+        });
+        if !same_target {
+            self.table.targets += 1;
+        }
+        self.last = Some((sym, self.addend));
+        self.table.binds.push(WeakBind {
+            symbol: sym,
+            addend: self.addend,
+            segment_index: seg_index,
+            segment_offset: self.offset,
+            bind_type: self.bind_type,
+            target: self.table.targets - 1,
+        });
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -382,9 +352,16 @@ mod tests {
         s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 4, BIND_OPCODE_DO_BIND]);
         s.extend(sym(0, "_x")); // same name again: no new target by itself
         s.push(BIND_OPCODE_DO_BIND);
+        s.extend(sym(0, "_y")); // set but never bound …
+        s.extend(sym(0, "_x")); // … so this bind continues the last target
+        s.push(BIND_OPCODE_DO_BIND);
         let t = parse_weak_binds(&s, &segs(), 8).unwrap();
         assert_eq!(t.targets, 2);
-        assert_eq!(t.symbols, ["_x"]);
+        assert_eq!(t.symbols, ["_x", "_y", "_x"]);
+        assert_eq!(
+            t.binds.iter().map(|b| b.target).collect::<Vec<_>>(),
+            [0, 1, 1, 1]
+        );
     }
 
     #[test]

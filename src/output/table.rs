@@ -107,14 +107,17 @@ pub fn scan(r: &ScanReport) -> String {
         }
         out.push('\n');
     }
-    if r.demangle_failures > 0 {
+    demangle_note(&mut out, r.demangle_failures);
+    out
+}
+
+fn demangle_note(out: &mut String, failures: usize) {
+    if failures > 0 {
         let _ = writeln!(
             out,
-            "note: {} symbols could not be demangled and are shown raw",
-            r.demangle_failures
+            "note: {failures} symbols could not be demangled and are shown raw"
         );
     }
-    out
 }
 
 fn change(old: usize, new: usize) -> String {
@@ -241,12 +244,6 @@ pub fn diff(r: &DiffReport) -> String {
     for i in &r.only_new {
         let _ = writeln!(out, "{} is only in the new build ({})", i.arch, i.path);
     }
-    if r.demangle_failures > 0 {
-        let _ = writeln!(
-            out,
-            "note: {} symbols could not be demangled and are shown raw",
-            r.demangle_failures
-        );
-    }
+    demangle_note(&mut out, r.demangle_failures);
     out
 }
