@@ -21,6 +21,7 @@ struct ScanJson<'a> {
 
 #[derive(Serialize)]
 struct ArchGroup<'a> {
+    path: &'a str,
     arch: &'a str,
     #[serde(flatten)]
     group: &'a Group,
@@ -90,6 +91,7 @@ pub fn scan(report: &ScanReport) -> String {
             .iter()
             .flat_map(|i| {
                 i.groups.iter().map(|g| ArchGroup {
+                    path: &i.summary.path,
                     arch: &i.summary.arch,
                     group: g,
                 })
