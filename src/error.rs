@@ -4,7 +4,7 @@
 //! structure being parsed) where the problem was found, in the style of the object crate's
 //! `read_error("Invalid … offset or size")`. The container layer wraps it into an [`Error`] that
 //! names the file, the slice and the structure, e.g.
-//! `node: x86_64: export trie: child node offset out of range (at 0x1f3)`.
+//! `node: x86_64: export trie: child node offset out of range (at offset 0x1f3)`.
 
 use std::fmt;
 use std::path::Path;

@@ -12,7 +12,7 @@ use object::{Object, ObjectSymbol, SymbolFlags};
 use std::collections::BTreeSet;
 use std::path::Path;
 use weakscan::macho::bind_opcodes::{SegmentBounds, parse_weak_binds};
-use weakscan::macho::chained_fixups::{ChainedFixup, parse_chained_fixups, walk_chain};
+use weakscan::macho::chained_fixups::{ChainedFixup, Visited, parse_chained_fixups, walk_chain};
 use weakscan::macho::export_trie::parse_export_trie;
 use weakscan::macho::file::{MachOFile, SliceLocation};
 use weakscan::macho::load_commands::{LoadCommands, read_load_commands};
@@ -205,6 +205,7 @@ fn check_slice(path: &Path, file: &MachOFile, loc: &SliceLocation, slice: &[u8])
         for st in &ours.segments {
             let s = &lc.segments[st.segment_index];
             let data = &slice[s.fileoff as usize..(s.fileoff + s.filesize) as usize];
+            let mut visited = Visited::new(data.len());
             for (page, starts) in st.page_chain_starts.iter().enumerate() {
                 for &start in starts {
                     let base = page as u64 * u64::from(st.page_size) + u64::from(start);
@@ -213,6 +214,7 @@ fn check_slice(path: &Path, file: &MachOFile, loc: &SliceLocation, slice: &[u8])
                         st.pointer_format,
                         base,
                         ours.imports.len() as u32,
+                        &mut visited,
                         |off, f| {
                             if let ChainedFixup::Bind { ordinal, .. } = f {
                                 mine.push((st.segment_index, off, ordinal));

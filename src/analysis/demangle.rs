@@ -29,6 +29,10 @@ use std::fmt;
 pub const RECURSION_LIMIT: u32 = 2048;
 /// Stack size of each demangling thread, in bytes.
 pub const DEMANGLE_STACK_BYTES: usize = 256 << 20;
+/// The printed form of a name may be at most this many bytes, or 64 times the mangled length if
+/// that is more; back-references can make it grow exponentially, so past that the name counts as
+/// a failure. The longest Node.js 22 name prints in 1.4 KiB.
+pub const MAX_DEMANGLED_BYTES: usize = 64 << 10;
 
 /// How a name was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -182,6 +186,7 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     let mut keys = KeySink {
         full: String::with_capacity(plain.len() * 2),
         pattern: String::with_capacity(plain.len()),
+        limit: MAX_DEMANGLED_BYTES.max(plain.len().saturating_mul(64)),
         ..KeySink::default()
     };
     if sym.structured_demangle(&mut keys, &print).is_err() {
@@ -204,6 +209,8 @@ pub fn demangle_one(raw: &str) -> SymbolName {
 struct KeySink {
     /// Everything written: the demangled name as c++filt prints it.
     full: String,
+    /// Most bytes `full` may hold before printing is abandoned.
+    limit: usize,
     /// Open nodes.
     stack: Vec<DemangleNodeType>,
     /// Open `TemplateArgs` nodes (text inside is dropped).
@@ -278,6 +285,9 @@ impl DemangleWrite for KeySink {
     }
 
     fn write_string(&mut self, s: &str) -> fmt::Result {
+        if self.full.len() + s.len() > self.limit {
+            return Err(fmt::Error);
+        }
         self.full.push_str(s);
         self.keys(s);
         Ok(())
@@ -441,6 +451,32 @@ mod tests {
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup("__ZN2v8").demangled, "__ZN2v8");
         assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
+    }
+
+    #[test]
+    fn exponential_expansion_is_a_counted_failure() {
+        // Each level back-references the previous one twice: the printed name doubles per level.
+        let mut raw = String::from("__Z1f1AIS_S_E");
+        for j in 1..=32 {
+            raw.push_str(&format!("S_I{}{}E", sub(j), sub(j)));
+        }
+        fn sub(j: usize) -> String {
+            // S<seq-id>_ with seq-id in base 36, upper case
+            let digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".as_bytes();
+            let (mut n, mut out) = (j - 1, Vec::new());
+            loop {
+                out.push(digits[n % 36]);
+                n /= 36;
+                if n == 0 {
+                    break;
+                }
+            }
+            out.reverse();
+            format!("S{}_", String::from_utf8(out).unwrap())
+        }
+        let d = demangle_all([raw.as_str()]);
+        assert_eq!(d.failures, 1);
+        assert_eq!(d.lookup(&raw).kind, NameKind::Failed);
     }
 
     #[test]

@@ -28,15 +28,18 @@
 //! set with `BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION` is a *strong override*: dyld hands it to its
 //! strong handler, it binds nothing by itself and causes no lookup.
 //!
-//! Bind *targets* follow `forEachBindUnified_Opcodes`: a new target starts at a bind whose
-//! symbol name or addend differs from the previous bind's; each target is one weak-def lookup.
+//! Bind *targets* follow `forEachBindUnified_Opcodes`: a bind starts a new target when its
+//! symbol is not the one of the previous target — dyld compares the name *pointers* first, so
+//! every `SET_SYMBOL_TRAILING_FLAGS_IMM` executed since counts, even one that repeats the name —
+//! or when its addend differs. Each target is one weak-def lookup.
 //!
-//! Hardening beyond dyld: every bound location must lie inside its segment before the next is
-//! computed, so a repeat count of 2⁶⁴−1 ends at the segment's end with an error instead of
-//! looping (dyld's `uint32_t` loop counter would wrap), and the stream may bind at most
-//! [`MAX_BIND_LOCATIONS`] locations.
+//! Hardening beyond dyld: every location must lie inside its segment; a repeat whose step
+//! (`skip` + pointer size, wrapping as in dyld) is smaller than a pointer is refused, since it
+//! would bind one location over and over; the stream may bind at most [`MAX_BIND_LOCATIONS`]
+//! locations, checked before a repeat starts. So a repeat count of 2⁶⁴−1 is an error at once
+//! (dyld's `uint32_t` loop counter would wrap).
 
-use super::cursor::Cursor;
+use super::cursor::{Cursor, symbol_name};
 use crate::error::ParseError;
 
 /// `BIND_OPCODE_DONE`.
@@ -78,8 +81,9 @@ pub const BIND_TYPE_TEXT_ABSOLUTE32: u8 = 2;
 /// `BIND_TYPE_TEXT_PCREL32`.
 pub const BIND_TYPE_TEXT_PCREL32: u8 = 3;
 
-/// Upper bound on the locations one stream may bind (2²⁴); more is reported as malformed.
-pub const MAX_BIND_LOCATIONS: usize = 1 << 24;
+/// Upper bound on the locations one stream may bind (2²², 32 bytes each); more is reported as
+/// malformed. Node.js 22 binds 8237.
+pub const MAX_BIND_LOCATIONS: usize = 1 << 22;
 
 /// The segment facts the interpreter checks each location against, in load-command order
 /// (the index is the `SET_SEGMENT_AND_OFFSET_ULEB` immediate).
@@ -113,13 +117,13 @@ pub struct WeakBind {
 /// Everything the weak-bind stream says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WeakBindTable {
-    /// Symbol names in the order `SET_SYMBOL_TRAILING_FLAGS_IMM` set them (a name may repeat).
+    /// Symbol names, one per `SET_SYMBOL_TRAILING_FLAGS_IMM` executed (a name may repeat).
     pub symbols: Vec<String>,
     /// Every bound location, in stream order.
     pub binds: Vec<WeakBind>,
     /// Names announced with `BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION` (no lookup, no bind).
     pub strong_overrides: Vec<String>,
-    /// Number of bind targets (= weak-def lookups dyld makes for this stream).
+    /// Number of bind targets per dyld's rule (the weak-def lookups dyld makes for them).
     pub targets: u32,
 }
 
@@ -161,7 +165,7 @@ pub fn parse_weak_binds(
                 return Err(err("unexpected dylib ordinal in weak_bind"));
             }
             BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
-                let name = String::from_utf8_lossy(c.cstr()?).into_owned();
+                let name = symbol_name(c.cstr()?);
                 state.set_symbol(name, imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0);
                 continue;
             }
@@ -196,8 +200,12 @@ pub fn parse_weak_binds(
             }
             _ => return Err(err("unknown bind opcode")),
         };
-        // Each location is checked against its segment before the next one is computed, so a
-        // huge count ends at the segment's end.
+        if count > 1 && advance < pointer_size {
+            return Err(err("bind repeat step wraps around (skip too large)"));
+        }
+        if count > (MAX_BIND_LOCATIONS - state.table.binds.len()) as u64 {
+            return Err(err("too many bind locations"));
+        }
         for _ in 0..count {
             state.bind(op_pos)?;
             state.offset = state.offset.wrapping_add(advance);
@@ -226,11 +234,8 @@ impl State<'_> {
         if strong_override {
             self.table.strong_overrides.push(name.clone());
         }
-        let symbols = &mut self.table.symbols;
-        if symbols.last() != Some(&name) {
-            symbols.push(name);
-        }
-        self.symbol = Some(symbols.len() as u32 - 1);
+        self.table.symbols.push(name);
+        self.symbol = Some(self.table.symbols.len() as u32 - 1);
     }
 
     /// Records one location, checked as dyld's `invalidBindState` does.
@@ -257,16 +262,9 @@ impl State<'_> {
             BIND_TYPE_POINTER | BIND_TYPE_TEXT_ABSOLUTE32 | BIND_TYPE_TEXT_PCREL32 => {}
             _ => return Err(err("unknown bind type")),
         }
-        if self.table.binds.len() >= MAX_BIND_LOCATIONS {
-            return Err(err("too many bind locations"));
-        }
-        // A new target when the name (dyld: strcmp) or the addend differs from the last bind's.
-        let same_target = self.last.is_some_and(|(prev, prev_addend)| {
-            prev_addend == self.addend
-                && (prev == sym
-                    || self.table.symbols[prev as usize] == self.table.symbols[sym as usize])
-        });
-        if !same_target {
+        // A new target when another SET_SYMBOL ran (dyld compares the name pointers) or the
+        // addend differs.
+        if self.last != Some((sym, self.addend)) {
             self.table.targets += 1;
         }
         self.last = Some((sym, self.addend));
@@ -350,17 +348,15 @@ mod tests {
             BIND_OPCODE_DO_BIND,
         ]);
         s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 4, BIND_OPCODE_DO_BIND]);
-        s.extend(sym(0, "_x")); // same name again: no new target by itself
-        s.push(BIND_OPCODE_DO_BIND);
-        s.extend(sym(0, "_y")); // set but never bound …
-        s.extend(sym(0, "_x")); // … so this bind continues the last target
+        s.push(BIND_OPCODE_DO_BIND); // same symbol, same addend: same target
+        s.extend(sym(0, "_x")); // the same name set again is a new target (dyld: pointer)
         s.push(BIND_OPCODE_DO_BIND);
         let t = parse_weak_binds(&s, &segs(), 8).unwrap();
-        assert_eq!(t.targets, 2);
-        assert_eq!(t.symbols, ["_x", "_y", "_x"]);
+        assert_eq!(t.targets, 3);
+        assert_eq!(t.symbols, ["_x", "_x"]);
         assert_eq!(
             t.binds.iter().map(|b| b.target).collect::<Vec<_>>(),
-            [0, 1, 1, 1]
+            [0, 1, 1, 2]
         );
     }
 
@@ -387,6 +383,19 @@ mod tests {
         s.extend([
             0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00,
         ]);
+        let e = parse_weak_binds(&s, &segs(), 8).unwrap_err();
+        assert_eq!(e.message, "too many bind locations");
+        // A skip of 2^64-8 makes the step wrap to 0: one location bound forever.
+        let mut s = sym(0, "_x");
+        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0]);
+        s.extend([BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB, 0x10]);
+        s.extend([0xf8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        let e = parse_weak_binds(&s, &segs(), 8).unwrap_err();
+        assert_eq!(e.message, "bind repeat step wraps around (skip too large)");
+        // A count that runs off the segment.
+        let mut s = sym(0, "_x");
+        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0]);
+        s.extend([BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB, 0x21, 0]); // 33 × 8 > 0x100
         let e = parse_weak_binds(&s, &segs(), 8).unwrap_err();
         assert_eq!(e.message, "bind location past the end of its segment");
     }

@@ -46,10 +46,12 @@
 //!   auth rebase: target:32 diversity:16 addrDiv:1 key:2 next:11 bind:1 auth:1
 //! ```
 //!
-//! A chain can only move forward (`next` > 0 or end), so walks terminate; every site is checked
-//! to lie inside the segment's file data.
+//! A chain can only move forward (`next` > 0 or end), so a walk terminates; every site is
+//! checked to lie inside the data read for it, and a location reached twice (two chains that
+//! overlap, or a start listed twice) is an error, as in dyld's `validChainedFixupsInfo`, so the
+//! total work over all chains is linear in the data.
 
-use super::cursor::{cstr_at, le_u16, le_u32, le_u64};
+use super::cursor::{cstr_at, le_u16, le_u32, le_u64, symbol_name};
 use crate::error::ParseError;
 
 /// `DYLD_CHAINED_IMPORT`.
@@ -162,7 +164,9 @@ pub enum ChainedFixup {
 /// `segment_count` is the number of `LC_SEGMENT_64` commands; `dylib_count` the number of
 /// dylib load commands (to check library ordinals). Errors: anything out of the blob, an unknown
 /// imports format, compressed symbols, a library ordinal below -3 or above `dylib_count`,
-/// a `seg_count` different from `segment_count`, a page start past its page, an unknown or
+/// a `seg_count` above `segment_count`, a page size other than 0x1000 or 0x4000, segments with
+/// different pointer formats, a page start past its page or `chain_starts` out of order, an
+/// unknown or
 /// unsupported pointer format.
 pub fn parse_chained_fixups(
     blob: &[u8],
@@ -265,7 +269,7 @@ fn parse_imports(
         imports.push(ChainedImport {
             library_ordinal: ordinal,
             weak_import,
-            name: String::from_utf8_lossy(name).into_owned(),
+            name: symbol_name(name),
             addend,
         });
     }
@@ -280,9 +284,9 @@ fn parse_starts(
     let seg_count = le_u32(blob, starts)
         .ok_or(ParseError::new("chain starts past the end of the blob", 4))?
         as usize;
-    if seg_count != segment_count {
+    if seg_count > segment_count {
         return Err(ParseError::new(
-            "chain starts seg_count does not match the segment count",
+            "chain starts seg_count exceeds the segment count",
             starts as u64,
         ));
     }
@@ -316,10 +320,19 @@ fn parse_starts(
             ));
         }
         pointer_stride(pointer_format).map_err(|m| ParseError::new(m, (s + 6) as u64))?;
-        if page_size == 0 {
+        if page_size != 0x1000 && page_size != 0x4000 {
             return Err(ParseError::new(
-                "chain starts page_size is 0",
+                "chain starts page_size is not 0x1000 or 0x4000",
                 (s + 4) as u64,
+            ));
+        }
+        if out
+            .first()
+            .is_some_and(|f: &SegmentChainStarts| f.pointer_format != pointer_format)
+        {
+            return Err(ParseError::new(
+                "segments use different chained pointer formats",
+                (s + 6) as u64,
             ));
         }
         let region = &blob[s..end];
@@ -335,7 +348,14 @@ fn parse_starts(
                         "chain_starts list runs past its segment",
                         (s + k) as u64,
                     ))?;
-                    starts_here.push(e & !DYLD_CHAINED_PTR_START_LAST);
+                    let start = e & !DYLD_CHAINED_PTR_START_LAST;
+                    if starts_here.last().is_some_and(|&prev| prev >= start) {
+                        return Err(ParseError::new(
+                            "chain_starts of a page are not in ascending order",
+                            (s + k) as u64,
+                        ));
+                    }
+                    starts_here.push(start);
                     if e & DYLD_CHAINED_PTR_START_LAST != 0 {
                         break;
                     }
@@ -416,16 +436,43 @@ pub fn decode_pointer(pointer_format: u16, raw: u64) -> (ChainedFixup, u64) {
     }
 }
 
-/// Walks one chain that starts at `start` (byte offset into `data`, the segment's file bytes
-/// from the start of the segment), calling `site(offset, fixup)` for every fixup site.
+/// The locations already visited in one segment's data: one bit per byte offset.
+#[derive(Debug, Clone)]
+pub struct Visited(Vec<u64>);
+
+impl Visited {
+    /// An empty set for `len` bytes of data.
+    pub fn new(len: usize) -> Self {
+        Visited(vec![0; len.div_ceil(64)])
+    }
+
+    /// Marks `offset`; false if it was already marked (or is out of range).
+    fn insert(&mut self, offset: u64) -> bool {
+        let (word, bit) = ((offset / 64) as usize, offset % 64);
+        match self.0.get_mut(word) {
+            Some(w) if *w & (1 << bit) == 0 => {
+                *w |= 1 << bit;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Walks one chain that starts at `start` (byte offset into `data`, the file bytes read for the
+/// segment's pages that hold chains), calling `site(offset, fixup)` for every fixup site with
+/// its offset into `data`. `visited` (made for `data.len()` bytes, shared by all chains of the
+/// segment) refuses a location reached twice.
 ///
-/// Errors: a site whose 8 bytes are not inside `data`, a bind ordinal ≥ `imports_count`.
-/// Each step moves forward, so a chain ends after at most `data.len() / stride` sites.
+/// Errors (offsets into `data`): a site whose 8 bytes are not inside `data`, a location reached
+/// twice, a bind ordinal ≥ `imports_count`. With `visited` shared, all chains of a segment
+/// together visit at most `data.len()` sites.
 pub fn walk_chain(
     data: &[u8],
     pointer_format: u16,
     start: u64,
     imports_count: u32,
+    visited: &mut Visited,
     mut site: impl FnMut(u64, ChainedFixup),
 ) -> Result<(), ParseError> {
     let stride = pointer_stride(pointer_format).map_err(|m| ParseError::new(m, start))?;
@@ -438,6 +485,12 @@ pub fn walk_chain(
                 "chained fixup site past the end of segment data",
                 offset,
             ))?;
+        if !visited.insert(offset) {
+            return Err(ParseError::new(
+                "chained fixup location reached twice (overlapping chains)",
+                offset,
+            ));
+        }
         let (fixup, next) = decode_pointer(pointer_format, raw);
         if let ChainedFixup::Bind { ordinal, .. } = fixup
             && ordinal >= imports_count
@@ -566,8 +619,8 @@ mod tests {
             );
         }
         assert_eq!(
-            parse_chained_fixups(&good, 3, 1).unwrap_err().message,
-            "chain starts seg_count does not match the segment count"
+            parse_chained_fixups(&good, 1, 1).unwrap_err().message,
+            "chain starts seg_count exceeds the segment count"
         );
         assert_eq!(
             parse_chained_fixups(&blob(1, [1, 0xfd, 0xfe], 0x4000), 2, 1)
@@ -595,6 +648,45 @@ mod tests {
         );
     }
 
+    /// starts_in_segment with one page whose start is a MULTI list of `starts`.
+    fn multi_blob(starts: &[u16]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for v in [0u32, 28, 28, 28, 0, 1, 0] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(1u32.to_le_bytes()); // seg_count
+        b.extend(8u32.to_le_bytes()); // seg_info_offset
+        let size = 22 + 2 + 2 * starts.len();
+        b.extend((size as u32).to_le_bytes());
+        b.extend(0x1000u16.to_le_bytes());
+        b.extend(DYLD_CHAINED_PTR_64.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        b.extend(0u32.to_le_bytes());
+        b.extend(1u16.to_le_bytes()); // page_count
+        b.extend((DYLD_CHAINED_PTR_START_MULTI | 1).to_le_bytes()); // list at index 1
+        for (i, &s) in starts.iter().enumerate() {
+            let last = if i + 1 == starts.len() {
+                DYLD_CHAINED_PTR_START_LAST
+            } else {
+                0
+            };
+            b.extend((s | last).to_le_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn multi_chain_starts_must_ascend() {
+        let f = parse_chained_fixups(&multi_blob(&[0x10, 0x80]), 1, 0).unwrap();
+        assert_eq!(f.segments[0].page_chain_starts, [vec![0x10, 0x80]]);
+        // regression: a repeated start made every site count twice
+        let e = parse_chained_fixups(&multi_blob(&[0x10, 0x10]), 1, 0).unwrap_err();
+        assert_eq!(
+            e.message,
+            "chain_starts of a page are not in ascending order"
+        );
+    }
+
     #[test]
     fn walks_a_64_chain() {
         // bind(ordinal 1, next 2 strides = 8 bytes) ; rebase(next 0)
@@ -603,7 +695,18 @@ mod tests {
         let mut data = bind.to_le_bytes().to_vec();
         data.extend(rebase.to_le_bytes());
         let mut seen = Vec::new();
-        walk_chain(&data, DYLD_CHAINED_PTR_64, 0, 3, |o, f| seen.push((o, f))).unwrap();
+        let mut visited = Visited::new(data.len());
+        walk_chain(&data, DYLD_CHAINED_PTR_64, 0, 3, &mut visited, |o, f| {
+            seen.push((o, f))
+        })
+        .unwrap();
+        // The same chain again: every location was visited.
+        assert_eq!(
+            walk_chain(&data, DYLD_CHAINED_PTR_64, 8, 3, &mut visited, |_, _| {})
+                .unwrap_err()
+                .message,
+            "chained fixup location reached twice (overlapping chains)"
+        );
         assert_eq!(
             seen,
             [
@@ -619,17 +722,31 @@ mod tests {
         );
         // ordinal past imports
         assert_eq!(
-            walk_chain(&data, DYLD_CHAINED_PTR_64, 0, 1, |_, _| {})
-                .unwrap_err()
-                .message,
+            walk_chain(
+                &data,
+                DYLD_CHAINED_PTR_64,
+                0,
+                1,
+                &mut Visited::new(16),
+                |_, _| {}
+            )
+            .unwrap_err()
+            .message,
             "chained bind ordinal out of range"
         );
         // next runs off the data
         let runaway = (1u64 << 63) | (0xfffu64 << 51);
         assert_eq!(
-            walk_chain(&runaway.to_le_bytes(), DYLD_CHAINED_PTR_64, 0, 1, |_, _| {})
-                .unwrap_err()
-                .message,
+            walk_chain(
+                &runaway.to_le_bytes(),
+                DYLD_CHAINED_PTR_64,
+                0,
+                1,
+                &mut Visited::new(8),
+                |_, _| {}
+            )
+            .unwrap_err()
+            .message,
             "chained fixup site past the end of segment data"
         );
     }

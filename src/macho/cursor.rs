@@ -4,8 +4,8 @@
 //! LEB128 is the variable-length encoding of the export trie and the bind opcode streams
 //! (`<mach-o/loader.h>`, dyld `read_uleb128`/`read_sleb128`): 7 value bits per byte, low group
 //! first, high bit set on every byte but the last; SLEB128 sign-extends from bit 6 of the last
-//! byte. Unlike dyld, which silently drops bits past 64, a ULEB whose value does not fit 64 bits
-//! is an error here.
+//! byte. dyld's `read_uleb128` errors on an 11th byte ("uleb128 too big") but silently drops the
+//! bits of a 10th byte past bit 63; here both are errors.
 
 use crate::error::ParseError;
 
@@ -59,12 +59,9 @@ impl<'a> Cursor<'a> {
             self.pos += 1;
             let bits = u64::from(byte & 0x7f);
             if shift >= 64 || (shift == 63 && bits > 1) {
-                if bits != 0 {
-                    return Err(ParseError::new("ULEB128 overflows 64 bits", start as u64));
-                }
-            } else {
-                value |= bits << shift;
+                return Err(ParseError::new("ULEB128 overflows 64 bits", start as u64));
             }
+            value |= bits << shift;
             if byte & 0x80 == 0 {
                 return Ok(value);
             }
@@ -84,11 +81,10 @@ impl<'a> Cursor<'a> {
                 .ok_or_else(|| ParseError::new("truncated SLEB128", start as u64))?;
             self.pos += 1;
             let bits = i64::from(byte & 0x7f);
-            if shift < 64 {
-                value |= bits << shift;
-            } else if bits != 0 && bits != 0x7f {
+            if shift >= 64 {
                 return Err(ParseError::new("SLEB128 overflows 64 bits", start as u64));
             }
+            value |= bits << shift;
             shift = shift.saturating_add(7);
             if byte & 0x80 == 0 {
                 if shift < 64 && byte & 0x40 != 0 {
@@ -111,6 +107,24 @@ impl<'a> Cursor<'a> {
             .ok_or_else(|| self.err("unterminated string"))?;
         self.pos += len + 1;
         Ok(&rest[..len])
+    }
+}
+
+/// A symbol name as text. Mach-O names are bytes; valid UTF-8 is kept as is and every other
+/// byte becomes `\xNN`, so distinct byte strings stay distinct (unlike a lossy conversion).
+pub fn symbol_name(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + 8);
+            for chunk in bytes.utf8_chunks() {
+                out.push_str(chunk.valid());
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out
+        }
     }
 }
 
@@ -161,11 +175,11 @@ mod tests {
             Cursor::new(&over, 0).uleb().unwrap_err().message,
             "ULEB128 overflows 64 bits"
         );
-        // Redundant zero continuation bytes past bit 64 are tolerated.
+        // An 11th byte is an error even if it adds nothing (dyld: "uleb128 too big").
         let padded = [
             0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
         ];
-        assert_eq!(Cursor::new(&padded, 0).uleb().unwrap(), 1);
+        assert!(Cursor::new(&padded, 0).uleb().is_err());
     }
 
     #[test]
@@ -183,6 +197,13 @@ mod tests {
         assert_eq!(c.sleb().unwrap(), -123_456);
         let min = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f];
         assert_eq!(Cursor::new(&min, 0).sleb().unwrap(), i64::MIN);
+    }
+
+    #[test]
+    fn symbol_names_stay_distinct() {
+        assert_eq!(symbol_name(b"__Znwm"), "__Znwm");
+        assert_eq!(symbol_name(b"_\xff"), "_\\xff");
+        assert_ne!(symbol_name(b"_\xff"), symbol_name(b"_\xfe"));
     }
 
     #[test]

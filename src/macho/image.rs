@@ -2,7 +2,8 @@
 //! or chained fixups) → model.
 
 use super::bind_opcodes::{SegmentBounds, parse_weak_binds};
-use super::chained_fixups::{ChainedFixup, parse_chained_fixups, walk_chain};
+use super::chained_fixups::{ChainedFixup, Visited, parse_chained_fixups, walk_chain};
+use super::cursor::symbol_name;
 use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
     EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, walk_export_trie,
@@ -66,7 +67,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         walk_export_trie(&linkedit(r, "export trie")?, |name, flags, _| {
             if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
                 weak_definitions.push(WeakDefinition {
-                    name: String::from_utf8_lossy(name).into_owned(),
+                    name: symbol_name(name),
                     thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
                         == EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
                 });
@@ -194,6 +195,7 @@ fn chained_targets(
             span_end - span_start,
             "fixup chain pages",
         )?;
+        let mut visited = Visited::new(data.len());
         for (page, chain_starts) in starts.page_chain_starts.iter().enumerate() {
             for &start in chain_starts {
                 let in_span = page as u64 * page_size + u64::from(start) - span_start;
@@ -203,6 +205,7 @@ fn chained_targets(
                     starts.pointer_format,
                     in_span,
                     imports_count,
+                    &mut visited,
                     |off, fixup| {
                         if let ChainedFixup::Bind { ordinal, .. } = fixup
                             && let Some(&Some(t)) = target_of.get(ordinal as usize)
@@ -218,7 +221,7 @@ fn chained_targets(
                     file.error(
                         ErrorKind::from_parse(&e),
                         format!(
-                            "{arch}: chained fixups: segment {} page {page}: {e}",
+                            "{arch}: chained fixups: segment {} page {page} (offsets from page {first}): {e}",
                             seg.name
                         ),
                     )

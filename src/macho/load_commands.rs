@@ -80,7 +80,9 @@ pub struct LoadCommands {
     pub exports_trie: Option<LinkeditRange>,
     /// `LC_DYLD_CHAINED_FIXUPS`.
     pub chained_fixups: Option<LinkeditRange>,
-    /// Number of `LC_LOAD_DYLIB`-like commands (the range of library ordinals).
+    /// Number of `LC_LOAD_DYLIB`, `LC_LOAD_WEAK_DYLIB`, `LC_REEXPORT_DYLIB` and
+    /// `LC_LOAD_UPWARD_DYLIB` commands: the range of library ordinals (dyld
+    /// `MachOFile::dependentDylibCount`).
     pub dylib_count: u32,
 }
 
@@ -232,8 +234,7 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             CommandVariant::LoadDylib(_)
             | CommandVariant::LoadWeakDylib(_)
             | CommandVariant::ReexportDylib(_)
-            | CommandVariant::LoadUpwardDylib(_)
-            | CommandVariant::LazyLoadDylib(_) => out.dylib_count += 1,
+            | CommandVariant::LoadUpwardDylib(_) => out.dylib_count += 1,
             _ => {}
         }
         off += size;
