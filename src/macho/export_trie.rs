@@ -138,114 +138,117 @@ pub fn walk_export_trie(
     if data.is_empty() {
         return Ok(());
     }
-    let mut visited = vec![false; data.len()];
-    let mut name_budget = data
-        .len()
-        .saturating_mul(MAX_NAME_BYTES_PER_TRIE_BYTE)
-        .saturating_add(1 << 20);
-    let mut name: Vec<u8> = Vec::new();
-    let mut stack: Vec<Frame> = Vec::new();
-    enter_node(
+    let mut w = Walker {
         data,
-        0,
-        &name,
-        &mut visited,
-        &mut stack,
-        &mut name_budget,
-        &mut visit,
-    )?;
-    while let Some(frame) = stack.last_mut() {
+        visited: vec![false; data.len()],
+        name: Vec::new(),
+        stack: Vec::new(),
+        name_budget: data
+            .len()
+            .saturating_mul(MAX_NAME_BYTES_PER_TRIE_BYTE)
+            .saturating_add(1 << 20),
+    };
+    w.enter(0, &mut visit)?;
+    while let Some(frame) = w.stack.last_mut() {
         if frame.remaining == 0 {
-            stack.pop();
+            w.stack.pop();
             continue;
         }
         frame.remaining -= 1;
-        let mut c = Cursor::new(data, frame.next_child);
+        let label_pos = frame.next_child;
+        let mut c = Cursor::new(data, label_pos);
         let label = c
             .cstr()
             .map_err(|e| ParseError::new("truncated edge label", e.offset))?;
-        let label_pos = frame.next_child;
         let child = c.uleb()?;
         frame.next_child = c.pos();
-        name.truncate(frame.name_len);
-        name.extend_from_slice(label);
+        let name_len = frame.name_len;
         if child == 0 || child >= data.len() as u64 {
             return Err(ParseError::new(
                 "child node offset out of range",
                 label_pos as u64,
             ));
         }
-        enter_node(
-            data,
-            child as usize,
-            &name,
-            &mut visited,
-            &mut stack,
-            &mut name_budget,
-            &mut visit,
-        )?;
+        w.name.truncate(name_len);
+        w.name.extend_from_slice(label);
+        w.enter(child as usize, &mut visit)?;
     }
     Ok(())
 }
 
-fn enter_node(
-    data: &[u8],
-    offset: usize,
-    name: &[u8],
-    visited: &mut [bool],
-    stack: &mut Vec<Frame>,
-    name_budget: &mut usize,
-    visit: &mut impl FnMut(&[u8], u64, ExportTarget),
-) -> Result<(), ParseError> {
-    if visited[offset] {
-        return Err(ParseError::new(
-            "node reached twice (loop in trie)",
-            offset as u64,
-        ));
-    }
-    visited[offset] = true;
-    let mut c = Cursor::new(data, offset);
-    let terminal_size = c.uleb()?;
-    let info_start = c.pos();
-    let info_end = (info_start as u64)
-        .checked_add(terminal_size)
-        .filter(|&end| end < data.len() as u64)
-        .ok_or_else(|| ParseError::new("terminal size past the end of the trie", offset as u64))?
-        as usize;
-    if terminal_size > 0 {
-        let mut t = Cursor::new(&data[..info_end], info_start);
-        let flags = t.uleb()?;
-        let target = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
-            let library_ordinal = t.uleb()?;
-            let import_name = t.cstr()?;
-            ExportTarget::Reexport {
-                library_ordinal,
-                import_name: symbol_name(import_name),
-            }
-        } else {
-            let address = t.uleb()?;
-            if flags & EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER != 0 {
-                ExportTarget::StubAndResolver {
-                    stub: address,
-                    resolver: t.uleb()?,
+/// The state of one walk: the name of the current path, the open nodes, what was seen.
+struct Walker<'a> {
+    data: &'a [u8],
+    /// One flag per byte offset: a node starts there and was entered.
+    visited: Vec<bool>,
+    /// Concatenated edge labels from the root to the current node.
+    name: Vec<u8>,
+    /// Open nodes, innermost last.
+    stack: Vec<Frame>,
+    /// Name bytes still allowed (see [`MAX_NAME_BYTES_PER_TRIE_BYTE`]).
+    name_budget: usize,
+}
+
+impl Walker<'_> {
+    /// Enters the node at `offset`: reports its terminal, if any, and pushes its children.
+    fn enter(
+        &mut self,
+        offset: usize,
+        visit: &mut impl FnMut(&[u8], u64, ExportTarget),
+    ) -> Result<(), ParseError> {
+        let data = self.data;
+        if std::mem::replace(&mut self.visited[offset], true) {
+            return Err(ParseError::new(
+                "node reached twice (loop in trie)",
+                offset as u64,
+            ));
+        }
+        let mut c = Cursor::new(data, offset);
+        let terminal_size = c.uleb()?;
+        let info_start = c.pos();
+        let info_end = (info_start as u64)
+            .checked_add(terminal_size)
+            .filter(|&end| end < data.len() as u64)
+            .ok_or_else(|| {
+                ParseError::new("terminal size past the end of the trie", offset as u64)
+            })? as usize;
+        if terminal_size > 0 {
+            let mut t = Cursor::new(&data[..info_end], info_start);
+            let flags = t.uleb()?;
+            let target = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
+                let library_ordinal = t.uleb()?;
+                let import_name = t.cstr()?;
+                ExportTarget::Reexport {
+                    library_ordinal,
+                    import_name: symbol_name(import_name),
                 }
             } else {
-                ExportTarget::Address(address)
-            }
-        };
-        *name_budget = name_budget.checked_sub(name.len()).ok_or(ParseError::new(
-            "terminal names exceed 16 bytes per trie byte (a trie built to blow up)",
-            offset as u64,
-        ))?;
-        visit(name, flags, target);
+                let address = t.uleb()?;
+                if flags & EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER != 0 {
+                    ExportTarget::StubAndResolver {
+                        stub: address,
+                        resolver: t.uleb()?,
+                    }
+                } else {
+                    ExportTarget::Address(address)
+                }
+            };
+            self.name_budget =
+                self.name_budget
+                    .checked_sub(self.name.len())
+                    .ok_or(ParseError::new(
+                        "terminal names exceed 16 bytes per trie byte (a trie built to blow up)",
+                        offset as u64,
+                    ))?;
+            visit(&self.name, flags, target);
+        }
+        self.stack.push(Frame {
+            next_child: info_end + 1,
+            remaining: data[info_end],
+            name_len: self.name.len(),
+        });
+        Ok(())
     }
-    let remaining = data[info_end];
-    stack.push(Frame {
-        next_child: info_end + 1,
-        remaining,
-        name_len: name.len(),
-    });
-    Ok(())
 }
 
 #[cfg(test)]

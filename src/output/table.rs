@@ -30,6 +30,15 @@ fn clip(s: &str) -> String {
     }
 }
 
+/// The example column: empty when the example is the key itself (ungrouped names).
+fn example_cell(key: &str, example: &str) -> Cell {
+    Cell::new(if example == key {
+        String::new()
+    } else {
+        clip(example)
+    })
+}
+
 fn summary_rows(t: &mut Table, s: &ImageSummary) {
     t.add_row(vec![Cell::new("path"), Cell::new(&s.path)]);
     t.add_row(vec![Cell::new("arch"), Cell::new(&s.arch)]);
@@ -82,18 +91,13 @@ pub fn scan(r: &ScanReport) -> String {
             Cell::new("example"),
         ]);
         for grp in &img.groups {
-            let example = if grp.example == grp.key {
-                String::new()
-            } else {
-                clip(&grp.example)
-            };
             g.add_row(vec![
                 Cell::new(&grp.key),
                 right(grp.stats.weak_bound_symbols),
                 right(grp.stats.lookups),
                 right(grp.stats.sites),
                 right(grp.stats.weak_def_exports),
-                Cell::new(example),
+                example_cell(&grp.key, &grp.example),
             ]);
         }
         let _ = writeln!(out, "{g}");
@@ -200,11 +204,6 @@ pub fn diff(r: &DiffReport) -> String {
                 Cell::new("example"),
             ]);
             for grp in &changed {
-                let example = if grp.example == grp.key {
-                    String::new()
-                } else {
-                    clip(&grp.example)
-                };
                 g.add_row(vec![
                     Cell::new(&grp.key),
                     right(format!("{} → {}", grp.old.lookups, grp.new.lookups)),
@@ -212,7 +211,7 @@ pub fn diff(r: &DiffReport) -> String {
                     right(format!("{:+}", grp.delta.weak_bound_symbols)),
                     right(format!("{:+}", grp.delta.sites)),
                     right(format!("{:+}", grp.delta.weak_def_exports)),
-                    Cell::new(example),
+                    example_cell(&grp.key, &grp.example),
                 ]);
             }
             let _ = writeln!(out, "{g}");
