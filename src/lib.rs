@@ -5,14 +5,19 @@
 //!
 //! * [`macho`] — input: the Mach-O container, load commands, export trie, weak-bind opcodes and
 //!   chained fixups;
+//! * [`log`] — input: `DYLD_PRINT_BINDINGS` logs of every dyld generation, streamed;
+//! * [`input`] — which of the two a file is;
 //! * [`model`] — one model per image: weak definitions, weak-bind targets with their sites, and
 //!   the predicted weak-def lookups;
-//! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing;
+//! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing,
+//!   verifying a binary against a log;
 //! * [`output`] — tables and JSON.
 
 pub mod analysis;
 pub mod cli;
 pub mod error;
+pub mod input;
+pub mod log;
 pub mod macho;
 pub mod model;
 pub mod output;

@@ -12,13 +12,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = weakscan::cli::Cli::parse();
     match weakscan::cli::run(&cli) {
-        Ok(text) => {
+        Ok(outcome) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`weakscan … | head`) is not an error worth a message.
             let _ = stdout
-                .write_all(text.as_bytes())
+                .write_all(outcome.text.as_bytes())
                 .and_then(|()| stdout.flush());
-            ExitCode::SUCCESS
+            ExitCode::from(outcome.code)
         }
         Err(e) => {
             eprintln!("weakscan: {e}");

@@ -1,7 +1,13 @@
-//! The one model every input becomes: per image (slice), its weak definitions, its weak-bind
-//! targets with their fixup sites, and the weak-def lookups dyld is predicted to make.
+//! The one model every input becomes: per image (a slice of a Mach-O file, or an image named in
+//! a dyld log), its weak definitions, its weak-bind targets with their fixup sites, and its
+//! weak-def lookups — predicted from a binary, or seen in a log.
 //!
-//! How each figure is derived, with the dyld functions it follows, is in `docs/figures.md`.
+//! A log records less than a binary holds (no export trie, no header), and what it records
+//! depends on the dyld that wrote it; [`Source`] says which figures an image has, and each
+//! figure accessor returns `None` for a figure its input cannot give.
+//!
+//! How each figure is derived, with the dyld functions it follows, is in `docs/figures.md`
+//! (binaries) and `docs/logs.md` (logs).
 
 use serde::Serialize;
 
@@ -79,10 +85,10 @@ pub struct WeakDefinition {
 /// One fixup site: a location that dyld writes the bound address into.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
-    /// Unslid vm address of the location.
+    /// Vm address of the location: unslid for a binary, as printed (slid) for a log.
     pub address: u64,
-    /// Index of the segment holding it.
-    pub segment_index: u32,
+    /// Index of the segment holding it (`None` for a log: dyld prints only the address).
+    pub segment_index: Option<u32>,
 }
 
 /// A weak-bind target: one symbol (+ addend) that dyld resolves with a weak-def lookup.
@@ -96,8 +102,10 @@ pub struct BindTarget {
     pub sites: Vec<Site>,
     /// The same image exports a weak definition of `symbol`: a leaked instantiation that the
     /// image binds to itself through dyld (the expensive case). Otherwise it is defined
-    /// elsewhere (e.g. operator new in libc++).
+    /// elsewhere (e.g. operator new in libc++). For a log: dyld bound it to this image.
     pub defined_here: bool,
+    /// Log only: leaf name of the image dyld bound it to (`None` when unresolved or unknown).
+    pub supplier: Option<String>,
 }
 
 /// Why dyld makes a weak-def lookup.
@@ -121,100 +129,274 @@ pub struct Lookup {
     pub symbol: String,
     /// Why.
     pub reason: LookupReason,
+    /// Log only: full path of the image whose definition dyld chose (`None` when none was
+    /// found, and for predictions).
+    pub supplier: Option<String>,
 }
 
-/// One image (a thin file, or one slice of a universal file).
+/// Which dyld wrote a log, as far as its lines tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogFormat {
+    /// dyld2 (macOS 11 and earlier): `dyld: … bind: …` lines, no lookup lines.
+    Dyld2,
+    /// dyld4 with no `looking for weak-def symbol` lines: macOS 12–14 (dyld-940 … 1165.3
+    /// hard-code `verboseWeak = false`), or a later dyld in a process with no weak lookups.
+    Dyld4NoLookups,
+    /// dyld4 with lookup lines (dyld-1231.3+, macOS 15).
+    Dyld4,
+    /// dyld4 with dyld-1323.3's `<%s/%s>)` bind lines (macOS 26).
+    Dyld4Macos26,
+}
+
+impl LogFormat {
+    /// A short description for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LogFormat::Dyld2 => "dyld2 (macOS 11 or earlier)",
+            LogFormat::Dyld4NoLookups => "dyld4 without lookup lines (macOS 12-14)",
+            LogFormat::Dyld4 => "dyld4 (macOS 15)",
+            LogFormat::Dyld4Macos26 => "dyld4 (macOS 26)",
+        }
+    }
+}
+
+/// What a log says about itself (shared by every image read from it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LogFacts {
+    /// Lines in the file.
+    pub lines: u64,
+    /// dyld lines of the process read (recognized or not).
+    pub dyld_lines: u64,
+    /// dyld lines of the process read whose message weakscan does not know.
+    pub unrecognized_dyld_lines: u64,
+    /// Lines of other processes (other PIDs).
+    pub other_process_lines: u64,
+    /// Lines that are the program's own output (no dyld prefix), including the program
+    /// output found before a dyld prefix on the same line.
+    pub program_output_lines: u64,
+    /// Lines that ended in CRLF.
+    pub crlf_lines: u64,
+    /// Lines with invalid UTF-8.
+    pub invalid_utf8_lines: u64,
+    /// Lines longer than the reader keeps (cut).
+    pub oversized_lines: u64,
+    /// The last line had no newline (the log was cut).
+    pub truncated_last_line: bool,
+    /// Result lines (`  using …`) with no open lookup block.
+    pub orphan_result_lines: u64,
+    /// `weak-bind#N` fixup lines with no bind target N to belong to.
+    pub unattributed_weak_fixups: u64,
+    /// Lookups followed by no bind line of their symbol (the main executable's strong
+    /// override checks).
+    pub lookups_without_bind: u64,
+    /// Images of the process read with bind lines but no weak binds or lookups (not listed).
+    pub images_without_weak_binds: u64,
+    /// `symbol '…' missing from root` warnings.
+    pub missing_from_root: u64,
+    /// The processes seen, in order of appearance, with their dyld line counts (at most
+    /// [`MAX_LISTED_PIDS`]; dyld2 lines have no PID and are listed as `null`).
+    pub pids: Vec<PidLines>,
+    /// Processes seen beyond the listed ones.
+    pub more_pids: u64,
+}
+
+/// Processes listed in [`LogFacts::pids`] at most.
+pub const MAX_LISTED_PIDS: usize = 256;
+
+/// One process in a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PidLines {
+    /// Its PID (`None` for dyld2 lines).
+    pub pid: Option<u32>,
+    /// Its dyld lines.
+    pub lines: u64,
+}
+
+/// Where an image was read from, and so which figures it has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A Mach-O file: every figure except seen lookups.
+    Binary,
+    /// A dyld log.
+    Log(LogSource),
+}
+
+/// An image as a dyld log shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSource {
+    /// Which dyld wrote it.
+    pub format: LogFormat,
+    /// The process read (`None` for dyld2).
+    pub pid: Option<u32>,
+    /// The log tells this image's weak-bind targets from its regular ones.
+    pub targets_known: bool,
+    /// The log shows each weak-bind location (opcode images' `weak-bind#` fixup lines, dyld2
+    /// `weak bind:` lines); chained images applied by page-in linking show none.
+    pub sites_known: bool,
+    /// The log has lookup lines (dyld4 from macOS 15).
+    pub lookups_known: bool,
+    /// File-level facts.
+    pub facts: LogFacts,
+}
+
+/// One image: a thin file, one slice of a universal file, or one image named in a dyld log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
     /// The file it was read from.
     pub path: String,
-    /// `x86_64`, `arm64`, `arm64e`, …
-    pub arch: String,
-    /// Mach header `filetype`.
-    pub filetype: u32,
-    /// Mach header `flags`.
-    pub flags: u32,
-    /// Where binds are encoded.
-    pub fixup_format: FixupFormat,
+    /// Leaf name of the image: the file name, or the name dyld prints in a log.
+    pub name: String,
+    /// `x86_64`, `arm64`, `arm64e`, … (`None` for a log).
+    pub arch: Option<String>,
+    /// Mach header `filetype` (`None` for a log).
+    pub filetype: Option<u32>,
+    /// Mach header `flags` (`None` for a log).
+    pub flags: Option<u32>,
+    /// Where binds are encoded (`None` when a log does not tell).
+    pub fixup_format: Option<FixupFormat>,
     /// Weak definitions in the export trie, in trie order.
     pub weak_definitions: Vec<WeakDefinition>,
     /// Weak-bind targets, in dyld's target order.
     pub bind_targets: Vec<BindTarget>,
     /// Names the opcode weak-bind stream announces as strong overrides (no lookup).
     pub strong_overrides: Vec<String>,
-    /// Every predicted weak-def lookup when this image is the main executable (see
-    /// `docs/figures.md`).
+    /// Binary: every predicted weak-def lookup when this image is the main executable (see
+    /// `docs/figures.md`). Log: every lookup seen for this image.
     pub lookups: Vec<Lookup>,
+    /// Binary or log.
+    pub source: Source,
 }
 
 impl Image {
-    /// Export-trie terminals with `WEAK_DEFINITION` (thread-local ones included).
-    pub fn weak_def_exports(&self) -> usize {
-        self.weak_definitions.len()
+    /// The log it was read from, if any.
+    pub fn log(&self) -> Option<&LogSource> {
+        match &self.source {
+            Source::Binary => None,
+            Source::Log(l) => Some(l),
+        }
+    }
+
+    /// Read from a dyld log.
+    pub fn is_log(&self) -> bool {
+        self.log().is_some()
+    }
+
+    /// `binary` or `log`.
+    pub fn input_kind(&self) -> &'static str {
+        if self.is_log() { "log" } else { "binary" }
+    }
+
+    /// The arch, or for a log the image name: what `diff` pairs images by.
+    pub fn label(&self) -> &str {
+        self.arch.as_deref().unwrap_or(&self.name)
+    }
+
+    /// Export-trie terminals with `WEAK_DEFINITION` (thread-local ones included); `None` for
+    /// a log.
+    pub fn weak_def_exports(&self) -> Option<usize> {
+        (!self.is_log()).then_some(self.weak_definitions.len())
+    }
+
+    /// Weak-bind targets are known (always for a binary).
+    pub fn targets_known(&self) -> bool {
+        self.log().is_none_or(|l| l.targets_known)
+    }
+
+    /// Weak-bind locations are known (always for a binary).
+    pub fn sites_known(&self) -> bool {
+        self.log().is_none_or(|l| l.sites_known)
     }
 
     /// Locations bound by weak binds.
-    pub fn weak_bind_sites(&self) -> usize {
-        self.bind_targets.iter().map(|t| t.sites.len()).sum()
+    pub fn weak_bind_sites(&self) -> Option<usize> {
+        self.sites_known()
+            .then(|| self.bind_targets.iter().map(|t| t.sites.len()).sum())
+    }
+
+    /// Weak-bind targets (dyld's count: one per symbol and addend).
+    pub fn weak_bind_targets(&self) -> Option<usize> {
+        self.targets_known().then_some(self.bind_targets.len())
     }
 
     /// Distinct symbol names among the weak-bind targets.
-    pub fn weak_bind_symbols(&self) -> usize {
-        let mut names: Vec<&str> = self
-            .bind_targets
-            .iter()
-            .map(|t| t.symbol.as_str())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names.len()
+    pub fn weak_bind_symbols(&self) -> Option<usize> {
+        self.targets_known()
+            .then(|| distinct(self.bind_targets.iter().map(|t| t.symbol.as_str())))
     }
 
     /// The "looking for weak-def symbol" lines dyld4 (macOS 15) prints when this image is the
-    /// main executable.
-    pub fn predicted_weak_lookups(&self) -> usize {
-        self.lookups.len()
+    /// main executable; `None` for a log.
+    pub fn predicted_weak_lookups(&self) -> Option<usize> {
+        (!self.is_log()).then_some(self.lookups.len())
     }
 
-    /// Distinct weak-bound symbols that this image also exports as weak definitions.
-    pub fn defined_here_symbols(&self) -> usize {
-        let mut names: Vec<&str> = self
-            .bind_targets
-            .iter()
-            .filter(|t| t.defined_here)
-            .map(|t| t.symbol.as_str())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names.len()
+    /// The lookup lines a log shows for this image; `None` for a binary, or a log without
+    /// lookup lines.
+    pub fn seen_weak_lookups(&self) -> Option<usize> {
+        self.log()
+            .filter(|l| l.lookups_known)
+            .map(|_| self.lookups.len())
+    }
+
+    /// Predicted lookups for a binary, seen ones for a log: the lookups figure of groups.
+    pub fn weak_lookups(&self) -> Option<usize> {
+        match self.log() {
+            None => Some(self.lookups.len()),
+            Some(_) => self.seen_weak_lookups(),
+        }
+    }
+
+    /// Distinct weak-bound symbols that this image also exports as weak definitions (for a
+    /// log: that dyld bound to this image).
+    pub fn defined_here_symbols(&self) -> Option<usize> {
+        self.targets_known().then(|| {
+            distinct(
+                self.bind_targets
+                    .iter()
+                    .filter(|t| t.defined_here)
+                    .map(|t| t.symbol.as_str()),
+            )
+        })
     }
 
     /// `MH_EXECUTE`.
     pub fn is_main_executable(&self) -> bool {
-        self.filetype == MH_EXECUTE
+        self.filetype == Some(MH_EXECUTE)
     }
 
-    /// `MH_EXECUTE`, `MH_DYLIB`, `MH_BUNDLE` or `filetype 0x…`.
-    pub fn filetype_name(&self) -> String {
-        match self.filetype {
+    /// `MH_EXECUTE`, `MH_DYLIB`, `MH_BUNDLE` or `filetype 0x…`; `None` for a log.
+    pub fn filetype_name(&self) -> Option<String> {
+        Some(match self.filetype? {
             MH_EXECUTE => "MH_EXECUTE".into(),
             MH_DYLIB => "MH_DYLIB".into(),
             MH_BUNDLE => "MH_BUNDLE".into(),
             other => goblin::mach::header::filetype_to_str(other).to_string(),
-        }
+        })
     }
 
-    /// Names of the set header flags, lowest bit first (`MH_NOUNDEFS`, `MH_DYLDLINK`, …).
-    pub fn flag_names(&self) -> Vec<String> {
-        (0..32)
-            .map(|bit| 1u32 << bit)
-            .filter(|f| self.flags & f != 0)
-            .map(|f| match goblin::mach::header::flag_to_str(f) {
-                "UNKNOWN FLAG" => format!("{f:#x}"),
-                name => name.trim().to_string(),
-            })
-            .collect()
+    /// Names of the set header flags, lowest bit first (`MH_NOUNDEFS`, `MH_DYLDLINK`, …);
+    /// `None` for a log.
+    pub fn flag_names(&self) -> Option<Vec<String>> {
+        let flags = self.flags?;
+        Some(
+            (0..32)
+                .map(|bit| 1u32 << bit)
+                .filter(|f| flags & f != 0)
+                .map(|f| match goblin::mach::header::flag_to_str(f) {
+                    "UNKNOWN FLAG" => format!("{f:#x}"),
+                    name => name.trim().to_string(),
+                })
+                .collect(),
+        )
     }
+}
+
+fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    let mut names: Vec<&str> = names.collect();
+    names.sort_unstable();
+    names.dedup();
+    names.len()
 }
 
 /// Builds the predicted lookups of an image from its bind targets, following dyld-1231.3:
@@ -232,6 +414,7 @@ pub fn predict_lookups(
         .map(|t| Lookup {
             symbol: t.symbol.clone(),
             reason: LookupReason::BindTarget,
+            supplier: None,
         })
         .collect();
     if filetype == MH_EXECUTE && flags & MH_WEAK_DEFINES != 0 {
@@ -239,6 +422,7 @@ pub fn predict_lookups(
             lookups.extend(TREAT_AS_WEAK.iter().map(|s| Lookup {
                 symbol: s.to_string(),
                 reason,
+                supplier: None,
             }))
         };
         if fixup_format == FixupFormat::Chained {
@@ -259,6 +443,7 @@ mod tests {
             addend: 0,
             sites: vec![],
             defined_here: false,
+            supplier: None,
         }
     }
 

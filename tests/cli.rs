@@ -299,10 +299,21 @@ case!(empty_file, {
 });
 
 case!(not_macho, {
+    // Text is read as a log; with no dyld line it is neither kind.
     let f = temp_file(b"#!/bin/sh\necho hello\n");
+    let path = f.path().to_str().unwrap();
     fails_with(
-        &["scan", f.path().to_str().unwrap()],
+        &["scan", path],
+        "neither a Mach-O file nor a dyld log: no dyld lines in 2 lines (was DYLD_PRINT_BINDINGS=1 set?)",
+    );
+    fails_with(
+        &["scan", "--input-kind", "binary", path],
         "not a Mach-O file (magic 0x622f2123)",
+    );
+    let elf = temp_file(b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00");
+    fails_with(
+        &["scan", elf.path().to_str().unwrap()],
+        "not a Mach-O file (magic 0x464c457f)",
     );
 });
 

@@ -6,23 +6,24 @@ use crate::model::Image;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Signed change of each [`GroupStats`] figure (new − old).
+/// Signed change of each [`GroupStats`] figure (new − old); `None` where either side lacks the
+/// figure.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct StatsDelta {
     /// Change in distinct weak-bound symbols.
-    pub weak_bound_symbols: i64,
-    /// Change in predicted lookups.
-    pub lookups: i64,
+    pub weak_bound_symbols: Option<i64>,
+    /// Change in lookups (predicted or seen).
+    pub lookups: Option<i64>,
     /// Change in fixup sites.
-    pub sites: i64,
+    pub sites: Option<i64>,
     /// Change in weak-def exports.
-    pub weak_def_exports: i64,
+    pub weak_def_exports: Option<i64>,
 }
 
 impl StatsDelta {
     /// `new − old`, figure by figure.
     pub fn between(old: &GroupStats, new: &GroupStats) -> Self {
-        let d = |a: usize, b: usize| b as i64 - a as i64;
+        let d = |a: Option<usize>, b: Option<usize>| Some(b? as i64 - a? as i64);
         StatsDelta {
             weak_bound_symbols: d(old.weak_bound_symbols, new.weak_bound_symbols),
             lookups: d(old.lookups, new.lookups),
@@ -31,9 +32,16 @@ impl StatsDelta {
         }
     }
 
-    /// All four figures are unchanged.
+    /// No figure known on both sides changed.
     pub fn is_zero(&self) -> bool {
-        *self == StatsDelta::default()
+        [
+            self.weak_bound_symbols,
+            self.lookups,
+            self.sites,
+            self.weak_def_exports,
+        ]
+        .iter()
+        .all(|d| d.unwrap_or(0) == 0)
     }
 }
 
@@ -42,7 +50,7 @@ impl StatsDelta {
 pub struct GroupDelta {
     /// The grouping key.
     pub key: String,
-    /// Figures in the old build (zeros if absent there).
+    /// Figures in the old build (zeros, where known, if absent there).
     pub old: GroupStats,
     /// Figures in the new build (zeros if absent there).
     pub new: GroupStats,
@@ -53,8 +61,14 @@ pub struct GroupDelta {
 }
 
 /// Pairs the groups of two builds by key; sorted by |Δ lookups|, then |Δ weak-bound symbols|,
-/// then |Δ exports| (descending), then key.
-pub fn diff_groups(old: &[Group], new: &[Group]) -> Vec<GroupDelta> {
+/// then |Δ exports| (descending), then key. `old_zero`/`new_zero` are the figures of a group
+/// absent on that side (zeros where the image has the figure).
+pub fn diff_groups(
+    old: &[Group],
+    new: &[Group],
+    old_zero: GroupStats,
+    new_zero: GroupStats,
+) -> Vec<GroupDelta> {
     let mut by_key: BTreeMap<&str, (Option<&Group>, Option<&Group>)> = BTreeMap::new();
     for g in old {
         by_key.entry(&g.key).or_default().0 = Some(g);
@@ -65,8 +79,8 @@ pub fn diff_groups(old: &[Group], new: &[Group]) -> Vec<GroupDelta> {
     let mut out: Vec<GroupDelta> = by_key
         .into_iter()
         .map(|(key, (o, n))| {
-            let old = o.map(|g| g.stats).unwrap_or_default();
-            let new = n.map(|g| g.stats).unwrap_or_default();
+            let old = o.map_or(old_zero, |g| g.stats);
+            let new = n.map_or(new_zero, |g| g.stats);
             GroupDelta {
                 key: key.to_string(),
                 old,
@@ -78,10 +92,11 @@ pub fn diff_groups(old: &[Group], new: &[Group]) -> Vec<GroupDelta> {
         .collect();
     out.sort_by(|a, b| {
         let k = |d: &StatsDelta| {
+            let abs = |x: Option<i64>| x.unwrap_or(0).unsigned_abs();
             (
-                d.lookups.unsigned_abs(),
-                d.weak_bound_symbols.unsigned_abs(),
-                d.weak_def_exports.unsigned_abs(),
+                abs(d.lookups),
+                abs(d.weak_bound_symbols),
+                abs(d.weak_def_exports),
             )
         };
         k(&b.delta).cmp(&k(&a.delta)).then(a.key.cmp(&b.key))
@@ -98,8 +113,12 @@ pub struct SymbolChanges {
     pub removed: Vec<String>,
 }
 
-/// Compares the weak-bound symbol sets of two images.
-pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> SymbolChanges {
+/// Compares the weak-bound symbol sets of two images; `None` when either input does not tell
+/// its weak-bind targets (a chained image in a log without lookup lines).
+pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> Option<SymbolChanges> {
+    if !old.targets_known() || !new.targets_known() {
+        return None;
+    }
     let set = |i: &Image| -> BTreeSet<String> {
         i.bind_targets.iter().map(|t| t.symbol.clone()).collect()
     };
@@ -112,14 +131,15 @@ pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> Symbol
         out.sort();
         out
     };
-    SymbolChanges {
+    Some(SymbolChanges {
         added: show(n.difference(&o).collect()),
         removed: show(o.difference(&n).collect()),
-    }
+    })
 }
 
-/// Change in percent from `old` to `new`, or `None` when `old` is 0.
-pub fn percent_change(old: usize, new: usize) -> Option<f64> {
+/// Change in percent from `old` to `new`, or `None` when `old` is 0 or either is unknown.
+pub fn percent_change(old: Option<usize>, new: Option<usize>) -> Option<f64> {
+    let (old, new) = (old?, new?);
     (old != 0).then(|| (new as f64 - old as f64) * 100.0 / old as f64)
 }
 
@@ -129,29 +149,36 @@ mod tests {
 
     fn g(key: &str, lookups: usize) -> Group {
         let stats = GroupStats {
-            weak_bound_symbols: lookups,
-            lookups,
-            sites: lookups,
-            weak_def_exports: 0,
+            weak_bound_symbols: Some(lookups),
+            lookups: Some(lookups),
+            sites: Some(lookups),
+            weak_def_exports: Some(0),
         };
         Group::new(key.into(), stats, key.into())
     }
 
     #[test]
     fn pairs_by_key_and_sorts_by_absolute_delta() {
-        let d = diff_groups(&[g("a", 10), g("b", 5)], &[g("a", 9), g("c", 7), g("b", 5)]);
-        let keys: Vec<(&str, i64)> = d
+        let zero = g("z", 0).stats;
+        let d = diff_groups(
+            &[g("a", 10), g("b", 5)],
+            &[g("a", 9), g("c", 7), g("b", 5)],
+            zero,
+            zero,
+        );
+        let keys: Vec<(&str, Option<i64>)> = d
             .iter()
             .map(|x| (x.key.as_str(), x.delta.lookups))
             .collect();
-        assert_eq!(keys, [("c", 7), ("a", -1), ("b", 0)]);
-        assert_eq!(d[0].old, GroupStats::default());
+        assert_eq!(keys, [("c", Some(7)), ("a", Some(-1)), ("b", Some(0))]);
+        assert_eq!(d[0].old, zero);
         assert!(d[2].delta.is_zero());
     }
 
     #[test]
     fn percent() {
-        assert_eq!(percent_change(0, 5), None);
-        assert_eq!(percent_change(200, 150), Some(-25.0));
+        assert_eq!(percent_change(Some(0), Some(5)), None);
+        assert_eq!(percent_change(None, Some(5)), None);
+        assert_eq!(percent_change(Some(200), Some(150)), Some(-25.0));
     }
 }

@@ -1,6 +1,7 @@
-//! Analysis: demangling, grouping and diffing of the [`crate::model`].
+//! Analysis: demangling, grouping, diffing and verifying of the [`crate::model`].
 
 pub mod demangle;
 pub mod diff;
 pub mod group;
 pub mod report;
+pub mod verify;

@@ -2,77 +2,137 @@
 
 use super::demangle::{Demangled, demangle_all};
 use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
-use super::group::{Group, GroupBy, GroupStats, group_image};
-use crate::model::Image;
+use super::group::{Group, GroupBy, GroupStats, SupplierCount, group_image, suppliers};
+use crate::error::{Error, Result};
+use crate::model::{FixupFormat, Image, LogFacts, LogFormat};
 use serde::Serialize;
+use std::collections::HashMap;
 
-/// Image-level facts and the four figures, as printed in summaries and JSON `images`.
+/// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
+/// input cannot give is `None` (JSON `null`), never 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageSummary {
     /// The input file.
     pub path: String,
-    /// `x86_64`, `arm64`, `arm64e`, …
-    pub arch: String,
-    /// `MH_EXECUTE`, `MH_DYLIB`, …
-    pub filetype: String,
-    /// Set header flags by name.
-    pub flags: Vec<String>,
-    /// `opcodes`, `chained` or `none`.
-    pub fixup_format: &'static str,
+    /// Leaf name of the image (file name, or the name dyld prints in a log).
+    pub image: String,
+    /// `binary` or `log`.
+    pub input_kind: &'static str,
+    /// `x86_64`, `arm64`, `arm64e`, … (`null` for a log).
+    pub arch: Option<String>,
+    /// `MH_EXECUTE`, `MH_DYLIB`, … (`null` for a log).
+    pub filetype: Option<String>,
+    /// Set header flags by name (`null` for a log).
+    pub flags: Option<Vec<String>>,
+    /// `opcodes`, `chained` or `none` (`null` when a log does not tell).
+    pub fixup_format: Option<&'static str>,
     /// Export-trie terminals with `WEAK_DEFINITION`.
-    pub weak_def_exports: usize,
+    pub weak_def_exports: Option<usize>,
     /// Locations bound by weak binds.
-    pub weak_bind_sites: usize,
+    pub weak_bind_sites: Option<usize>,
     /// Distinct weak-bound symbols.
-    pub weak_bind_symbols: usize,
+    pub weak_bind_symbols: Option<usize>,
     /// Predicted "looking for weak-def symbol" lines (dyld4, macOS 15) as main executable.
-    pub predicted_weak_lookups: usize,
-    /// Weak-bound symbols that the image itself exports as weak definitions.
-    pub defined_here_symbols: usize,
+    pub predicted_weak_lookups: Option<usize>,
+    /// "looking for weak-def symbol" lines seen in a log for this image.
+    pub seen_weak_lookups: Option<usize>,
+    /// Weak-bound symbols that the image itself defines (a log: that dyld bound to it).
+    pub defined_here_symbols: Option<usize>,
     /// Weak-bound symbols defined elsewhere (e.g. operator new in libc++).
-    pub defined_elsewhere_symbols: usize,
+    pub defined_elsewhere_symbols: Option<usize>,
     /// Weak-bind targets (dyld's count; differs from symbols when addends differ).
-    pub weak_bind_targets: usize,
+    pub weak_bind_targets: Option<usize>,
     /// Thread-local weak definitions (included in `weak_def_exports`).
-    pub thread_local_weak_defs: usize,
+    pub thread_local_weak_defs: Option<usize>,
     /// Strong overrides announced in the opcode weak-bind stream.
-    pub strong_overrides: usize,
+    pub strong_overrides: Option<usize>,
+    /// Log only: the images dyld chose for this image's weak symbols, most first.
+    pub suppliers: Option<Vec<SupplierCount>>,
+    /// Log only: which dyld wrote it, the process read, and what the reader counted.
+    pub log: Option<LogSummary>,
+}
+
+/// What a log says about itself, in [`ImageSummary::log`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogSummary {
+    /// `dyld2`, `dyld4_no_lookups`, `dyld4` or `dyld4_macos26`.
+    pub format: LogFormat,
+    /// The process read (`null` for dyld2).
+    pub pid: Option<u32>,
+    /// Line counts and the processes seen.
+    #[serde(flatten)]
+    pub facts: LogFacts,
 }
 
 impl ImageSummary {
     /// The summary of `image`.
     pub fn of(image: &Image) -> Self {
         let here = image.defined_here_symbols();
+        let binary = !image.is_log();
+        let suppliers = suppliers(image).map(|map| {
+            let mut counts: HashMap<&str, usize> = HashMap::new();
+            for who in map.values() {
+                *counts.entry(who).or_default() += 1;
+            }
+            let mut list: Vec<SupplierCount> = counts
+                .into_iter()
+                .map(|(image, symbols)| SupplierCount {
+                    image: image.to_string(),
+                    symbols,
+                })
+                .collect();
+            list.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.image.cmp(&b.image)));
+            list
+        });
         ImageSummary {
             path: image.path.clone(),
+            image: image.name.clone(),
+            input_kind: image.input_kind(),
             arch: image.arch.clone(),
             filetype: image.filetype_name(),
             flags: image.flag_names(),
-            fixup_format: image.fixup_format.as_str(),
+            fixup_format: image.fixup_format.map(FixupFormat::as_str),
             weak_def_exports: image.weak_def_exports(),
             weak_bind_sites: image.weak_bind_sites(),
             weak_bind_symbols: image.weak_bind_symbols(),
             predicted_weak_lookups: image.predicted_weak_lookups(),
+            seen_weak_lookups: image.seen_weak_lookups(),
             defined_here_symbols: here,
-            defined_elsewhere_symbols: image.weak_bind_symbols() - here,
-            weak_bind_targets: image.bind_targets.len(),
-            thread_local_weak_defs: image
-                .weak_definitions
-                .iter()
-                .filter(|w| w.thread_local)
-                .count(),
-            strong_overrides: image.strong_overrides.len(),
+            defined_elsewhere_symbols: image
+                .weak_bind_symbols()
+                .zip(here)
+                .map(|(all, here)| all - here),
+            weak_bind_targets: image.weak_bind_targets(),
+            thread_local_weak_defs: binary.then(|| {
+                image
+                    .weak_definitions
+                    .iter()
+                    .filter(|w| w.thread_local)
+                    .count()
+            }),
+            strong_overrides: binary.then_some(image.strong_overrides.len()),
+            suppliers,
+            log: image.log().map(|l| LogSummary {
+                format: l.format,
+                pid: l.pid,
+                facts: l.facts.clone(),
+            }),
         }
     }
 
-    /// The four figures as [`GroupStats`].
+    /// The four figures as [`GroupStats`] (lookups: predicted for a binary, seen for a log).
     pub fn stats(&self) -> GroupStats {
         GroupStats {
             weak_bound_symbols: self.weak_bind_symbols,
-            lookups: self.predicted_weak_lookups,
+            lookups: self.predicted_weak_lookups.or(self.seen_weak_lookups),
             sites: self.weak_bind_sites,
             weak_def_exports: self.weak_def_exports,
         }
+    }
+
+    /// The arch, or for a log the image name: what `diff` pairs by.
+    pub fn label(&self) -> &str {
+        self.arch.as_deref().unwrap_or(&self.image)
     }
 }
 
@@ -133,11 +193,11 @@ pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> ScanRep
     }
 }
 
-/// One arch present in both builds.
+/// One image present in both builds.
 #[derive(Debug, Clone)]
 pub struct PairReport {
-    /// The arch.
-    pub arch: String,
+    /// What the pair has in common: the arch, or for a log the image name.
+    pub label: String,
     /// Old image.
     pub old: ImageSummary,
     /// New image.
@@ -146,7 +206,7 @@ pub struct PairReport {
     pub groups: Vec<GroupDelta>,
     /// Groups whose figures changed.
     pub groups_changed: usize,
-    /// Weak-bound symbols added and removed (with `--symbols`).
+    /// Weak-bound symbols added and removed (with `--symbols`, when both inputs tell them).
     pub symbols: Option<SymbolChanges>,
 }
 
@@ -155,31 +215,73 @@ pub struct PairReport {
 pub struct DiffReport {
     /// The grouping used.
     pub group_by: GroupBy,
-    /// Arches in both builds, in the new build's order.
+    /// Images in both builds, in the new build's order.
     pub pairs: Vec<PairReport>,
-    /// Images whose arch is only in the old build.
+    /// Images only in the old build.
     pub only_old: Vec<ImageSummary>,
-    /// Images whose arch is only in the new build.
+    /// Images only in the new build.
     pub only_new: Vec<ImageSummary>,
     /// `_Z` names cpp_demangle could not read (kept raw).
     pub demangle_failures: usize,
 }
 
-/// Builds the diff report; images are paired by arch.
+/// Pairs the images of two inputs: binaries by arch; when a log is involved, a single image on
+/// each side with each other, else by image name.
+///
+/// Errors: a universal binary against a log (the log does not say its arch: `--arch` picks
+/// the slice).
+pub fn pair_images<'a>(old: &'a [Image], new: &'a [Image]) -> Result<Vec<(&'a Image, &'a Image)>> {
+    let any_log = old.iter().chain(new).any(Image::is_log);
+    if !any_log {
+        return Ok(new
+            .iter()
+            .filter_map(|n| old.iter().find(|o| o.arch == n.arch).map(|o| (o, n)))
+            .collect());
+    }
+    for side in [old, new] {
+        if side.len() > 1 && !side[0].is_log() {
+            return Err(Error::usage(format!(
+                "{}: {} slices ({}) against a log, which does not say its arch: pick one with --arch",
+                side[0].path,
+                side.len(),
+                side.iter().map(Image::label).collect::<Vec<_>>().join(", ")
+            )));
+        }
+    }
+    if old.len() == 1 && new.len() == 1 {
+        return Ok(vec![(&old[0], &new[0])]);
+    }
+    // A binary against a log's main executable (listed first); logs by image name.
+    if !old[0].is_log() {
+        return Ok(vec![(&old[0], &new[0])]);
+    }
+    if !new[0].is_log() {
+        return Ok(vec![(&old[0], &new[0])]);
+    }
+    Ok(new
+        .iter()
+        .filter_map(|n| old.iter().find(|o| o.name == n.name).map(|o| (o, n)))
+        .collect())
+}
+
+/// Builds the diff report (images paired by [`pair_images`]).
 pub fn diff_report(
     old: &[Image],
     new: &[Image],
     by: GroupBy,
     top: Option<usize>,
     with_symbols: bool,
-) -> DiffReport {
+) -> Result<DiffReport> {
     let names = names_of(old.iter().chain(new));
+    let pairs_of = pair_images(old, new)?;
     let mut pairs = Vec::new();
-    for n in new {
-        let Some(o) = old.iter().find(|o| o.arch == n.arch) else {
-            continue;
-        };
-        let all = diff_groups(&group_image(o, &names, by), &group_image(n, &names, by));
+    for &(o, n) in &pairs_of {
+        let all = diff_groups(
+            &group_image(o, &names, by),
+            &group_image(n, &names, by),
+            GroupStats::zero_for(o),
+            GroupStats::zero_for(n),
+        );
         let groups_changed = all.iter().filter(|g| !g.delta.is_zero()).count();
         let groups = match top {
             Some(k) => all
@@ -189,26 +291,37 @@ pub fn diff_report(
                 .collect(),
             None => all,
         };
+        let label = if o.arch.is_some() && o.arch == n.arch {
+            o.label().to_string()
+        } else if o.is_log() || n.is_log() {
+            n.name.clone()
+        } else {
+            n.label().to_string()
+        };
         pairs.push(PairReport {
-            arch: n.arch.clone(),
+            label,
             old: ImageSummary::of(o),
             new: ImageSummary::of(n),
             groups,
             groups_changed,
-            symbols: with_symbols.then(|| symbol_changes(o, n, &names)),
+            symbols: if with_symbols {
+                symbol_changes(o, n, &names)
+            } else {
+                None
+            },
         });
     }
-    let only = |a: &[Image], b: &[Image]| -> Vec<ImageSummary> {
+    let only = |a: &[Image], paired: &dyn Fn(&Image) -> bool| -> Vec<ImageSummary> {
         a.iter()
-            .filter(|i| !b.iter().any(|j| j.arch == i.arch))
+            .filter(|i| !paired(i))
             .map(ImageSummary::of)
             .collect()
     };
-    DiffReport {
+    Ok(DiffReport {
         group_by: by,
         pairs,
-        only_old: only(old, new),
-        only_new: only(new, old),
+        only_old: only(old, &|i| pairs_of.iter().any(|(o, _)| std::ptr::eq(*o, i))),
+        only_new: only(new, &|i| pairs_of.iter().any(|(_, n)| std::ptr::eq(*n, i))),
         demangle_failures: names.failures,
-    }
+    })
 }

@@ -11,7 +11,7 @@ use super::export_trie::{
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{BindTarget, FixupFormat, Image, Site, WeakDefinition, predict_lookups};
+use crate::model::{BindTarget, FixupFormat, Image, Site, Source, WeakDefinition, predict_lookups};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -103,12 +103,13 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
                         addend: b.addend,
                         sites: Vec::new(),
                         defined_here: false,
+                        supplier: None,
                     });
                 }
                 let seg = &lc.segments[usize::from(b.segment_index)];
                 targets[b.target as usize].sites.push(Site {
                     address: seg.vmaddr.wrapping_add(b.segment_offset),
-                    segment_index: u32::from(b.segment_index),
+                    segment_index: Some(u32::from(b.segment_index)),
                 });
             }
             strong = table.strong_overrides;
@@ -121,16 +122,22 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         t.defined_here = weak_def_names.contains(t.symbol.as_str());
     }
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
+    let path = file.path();
     Ok(Image {
-        path: file.path().display().to_string(),
-        arch: loc.arch.clone(),
-        filetype: lc.filetype,
-        flags: lc.flags,
-        fixup_format,
+        path: path.display().to_string(),
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        arch: Some(loc.arch.clone()),
+        filetype: Some(lc.filetype),
+        flags: Some(lc.flags),
+        fixup_format: Some(fixup_format),
         weak_definitions,
         bind_targets,
         strong_overrides,
         lookups,
+        source: Source::Binary,
     })
 }
 
@@ -160,6 +167,7 @@ fn chained_targets(
                 addend: imp.addend,
                 sites: Vec::new(),
                 defined_here: false,
+                supplier: None,
             });
         }
     }
@@ -212,7 +220,7 @@ fn chained_targets(
                         {
                             targets[t].sites.push(Site {
                                 address: seg.vmaddr.wrapping_add(span_start + off),
-                                segment_index: site_segment,
+                                segment_index: Some(site_segment),
                             });
                         }
                     },

@@ -3,7 +3,8 @@
 
 use crate::analysis::diff::{GroupDelta, StatsDelta, SymbolChanges, percent_change};
 use crate::analysis::group::{Group, GroupStats};
-use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
+use crate::analysis::report::{DiffReport, ImageSummary, PairReport, ScanReport};
+use crate::analysis::verify::{Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol};
 use serde::Serialize;
 
 /// Version of the JSON schema.
@@ -22,7 +23,8 @@ struct ScanJson<'a> {
 #[derive(Serialize)]
 struct ArchGroup<'a> {
     path: &'a str,
-    arch: &'a str,
+    image: &'a str,
+    arch: Option<&'a str>,
     #[serde(flatten)]
     group: &'a Group,
 }
@@ -43,13 +45,31 @@ struct DiffJson<'a> {
     demangle_failures: usize,
 }
 
+/// Which pair a diff entry belongs to: the arch (`null` when a log is involved) and the image
+/// name.
+#[derive(Serialize)]
+struct PairKey<'a> {
+    arch: Option<&'a str>,
+    image: &'a str,
+}
+
+impl<'a> PairKey<'a> {
+    fn of(p: &'a PairReport) -> Self {
+        PairKey {
+            arch: p.old.arch.as_deref().filter(|_| p.old.arch == p.new.arch),
+            image: &p.new.image,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct TotalsJson<'a> {
-    arch: &'a str,
+    #[serde(flatten)]
+    pair: PairKey<'a>,
     old: GroupStats,
     new: GroupStats,
     delta: StatsDelta,
-    /// Percent change of each figure (null when the old figure is 0).
+    /// Percent change of each figure (null when the old figure is 0 or unknown).
     percent: PercentJson,
 }
 
@@ -63,14 +83,16 @@ struct PercentJson {
 
 #[derive(Serialize)]
 struct ArchGroupDelta<'a> {
-    arch: &'a str,
+    #[serde(flatten)]
+    pair: PairKey<'a>,
     #[serde(flatten)]
     group: &'a GroupDelta,
 }
 
 #[derive(Serialize)]
 struct ArchSymbols<'a> {
-    arch: &'a str,
+    #[serde(flatten)]
+    pair: PairKey<'a>,
     #[serde(flatten)]
     changes: &'a SymbolChanges,
 }
@@ -92,7 +114,8 @@ pub fn scan(report: &ScanReport) -> String {
             .flat_map(|i| {
                 i.groups.iter().map(|g| ArchGroup {
                     path: &i.summary.path,
-                    arch: &i.summary.arch,
+                    image: &i.summary.image,
+                    arch: i.summary.arch.as_deref(),
                     group: g,
                 })
             })
@@ -120,15 +143,15 @@ pub fn diff(report: &DiffReport) -> String {
             .map(|p| &p.new)
             .chain(&report.only_new)
             .collect(),
-        arches_only_in_old: report.only_old.iter().map(|i| i.arch.as_str()).collect(),
-        arches_only_in_new: report.only_new.iter().map(|i| i.arch.as_str()).collect(),
+        arches_only_in_old: report.only_old.iter().map(ImageSummary::label).collect(),
+        arches_only_in_new: report.only_new.iter().map(ImageSummary::label).collect(),
         totals: report
             .pairs
             .iter()
             .map(|p| {
                 let (o, n) = (p.old.stats(), p.new.stats());
                 TotalsJson {
-                    arch: &p.arch,
+                    pair: PairKey::of(p),
                     old: o,
                     new: n,
                     delta: StatsDelta::between(&o, &n),
@@ -151,8 +174,8 @@ pub fn diff(report: &DiffReport) -> String {
             .pairs
             .iter()
             .flat_map(|p| {
-                p.groups.iter().map(|g| ArchGroupDelta {
-                    arch: &p.arch,
+                p.groups.iter().map(move |g| ArchGroupDelta {
+                    pair: PairKey::of(p),
                     group: g,
                 })
             })
@@ -162,7 +185,7 @@ pub fn diff(report: &DiffReport) -> String {
             .iter()
             .filter_map(|p| {
                 p.symbols.as_ref().map(|c| ArchSymbols {
-                    arch: &p.arch,
+                    pair: PairKey::of(p),
                     changes: c,
                 })
             })
@@ -170,6 +193,42 @@ pub fn diff(report: &DiffReport) -> String {
         demangle_failures: report.demangle_failures,
     };
     to_string(&doc)
+}
+
+#[derive(Serialize)]
+struct VerifyJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    group_by: &'static str,
+    binary: &'a ImageSummary,
+    log: &'a ImageSummary,
+    basis: Basis,
+    notes: &'a [String],
+    totals: Counts,
+    tolerance: usize,
+    agrees: bool,
+    groups: &'a [VerifyGroup],
+    symbols: &'a [VerifySymbol],
+    demangle_failures: usize,
+}
+
+/// Renders a verify report as pretty JSON (with a trailing newline).
+pub fn verify(r: &VerifyReport) -> String {
+    to_string(&VerifyJson {
+        schema_version: SCHEMA_VERSION,
+        command: "verify",
+        group_by: r.group_by.as_str(),
+        binary: &r.binary,
+        log: &r.log,
+        basis: r.basis,
+        notes: &r.notes,
+        totals: r.totals,
+        tolerance: r.tolerance,
+        agrees: r.agrees,
+        groups: &r.groups,
+        symbols: &r.symbols,
+        demangle_failures: r.demangle_failures,
+    })
 }
 
 fn to_string(doc: &impl Serialize) -> String {

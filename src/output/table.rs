@@ -2,6 +2,7 @@
 
 use crate::analysis::diff::percent_change;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
+use crate::analysis::verify::{Basis, VerifyReport};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
@@ -39,15 +40,100 @@ fn example_cell(key: &str, example: &str) -> Cell {
     })
 }
 
+/// A figure, or `n/a` when the input cannot give it.
+pub(crate) fn fig(v: Option<usize>) -> String {
+    v.map_or_else(|| NOT_AVAILABLE.to_string(), |n| n.to_string())
+}
+
+/// Shown for a figure the input cannot give.
+pub(crate) const NOT_AVAILABLE: &str = "n/a";
+
+fn opt(v: Option<&str>) -> String {
+    v.unwrap_or(NOT_AVAILABLE).to_string()
+}
+
+fn flags(s: &ImageSummary) -> String {
+    s.flags
+        .as_ref()
+        .map_or_else(|| NOT_AVAILABLE.to_string(), |f| f.join(" "))
+}
+
+/// "dyld4 (macOS 15), pid 4242" for a log, "Mach-O" for a binary.
+fn input_cell(s: &ImageSummary) -> String {
+    match &s.log {
+        None => "Mach-O".into(),
+        Some(l) => match l.pid {
+            Some(pid) => format!("{} log, pid {pid}", l.format.describe()),
+            None => format!("{} log", l.format.describe()),
+        },
+    }
+}
+
 fn summary_rows(t: &mut Table, s: &ImageSummary) {
     t.add_row(vec![Cell::new("path"), Cell::new(&s.path)]);
-    t.add_row(vec![Cell::new("arch"), Cell::new(&s.arch)]);
-    t.add_row(vec![Cell::new("file type"), Cell::new(&s.filetype)]);
-    t.add_row(vec![Cell::new("fixup format"), Cell::new(s.fixup_format)]);
+    if let Some(l) = &s.log {
+        t.add_row(vec![Cell::new("input"), Cell::new(input_cell(s))]);
+        t.add_row(vec![Cell::new("image"), Cell::new(&s.image)]);
+        t.add_row(vec![
+            Cell::new("fixup format"),
+            Cell::new(opt(s.fixup_format)),
+        ]);
+        let pids = l.facts.pids.len() as u64 + l.facts.more_pids;
+        t.add_row(vec![
+            Cell::new("log lines"),
+            Cell::new(format!(
+                "{} ({} dyld lines of this process, {} of {} other processes, {} program output, {} not understood)",
+                l.facts.lines,
+                l.facts.dyld_lines,
+                l.facts.other_process_lines,
+                pids.saturating_sub(1),
+                l.facts.program_output_lines,
+                l.facts.unrecognized_dyld_lines
+            )),
+        ]);
+        return;
+    }
+    t.add_row(vec![Cell::new("arch"), Cell::new(opt(s.arch.as_deref()))]);
     t.add_row(vec![
-        Cell::new("header flags"),
-        Cell::new(s.flags.join(" ")),
+        Cell::new("file type"),
+        Cell::new(opt(s.filetype.as_deref())),
     ]);
+    t.add_row(vec![
+        Cell::new("fixup format"),
+        Cell::new(opt(s.fixup_format)),
+    ]);
+    t.add_row(vec![Cell::new("header flags"), Cell::new(flags(s))]);
+}
+
+/// The lookups row: predicted for a binary, seen for a log.
+fn lookups_row(s: &ImageSummary) -> (&'static str, String) {
+    match &s.log {
+        None => ("predicted weak-def lookups", fig(s.predicted_weak_lookups)),
+        Some(_) => (
+            "weak-def lookups seen",
+            s.seen_weak_lookups.map_or_else(
+                || "n/a (this dyld prints no lookup lines)".to_string(),
+                |n| n.to_string(),
+            ),
+        ),
+    }
+}
+
+/// The top suppliers of a log image or group: `node 2158, libc++abi.dylib 20, +1 more`.
+fn suppliers_cell(list: &Option<Vec<crate::analysis::group::SupplierCount>>) -> String {
+    let Some(list) = list else {
+        return String::new();
+    };
+    let leaf = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let mut parts: Vec<String> = list
+        .iter()
+        .take(2)
+        .map(|s| format!("{} {}", leaf(&s.image), s.symbols))
+        .collect();
+    if list.len() > 2 {
+        parts.push(format!("+{} more", list.len() - 2));
+    }
+    parts.join(", ")
 }
 
 /// Renders `weakscan scan`.
@@ -59,46 +145,66 @@ pub fn scan(r: &ScanReport) -> String {
         summary_rows(&mut t, s);
         t.add_row(vec![
             Cell::new("weak-def exports"),
-            Cell::new(s.weak_def_exports),
+            Cell::new(fig(s.weak_def_exports)),
         ]);
         t.add_row(vec![
             Cell::new("weak-bind sites"),
-            Cell::new(s.weak_bind_sites),
+            Cell::new(fig(s.weak_bind_sites)),
         ]);
-        t.add_row(vec![
-            Cell::new("weak-bound symbols"),
-            Cell::new(format!(
-                "{} ({} defined here, {} defined elsewhere)",
-                s.weak_bind_symbols, s.defined_here_symbols, s.defined_elsewhere_symbols
-            )),
-        ]);
-        t.add_row(vec![
-            Cell::new("predicted weak-def lookups"),
-            Cell::new(s.predicted_weak_lookups),
-        ]);
+        let bound = match (s.weak_bind_symbols, s.defined_here_symbols) {
+            (Some(all), Some(here)) if s.log.is_some() => format!(
+                "{all} ({here} bound to this image, {} elsewhere)",
+                all - here
+            ),
+            (Some(all), Some(here)) => format!(
+                "{all} ({here} defined here, {} defined elsewhere)",
+                all - here
+            ),
+            (all, _) => fig(all),
+        };
+        t.add_row(vec![Cell::new("weak-bound symbols"), Cell::new(bound)]);
+        let (name, value) = lookups_row(s);
+        t.add_row(vec![Cell::new(name), Cell::new(value)]);
+        if s.suppliers.is_some() {
+            t.add_row(vec![
+                Cell::new("definitions from"),
+                Cell::new(suppliers_cell(&s.suppliers)),
+            ]);
+        }
         let _ = writeln!(out, "{t}");
         if img.groups.is_empty() {
             let _ = writeln!(out, "no weak symbols\n");
             continue;
         }
         let mut g = table();
-        g.set_header(vec![
+        let is_log = s.log.is_some();
+        let mut header = vec![
             Cell::new(r.group_by.as_str()),
             right("weak-bound symbols"),
-            right("lookups"),
+            right(if is_log { "lookups seen" } else { "lookups" }),
             right("sites"),
-            right("weak-def exports"),
-            Cell::new("example"),
-        ]);
+        ];
+        header.push(if is_log {
+            Cell::new("definitions from")
+        } else {
+            right("weak-def exports")
+        });
+        header.push(Cell::new("example"));
+        g.set_header(header);
         for grp in &img.groups {
-            g.add_row(vec![
+            let mut row = vec![
                 Cell::new(&grp.key),
-                right(grp.stats.weak_bound_symbols),
-                right(grp.stats.lookups),
-                right(grp.stats.sites),
-                right(grp.stats.weak_def_exports),
-                example_cell(&grp.key, &grp.example),
-            ]);
+                right(fig(grp.stats.weak_bound_symbols)),
+                right(fig(grp.stats.lookups)),
+                right(fig(grp.stats.sites)),
+            ];
+            row.push(if is_log {
+                Cell::new(suppliers_cell(&grp.suppliers))
+            } else {
+                right(fig(grp.stats.weak_def_exports))
+            });
+            row.push(example_cell(&grp.key, &grp.example));
+            g.add_row(row);
         }
         let _ = writeln!(out, "{g}");
         if img.groups.len() < img.groups_total {
@@ -124,12 +230,30 @@ fn demangle_note(out: &mut String, failures: usize) {
     }
 }
 
-fn change(old: usize, new: usize) -> String {
-    let d = new as i64 - old as i64;
+fn change(old: Option<usize>, new: Option<usize>) -> String {
+    let (Some(o), Some(n)) = (old, new) else {
+        return NOT_AVAILABLE.into();
+    };
+    let d = n as i64 - o as i64;
     match percent_change(old, new) {
         Some(p) => format!("{d:+} ({p:+.1}%)"),
         None if d == 0 => "0".into(),
         None => format!("{d:+} (new)"),
+    }
+}
+
+fn signed(d: Option<i64>) -> String {
+    d.map_or_else(|| NOT_AVAILABLE.to_string(), |d| format!("{d:+}"))
+}
+
+/// "predicted weak-def lookups", "weak-def lookups seen", or "weak-def lookups (predicted →
+/// seen)" for a binary against a log.
+fn lookups_label(o: &ImageSummary, n: &ImageSummary) -> &'static str {
+    match (o.log.is_some(), n.log.is_some()) {
+        (false, false) => "predicted weak-def lookups",
+        (true, true) => "weak-def lookups seen",
+        (false, true) => "weak-def lookups (predicted → seen)",
+        (true, false) => "weak-def lookups (seen → predicted)",
     }
 }
 
@@ -145,24 +269,36 @@ pub fn diff(r: &DiffReport) -> String {
             Cell::new(&o.path),
             Cell::new(&n.path),
         ]);
+        if o.log.is_some() || n.log.is_some() {
+            t.add_row(vec![
+                Cell::new("input"),
+                Cell::new(input_cell(o)),
+                Cell::new(input_cell(n)),
+            ]);
+            t.add_row(vec![
+                Cell::new("image"),
+                Cell::new(&o.image),
+                Cell::new(&n.image),
+            ]);
+        }
         t.add_row(vec![
             Cell::new("arch"),
-            Cell::new(&o.arch),
-            Cell::new(&n.arch),
+            Cell::new(opt(o.arch.as_deref())),
+            Cell::new(opt(n.arch.as_deref())),
         ]);
         t.add_row(vec![
             Cell::new("fixup format"),
-            Cell::new(o.fixup_format),
-            Cell::new(n.fixup_format),
+            Cell::new(opt(o.fixup_format)),
+            Cell::new(opt(n.fixup_format)),
         ]);
         t.add_row(vec![
             Cell::new("header flags"),
-            Cell::new(o.flags.join(" ")),
-            Cell::new(n.flags.join(" ")),
+            Cell::new(flags(o)),
+            Cell::new(flags(n)),
         ]);
         let mut totals = table();
         totals.set_header(vec![
-            Cell::new(&p.arch),
+            Cell::new(&p.label),
             right("old"),
             right("new"),
             right("change"),
@@ -175,16 +311,12 @@ pub fn diff(r: &DiffReport) -> String {
                 o.weak_bind_symbols,
                 n.weak_bind_symbols,
             ),
-            (
-                "predicted weak-def lookups",
-                o.predicted_weak_lookups,
-                n.predicted_weak_lookups,
-            ),
+            (lookups_label(o, n), o.stats().lookups, n.stats().lookups),
         ] {
             totals.add_row(vec![
                 Cell::new(name),
-                right(a),
-                right(b),
+                right(fig(a)),
+                right(fig(b)),
                 right(change(a, b)),
             ]);
         }
@@ -206,11 +338,15 @@ pub fn diff(r: &DiffReport) -> String {
             for grp in &changed {
                 g.add_row(vec![
                     Cell::new(&grp.key),
-                    right(format!("{} → {}", grp.old.lookups, grp.new.lookups)),
-                    right(format!("{:+}", grp.delta.lookups)),
-                    right(format!("{:+}", grp.delta.weak_bound_symbols)),
-                    right(format!("{:+}", grp.delta.sites)),
-                    right(format!("{:+}", grp.delta.weak_def_exports)),
+                    right(format!(
+                        "{} → {}",
+                        fig(grp.old.lookups),
+                        fig(grp.new.lookups)
+                    )),
+                    right(signed(grp.delta.lookups)),
+                    right(signed(grp.delta.weak_bound_symbols)),
+                    right(signed(grp.delta.sites)),
+                    right(signed(grp.delta.weak_def_exports)),
                     example_cell(&grp.key, &grp.example),
                 ]);
             }
@@ -238,11 +374,115 @@ pub fn diff(r: &DiffReport) -> String {
         }
     }
     for i in &r.only_old {
-        let _ = writeln!(out, "{} is only in the old build ({})", i.arch, i.path);
+        let _ = writeln!(out, "{} is only in the old build ({})", i.label(), i.path);
     }
     for i in &r.only_new {
-        let _ = writeln!(out, "{} is only in the new build ({})", i.arch, i.path);
+        let _ = writeln!(out, "{} is only in the new build ({})", i.label(), i.path);
     }
+    demangle_note(&mut out, r.demangle_failures);
+    out
+}
+
+/// Renders `weakscan verify`.
+pub fn verify(r: &VerifyReport) -> String {
+    let mut out = String::new();
+    let (b, l) = (&r.binary, &r.log);
+    let mut t = table();
+    t.set_header(vec![Cell::new(""), Cell::new("binary"), Cell::new("log")]);
+    t.add_row(vec![
+        Cell::new("path"),
+        Cell::new(&b.path),
+        Cell::new(&l.path),
+    ]);
+    t.add_row(vec![
+        Cell::new("input"),
+        Cell::new(format!("Mach-O, {}", opt(b.arch.as_deref()))),
+        Cell::new(input_cell(l)),
+    ]);
+    t.add_row(vec![
+        Cell::new("image"),
+        Cell::new(&b.image),
+        Cell::new(&l.image),
+    ]);
+    let _ = writeln!(out, "{t}");
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    let what = match r.basis {
+        Basis::Lookups => "weak-def lookups",
+        Basis::WeakBindTargets => "weak-bind targets",
+    };
+    let mut totals = table();
+    totals.set_header(vec![Cell::new(what), right("count")]);
+    for (name, v) in [
+        ("predicted", r.totals.predicted),
+        ("seen", r.totals.seen),
+        (
+            "predicted and seen",
+            r.totals.predicted - r.totals.predicted_not_seen,
+        ),
+        ("predicted, not seen", r.totals.predicted_not_seen),
+        ("seen, not predicted", r.totals.seen_not_predicted),
+    ] {
+        totals.add_row(vec![Cell::new(name), right(v)]);
+    }
+    let _ = writeln!(out, "{totals}");
+    let mut g = table();
+    g.set_header(vec![
+        Cell::new(r.group_by.as_str()),
+        right("predicted"),
+        right("seen"),
+        right("not seen"),
+        right("not predicted"),
+        Cell::new("definitions from"),
+        Cell::new("example"),
+    ]);
+    for grp in &r.groups {
+        g.add_row(vec![
+            Cell::new(&grp.key),
+            right(grp.counts.predicted),
+            right(grp.counts.seen),
+            right(grp.counts.predicted_not_seen),
+            right(grp.counts.seen_not_predicted),
+            Cell::new(suppliers_cell(&Some(grp.suppliers.clone()))),
+            example_cell(&grp.key, &grp.example),
+        ]);
+    }
+    let _ = writeln!(out, "{g}");
+    if r.groups.len() < r.groups_total {
+        let _ = writeln!(
+            out,
+            "({} of {} groups shown; --top N to change)",
+            r.groups.len(),
+            r.groups_total
+        );
+    }
+    if !r.symbols.is_empty() {
+        let shown = r.symbols.len().min(r.groups.len().max(20));
+        let _ = writeln!(out, "\nsymbols that differ ({}):", r.symbols.len());
+        for s in &r.symbols[..shown] {
+            let _ = writeln!(
+                out,
+                "  {} (predicted {}, seen {})",
+                s.symbol, s.counts.predicted, s.counts.seen
+            );
+        }
+        if shown < r.symbols.len() {
+            let _ = writeln!(
+                out,
+                "  … {} more (--format json lists all)",
+                r.symbols.len() - shown
+            );
+        }
+    }
+    let diffs = r.totals.differences();
+    let _ = writeln!(
+        out,
+        "\n{}: {diffs} difference{} (tolerance {})",
+        if r.agrees { "agree" } else { "DIFFER" },
+        if diffs == 1 { "" } else { "s" },
+        r.tolerance
+    );
     demangle_note(&mut out, r.demangle_failures);
     out
 }

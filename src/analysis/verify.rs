@@ -1,0 +1,344 @@
+//! `weakscan verify`: a binary's predicted weak-def lookups against the lookups a dyld log
+//! shows for the same image.
+//!
+//! Lookups are compared as multisets of raw symbol names: a symbol predicted twice (a
+//! treat-as-weak name that is also a bind target) must be seen twice. When the log has no
+//! lookup lines (dyld4 before macOS 15, dyld2) the weak-bind targets are compared instead
+//! (one per target, as the log prints one bind line per target), and the report says so.
+
+use super::demangle::demangle_all;
+use super::group::{GroupBy, NO_SUPPLIER, SupplierCount, suppliers};
+use super::report::ImageSummary;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::Image;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// What was compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// Predicted lookups against `looking for weak-def symbol` lines.
+    Lookups,
+    /// Weak-bind targets against the weak binds recovered from bind and fixup lines (the log
+    /// has no lookup lines).
+    WeakBindTargets,
+}
+
+/// Predicted and seen counts of one symbol or group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Predicted from the binary.
+    pub predicted: usize,
+    /// Seen in the log.
+    pub seen: usize,
+    /// Predicted but not seen (`predicted − min`).
+    pub predicted_not_seen: usize,
+    /// Seen but not predicted (`seen − min`).
+    pub seen_not_predicted: usize,
+}
+
+impl Counts {
+    fn of(predicted: usize, seen: usize) -> Self {
+        let m = predicted.min(seen);
+        Counts {
+            predicted,
+            seen,
+            predicted_not_seen: predicted - m,
+            seen_not_predicted: seen - m,
+        }
+    }
+
+    fn add(&mut self, o: &Counts) {
+        self.predicted += o.predicted;
+        self.seen += o.seen;
+        self.predicted_not_seen += o.predicted_not_seen;
+        self.seen_not_predicted += o.seen_not_predicted;
+    }
+
+    /// `predicted_not_seen + seen_not_predicted`.
+    pub fn differences(&self) -> usize {
+        self.predicted_not_seen + self.seen_not_predicted
+    }
+}
+
+/// One group (`--by`) of the comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifyGroup {
+    /// The grouping key.
+    pub key: String,
+    /// Its counts.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// The images dyld chose for the group's symbols, most first.
+    pub suppliers: Vec<SupplierCount>,
+    /// A demangled member (the lowest-sorted differing one, else the lowest-sorted one).
+    pub example: String,
+}
+
+/// One symbol whose predicted and seen counts differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifySymbol {
+    /// Demangled name.
+    pub symbol: String,
+    /// Raw name.
+    pub raw: String,
+    /// Its counts.
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// The image dyld chose (`null` when not seen).
+    pub supplier: Option<String>,
+}
+
+/// `weakscan verify`.
+#[derive(Debug, Clone)]
+pub struct VerifyReport {
+    /// The binary's summary.
+    pub binary: ImageSummary,
+    /// The log image's summary.
+    pub log: ImageSummary,
+    /// What was compared.
+    pub basis: Basis,
+    /// Why the basis is not lookups, or how the log image was chosen.
+    pub notes: Vec<String>,
+    /// Totals.
+    pub totals: Counts,
+    /// Groups, those with differences first, cut to `--top`.
+    pub groups: Vec<VerifyGroup>,
+    /// Groups before the cut.
+    pub groups_total: usize,
+    /// Every symbol whose counts differ, sorted by demangled name.
+    pub symbols: Vec<VerifySymbol>,
+    /// Differences allowed.
+    pub tolerance: usize,
+    /// `totals.differences() <= tolerance`.
+    pub agrees: bool,
+    /// The grouping used.
+    pub group_by: GroupBy,
+    /// `_Z` names cpp_demangle could not read (kept raw).
+    pub demangle_failures: usize,
+}
+
+/// Picks the image of `log` that `binary` is: `image_name` if given, else the binary's file
+/// name, else (for a main executable) the log's main executable.
+///
+/// Errors: no such image in the log (usage error listing the log's images).
+pub fn pick_log_image<'a>(
+    binary: &Image,
+    log: &'a [Image],
+    image_name: Option<&str>,
+    notes: &mut Vec<String>,
+) -> Result<&'a Image> {
+    let listed = || {
+        log.iter()
+            .map(|i| i.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let log_path = log.first().map_or("", |i| i.path.as_str());
+    if let Some(want) = image_name {
+        return log.iter().find(|i| i.name == want).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Usage,
+                Path::new(log_path),
+                format!("no image {want:?} in the log (images: {})", listed()),
+            )
+        });
+    }
+    if let Some(i) = log.iter().find(|i| i.name == binary.name) {
+        return Ok(i);
+    }
+    match log.first() {
+        Some(main) if binary.is_main_executable() => {
+            notes.push(format!(
+                "the log names no image {:?}; compared with its main executable {:?} (--image to choose)",
+                binary.name, main.name
+            ));
+            Ok(main)
+        }
+        _ => Err(Error::new(
+            ErrorKind::Usage,
+            Path::new(log_path),
+            format!(
+                "no image {:?} in the log (images: {}); pick one with --image",
+                binary.name,
+                listed()
+            ),
+        )),
+    }
+}
+
+/// Compares `binary` with `log_image`.
+///
+/// Errors: the log gives neither lookups nor weak-bind targets for the image (a chained image
+/// in a dyld4 log before macOS 15): nothing to compare.
+pub fn verify(
+    binary: &Image,
+    log_image: &Image,
+    by: GroupBy,
+    top: Option<usize>,
+    tolerance: usize,
+    mut notes: Vec<String>,
+) -> Result<VerifyReport> {
+    let log_src = log_image.log();
+    let (basis, predicted, seen): (Basis, Vec<&str>, Vec<&str>) = if log_src
+        .is_some_and(|l| l.lookups_known)
+    {
+        (
+            Basis::Lookups,
+            binary.lookups.iter().map(|l| l.symbol.as_str()).collect(),
+            log_image
+                .lookups
+                .iter()
+                .map(|l| l.symbol.as_str())
+                .collect(),
+        )
+    } else if log_image.targets_known() {
+        notes.push(format!(
+                "the log has no lookup lines ({}): compared weak-bind targets; the lookup count is not in the log",
+                log_src.map_or("", |l| l.format.describe())
+            ));
+        (
+            Basis::WeakBindTargets,
+            binary
+                .bind_targets
+                .iter()
+                .map(|t| t.symbol.as_str())
+                .collect(),
+            log_image
+                .bind_targets
+                .iter()
+                .map(|t| t.symbol.as_str())
+                .collect(),
+        )
+    } else {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            Path::new(&log_image.path),
+            format!(
+                "nothing to verify: the log has no lookup lines ({}) and does not tell {}'s weak binds from its regular ones (chained fixups)",
+                log_src.map_or("", |l| l.format.describe()),
+                log_image.name
+            ),
+        ));
+    };
+    let count = |v: &[&str]| -> BTreeMap<String, usize> {
+        let mut m = BTreeMap::new();
+        for s in v {
+            *m.entry((*s).to_string()).or_default() += 1;
+        }
+        m
+    };
+    let (p, s) = (count(&predicted), count(&seen));
+    let names = demangle_all(predicted.iter().chain(&seen).copied());
+    let supplier_of: HashMap<&str, &str> = suppliers(log_image).unwrap_or_default();
+    let mut all: Vec<&String> = p.keys().chain(s.keys()).collect();
+    all.sort();
+    all.dedup();
+    let mut totals = Counts::default();
+    let mut groups: HashMap<String, VerifyGroup> = HashMap::new();
+    let mut group_suppliers: HashMap<String, HashMap<&str, usize>> = HashMap::new();
+    let mut symbols = Vec::new();
+    for raw in all {
+        let c = Counts::of(
+            p.get(raw).copied().unwrap_or(0),
+            s.get(raw).copied().unwrap_or(0),
+        );
+        totals.add(&c);
+        let name = names.lookup(raw);
+        let name = name.as_ref();
+        let key = by.key(name).into_owned();
+        let g = groups.entry(key.clone()).or_insert_with(|| VerifyGroup {
+            key: key.clone(),
+            counts: Counts::default(),
+            suppliers: Vec::new(),
+            example: name.demangled.clone(),
+        });
+        g.counts.add(&c);
+        let differs = c.differences() > 0;
+        // Members are visited in raw-name order; prefer a differing example.
+        if differs && g.counts.differences() == c.differences() {
+            g.example.clone_from(&name.demangled);
+        }
+        let supplier = (c.seen > 0).then(|| {
+            supplier_of
+                .get(raw.as_str())
+                .copied()
+                .unwrap_or(NO_SUPPLIER)
+        });
+        if let Some(who) = supplier {
+            *group_suppliers
+                .entry(key)
+                .or_default()
+                .entry(who)
+                .or_default() += 1;
+        }
+        if differs {
+            symbols.push(VerifySymbol {
+                symbol: name.demangled.clone(),
+                raw: raw.clone(),
+                counts: c,
+                supplier: supplier.map(str::to_string),
+            });
+        }
+    }
+    let mut groups: Vec<VerifyGroup> = groups
+        .into_values()
+        .map(|mut g| {
+            let mut list: Vec<SupplierCount> = group_suppliers
+                .remove(&g.key)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(image, symbols)| SupplierCount {
+                    image: image.to_string(),
+                    symbols,
+                })
+                .collect();
+            list.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.image.cmp(&b.image)));
+            g.suppliers = list;
+            g
+        })
+        .collect();
+    groups.sort_by(|a, b| {
+        b.counts
+            .differences()
+            .cmp(&a.counts.differences())
+            .then(b.counts.predicted.cmp(&a.counts.predicted))
+            .then(b.counts.seen.cmp(&a.counts.seen))
+            .then(a.key.cmp(&b.key))
+    });
+    let groups_total = groups.len();
+    if let Some(n) = top {
+        groups.truncate(n);
+    }
+    symbols.sort_by(|a, b| a.symbol.cmp(&b.symbol).then(a.raw.cmp(&b.raw)));
+    Ok(VerifyReport {
+        binary: ImageSummary::of(binary),
+        log: ImageSummary::of(log_image),
+        basis,
+        notes,
+        agrees: totals.differences() <= tolerance,
+        totals,
+        groups,
+        groups_total,
+        symbols,
+        tolerance,
+        group_by: by,
+        demangle_failures: names.failures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_multiset_differences() {
+        let c = Counts::of(3, 1);
+        assert_eq!((c.predicted_not_seen, c.seen_not_predicted), (2, 0));
+        let c = Counts::of(1, 4);
+        assert_eq!((c.predicted_not_seen, c.seen_not_predicted), (0, 3));
+        assert_eq!(c.differences(), 3);
+    }
+}

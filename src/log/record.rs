@@ -1,0 +1,750 @@
+//! From a log's lines to the model: one process, its images, their weak-bind targets, sites
+//! and lookups.
+//!
+//! How dyld4 orders its output (dyld-1231.3) is what makes the attribution exact:
+//!
+//! * `JustInTimeLoader::handleStrongWeakDefOverrides` runs before any fixups: its lookups are
+//!   followed by no bind line. They belong to the main executable.
+//! * `Loader::resolveSymbol` prints the lookup block of a weak-bind target, and
+//!   `JustInTimeLoader::applyFixups` then prints that target's bind line
+//!   (`<image/bind#N> -> …`) naming the image. A lookup block followed by a bind line of the
+//!   same symbol is that image's weak-bind target.
+//! * For an opcode image the weak-bind ("override") targets are printed after the regular ones
+//!   and restart at `bind#0`; `Loader::applyFixupsGeneric` then prints one
+//!   `<image/weak-bind#N>` fixup line per weak-bind location. Logs without lookup lines
+//!   (macOS 12–14) still give an opcode image's weak binds this way; a chained image's weak
+//!   imports cannot be told from its regular ones there, and the figure is `None`.
+//! * dyld2 prints one `dyld: weak bind: …` line per weak-bound location.
+//!
+//! Memory: the reader holds one line; other processes cost a counter; the process read costs
+//! its distinct symbols, its bind targets and its weak-bind locations — what is reported.
+
+use super::line::{
+    BindTo, Dyld2BindKind, DyldLine, FixupKind, Message, Writer, dyld_writer, parse_line, text,
+};
+use super::reader::LineReader;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{
+    BindTarget, FixupFormat, Image, LogFacts, LogFormat, LogSource, Lookup, LookupReason,
+    MAX_LISTED_PIDS, PidLines, Site, Source,
+};
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+/// Distinct PIDs tracked to count [`LogFacts::more_pids`]; beyond this the count is a lower
+/// bound.
+const MAX_TRACKED_PIDS: usize = 1 << 20;
+
+/// Reads the dyld log at `path`: the process `pid` (default: the first one seen).
+///
+/// Returns the images of that process with weak binds or lookups (the main executable, the
+/// first image dyld fixes up, always). Errors (one line naming the file): unreadable file,
+/// no dyld lines, or no lines of `pid` (usage error, listing the PIDs seen).
+pub fn read_log(path: &Path, pid: Option<u32>) -> Result<Vec<Image>> {
+    let file = File::open(path).map_err(|e| Error::io(path, &e))?;
+    read_log_from(path, BufReader::with_capacity(1 << 18, file), pid)
+}
+
+/// [`read_log`] on any reader; `path` names it in errors and in the images.
+pub fn read_log_from(path: &Path, input: impl Read, pid: Option<u32>) -> Result<Vec<Image>> {
+    let mut lines = LineReader::new(BufReader::with_capacity(1 << 18, input));
+    let mut rec = Recorder::new(pid);
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => return Err(Error::io(path, &e)),
+        };
+        rec.facts.lines += 1;
+        rec.facts.crlf_lines += u64::from(line.crlf);
+        rec.facts.oversized_lines += u64::from(line.oversized);
+        if !line.terminated {
+            rec.facts.truncated_last_line = true;
+        }
+        if std::str::from_utf8(line.bytes).is_err() {
+            rec.facts.invalid_utf8_lines += 1;
+        }
+        rec.feed(line.bytes);
+    }
+    rec.finish(path, pid)
+}
+
+/// One symbol, path or image name, interned.
+type Id = u32;
+
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Box<[u8]>, Id>,
+    names: Vec<Box<[u8]>>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &[u8]) -> Id {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as Id;
+        self.names.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+
+    fn get(&self, s: &[u8]) -> Option<Id> {
+        self.ids.get(s).copied()
+    }
+
+    fn text(&self, id: Id) -> String {
+        text(&self.names[id as usize])
+    }
+}
+
+/// One bind line.
+struct BindRec {
+    index: u64,
+    /// `None` for a prebuilt loader's line (no symbol printed).
+    symbol: Option<Id>,
+    /// Leaf name of the image bound to (`None`: `<none>`, missing, or prebuilt).
+    library: Option<Id>,
+    /// Preceded by the lookup block of its symbol.
+    via_lookup: bool,
+    /// `missing-weak-bind (%s)`.
+    missing: bool,
+    /// Locations from `<image/weak-bind#N>` fixup lines.
+    sites: Vec<u64>,
+    /// Named by at least one `weak-bind#N` fixup line.
+    weak_fixup: bool,
+}
+
+#[derive(Default)]
+struct ImageBuild {
+    /// Bind lines in runs; each `bind#0` starts a run (regular targets, then override ones).
+    runs: Vec<Vec<BindRec>>,
+    /// `<rebase>`, `<image/bind#N>` or `weak-bind#N` fixup lines: an opcode image.
+    opcode_fixups: bool,
+    /// `weak-bind#N` fixup lines seen.
+    weak_fixup_lines: bool,
+    /// Page-in linking or plain `fixup:` lines: a chained image.
+    chained: bool,
+    /// dyld2 weak binds: (symbol, addend) → target index.
+    dyld2_targets: HashMap<(Id, i64), usize>,
+    dyld2_list: Vec<(Id, i64, Option<Id>, Vec<u64>)>,
+    /// Any dyld2 bind line.
+    dyld2: bool,
+}
+
+struct LookupRec {
+    symbol: Id,
+    /// Full path of the chosen definition's image.
+    supplier: Option<Id>,
+    /// The image it was made for (`None`: decided at the end).
+    image: Option<usize>,
+    /// Followed by its bind line.
+    bound: bool,
+}
+
+struct Recorder {
+    /// The process read: `Some(Some(pid))` dyld4, `Some(None)` dyld2.
+    selected: Option<Option<u32>>,
+    facts: LogFacts,
+    listed: HashMap<Option<u32>, usize>,
+    tracked: HashSet<Option<u32>>,
+    symbols: Interner,
+    paths: Interner,
+    image_names: Interner,
+    images: Vec<ImageBuild>,
+    /// The image whose bind lines came last (plain `fixup:` lines name none).
+    current: Option<usize>,
+    pending: Option<LookupRec>,
+    lookups: Vec<LookupRec>,
+    lookup_lines: bool,
+    angle_form: bool,
+}
+
+impl Recorder {
+    fn new(want: Option<u32>) -> Self {
+        Recorder {
+            selected: want.map(Some),
+            facts: LogFacts::default(),
+            listed: HashMap::new(),
+            tracked: HashSet::new(),
+            symbols: Interner::default(),
+            paths: Interner::default(),
+            image_names: Interner::default(),
+            images: Vec::new(),
+            current: None,
+            pending: None,
+            lookups: Vec::new(),
+            lookup_lines: false,
+            angle_form: false,
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        let Some(DyldLine {
+            writer,
+            program_output_before,
+            message,
+        }) = parse_line(bytes)
+        else {
+            match dyld_writer(bytes) {
+                Some(w) => {
+                    if self.count_process(w) {
+                        self.facts.unrecognized_dyld_lines += 1;
+                    }
+                }
+                None => self.facts.program_output_lines += 1,
+            }
+            return;
+        };
+        if program_output_before {
+            self.facts.program_output_lines += 1;
+        }
+        if self.count_process(writer) {
+            self.handle(message);
+        }
+    }
+
+    /// Counts a dyld line for its process; true if it is the process read.
+    fn count_process(&mut self, w: Writer) -> bool {
+        let key = match w {
+            Writer::Dyld4 { pid, .. } => Some(pid),
+            Writer::Dyld2 => None,
+        };
+        match self.listed.get(&key) {
+            Some(&i) => self.facts.pids[i].lines += 1,
+            None if self.facts.pids.len() < MAX_LISTED_PIDS => {
+                self.listed.insert(key, self.facts.pids.len());
+                self.facts.pids.push(PidLines { pid: key, lines: 1 });
+            }
+            None => {
+                if self.tracked.len() < MAX_TRACKED_PIDS && self.tracked.insert(key) {
+                    self.facts.more_pids += 1;
+                }
+            }
+        }
+        if self.selected.is_none() {
+            self.selected = Some(key);
+        }
+        if self.selected == Some(key) {
+            self.facts.dyld_lines += 1;
+            true
+        } else {
+            self.facts.other_process_lines += 1;
+            false
+        }
+    }
+
+    fn image(&mut self, name: &[u8]) -> usize {
+        let id = self.image_names.id(name) as usize;
+        if id == self.images.len() {
+            self.images.push(ImageBuild::default());
+        }
+        id
+    }
+
+    fn close_lookup(&mut self) {
+        if let Some(l) = self.pending.take() {
+            self.lookups.push(l);
+        }
+    }
+
+    /// A result line for `symbol`: the open lookup block, if it is that symbol's.
+    fn open_lookup(&mut self, symbol: &[u8]) -> Option<&mut LookupRec> {
+        let id = self.symbols.get(symbol);
+        match &mut self.pending {
+            Some(l) if Some(l.symbol) == id => Some(l),
+            _ => {
+                self.facts.orphan_result_lines += 1;
+                None
+            }
+        }
+    }
+
+    fn handle(&mut self, m: Message<'_>) {
+        match m {
+            Message::LookupStart { symbol } => {
+                self.close_lookup();
+                self.lookup_lines = true;
+                self.pending = Some(LookupRec {
+                    symbol: self.symbols.id(symbol),
+                    supplier: None,
+                    image: None,
+                    bound: false,
+                });
+            }
+            Message::Using { symbol, path }
+            | Message::UsingNonWeak { symbol, path }
+            | Message::FoundInMap { symbol, path } => {
+                let path = self.paths.id(path);
+                if let Some(l) = self.open_lookup(symbol) {
+                    // `using non-weak` replaces the first definition found.
+                    l.supplier = Some(path);
+                }
+            }
+            Message::TryingSelf { symbol, image } => {
+                let image = self.image(image);
+                if let Some(l) = self.open_lookup(symbol) {
+                    l.image = Some(image);
+                }
+            }
+            Message::CacheOverride { symbol, .. } => {
+                self.open_lookup(symbol);
+            }
+            Message::Bind { image, index, to } => self.bind(image, index, to),
+            Message::Fixup {
+                address,
+                kind,
+                image,
+                index,
+            } => self.fixup(address, kind, image, index),
+            Message::PageIn { path } => {
+                let leaf = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+                let i = self.image(leaf);
+                self.images[i].chained = true;
+            }
+            Message::MissingFromRoot { .. } => self.facts.missing_from_root += 1,
+            Message::Dyld2Bind {
+                kind,
+                image,
+                address,
+                library,
+                symbol,
+                addend,
+            } => {
+                let i = self.image(image);
+                self.images[i].dyld2 = true;
+                if kind == Dyld2BindKind::Weak {
+                    let symbol = self.symbols.id(symbol);
+                    let library =
+                        (library != b"<missing weak_import>").then(|| self.image_names.id(library));
+                    // Interning the library may have added an image slot.
+                    while self.images.len() < self.image_names.names.len() {
+                        self.images.push(ImageBuild::default());
+                    }
+                    let img = &mut self.images[i];
+                    let next = img.dyld2_list.len();
+                    let t = *img.dyld2_targets.entry((symbol, addend)).or_insert(next);
+                    if t == next {
+                        img.dyld2_list.push((symbol, addend, library, Vec::new()));
+                    }
+                    img.dyld2_list[t].3.push(address);
+                }
+            }
+            Message::PageInRange
+            | Message::CachePatch
+            | Message::Dyld2WeakSetAllUses { .. }
+            | Message::Dyld2WeakOther => {}
+        }
+    }
+
+    fn bind(&mut self, image: &[u8], index: u64, to: BindTo<'_>) {
+        let i = self.image(image);
+        self.current = Some(i);
+        let (symbol, library, missing) = match to {
+            BindTo::Resolved {
+                library,
+                symbol,
+                angle_form,
+                ..
+            } => {
+                self.angle_form |= angle_form;
+                let lib = (library != b"<none>").then_some(library);
+                (Some(symbol), lib, false)
+            }
+            BindTo::Variant {
+                library, symbol, ..
+            } => (Some(symbol), Some(library), false),
+            BindTo::MissingWeak { symbol } => (Some(symbol), None, true),
+            BindTo::Prebuilt => (None, None, false),
+        };
+        let symbol = symbol.map(|s| self.symbols.id(s));
+        let library = library.map(|l| self.image_names.id(l));
+        while self.images.len() < self.image_names.names.len() {
+            self.images.push(ImageBuild::default());
+        }
+        let mut via_lookup = false;
+        if let Some(mut l) = self.pending.take() {
+            if symbol.is_some() && Some(l.symbol) == symbol {
+                l.image = Some(i);
+                l.bound = true;
+                via_lookup = true;
+            }
+            self.lookups.push(l);
+        }
+        let img = &mut self.images[i];
+        if index == 0 || img.runs.is_empty() {
+            img.runs.push(Vec::new());
+        }
+        if let Some(run) = img.runs.last_mut() {
+            run.push(BindRec {
+                index,
+                symbol,
+                library,
+                via_lookup,
+                missing,
+                sites: Vec::new(),
+                weak_fixup: false,
+            });
+        }
+    }
+
+    fn fixup(&mut self, address: u64, kind: FixupKind, image: &[u8], index: u64) {
+        self.close_lookup();
+        let i = match kind {
+            FixupKind::Plain | FixupKind::Rebase => match self.current {
+                Some(i) => i,
+                None => return,
+            },
+            _ => self.image(image),
+        };
+        let img = &mut self.images[i];
+        match kind {
+            FixupKind::Plain => img.chained = true,
+            FixupKind::Rebase | FixupKind::Bind => img.opcode_fixups = true,
+            FixupKind::WeakBind | FixupKind::SkippedWeakBind => {
+                img.opcode_fixups = true;
+                img.weak_fixup_lines = true;
+                // The override targets are the last run (the only one when the image has no
+                // regular binds).
+                let rec = img.runs.last_mut().and_then(|run| {
+                    usize::try_from(index)
+                        .ok()
+                        .and_then(|k| run.get_mut(k))
+                        .filter(|r| r.index == index)
+                });
+                match rec {
+                    Some(r) => {
+                        r.sites.push(address);
+                        r.weak_fixup = true;
+                    }
+                    None => self.facts.unattributed_weak_fixups += 1,
+                }
+            }
+        }
+    }
+
+    fn finish(mut self, path: &Path, pid: Option<u32>) -> Result<Vec<Image>> {
+        self.close_lookup();
+        if let Some(want) = pid
+            .filter(|w| !self.listed.contains_key(&Some(*w)) && !self.tracked.contains(&Some(*w)))
+        {
+            let seen: Vec<String> = self
+                .facts
+                .pids
+                .iter()
+                .filter_map(|p| p.pid.map(|p| p.to_string()))
+                .collect();
+            return Err(Error::new(
+                ErrorKind::Usage,
+                path,
+                if seen.is_empty() {
+                    format!("no lines of PID {want}: the log has no dyld4 PIDs")
+                } else {
+                    format!("no lines of PID {want} (PIDs seen: {})", seen.join(", "))
+                },
+            ));
+        }
+        if self.facts.dyld_lines == 0 {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                path,
+                format!(
+                    "no dyld lines in {} lines (was DYLD_PRINT_BINDINGS=1 set?)",
+                    self.facts.lines
+                ),
+            ));
+        }
+        let key = self.selected.flatten();
+        let dyld2 = self.selected == Some(None);
+        let format = if dyld2 {
+            LogFormat::Dyld2
+        } else if self.angle_form {
+            LogFormat::Dyld4Macos26
+        } else if self.lookup_lines {
+            LogFormat::Dyld4
+        } else {
+            LogFormat::Dyld4NoLookups
+        };
+        let lookups_known = self.lookup_lines;
+        // The main executable: the first image dyld fixes up.
+        let main = self
+            .images
+            .iter()
+            .position(|b| !b.runs.is_empty() || b.dyld2)
+            .unwrap_or_else(|| {
+                self.image_names.id(b"(main executable)");
+                self.images.push(ImageBuild::default());
+                self.images.len() - 1
+            });
+        let mut per_image: Vec<Vec<Lookup>> = (0..self.images.len()).map(|_| Vec::new()).collect();
+        for l in &self.lookups {
+            let i = l.image.unwrap_or(main);
+            if !l.bound {
+                self.facts.lookups_without_bind += 1;
+            }
+            per_image[i].push(Lookup {
+                symbol: self.symbols.text(l.symbol),
+                reason: if l.bound {
+                    LookupReason::BindTarget
+                } else {
+                    LookupReason::StrongOverrideCheck
+                },
+                supplier: l.supplier.map(|p| self.paths.text(p)),
+            });
+        }
+        let mut images = Vec::new();
+        for (i, (b, lookups)) in self.images.iter().zip(per_image).enumerate() {
+            let name = self.image_names.text(i as Id);
+            let mut targets = Vec::new();
+            for (r, run) in b.runs.iter().enumerate() {
+                for rec in run {
+                    let weak = rec.via_lookup
+                        || rec.missing
+                        || rec.weak_fixup
+                        || (!lookups_known && r >= 1);
+                    let (true, Some(symbol)) = (weak, rec.symbol) else {
+                        continue;
+                    };
+                    let supplier = rec.library.map(|l| self.image_names.text(l));
+                    targets.push(BindTarget {
+                        symbol: self.symbols.text(symbol),
+                        addend: 0,
+                        sites: rec.sites.iter().map(|&a| log_site(a)).collect(),
+                        defined_here: supplier.as_deref() == Some(name.as_str()),
+                        supplier,
+                    });
+                }
+            }
+            for (symbol, addend, library, sites) in &b.dyld2_list {
+                let supplier = library.map(|l| self.image_names.text(l));
+                targets.push(BindTarget {
+                    symbol: self.symbols.text(*symbol),
+                    addend: *addend,
+                    sites: sites.iter().map(|&a| log_site(a)).collect(),
+                    defined_here: supplier.as_deref() == Some(name.as_str()),
+                    supplier,
+                });
+            }
+            let targets_known = b.dyld2
+                || lookups_known
+                || b.runs.len() >= 2
+                || b.opcode_fixups
+                || b.weak_fixup_lines;
+            let sites_known = b.dyld2 || b.opcode_fixups;
+            if targets.is_empty() && lookups.is_empty() && i != main {
+                if !b.runs.is_empty() || b.dyld2 {
+                    self.facts.images_without_weak_binds += 1;
+                }
+                continue;
+            }
+            let fixup_format = if b.opcode_fixups {
+                Some(FixupFormat::Opcodes)
+            } else if b.chained {
+                Some(FixupFormat::Chained)
+            } else {
+                None
+            };
+            images.push((
+                i,
+                Image {
+                    path: path.display().to_string(),
+                    name,
+                    arch: None,
+                    filetype: None,
+                    flags: None,
+                    fixup_format,
+                    weak_definitions: Vec::new(),
+                    bind_targets: targets,
+                    strong_overrides: Vec::new(),
+                    lookups,
+                    source: Source::Log(LogSource {
+                        format,
+                        pid: key,
+                        targets_known,
+                        sites_known,
+                        lookups_known,
+                        facts: LogFacts::default(),
+                    }),
+                },
+            ));
+        }
+        // Main executable first, then in order of appearance.
+        images.sort_by_key(|(i, _)| (*i != main, *i));
+        Ok(images
+            .into_iter()
+            .map(|(_, mut img)| {
+                if let Source::Log(l) = &mut img.source {
+                    l.facts = self.facts.clone();
+                }
+                img
+            })
+            .collect())
+    }
+}
+
+fn log_site(address: u64) -> Site {
+    Site {
+        address,
+        segment_index: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(log: &str, pid: Option<u32>) -> Result<Vec<Image>> {
+        read_log_from(Path::new("t.log"), log.as_bytes(), pid)
+    }
+
+    const DYLD15: &str = "\
+dyld[7]: looking for weak-def symbol '__Znwm':
+dyld[7]:   using '__Znwm' in /usr/lib/libc++abi.dylib
+dyld[7]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+dyld[7]: looking for weak-def symbol '__ZN1AIiE1fEv':
+dyld[7]:   using '__ZN1AIiE1fEv' in /tmp/app
+dyld[7]: <app/bind#1> -> 0x100004000 (app/__ZN1AIiE1fEv)
+dyld[7]: looking for weak-def symbol '__ZdaPv':
+dyld[7]: <app/bind#2> -> 0x0 (<none>/__ZdaPv)
+";
+
+    #[test]
+    fn lookups_are_attributed_by_the_bind_line_that_follows() {
+        let images = read(DYLD15, None).unwrap();
+        assert_eq!(images.len(), 1);
+        let app = &images[0];
+        assert_eq!(app.name, "app");
+        let log = app.log().unwrap();
+        assert_eq!(log.format, LogFormat::Dyld4);
+        assert_eq!(log.pid, Some(7));
+        assert_eq!(app.seen_weak_lookups(), Some(3));
+        assert_eq!(app.predicted_weak_lookups(), None);
+        assert_eq!(app.weak_def_exports(), None);
+        // Chained images show no sites.
+        assert_eq!(app.weak_bind_sites(), None);
+        let targets: Vec<(&str, Option<&str>, bool)> = app
+            .bind_targets
+            .iter()
+            .map(|t| (t.symbol.as_str(), t.supplier.as_deref(), t.defined_here))
+            .collect();
+        assert_eq!(
+            targets,
+            [
+                ("__ZN1AIiE1fEv", Some("app"), true),
+                ("__ZdaPv", None, false)
+            ]
+        );
+        assert_eq!(app.lookups[0].reason, LookupReason::StrongOverrideCheck);
+        assert_eq!(
+            app.lookups[0].supplier.as_deref(),
+            Some("/usr/lib/libc++abi.dylib")
+        );
+        assert_eq!(app.lookups[1].reason, LookupReason::BindTarget);
+        assert_eq!(log.facts.lookups_without_bind, 1);
+    }
+
+    #[test]
+    fn opcode_images_without_lookup_lines_restart_at_bind_0() {
+        let log = "\
+dyld[9]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+dyld[9]: <app/bind#1> -> 0x7ff800002000 (libSystem.B.dylib/_puts)
+dyld[9]: <app/bind#0> -> 0x100004000 (app/__ZN1AIiE1fEv)
+dyld[9]: <app/bind#1> -> missing-weak-bind (__ZdaPv)
+dyld[9]: fixup: *0x000100008000 = 0x000100008010 <rebase>
+dyld[9]: fixup: *0x000100008008 = 0x7FF800001000 <app/bind#0>
+dyld[9]: fixup: *0x000100008010 = 0x000100004000 <app/weak-bind#0>
+dyld[9]: fixup: *0x000100008018 = 0x000100004000 <app/weak-bind#0>
+dyld[9]: fixup: *0x000100008020 (skipping missing weak bind) <app/weak-bind#1>
+dyld[9]: fixup: *0x000100008028 = 0x000100004000 <app/weak-bind#7>
+";
+        let images = read(log, None).unwrap();
+        let app = &images[0];
+        let l = app.log().unwrap();
+        assert_eq!(l.format, LogFormat::Dyld4NoLookups);
+        assert_eq!(app.seen_weak_lookups(), None);
+        assert_eq!(app.weak_bind_symbols(), Some(2));
+        assert_eq!(app.weak_bind_sites(), Some(3));
+        assert_eq!(app.fixup_format, Some(FixupFormat::Opcodes));
+        assert_eq!(l.facts.unattributed_weak_fixups, 1);
+    }
+
+    #[test]
+    fn chained_images_without_lookup_lines_have_unknown_targets() {
+        let log = "\
+dyld[9]: Setting up kernel page-in linking for /tmp/app
+dyld[9]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+dyld[9]: <app/bind#1> -> 0x100004000 (app/__ZN1AIiE1fEv)
+";
+        let app = &read(log, None).unwrap()[0];
+        assert_eq!(app.weak_bind_symbols(), None);
+        assert_eq!(app.weak_bind_sites(), None);
+        assert_eq!(app.fixup_format, Some(FixupFormat::Chained));
+    }
+
+    #[test]
+    fn processes_and_noise() {
+        let log: &[u8] = b"program says hi\r\n\
+dyld[7]: looking for weak-def symbol '__Znwm':\n\
+dyld[8]: looking for weak-def symbol '__Znwm':\n\
+dyld[7]: something dyld says that we do not know\n\
+\x1b[1m\xff\n\
+dyld[7]: <app/bind#0> -> 0x1 (libc++abi.dylib/__Znwm)\n\
+dyld[7]: looking for weak-def symbol '__Zn";
+        let bytes = log;
+        let images = read_log_from(Path::new("t.log"), bytes, None).unwrap();
+        let f = &images[0].log().unwrap().facts;
+        assert_eq!(f.lines, 7);
+        assert_eq!(f.crlf_lines, 1);
+        assert_eq!(f.program_output_lines, 2);
+        assert_eq!(f.other_process_lines, 1);
+        // The cut last line is one of them.
+        assert_eq!(f.unrecognized_dyld_lines, 2);
+        assert!(f.truncated_last_line);
+        assert_eq!(
+            f.pids,
+            [
+                PidLines {
+                    pid: Some(7),
+                    lines: 4
+                },
+                PidLines {
+                    pid: Some(8),
+                    lines: 1
+                }
+            ]
+        );
+        let other = read_log_from(Path::new("t.log"), bytes, Some(8)).unwrap();
+        assert_eq!(other[0].seen_weak_lookups(), Some(1));
+        let err = read_log_from(Path::new("t.log"), bytes, Some(9)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Usage);
+        assert!(err.to_string().contains("PIDs seen: 7, 8"), "{err}");
+    }
+
+    #[test]
+    fn a_file_without_dyld_lines_is_an_error() {
+        let err = read("hello\nworld\n", None).unwrap_err();
+        assert!(
+            err.to_string().contains("no dyld lines in 2 lines"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn dyld2_weak_binds() {
+        let log = "\
+dyld: bind: app:0x100008000 = libSystem.B.dylib:_printf, *0x100008000 = 0x7FF800001000
+dyld: weak bind: app:0x100008010 = app:__ZN1AIiE1fEv, *0x100008010 = 0x100004000
+dyld: weak bind: app:0x100008018 = app:__ZN1AIiE1fEv, *0x100008018 = 0x100004008 + 8
+dyld: weak bind: app:0x100008020 = app:__ZN1AIiE1fEv, *0x100008020 = 0x100004000
+";
+        let app = &read(log, None).unwrap()[0];
+        assert_eq!(app.log().unwrap().format, LogFormat::Dyld2);
+        assert_eq!(app.log().unwrap().pid, None);
+        assert_eq!(app.weak_bind_targets(), Some(2));
+        assert_eq!(app.weak_bind_symbols(), Some(1));
+        assert_eq!(app.weak_bind_sites(), Some(3));
+        assert_eq!(app.seen_weak_lookups(), None);
+    }
+}
