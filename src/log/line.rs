@@ -217,48 +217,53 @@ pub enum Message<'a> {
 }
 
 /// Splits `line` (no line terminator) into writer and message. `None`: not a recognized dyld
-/// line; [`dyld_writer`] tells program output from an unknown dyld message.
+/// line; [`split_prefix`] tells program output from an unknown dyld message.
 pub fn parse_line(line: &[u8]) -> Option<DyldLine<'_>> {
     if let Some((writer, rest)) = split_prefix(line) {
-        let message = match writer {
-            Writer::Dyld4 { .. } => parse_dyld4(rest),
-            Writer::Dyld2 => parse_dyld2(rest),
-        }?;
         return Some(DyldLine {
             writer,
             program_output_before: false,
-            message,
+            message: parse_message(writer, rest)?,
         });
     }
-    // Program output with no newline, then a dyld line.
+    let (writer, message) = find_embedded(line)?;
+    Some(DyldLine {
+        writer,
+        program_output_before: true,
+        message,
+    })
+}
+
+/// The message after a prefix, if weakscan knows it.
+pub fn parse_message(writer: Writer, message: &[u8]) -> Option<Message<'_>> {
+    match writer {
+        Writer::Dyld4 { .. } => parse_dyld4(message),
+        Writer::Dyld2 => parse_dyld2(message),
+    }
+}
+
+/// Program output with no newline, then a dyld line: the first dyld prefix inside `line`
+/// (not at its start) whose message weakscan knows.
+pub fn find_embedded(line: &[u8]) -> Option<(Writer, Message<'_>)> {
     let mut from = 1;
-    while let Some(at) = find(&line[from..], b"dyld").map(|i| i + from) {
-        if let Some((writer, rest)) = split_prefix(&line[at..]) {
-            let message = match writer {
-                Writer::Dyld4 { .. } => parse_dyld4(rest),
-                Writer::Dyld2 => parse_dyld2(rest),
-            };
-            if let Some(message) = message {
-                return Some(DyldLine {
-                    writer,
-                    program_output_before: true,
-                    message,
-                });
-            }
+    while let Some(at) = line
+        .get(from..)
+        .and_then(|r| find(r, b"dyld"))
+        .map(|i| i + from)
+    {
+        if let Some((writer, rest)) = split_prefix(&line[at..])
+            && let Some(message) = parse_message(writer, rest)
+        {
+            return Some((writer, message));
         }
         from = at + 1;
     }
     None
 }
 
-/// The writer named by the dyld prefix the line starts with, whether or not its message is
-/// known; `None` for program output.
-pub fn dyld_writer(line: &[u8]) -> Option<Writer> {
-    split_prefix(line).map(|(w, _)| w)
-}
-
-/// `dyld[PID]: `, `<N>name[PID]: ` or `dyld: ` at the start of `line`.
-fn split_prefix(line: &[u8]) -> Option<(Writer, &[u8])> {
+/// `dyld[PID]: `, `<N>name[PID]: ` or `dyld: ` at the start of `line`: the writer and the
+/// message after the prefix (known or not). `None`: program output.
+pub fn split_prefix(line: &[u8]) -> Option<(Writer, &[u8])> {
     if let Some(rest) = line.strip_prefix(b"dyld[") {
         let (pid, rest) = decimal_u32(rest)?;
         let rest = rest.strip_prefix(b"]: ")?;
@@ -644,13 +649,29 @@ mod tests {
         assert!(parse_line(b"the dyld[5]: said nothing we know").is_none());
         assert!(parse_line(b"dyld[99999999999]: looking for weak-def symbol '_a':").is_none());
         assert_eq!(
-            dyld_writer(b"dyld[1]: something else"),
-            Some(Writer::Dyld4 {
-                pid: 1,
-                syslog: false
-            })
+            split_prefix(b"dyld[1]: something else"),
+            Some((
+                Writer::Dyld4 {
+                    pid: 1,
+                    syslog: false
+                },
+                &b"something else"[..]
+            ))
         );
-        assert_eq!(dyld_writer(b"plain output"), None);
+        assert_eq!(split_prefix(b"plain output"), None);
+        for short in [
+            &b""[..],
+            b"d",
+            b"dyld",
+            b"dyld[",
+            b"dyld[1]",
+            b"<",
+            b"<1>",
+            b"<1>a[",
+            b"xdyld",
+        ] {
+            assert!(parse_line(short).is_none(), "{short:?}");
+        }
     }
 
     #[test]

@@ -20,7 +20,8 @@
 //! its distinct symbols, its bind targets and its weak-bind locations — what is reported.
 
 use super::line::{
-    BindTo, Dyld2BindKind, DyldLine, FixupKind, Message, Writer, dyld_writer, parse_line, text,
+    BindTo, Dyld2BindKind, FixupKind, Message, Writer, find_embedded, parse_message, split_prefix,
+    text,
 };
 use super::reader::LineReader;
 use crate::error::{Error, ErrorKind, Result};
@@ -182,26 +183,20 @@ impl Recorder {
     }
 
     fn feed(&mut self, bytes: &[u8]) {
-        let Some(DyldLine {
-            writer,
-            program_output_before,
-            message,
-        }) = parse_line(bytes)
-        else {
-            match dyld_writer(bytes) {
-                Some(w) => {
-                    if self.count_process(w) {
-                        self.facts.unrecognized_dyld_lines += 1;
-                    }
+        // Only the process read has its message parsed.
+        if let Some((writer, rest)) = split_prefix(bytes) {
+            if self.count_process(writer) {
+                match parse_message(writer, rest) {
+                    Some(m) => self.handle(m),
+                    None => self.facts.unrecognized_dyld_lines += 1,
                 }
-                None => self.facts.program_output_lines += 1,
             }
             return;
-        };
-        if program_output_before {
-            self.facts.program_output_lines += 1;
         }
-        if self.count_process(writer) {
+        self.facts.program_output_lines += 1;
+        if let Some((writer, message)) = find_embedded(bytes)
+            && self.count_process(writer)
+        {
             self.handle(message);
         }
     }
