@@ -78,19 +78,34 @@ fn summary_rows(t: &mut Table, s: &ImageSummary) {
             Cell::new("fixup format"),
             Cell::new(opt(s.fixup_format)),
         ]);
-        let pids = l.facts.pids.len() as u64 + l.facts.more_pids;
+        let f = &l.facts;
         t.add_row(vec![
             Cell::new("log lines"),
             Cell::new(format!(
-                "{} ({} dyld lines of this process, {} of {} other processes, {} program output, {} not understood)",
-                l.facts.lines,
-                l.facts.dyld_lines,
-                l.facts.other_process_lines,
-                pids.saturating_sub(1),
-                l.facts.program_output_lines,
-                l.facts.unrecognized_dyld_lines
+                "{} ({} dyld lines of this process, {} of other processes, {} program output, {} not understood)",
+                f.lines,
+                f.dyld_lines,
+                f.other_process_lines,
+                f.program_output_lines,
+                f.unrecognized_dyld_lines
             )),
         ]);
+        if f.pids.len() > 1 {
+            let mut list: Vec<String> = f
+                .pids
+                .iter()
+                .take(8)
+                .map(|p| p.pid.map_or_else(|| "dyld2".to_string(), |n| n.to_string()))
+                .collect();
+            let more = f.pids.len().saturating_sub(8) as u64 + f.more_pids;
+            if more > 0 {
+                list.push(format!("+{more} more"));
+            }
+            t.add_row(vec![
+                Cell::new("processes"),
+                Cell::new(format!("{} (--pid to choose)", list.join(", "))),
+            ]);
+        }
         return;
     }
     t.add_row(vec![Cell::new("arch"), Cell::new(opt(s.arch.as_deref()))]);
@@ -103,6 +118,41 @@ fn summary_rows(t: &mut Table, s: &ImageSummary) {
         Cell::new(opt(s.fixup_format)),
     ]);
     t.add_row(vec![Cell::new("header flags"), Cell::new(flags(s))]);
+}
+
+/// Warnings about a log's completeness, one line each.
+fn log_notes(out: &mut String, s: &ImageSummary) {
+    let Some(l) = &s.log else {
+        return;
+    };
+    let f = &l.facts;
+    if f.truncated_last_line {
+        let _ = writeln!(out, "note: the last line has no newline: the log was cut");
+    }
+    if f.unrecognized_dyld_lines > 0 {
+        let _ = writeln!(
+            out,
+            "note: {} dyld lines were not understood (counted, not used)",
+            f.unrecognized_dyld_lines
+        );
+    }
+    if f.oversized_lines > 0 {
+        let _ = writeln!(out, "note: {} lines longer than 1 MiB were cut", f.oversized_lines);
+    }
+    if f.unattributed_weak_fixups > 0 || f.orphan_result_lines > 0 {
+        let _ = writeln!(
+            out,
+            "note: {} weak-bind fixup lines and {} lookup result lines had no target or lookup to belong to",
+            f.unattributed_weak_fixups, f.orphan_result_lines
+        );
+    }
+    if s.seen_weak_lookups.is_none() {
+        let _ = writeln!(
+            out,
+            "note: this log has no lookup lines ({}): the lookup count is not in it",
+            l.format.describe()
+        );
+    }
 }
 
 /// The lookups row: predicted for a binary, seen for a log.
@@ -172,6 +222,7 @@ pub fn scan(r: &ScanReport) -> String {
             ]);
         }
         let _ = writeln!(out, "{t}");
+        log_notes(&mut out, s);
         if img.groups.is_empty() {
             let _ = writeln!(out, "no weak symbols\n");
             continue;
