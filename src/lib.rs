@@ -8,11 +8,13 @@
 //! * [`model`] — one model per image: weak definitions, weak-bind targets with their sites, and
 //!   the predicted weak-def lookups;
 //! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing;
-//! * [`output`] — tables and JSON.
+//! * [`output`] — tables, JSON, Markdown and GitHub annotations;
+//! * [`gate`] — the pre-release gate: policy, budgets, baselines (`check`, `baseline`).
 
 pub mod analysis;
 pub mod cli;
 pub mod error;
+pub mod gate;
 pub mod macho;
 pub mod model;
 pub mod output;

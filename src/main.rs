@@ -11,14 +11,14 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = weakscan::cli::Cli::parse();
-    match weakscan::cli::run(&cli) {
-        Ok(text) => {
+    match weakscan::cli::execute(&cli) {
+        Ok(out) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`weakscan … | head`) is not an error worth a message.
             let _ = stdout
-                .write_all(text.as_bytes())
+                .write_all(out.stdout.as_bytes())
                 .and_then(|()| stdout.flush());
-            ExitCode::SUCCESS
+            ExitCode::from(out.code)
         }
         Err(e) => {
             eprintln!("weakscan: {e}");
