@@ -136,11 +136,31 @@ pub struct Offender {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<usize>,
     /// Up to [`EXAMPLES`] demangled members (new since the baseline when ranked by growth),
-    /// sorted.
+    /// of distinct patterns first, sorted.
     pub examples: Vec<String>,
+    /// The pattern key of each example (for short display).
+    #[serde(skip)]
+    pub example_patterns: Vec<String>,
 }
 
 impl Offender {
+    /// The examples for a narrow display: each demangled name if it fits in `width`
+    /// characters, else its pattern (template-argument and parameter lists collapsed) when
+    /// that fits and tells the examples apart, else the name with its middle cut out.
+    pub fn examples_within(&self, width: usize) -> Vec<String> {
+        let distinct: BTreeSet<&String> = self.example_patterns.iter().collect();
+        let patterns_tell_apart = distinct.len() == self.example_patterns.len();
+        self.examples
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match self.example_patterns.get(i) {
+                _ if d.chars().count() <= width => d.clone(),
+                Some(p) if patterns_tell_apart && p.chars().count() <= width => p.clone(),
+                _ => crate::output::clip_middle(d, width),
+            })
+            .collect()
+    }
+
     /// `2158`, or `1200 → 2158 (+958, +79.8%)`.
     pub fn value_text(&self) -> String {
         match self.baseline {
@@ -513,11 +533,34 @@ pub fn evaluate(
                 offender_figure,
             )
         };
-        let example = |members: &mut dyn Iterator<Item = &str>| -> Vec<String> {
-            let shown: BTreeSet<String> = members
-                .map(|raw| names.lookup(raw).demangled.clone())
+        // Up to EXAMPLES members, of distinct patterns first (a static, its guard variable and
+        // the function holding them say more than three statics), shown sorted.
+        let example = |members: &mut dyn Iterator<Item = &str>| -> (Vec<String>, Vec<String>) {
+            let mut all: Vec<(String, String)> = members
+                .map(|raw| {
+                    let n = names.lookup(raw);
+                    (n.demangled.clone(), n.pattern.clone())
+                })
                 .collect();
-            shown.into_iter().take(EXAMPLES).collect()
+            all.sort();
+            all.dedup_by(|a, b| a.0 == b.0);
+            let mut patterns = BTreeSet::new();
+            let mut picked: Vec<&(String, String)> = Vec::new();
+            for e in &all {
+                if picked.len() < EXAMPLES && patterns.insert(&e.1) {
+                    picked.push(e);
+                }
+            }
+            for e in &all {
+                if picked.len() < EXAMPLES && !picked.contains(&e) {
+                    picked.push(e);
+                }
+            }
+            picked.sort();
+            picked
+                .into_iter()
+                .map(|(d, p)| (d.clone(), p.clone()))
+                .unzip()
         };
         let grew = budgets
             .iter()
@@ -544,7 +587,7 @@ pub fn evaluate(
                     .copied()
                     .filter(|m| !old.contains(m))
                     .peekable();
-                let examples = if added.peek().is_some() {
+                let (examples, example_patterns) = if added.peek().is_some() {
                     example(&mut added)
                 } else {
                     example(&mut g.members.iter().copied())
@@ -554,6 +597,7 @@ pub fn evaluate(
                     value: g.value,
                     baseline: Some(before.get(k).map_or(0, |o| o.value)),
                     examples,
+                    example_patterns,
                 });
             }
         } else {
@@ -567,11 +611,13 @@ pub fn evaluate(
                 .collect();
             ranked.sort_by(|a, b| b.1.value.cmp(&a.1.value).then(a.0.cmp(b.0)));
             for (k, g) in ranked.into_iter().take(top) {
+                let (examples, example_patterns) = example(&mut g.members.iter().copied());
                 offending_groups.push(Offender {
                     key: k.clone(),
                     value: g.value,
                     baseline: None,
-                    examples: example(&mut g.members.iter().copied()),
+                    examples,
+                    example_patterns,
                 });
             }
         }

@@ -44,7 +44,7 @@ pub fn check(r: &CheckReport) -> String {
             let mut text = format!("{what}: {}:", r.offenders_caption(img));
             for o in &img.offending_groups {
                 let _ = write!(text, "\n  {}: {}", o.key, o.value_text());
-                for e in &o.examples {
+                for e in o.examples_within(200) {
                     let _ = write!(text, "\n    {e}");
                 }
             }

@@ -5,7 +5,7 @@ use crate::gate::budget::CheckReport;
 use std::fmt::Write;
 
 /// Longest example shown, in characters.
-const EXAMPLE_WIDTH: usize = 120;
+const EXAMPLE_WIDTH: usize = 140;
 
 /// `s` as inline code that is safe inside a table cell.
 fn code(s: &str) -> String {
@@ -20,16 +20,6 @@ fn code(s: &str) -> String {
 /// Plain text safe inside a table cell.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|")
-}
-
-fn clip(s: &str) -> String {
-    if s.chars().count() <= EXAMPLE_WIDTH {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(EXAMPLE_WIDTH - 1).collect();
-        out.push('…');
-        out
-    }
 }
 
 /// Renders a check report as GitHub-flavoured Markdown (ends with a blank line, so several
@@ -110,7 +100,11 @@ pub fn check(r: &CheckReport) -> String {
                 img.offender_figure
             );
             for o in &img.offending_groups {
-                let examples: Vec<String> = o.examples.iter().map(|e| code(&clip(e))).collect();
+                let examples: Vec<String> = o
+                    .examples_within(EXAMPLE_WIDTH)
+                    .iter()
+                    .map(|e| code(e))
+                    .collect();
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} |",

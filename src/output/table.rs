@@ -322,7 +322,7 @@ pub fn check(r: &crate::gate::budget::CheckReport) -> String {
                 Cell::new("examples"),
             ]);
             for o in &img.offending_groups {
-                let examples: Vec<String> = o.examples.iter().map(|e| clip(e)).collect();
+                let examples = o.examples_within(EXAMPLE_WIDTH);
                 g.add_row(vec![
                     Cell::new(&o.key),
                     right(o.value_text()),
