@@ -194,6 +194,8 @@ pub struct BaselineImage {
     pub arch: String,
     /// The file the baseline was made from.
     pub input: String,
+    /// The baseline file.
+    pub source: PathBuf,
     /// `predicted_weak_lookups`, `weak_def_exports`, `weak_bind_symbols` (`None`: absent).
     figures: [Option<u64>; 3],
     /// Per-symbol entries, sorted by raw name.
@@ -279,6 +281,7 @@ pub fn read(path: &Path) -> Result<Baseline> {
         }
         images.push(BaselineImage {
             input: img.path.unwrap_or_default(),
+            source: path.to_path_buf(),
             figures: [
                 img.predicted_weak_lookups,
                 img.weak_def_exports,

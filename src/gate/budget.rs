@@ -395,7 +395,7 @@ pub fn evaluate(
                 let Some(t) = b.figure(f) else {
                     return Err(Error::new(
                         ErrorKind::Policy,
-                        Path::new(&b.input),
+                        &b.source,
                         format!("{f} is not in the baseline ({})", subject.arch),
                     ));
                 };
