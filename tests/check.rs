@@ -301,7 +301,7 @@ case!(group_budgets_by_namespace_and_lookups, {
     assert_eq!(b["figure"], "predicted_weak_lookups");
     assert_eq!(b["value"], 4);
     fails(
-        &[&"check", &v2.as_str(), "--depth", "3", "--group", "x=1"],
+        &["check", &v2, "--depth", "3", "--group", "x=1"],
         "--depth applies only to --by namespace",
     );
 });
@@ -782,4 +782,26 @@ case!(golden_check_fail_github, {
         ],
         1,
     );
+});
+
+// ---- the documented example ----
+
+case!(the_policy_example_in_docs_ci_md_is_valid, {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md"))
+        .unwrap();
+    let after = doc
+        .split("<!-- policy-example")
+        .nth(1)
+        .expect("policy-example marker");
+    let block = after
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("toml block");
+    let p = weakscan::gate::policy::Policy::parse(block, Path::new("docs/weakscan.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.baseline, Some(PathBuf::from("docs/weakscan-baseline.json")));
+    let arm = p.rules_for("arm64");
+    assert_eq!(arm.max[&weakscan::gate::Figure::PredictedWeakLookups], 2100);
+    assert_eq!(p.rules_for("x86_64").groups.len(), 3);
 });
