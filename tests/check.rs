@@ -787,8 +787,8 @@ case!(golden_check_fail_github, {
 // ---- the documented example ----
 
 case!(the_policy_example_in_docs_ci_md_is_valid, {
-    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md"))
-        .unwrap();
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md")).unwrap();
     let after = doc
         .split("<!-- policy-example")
         .nth(1)
@@ -800,7 +800,10 @@ case!(the_policy_example_in_docs_ci_md_is_valid, {
         .expect("toml block");
     let p = weakscan::gate::policy::Policy::parse(block, Path::new("docs/weakscan.toml"))
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(p.baseline, Some(PathBuf::from("docs/weakscan-baseline.json")));
+    assert_eq!(
+        p.baseline,
+        Some(PathBuf::from("docs/weakscan-baseline.json"))
+    );
     let arm = p.rules_for("arm64");
     assert_eq!(arm.max[&weakscan::gate::Figure::PredictedWeakLookups], 2100);
     assert_eq!(p.rules_for("x86_64").groups.len(), 3);
