@@ -207,9 +207,12 @@ pub struct CheckReport {
     pub policy: Option<String>,
     /// The baseline file compared with, if any.
     pub baseline: Option<String>,
-    /// The grouping of group budgets and offending groups.
+    /// The grouping of group budgets and offending groups (`template`, `namespace`, …).
     #[serde(serialize_with = "group_by_name")]
     pub group_by: GroupBy,
+    /// The namespace depth, with namespace grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
     /// The figure group budgets limit.
     pub group_figure: Figure,
     /// One per checked image.
@@ -219,7 +222,7 @@ pub struct CheckReport {
 }
 
 fn group_by_name<S: serde::Serializer>(g: &GroupBy, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(&group_by_label(*g))
+    s.serialize_str(g.as_str())
 }
 
 /// `template`, `namespace (depth 2)`, …
@@ -647,4 +650,37 @@ pub fn evaluate(
         offending_groups,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_read_like_the_diff_table() {
+        assert_eq!(change(3133, 6794), "+3661, +116.9%");
+        assert_eq!(change(3133, 1834), "-1299, -41.5%");
+        assert_eq!(change(0, 5), "+5, new");
+        assert_eq!(change(7, 7), "±0");
+    }
+
+    #[test]
+    fn examples_fall_back_to_patterns_then_clipping() {
+        let o = Offender {
+            key: "A<…>".into(),
+            value: 3,
+            baseline: None,
+            examples: vec!["A<int>::f(int)".into(), "A<long long>::g(long long)".into()],
+            example_patterns: vec!["A<…>::f(…)".into(), "A<…>::g(…)".into()],
+        };
+        assert_eq!(o.examples_within(20), ["A<int>::f(int)", "A<…>::g(…)"]);
+        let same = Offender {
+            example_patterns: vec!["A<…>::f(…)".into(), "A<…>::f(…)".into()],
+            ..o
+        };
+        assert_eq!(
+            same.examples_within(20),
+            ["A<int>::f(int)", "A<long long…ng long)"]
+        );
+    }
 }

@@ -157,6 +157,10 @@ pub fn check(req: &CheckRequest) -> Result<CheckOutcome> {
         policy: policy.source.as_ref().map(|p| p.display().to_string()),
         baseline: base.as_ref().map(|b| b.path.display().to_string()),
         group_by: policy.group_by,
+        depth: match policy.group_by {
+            GroupBy::Namespace(d) => Some(d),
+            _ => None,
+        },
         group_figure: policy.group_figure,
         images: checks,
         demangle_failures: names.failures,

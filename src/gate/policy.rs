@@ -29,8 +29,8 @@ use super::Figure;
 use super::pattern::Pattern;
 use crate::analysis::group::GroupBy;
 use crate::error::{Error, ErrorKind, Result};
+use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -40,8 +40,7 @@ use toml::Spanned;
 pub const DEFAULT_POLICY_FILE: &str = "weakscan.toml";
 
 /// A maximum increase over the baseline figure.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Increase {
     /// At most this many more than the baseline (`50`).
     Count(u64),
