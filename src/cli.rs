@@ -1,10 +1,14 @@
-//! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW` and
-//! `weakscan verify BINARY LOG`.
+//! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
+//! `weakscan verify BINARY LOG`, `weakscan check FILE…` and `weakscan baseline FILE`.
 
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::{diff_report, scan_report};
 use crate::analysis::verify::{pick_log_image, verify};
 use crate::error::{Error, ErrorKind, Result};
+use crate::gate::Figure;
+use crate::gate::command::{BaselineRequest, CheckFormat, CheckRequest};
+use crate::gate::pattern::Pattern;
+use crate::gate::policy::{Flags, GroupBudget, Increase, RuleSet};
 use crate::input::{InputKind, ReadOptions, read_input};
 use crate::macho::ArchFilter;
 use crate::output;
@@ -62,15 +66,134 @@ pub enum Command {
         #[command(flatten)]
         opts: CommonOpts,
     },
+    /// The pre-release gate: check budgets from flags and weakscan.toml; exit 0 pass, 1 a
+    /// budget exceeded, 2 usage, policy or input error.
+    Check(CheckArgs),
+    /// Write a baseline for `check --baseline`: scan's JSON plus the per-symbol list,
+    /// byte-identical across runs.
+    Baseline(BaselineArgs),
 }
 
-/// What a command prints and its exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    /// Standard output.
-    pub text: String,
-    /// 0 (success, or agreement), 1 (verify: differences beyond the tolerance).
-    pub code: u8,
+/// `weakscan check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Mach-O files (thin or universal); each slice is checked on its own.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Policy file (default: weakscan.toml in the working directory, if there is one).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Ignore weakscan.toml in the working directory.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+    /// Baseline file written by `weakscan baseline` (overrides the policy's).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Maximum increase over the baseline of each gated figure: a count (50) or a percentage
+    /// (10%); repeat to require both (default with a baseline: 0).
+    #[arg(long, value_name = "N|P%", value_parser = parse_increase)]
+    pub max_increase: Vec<Increase>,
+    /// Maximum predicted weak-def lookups (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_predicted_weak_lookups: Option<u64>,
+    /// Maximum weak-def exports (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_weak_def_exports: Option<u64>,
+    /// Maximum weak-bound symbols (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_weak_bind_symbols: Option<u64>,
+    /// Group budget: the groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX
+    /// of the group figure in total; repeatable.
+    #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
+    pub groups: Vec<(String, u64)>,
+    /// A symbol that may be weak: glob or re:REGEX over the raw or demangled name; repeatable.
+    #[arg(long = "allow", value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// A group that may be weak: glob or re:REGEX over the group key; repeatable.
+    #[arg(long = "allow-group", value_name = "PATTERN")]
+    pub allow_groups: Vec<String>,
+    /// Which slices of a universal file to check.
+    #[arg(long, value_enum, default_value_t = ArchArg::All)]
+    pub arch: ArchArg,
+    /// How group budgets, allowed groups and offending groups group symbols (default: the
+    /// policy's, else template).
+    #[arg(long = "by", value_enum)]
+    pub by: Option<ByArg>,
+    /// Namespace components kept by namespace grouping (default 2).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: Option<u16>,
+    /// The figure group budgets limit (default: the policy's, else weak_bind_symbols).
+    #[arg(long, value_enum)]
+    pub group_figure: Option<FigureArg>,
+    /// Offending groups shown per failing image.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+    /// Output format (markdown and github also append the Markdown report to
+    /// $GITHUB_STEP_SUMMARY when it is set).
+    #[arg(long, value_enum, default_value_t = CheckFormatArg::Table)]
+    pub format: CheckFormatArg,
+}
+
+/// `weakscan baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// The Mach-O file (thin or universal).
+    pub file: PathBuf,
+    /// Write here (replaced atomically) instead of stdout.
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Which slices to record.
+    #[arg(long, value_enum, default_value_t = ArchArg::All)]
+    pub arch: ArchArg,
+    /// The grouping of the recorded groups and of each symbol's `group` key.
+    #[arg(long = "by", value_enum, default_value_t = ByArg::Template)]
+    pub by: ByArg,
+    /// Namespace components kept by `--by namespace`.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: u16,
+}
+
+/// A gated figure on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FigureArg {
+    /// Predicted weak-def lookups.
+    #[value(name = "predicted_weak_lookups")]
+    PredictedWeakLookups,
+    /// Weak-def exports.
+    #[value(name = "weak_def_exports")]
+    WeakDefExports,
+    /// Weak-bound symbols.
+    #[value(name = "weak_bind_symbols")]
+    WeakBindSymbols,
+}
+
+/// `check --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormatArg {
+    /// Tables for people.
+    Table,
+    /// JSON with `schema_version`.
+    Json,
+    /// Markdown (PR comment, job summary).
+    Markdown,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+fn parse_increase(s: &str) -> std::result::Result<Increase, String> {
+    Increase::parse(s)
+}
+
+fn parse_group(s: &str) -> std::result::Result<(String, u64), String> {
+    let (pattern, max) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected PATTERN=MAX, got {s:?}"))?;
+    let max = max
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected PATTERN=MAX with MAX a count, got {s:?}"))?;
+    Pattern::parse(pattern)?;
+    Ok((pattern.to_string(), max))
 }
 
 /// Options shared by `scan` and `diff`.
@@ -144,23 +267,101 @@ pub enum Format {
     Json,
 }
 
-impl CommonOpts {
-    fn filter(&self) -> ArchFilter {
-        match self.arch {
+impl ArchArg {
+    fn filter(self) -> ArchFilter {
+        match self {
             ArchArg::All => ArchFilter::All,
             ArchArg::Arm64 => ArchFilter::Only("arm64".into()),
             ArchArg::Arm64e => ArchFilter::Only("arm64e".into()),
             ArchArg::X86_64 => ArchFilter::Only("x86_64".into()),
         }
     }
+}
 
-    fn group_by(&self) -> GroupBy {
-        match self.by {
+impl ByArg {
+    fn group_by(self, depth: u16) -> GroupBy {
+        match self {
             ByArg::Symbol => GroupBy::Symbol,
             ByArg::Pattern => GroupBy::Pattern,
             ByArg::Template => GroupBy::Template,
-            ByArg::Namespace => GroupBy::Namespace(usize::from(self.depth)),
+            ByArg::Namespace => GroupBy::Namespace(usize::from(depth)),
         }
+    }
+}
+
+impl FigureArg {
+    fn figure(self) -> Figure {
+        match self {
+            FigureArg::PredictedWeakLookups => Figure::PredictedWeakLookups,
+            FigureArg::WeakDefExports => Figure::WeakDefExports,
+            FigureArg::WeakBindSymbols => Figure::WeakBindSymbols,
+        }
+    }
+}
+
+impl CheckArgs {
+    /// The request for [`crate::gate::command::check`]. Errors: a bad `--allow` pattern.
+    pub fn request(&self) -> Result<CheckRequest> {
+        let patterns = |flag: &str, list: &[String]| -> Result<Vec<Pattern>> {
+            list.iter()
+                .map(|p| Pattern::parse(p).map_err(|e| Error::usage(format!("{flag}: {e}"))))
+                .collect()
+        };
+        let max = [
+            (
+                Figure::PredictedWeakLookups,
+                self.max_predicted_weak_lookups,
+            ),
+            (Figure::WeakDefExports, self.max_weak_def_exports),
+            (Figure::WeakBindSymbols, self.max_weak_bind_symbols),
+        ]
+        .into_iter()
+        .filter_map(|(f, m)| m.map(|m| (f, m)))
+        .collect();
+        let mut groups = Vec::new();
+        for (pattern, max) in &self.groups {
+            let pattern =
+                Pattern::parse(pattern).map_err(|e| Error::usage(format!("--group: {e}")))?;
+            groups.push(GroupBudget { pattern, max: *max });
+        }
+        let rules = RuleSet {
+            max,
+            max_increase: (!self.max_increase.is_empty()).then(|| self.max_increase.clone()),
+            increase_figures: None,
+            groups,
+            allow_symbols: patterns("--allow", &self.allow)?,
+            allow_groups: patterns("--allow-group", &self.allow_groups)?,
+        };
+        Ok(CheckRequest {
+            files: self.files.clone(),
+            config: self.config.clone(),
+            no_config: self.no_config,
+            arch: self.arch.filter(),
+            depth: self.depth.map(usize::from),
+            flags: Flags {
+                baseline: self.baseline.clone(),
+                group_by: self.by.map(|b| b.group_by(self.depth.unwrap_or(2))),
+                group_figure: self.group_figure.map(FigureArg::figure),
+                rules,
+            },
+            top: self.top,
+            format: match self.format {
+                CheckFormatArg::Table => CheckFormat::Table,
+                CheckFormatArg::Json => CheckFormat::Json,
+                CheckFormatArg::Markdown => CheckFormat::Markdown,
+                CheckFormatArg::Github => CheckFormat::Github,
+            },
+        })
+    }
+}
+
+impl CommonOpts {
+    fn filter(&self) -> ArchFilter {
+        self.arch.filter()
+    }
+
+    fn group_by(&self) -> GroupBy {
+        self.by.group_by(self.depth)
     }
 
     fn read_options(&self) -> ReadOptions {
@@ -183,10 +384,33 @@ impl CommonOpts {
     }
 }
 
-/// Runs a parsed command line and returns what to print on stdout and the exit code.
+/// What a command prints on stdout and its exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Text for stdout.
+    pub stdout: String,
+    /// 0 success; 1 `check` found a budget exceeded, or `verify` found differences beyond the
+    /// tolerance. (Errors are exit 2, from `Err`.)
+    pub code: u8,
+}
+
+/// Runs a parsed command line: what to print and the exit code.
 pub fn run(cli: &Cli) -> Result<Outcome> {
-    let ok = |text| Ok(Outcome { text, code: 0 });
+    let ok = |stdout| Ok(Outcome { stdout, code: 0 });
     match &cli.command {
+        Command::Check(args) => {
+            let out = crate::gate::command::check(&args.request()?)?;
+            Ok(Outcome {
+                stdout: out.stdout,
+                code: out.code,
+            })
+        }
+        Command::Baseline(args) => ok(crate::gate::command::write_baseline(&BaselineRequest {
+            file: args.file.clone(),
+            output: args.output.clone(),
+            arch: args.arch.filter(),
+            group_by: args.by.group_by(args.depth),
+        })?),
         Command::Scan { files, opts } => {
             let read = opts.read_options();
             let mut images = Vec::new();
@@ -267,12 +491,12 @@ pub fn run(cli: &Cli) -> Result<Outcome> {
                 *tolerance,
                 notes,
             )?;
-            let text = match opts.format {
+            let stdout = match opts.format {
                 Format::Table => output::table::verify(&report),
                 Format::Json => output::json::verify(&report),
             };
             Ok(Outcome {
-                text,
+                stdout,
                 code: if report.agrees { 0 } else { 1 },
             })
         }

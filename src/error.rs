@@ -48,6 +48,9 @@ pub enum ErrorKind {
     Unsupported,
     /// Bad command-line usage that clap could not catch (e.g. `--arch` names no slice).
     Usage,
+    /// A policy file (`weakscan.toml`) or baseline file that cannot be used: a syntax error, an
+    /// unknown key, a wrong type, a bad glob or regex, a baseline of another arch or schema.
+    Policy,
 }
 
 impl ErrorKind {
@@ -82,6 +85,21 @@ impl Error {
     /// An I/O error about `path`.
     pub fn io(path: &Path, err: &std::io::Error) -> Self {
         Error::new(ErrorKind::Io, path, err)
+    }
+
+    /// An error at `line:column` (1-based, columns in characters) of the text file `path`:
+    /// `"{path}:{line}:{column}: {what}"`, the form editors and CI problem matchers read.
+    pub fn at(
+        kind: ErrorKind,
+        path: &Path,
+        line: usize,
+        column: usize,
+        what: impl fmt::Display,
+    ) -> Self {
+        Error {
+            kind,
+            message: format!("{}:{line}:{column}: {what}", path.display()),
+        }
     }
 
     /// A usage error without a file.

@@ -11,11 +11,13 @@
 //!   the predicted weak-def lookups;
 //! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing,
 //!   verifying a binary against a log;
-//! * [`output`] — tables and JSON.
+//! * [`output`] — tables, JSON, Markdown and GitHub annotations;
+//! * [`gate`] — the pre-release gate: policy, budgets, baselines (`check`, `baseline`).
 
 pub mod analysis;
 pub mod cli;
 pub mod error;
+pub mod gate;
 pub mod input;
 pub mod log;
 pub mod macho;

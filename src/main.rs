@@ -12,13 +12,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli = weakscan::cli::Cli::parse();
     match weakscan::cli::run(&cli) {
-        Ok(outcome) => {
+        Ok(out) => {
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`weakscan … | head`) is not an error worth a message.
             let _ = stdout
-                .write_all(outcome.text.as_bytes())
+                .write_all(out.stdout.as_bytes())
                 .and_then(|()| stdout.flush());
-            ExitCode::from(outcome.code)
+            ExitCode::from(out.code)
         }
         Err(e) => {
             eprintln!("weakscan: {e}");

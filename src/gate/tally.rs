@@ -1,0 +1,193 @@
+//! Per-symbol figures of one image, and the allowlist that takes symbols out of the count.
+//!
+//! A build and its baseline are both reduced to the same [`SymbolEntry`] list, so a symbol,
+//! group or allowlist rule counts the same way on both sides of a comparison.
+
+use super::Figure;
+use super::pattern::Pattern;
+use crate::analysis::demangle::SymbolName;
+use crate::analysis::group::GroupBy;
+use crate::model::{Image, TREAT_AS_WEAK};
+use std::collections::BTreeMap;
+
+/// What one symbol name adds to an image's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SymbolEntry {
+    /// Raw Mach-O symbol name.
+    pub raw: String,
+    /// It is a weak-bind target (adds 1 to `weak_bind_symbols`).
+    pub weak_bound: bool,
+    /// Weak-bound and exported weak by the same image.
+    pub defined_here: bool,
+    /// Weak-bind sites bound to it.
+    pub sites: usize,
+    /// Predicted weak-def lookups of it (bind targets and treat-as-weak lookups).
+    pub lookups: usize,
+    /// Weak-definition exports of it (0 or 1 in a well-formed export trie).
+    pub weak_defs: usize,
+    /// Its weak definition is thread-local.
+    pub thread_local: bool,
+}
+
+impl SymbolEntry {
+    /// What this symbol adds to `figure`.
+    pub fn contribution(&self, figure: Figure) -> usize {
+        match figure {
+            Figure::PredictedWeakLookups => self.lookups,
+            Figure::WeakDefExports => self.weak_defs,
+            Figure::WeakBindSymbols => usize::from(self.weak_bound),
+        }
+    }
+}
+
+/// One entry per distinct symbol name of `image` that is weak-bound, weak-defined or looked
+/// up; sorted by raw name.
+pub fn tally(image: &Image) -> Vec<SymbolEntry> {
+    let mut by_name: BTreeMap<&str, SymbolEntry> = BTreeMap::new();
+    for t in &image.bind_targets {
+        let e = entry(&mut by_name, &t.symbol);
+        e.weak_bound = true;
+        e.defined_here |= t.defined_here;
+        e.sites += t.sites.len();
+    }
+    for l in &image.lookups {
+        entry(&mut by_name, &l.symbol).lookups += 1;
+    }
+    for w in &image.weak_definitions {
+        let e = entry(&mut by_name, &w.name);
+        e.weak_defs += 1;
+        e.thread_local |= w.thread_local;
+    }
+    by_name.into_values().collect()
+}
+
+/// The entry of `raw`, created empty on first use.
+pub(crate) fn entry<'a, 'm>(
+    map: &'m mut BTreeMap<&'a str, SymbolEntry>,
+    raw: &'a str,
+) -> &'m mut SymbolEntry {
+    map.entry(raw).or_insert_with(|| SymbolEntry {
+        raw: raw.to_string(),
+        ..SymbolEntry::default()
+    })
+}
+
+/// The symbols and groups that may be weak: allowed symbols count toward no budget.
+#[derive(Debug, Clone, Copy)]
+pub struct Allowlist<'a> {
+    /// The 22 names of [`TREAT_AS_WEAK`] (operator new/delete) are allowed.
+    pub operator_new_delete: bool,
+    /// Patterns over the raw or the demangled name.
+    pub symbols: &'a [Pattern],
+    /// Patterns over the group key under `group_by`.
+    pub groups: &'a [Pattern],
+    /// The grouping of `groups`.
+    pub group_by: GroupBy,
+}
+
+impl Allowlist<'_> {
+    /// `raw` (demangled as `name`) may be weak.
+    pub fn allows(&self, raw: &str, name: &SymbolName) -> bool {
+        (self.operator_new_delete && TREAT_AS_WEAK.contains(&raw))
+            || self
+                .symbols
+                .iter()
+                .any(|p| p.is_match(raw) || p.is_match(&name.demangled))
+            || (!self.groups.is_empty() && {
+                let key = self.group_by.key(name);
+                self.groups.iter().any(|p| p.is_match(&key))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::demangle::demangle_one;
+    use crate::model::{
+        BindTarget, FixupFormat, Lookup, LookupReason, Site, Source, WeakDefinition,
+    };
+
+    #[test]
+    fn tally_sums_per_name() {
+        let site = Site {
+            address: 0,
+            segment_index: Some(0),
+        };
+        let image = Image {
+            path: "x".into(),
+            name: "x".into(),
+            arch: Some("x86_64".into()),
+            filetype: Some(2),
+            flags: Some(0),
+            fixup_format: Some(FixupFormat::Opcodes),
+            weak_definitions: vec![WeakDefinition {
+                name: "__ZN2v81AE".into(),
+                thread_local: false,
+            }],
+            bind_targets: vec![
+                BindTarget {
+                    symbol: "__ZN2v81AE".into(),
+                    addend: 0,
+                    sites: vec![site.clone(), site.clone()],
+                    defined_here: true,
+                    supplier: None,
+                },
+                BindTarget {
+                    symbol: "__ZN2v81AE".into(),
+                    addend: 8,
+                    sites: vec![site],
+                    defined_here: true,
+                    supplier: None,
+                },
+            ],
+            strong_overrides: vec![],
+            lookups: vec![
+                Lookup {
+                    symbol: "__ZN2v81AE".into(),
+                    reason: LookupReason::BindTarget,
+                    supplier: None,
+                },
+                Lookup {
+                    symbol: "__ZN2v81AE".into(),
+                    reason: LookupReason::BindTarget,
+                    supplier: None,
+                },
+                Lookup {
+                    symbol: "__Znwm".into(),
+                    reason: LookupReason::StrongOverrideCheck,
+                    supplier: None,
+                },
+            ],
+            source: Source::Binary,
+        };
+        let t = tally(&image);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].raw, "__ZN2v81AE");
+        assert_eq!((t[0].sites, t[0].lookups, t[0].weak_defs), (3, 2, 1));
+        assert!(t[0].weak_bound && t[0].defined_here);
+        assert_eq!(t[1].contribution(Figure::PredictedWeakLookups), 1);
+        assert_eq!(t[1].contribution(Figure::WeakBindSymbols), 0);
+    }
+
+    #[test]
+    fn allowlist_by_name_group_and_default() {
+        let groups = [Pattern::parse("std::*").unwrap()];
+        let symbols = [Pattern::parse("node::Realm::*").unwrap()];
+        let allow = Allowlist {
+            operator_new_delete: true,
+            symbols: &symbols,
+            groups: &groups,
+            group_by: GroupBy::Namespace(1),
+        };
+        let check = |raw: &str| allow.allows(raw, &demangle_one(raw));
+        assert!(check("__Znwm"));
+        assert!(check("__ZN4node5Realm3getEv"));
+        assert!(!check("__ZN4node5Other3getEv"));
+        let none = Allowlist {
+            operator_new_delete: false,
+            ..allow
+        };
+        assert!(!none.allows("__Znwm", &demangle_one("__Znwm")));
+    }
+}

@@ -1,0 +1,160 @@
+//! Markdown output of `weakscan check` (`--format markdown`): for a pull-request comment or the
+//! GitHub job summary (`$GITHUB_STEP_SUMMARY`, where `markdown` and `github` append it).
+
+use crate::gate::budget::CheckReport;
+use std::fmt::Write;
+
+/// Longest example shown, in characters.
+const EXAMPLE_WIDTH: usize = 140;
+
+/// `s` as inline code that is safe inside a table cell.
+fn code(s: &str) -> String {
+    let s = s.replace('|', "\\|");
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// Plain text safe inside a table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Renders a check report as GitHub-flavoured Markdown (ends with a blank line, so several
+/// reports appended to one summary stay apart).
+pub fn check(r: &CheckReport) -> String {
+    let mut out = String::new();
+    let (mark, word) = if r.passed {
+        ("✅", "passed")
+    } else {
+        ("❌", "failed")
+    };
+    let _ = writeln!(out, "## {mark} weakscan check {word}\n");
+    let mut line = r.verdict();
+    if let Some(p) = &r.policy {
+        let _ = write!(line, "; policy {}", code(p));
+    }
+    if let Some(b) = &r.baseline {
+        let _ = write!(line, "; baseline {}", code(b));
+    }
+    let _ = writeln!(out, "{line}.\n");
+    for img in &r.images {
+        let _ = writeln!(
+            out,
+            "### {} {} ({})\n",
+            if img.passed { "✅" } else { "❌" },
+            code(&img.path),
+            img.arch
+        );
+        let with_base = img.figures.iter().any(|l| l.baseline.is_some());
+        out.push_str("| figure | total | allowed | counted |");
+        out.push_str(if with_base {
+            " baseline (counted) |\n|---|---:|---:|---:|---:|\n"
+        } else {
+            "\n|---|---:|---:|---:|\n"
+        });
+        for l in &img.figures {
+            let _ = write!(
+                out,
+                "| {} | {} | {} | {} |",
+                l.figure, l.total, l.allowed, l.counted
+            );
+            if with_base {
+                let _ = write!(
+                    out,
+                    " {} |",
+                    l.baseline.map_or(String::new(), |b| b.to_string())
+                );
+            }
+            out.push('\n');
+        }
+        out.push_str("\n| budget | value | limit | result |\n|---|---:|---:|---|\n");
+        for x in &img.budgets {
+            let title = match &x.pattern {
+                Some(p) => format!("group {}", code(p)),
+                None => x.title(),
+            };
+            let _ = writeln!(
+                out,
+                "| {title} | {} | {} | {} |",
+                cell(&x.value_text()),
+                cell(&x.limit_text()),
+                if x.passed { "✅ pass" } else { "❌ **fail**" }
+            );
+        }
+        out.push('\n');
+        for x in img.failures() {
+            let _ = writeln!(out, "- ❌ {}", x.message);
+        }
+        if img.failures().next().is_some() {
+            out.push('\n');
+        }
+        if !img.offending_groups.is_empty() {
+            let _ = writeln!(out, "**{}**\n", capitalize(&r.offenders_caption(img)));
+            let _ = writeln!(
+                out,
+                "| {} | {} | examples |\n|---|---:|---|",
+                r.group_by.as_str(),
+                img.offender_figure
+            );
+            for o in &img.offending_groups {
+                let examples: Vec<String> = o
+                    .examples_within(EXAMPLE_WIDTH)
+                    .iter()
+                    .map(|e| code(e))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    code(&o.key),
+                    cell(&o.value_text()),
+                    examples.join("<br>")
+                );
+            }
+            out.push('\n');
+        }
+        for n in &img.notes {
+            let _ = writeln!(out, "> note: {n}\n");
+        }
+    }
+    let fix = r.fix();
+    if !fix.is_empty() {
+        out.push_str("**How to fix**\n\n");
+        for f in fix {
+            let _ = writeln!(out, "- {}", with_code_flags(f));
+        }
+        out.push('\n');
+    }
+    if r.demangle_failures > 0 {
+        let _ = writeln!(
+            out,
+            "> note: {} symbols could not be demangled and are shown raw\n",
+            r.demangle_failures
+        );
+    }
+    out
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Puts compiler flags and commands of a fix line in code spans.
+fn with_code_flags(s: &str) -> String {
+    let mut out = s.to_string();
+    for flag in [
+        "-fvisibility=hidden",
+        "-fvisibility-inlines-hidden",
+        "-Wl,-exported_symbols_list,FILE",
+        "weakscan baseline FILE -o BASELINE",
+    ] {
+        out = out.replace(flag, &format!("`{flag}`"));
+    }
+    out
+}
