@@ -192,6 +192,8 @@ pub struct LogFacts {
     pub lookups_without_bind: u64,
     /// Images of the process read with bind lines but no weak binds or lookups (not listed).
     pub images_without_weak_binds: u64,
+    /// `Symbol not found: …` launch errors (the process did not start).
+    pub symbols_not_found: u64,
     /// `symbol '…' missing from root` warnings.
     pub missing_from_root: u64,
     /// The processes seen, in order of appearance, with their dyld line counts (at most

@@ -10,7 +10,7 @@ use super::demangle::demangle_all;
 use super::group::{GroupBy, NO_SUPPLIER, SupplierCount, suppliers};
 use super::report::ImageSummary;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::Image;
+use crate::model::{Image, LogFormat};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -24,6 +24,11 @@ pub enum Basis {
     /// Weak-bind targets against the weak binds recovered from bind and fixup lines (the log
     /// has no lookup lines).
     WeakBindTargets,
+    /// dyld2: weak-bind targets against the `weak bind:` lines. dyld2 coalesces only names
+    /// that more than one loaded image has (`ImageLoader::weakBind` merges sorted name lists),
+    /// so targets not seen are expected; only targets seen but not predicted count as
+    /// differences.
+    CoalescedTargets,
 }
 
 /// Predicted and seen counts of one symbol or group.
@@ -120,6 +125,15 @@ pub struct VerifyReport {
     pub demangle_failures: usize,
 }
 
+/// The differences that count against the tolerance: all of them, or for dyld2 only the
+/// targets seen but not predicted.
+pub fn counted_differences(basis: Basis, totals: &Counts) -> usize {
+    match basis {
+        Basis::CoalescedTargets => totals.seen_not_predicted,
+        Basis::Lookups | Basis::WeakBindTargets => totals.differences(),
+    }
+}
+
 /// Picks the image of `log` that `binary` is: `image_name` if given, else the binary's file
 /// name, else (for a main executable) the log's main executable.
 ///
@@ -195,12 +209,21 @@ pub fn verify(
                 .collect(),
         )
     } else if log_image.targets_known() {
-        notes.push(format!(
+        let dyld2 = log_src.is_some_and(|l| l.format == LogFormat::Dyld2);
+        notes.push(if dyld2 {
+            "dyld2 log: compared weak-bind targets; dyld2 binds only names that another loaded image also defines, so only targets seen but not predicted count as differences".to_string()
+        } else {
+            format!(
                 "the log has no lookup lines ({}): compared weak-bind targets; the lookup count is not in the log",
                 log_src.map_or("", |l| l.format.describe())
-            ));
+            )
+        });
         (
-            Basis::WeakBindTargets,
+            if dyld2 {
+                Basis::CoalescedTargets
+            } else {
+                Basis::WeakBindTargets
+            },
             binary
                 .bind_targets
                 .iter()
@@ -318,7 +341,7 @@ pub fn verify(
         log: ImageSummary::of(log_image),
         basis,
         notes,
-        agrees: totals.differences() <= tolerance,
+        agrees: counted_differences(basis, &totals) <= tolerance,
         totals,
         groups,
         groups_total,

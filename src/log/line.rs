@@ -186,6 +186,11 @@ pub enum Message<'a> {
     },
     /// `cache patch: %p = 0x%0lX`.
     CachePatch,
+    /// `Symbol not found: %s` (the first line of dyld's launch error; the launch failed).
+    SymbolNotFound {
+        /// The symbol.
+        symbol: &'a [u8],
+    },
     /// dyld2 `dyld: %sbind: %s:0x%08lX = %s:%s, *0x%08lX = 0x%08lX[ + %ld]`.
     Dyld2Bind {
         /// Regular, lazy or weak.
@@ -335,6 +340,9 @@ fn parse_dyld4(m: &[u8]) -> Option<Message<'_>> {
     }
     if m.starts_with(b"cache patch: ") {
         return Some(Message::CachePatch);
+    }
+    if let Some(symbol) = m.strip_prefix(b"Symbol not found: ") {
+        return non_empty(symbol).map(|symbol| Message::SymbolNotFound { symbol });
     }
     if is_page_in_range(m) {
         return Some(Message::PageInRange);

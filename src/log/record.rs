@@ -300,6 +300,7 @@ impl Recorder {
                 self.images[i].chained = true;
             }
             Message::MissingFromRoot { .. } => self.facts.missing_from_root += 1,
+            Message::SymbolNotFound { .. } => self.facts.symbols_not_found += 1,
             Message::Dyld2Bind {
                 kind,
                 image,

@@ -2,7 +2,7 @@
 
 use crate::analysis::diff::percent_change;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
-use crate::analysis::verify::{Basis, VerifyReport};
+use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 use std::fmt::Write;
@@ -128,6 +128,13 @@ fn log_notes(out: &mut String, s: &ImageSummary) {
     let f = &l.facts;
     if f.truncated_last_line {
         let _ = writeln!(out, "note: the last line has no newline: the log was cut");
+    }
+    if f.symbols_not_found > 0 {
+        let _ = writeln!(
+            out,
+            "note: dyld reported {} missing symbols (`Symbol not found`): the launch failed",
+            f.symbols_not_found
+        );
     }
     if f.unrecognized_dyld_lines > 0 {
         let _ = writeln!(
@@ -465,7 +472,7 @@ pub fn verify(r: &VerifyReport) -> String {
     }
     let what = match r.basis {
         Basis::Lookups => "weak-def lookups",
-        Basis::WeakBindTargets => "weak-bind targets",
+        Basis::WeakBindTargets | Basis::CoalescedTargets => "weak-bind targets",
     };
     let mut totals = table();
     totals.set_header(vec![Cell::new(what), right("count")]);
@@ -530,7 +537,7 @@ pub fn verify(r: &VerifyReport) -> String {
             );
         }
     }
-    let diffs = r.totals.differences();
+    let diffs = counted_differences(r.basis, &r.totals);
     let _ = writeln!(
         out,
         "\n{}: {diffs} difference{} (tolerance {})",
