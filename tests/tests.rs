@@ -6,6 +6,9 @@
 //!   live `llvm-objdump` from LLVM 22 when one is installed;
 //! * `check` runs `weakscan check` and `weakscan baseline`: every budget kind, policy and
 //!   baseline errors, golden files of every output format;
+//! * `logs` reads every dyld log format in `testdata/logs` (figures from its `expected.tsv`,
+//!   written by the log generator from llvm-objdump's view of the fixtures) and verifies each
+//!   fixture against its log;
 //! * `node` checks the reference figures on official Node.js binaries when they are cached.
 
 mod util;
@@ -13,5 +16,6 @@ mod util;
 mod check;
 mod cli;
 mod differential;
+mod logs;
 mod mutation;
 mod node;
