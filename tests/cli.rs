@@ -1,8 +1,7 @@
 //! The binary on the committed fixtures, on bad input, and against golden files.
 
-use crate::util::{expected, fixture, json, testdata, weakscan};
+use crate::util::{expected, fixture, golden, json, testdata, weakscan};
 use predicates::prelude::*;
-use std::path::Path;
 
 /// One test per case; `$body` gets nothing and asserts on its own.
 macro_rules! case {
@@ -385,33 +384,6 @@ case!(bad_usage_exits_2, {
 });
 
 // ---- golden files: WEAKSCAN_BLESS=1 rewrites them ----
-
-fn golden(name: &str, args: &[&str]) {
-    let out = weakscan()
-        .current_dir(testdata())
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got = String::from_utf8(out.stdout).unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("WEAKSCAN_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with WEAKSCAN_BLESS=1", path.display()));
-    assert_eq!(
-        got, want,
-        "{name} differs; rerun with WEAKSCAN_BLESS=1 if intended"
-    );
-}
 
 case!(golden_scan_table, {
     golden(

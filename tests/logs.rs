@@ -2,7 +2,7 @@
 //! `testdata/logs/gen.py`, which reads the fixtures with llvm-objdump, not with weakscan), verify
 //! of each fixture against its log, logs in diff, and the noisy log's counts.
 
-use crate::util::{json, testdata, weakscan};
+use crate::util::{golden, json, testdata, weakscan};
 use serde_json::Value;
 
 macro_rules! case {
@@ -543,4 +543,35 @@ case!(input_kind_can_be_forced, {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no dyld lines"));
+});
+
+case!(golden_scan_of_a_log, {
+    golden(
+        "scan-log-dyld4-macos15-opcodes.txt",
+        &["scan", "logs/dyld4-macos15-opcodes.log", "--top", "8"],
+    );
+    golden(
+        "scan-log-dyld4-macos14-opcodes.json",
+        &[
+            "scan",
+            "logs/dyld4-macos14-opcodes.log",
+            "--format",
+            "json",
+            "--top",
+            "3",
+        ],
+    );
+});
+
+case!(golden_verify, {
+    golden(
+        "verify-app-default-chained-x86_64.txt",
+        &[
+            "verify",
+            "bin/app-default-chained-x86_64",
+            "logs/dyld4-macos15-chained.log",
+            "--top",
+            "6",
+        ],
+    );
 });

@@ -95,3 +95,32 @@ pub fn json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
+
+/// Runs weakscan in `testdata/` with `args` and compares stdout with `tests/golden/NAME`
+/// (`WEAKSCAN_BLESS=1` rewrites it).
+pub fn golden(name: &str, args: &[&str]) {
+    let out = weakscan()
+        .current_dir(testdata())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = String::from_utf8(out.stdout).unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("WEAKSCAN_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} missing: run with WEAKSCAN_BLESS=1", path.display()));
+    assert_eq!(
+        got, want,
+        "{name} differs; rerun with WEAKSCAN_BLESS=1 if intended"
+    );
+}
