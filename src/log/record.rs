@@ -27,7 +27,7 @@ use super::reader::LineReader;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     BindTarget, FixupFormat, Image, LogFacts, LogFormat, LogSource, Lookup, LookupReason,
-    MAX_LISTED_PIDS, PidLines, Site, Source,
+    MAX_LISTED_PIDS, PidLines, Site, Source, TREAT_AS_WEAK,
 };
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -474,6 +474,15 @@ impl Recorder {
                 self.images.push(ImageBuild::default());
                 self.images.len() - 1
             });
+        // The treat-as-weak targets `forEachBindTarget_ChainedFixups` appends after a chained
+        // main executable's imports (bind# ≥ import count): the last 22 bind lines of the run,
+        // in `sTreatAsWeak` order, each after its lookup. They are lookups, not weak binds of
+        // the image's own (its imports with ordinal -3 are).
+        let appended: Vec<usize> = self
+            .images
+            .iter()
+            .map(|b| appended_treat_as_weak(b, &self.symbols))
+            .collect();
         let mut per_image: Vec<Vec<Lookup>> = (0..self.images.len()).map(|_| Vec::new()).collect();
         for l in &self.lookups {
             let i = l.image.unwrap_or(main);
@@ -491,11 +500,28 @@ impl Recorder {
             });
         }
         let mut images = Vec::new();
+        for (i, lookups) in per_image.iter_mut().enumerate() {
+            // The last bound lookup of each appended name is the appended target's.
+            for name in TREAT_AS_WEAK.iter().take(appended[i]) {
+                if let Some(l) = lookups
+                    .iter_mut()
+                    .rev()
+                    .find(|l| l.reason == LookupReason::BindTarget && l.symbol == *name)
+                {
+                    l.reason = LookupReason::TreatAsWeakTarget;
+                }
+            }
+        }
         for (i, (b, lookups)) in self.images.iter().zip(per_image).enumerate() {
             let name = self.image_names.text(i as Id);
             let mut targets = Vec::new();
             for (r, run) in b.runs.iter().enumerate() {
-                for rec in run {
+                let own = if r + 1 == b.runs.len() {
+                    run.len() - appended[i]
+                } else {
+                    run.len()
+                };
+                for rec in &run[..own] {
                     let weak = rec.via_lookup
                         || rec.missing
                         || rec.weak_fixup
@@ -578,6 +604,26 @@ impl Recorder {
             })
             .collect())
     }
+}
+
+/// How many treat-as-weak targets dyld appended to `b`'s last run: `TREAT_AS_WEAK.len()` when
+/// the run ends with them, in order, each after its lookup, else 0.
+fn appended_treat_as_weak(b: &ImageBuild, symbols: &Interner) -> usize {
+    let Some(run) = b.runs.last() else {
+        return 0;
+    };
+    let n = TREAT_AS_WEAK.len();
+    if b.opcode_fixups || run.len() < n {
+        return 0;
+    }
+    let tail = &run[run.len() - n..];
+    let all = tail.iter().zip(TREAT_AS_WEAK).all(|(rec, want)| {
+        rec.via_lookup
+            && rec
+                .symbol
+                .is_some_and(|s| &*symbols.names[s as usize] == want.as_bytes())
+    });
+    if all { n } else { 0 }
 }
 
 fn log_site(address: u64) -> Site {
