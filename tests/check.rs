@@ -6,7 +6,7 @@
 //! v1 36 weak-bound symbols, 36 lookups, 36 weak-def exports, 30 of each in
 //! `v8::internal::StaticCallInterfaceDescriptor<…>`; v2 96 of each, 90 in that template.
 
-use crate::util::{fixture, testdata, weakscan};
+use crate::util::{fixture, golden_exit, weakscan};
 use std::path::{Path, PathBuf};
 
 /// One test per case; `$body` gets nothing and asserts on its own.
@@ -689,29 +689,10 @@ case!(markdown_and_github_append_to_the_job_summary, {
 
 // ---- golden files: WEAKSCAN_BLESS=1 rewrites them ----
 
-/// Runs weakscan in testdata/ and compares stdout with tests/golden/NAME; asserts the exit code.
-fn golden(name: &str, args: &[&str], code: i32) {
-    let (got_code, got, stderr) = run_in(&testdata(), args);
-    assert_eq!(got_code, code, "{args:?}: {stderr}");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("WEAKSCAN_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("{} missing: run with WEAKSCAN_BLESS=1", path.display()));
-    assert_eq!(
-        got, want,
-        "{name} differs; rerun with WEAKSCAN_BLESS=1 if intended"
-    );
-}
-
 const GATE: &str = "../tests/golden/gate.toml";
 
 case!(golden_baseline, {
-    golden(
+    golden_exit(
         "baseline-app-default-chained-x86_64.json",
         &["baseline", "bin/app-default-chained-x86_64"],
         0,
@@ -719,7 +700,7 @@ case!(golden_baseline, {
 });
 
 case!(golden_check_pass_table, {
-    golden(
+    golden_exit(
         "check-pass.txt",
         &["check", "--config", GATE, "bin/app-default-chained-x86_64"],
         0,
@@ -727,7 +708,7 @@ case!(golden_check_pass_table, {
 });
 
 case!(golden_check_fail_table, {
-    golden(
+    golden_exit(
         "check-fail.txt",
         &[
             "check",
@@ -740,7 +721,7 @@ case!(golden_check_fail_table, {
 });
 
 case!(golden_check_fail_json, {
-    golden(
+    golden_exit(
         "check-fail.json",
         &[
             "check",
@@ -755,7 +736,7 @@ case!(golden_check_fail_json, {
 });
 
 case!(golden_check_fail_markdown, {
-    golden(
+    golden_exit(
         "check-fail.md",
         &[
             "check",
@@ -770,7 +751,7 @@ case!(golden_check_fail_markdown, {
 });
 
 case!(golden_check_fail_github, {
-    golden(
+    golden_exit(
         "check-fail-github.txt",
         &[
             "check",

@@ -97,16 +97,22 @@ pub fn json(args: &[&str]) -> serde_json::Value {
 }
 
 /// Runs weakscan in `testdata/` with `args` and compares stdout with `tests/golden/NAME`
-/// (`WEAKSCAN_BLESS=1` rewrites it).
+/// (`WEAKSCAN_BLESS=1` rewrites it); the exit code must be 0.
 pub fn golden(name: &str, args: &[&str]) {
+    golden_exit(name, args, 0);
+}
+
+/// [`golden`] for a command that exits with `code`.
+pub fn golden_exit(name: &str, args: &[&str], code: i32) {
     let out = weakscan()
         .current_dir(testdata())
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let got = String::from_utf8(out.stdout).unwrap();

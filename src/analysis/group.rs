@@ -81,6 +81,21 @@ pub struct SupplierCount {
     pub symbols: usize,
 }
 
+impl SupplierCount {
+    /// Image → symbol count as a list, most symbols first, then by image.
+    pub fn list(counts: HashMap<&str, usize>) -> Vec<SupplierCount> {
+        let mut list: Vec<SupplierCount> = counts
+            .into_iter()
+            .map(|(image, symbols)| SupplierCount {
+                image: image.to_string(),
+                symbols,
+            })
+            .collect();
+        list.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.image.cmp(&b.image)));
+        list
+    }
+}
+
 /// One group of one image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Group {
@@ -181,17 +196,9 @@ pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Gro
     }
     if supplier_of.is_some() {
         for g in groups.values_mut() {
-            let mut list: Vec<SupplierCount> = supplied
-                .remove(&g.key)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(image, symbols)| SupplierCount {
-                    image: image.to_string(),
-                    symbols,
-                })
-                .collect();
-            list.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.image.cmp(&b.image)));
-            g.suppliers = Some(list);
+            g.suppliers = Some(SupplierCount::list(
+                supplied.remove(&g.key).unwrap_or_default(),
+            ));
         }
     }
     let mut out: Vec<Group> = groups.into_values().collect();

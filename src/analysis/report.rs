@@ -74,15 +74,7 @@ impl ImageSummary {
             for who in map.values() {
                 *counts.entry(who).or_default() += 1;
             }
-            let mut list: Vec<SupplierCount> = counts
-                .into_iter()
-                .map(|(image, symbols)| SupplierCount {
-                    image: image.to_string(),
-                    symbols,
-                })
-                .collect();
-            list.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.image.cmp(&b.image)));
-            list
+            SupplierCount::list(counts)
         });
         ImageSummary {
             path: image.path.clone(),

@@ -309,17 +309,7 @@ pub fn verify(
     let mut groups: Vec<VerifyGroup> = groups
         .into_values()
         .map(|mut g| {
-            let mut list: Vec<SupplierCount> = group_suppliers
-                .remove(&g.key)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|(image, symbols)| SupplierCount {
-                    image: image.to_string(),
-                    symbols,
-                })
-                .collect();
-            list.sort_by(|a, b| b.symbols.cmp(&a.symbols).then(a.image.cmp(&b.image)));
-            g.suppliers = list;
+            g.suppliers = SupplierCount::list(group_suppliers.remove(&g.key).unwrap_or_default());
             g
         })
         .collect();
