@@ -107,3 +107,108 @@ fn mutated_fixtures_never_panic() {
         "the run exercised both outcomes ({ok} ok, {errors} errors)"
     );
 }
+
+const LOGS: [&str; 6] = [
+    "dyld4-macos15-chained.log",
+    "dyld4-macos15-opcodes.log",
+    "dyld4-macos26-opcodes.log",
+    "dyld4-macos14-opcodes.log",
+    "dyld2-macos11.log",
+    "noisy.log",
+];
+
+/// Mutated dyld logs: lines dropped, duplicated, swapped, cut and sprayed with bytes must give
+/// images or one-line errors, and every analysis (scan, diff, verify) must survive them.
+#[test]
+fn mutated_logs_never_panic() {
+    use weakscan::analysis::verify::verify;
+    use weakscan::log::read_log_from;
+    let mut rng = Rng(0x10c5_eed5);
+    let binary = &read_file(&fixture("app-default-chained-x86_64"), &ArchFilter::All).unwrap()[0];
+    let (mut ok, mut errors) = (0, 0);
+    for name in LOGS {
+        let text = std::fs::read(crate::util::testdata().join("logs").join(name)).unwrap();
+        let original: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        // Each log round runs every analysis: a third of the rounds of the binary run.
+        for round in 0..rounds().div_ceil(3) {
+            let mut lines: Vec<Vec<u8>> = original.iter().map(|l| l.to_vec()).collect();
+            for _ in 0..1 + rng.below(6) {
+                let i = rng.below(lines.len());
+                match rng.below(7) {
+                    0 => {
+                        lines.remove(i);
+                    }
+                    1 => {
+                        let l = lines[i].clone();
+                        lines.insert(rng.below(lines.len()), l);
+                    }
+                    2 => {
+                        let j = rng.below(lines.len());
+                        lines.swap(i, j);
+                    }
+                    3 => {
+                        let n = lines[i].len();
+                        lines[i].truncate(rng.below(n + 1));
+                    }
+                    4 => {
+                        if !lines[i].is_empty() {
+                            let at = rng.below(lines[i].len());
+                            lines[i][at] = rng.next() as u8;
+                        }
+                    }
+                    5 => {
+                        // A digit run replaced (PIDs, bind#, addresses).
+                        let digits = b"0123456789abcdefX\\'\"<>()/#: ";
+                        for b in lines[i].iter_mut() {
+                            if b.is_ascii_digit() && rng.below(3) == 0 {
+                                *b = digits[rng.below(digits.len())];
+                            }
+                        }
+                    }
+                    _ => {
+                        let junk: Vec<u8> = (0..rng.below(64)).map(|_| rng.next() as u8).collect();
+                        lines.insert(i, junk);
+                    }
+                }
+                if lines.is_empty() {
+                    lines.push(Vec::new());
+                }
+            }
+            let bytes = lines.join(&b'\n');
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                read_log_from(std::path::Path::new(name), bytes.as_slice(), None).map(|images| {
+                    let _ = scan_report(&images, GroupBy::Pattern, None);
+                    let _ = diff_report(&images, &images, GroupBy::Template, Some(5), true);
+                    let _ = diff_report(
+                        std::slice::from_ref(binary),
+                        &images[..1],
+                        GroupBy::Namespace(2),
+                        None,
+                        true,
+                    );
+                    let _ = verify(binary, &images[0], GroupBy::Template, None, 0, Vec::new());
+                })
+            }));
+            match result {
+                Ok(Ok(())) => ok += 1,
+                Ok(Err(e)) => {
+                    errors += 1;
+                    assert!(!e.message.contains('\n'), "one line: {e}");
+                }
+                Err(_) => {
+                    let keep = std::env::temp_dir().join(format!("weakscan-panic-{name}-{round}"));
+                    std::fs::write(&keep, &bytes).unwrap();
+                    panic!(
+                        "panic on {name} round {round}; input kept at {}",
+                        keep.display()
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("log mutation run: {ok} read, {errors} refused");
+    assert!(
+        ok > 0,
+        "the run read mutated logs ({ok} ok, {errors} errors)"
+    );
+}
