@@ -23,6 +23,29 @@ impl Rng {
     }
 }
 
+/// Counts one mutant's outcome: true if read, false if refused with a one-line error. A panic
+/// keeps the input in the temp directory and fails the test.
+fn tally(
+    result: std::thread::Result<weakscan::Result<()>>,
+    (name, round, bytes): (&str, usize, &[u8]),
+) -> bool {
+    match result {
+        Ok(Ok(())) => true,
+        Ok(Err(e)) => {
+            assert!(!e.message.contains('\n'), "one line: {e}");
+            false
+        }
+        Err(_) => {
+            let keep = std::env::temp_dir().join(format!("weakscan-panic-{name}-{round}"));
+            std::fs::write(&keep, bytes).unwrap();
+            panic!(
+                "panic on {name} round {round}; input kept at {}",
+                keep.display()
+            );
+        }
+    }
+}
+
 const FIXTURES: [&str; 5] = [
     "app-default-chained-x86_64",
     "app-default-opcodes-arm64",
@@ -80,20 +103,10 @@ fn mutated_fixtures_never_panic() {
                 })
             }));
             let elapsed = started.elapsed();
-            match result {
-                Ok(Ok(())) => ok += 1,
-                Ok(Err(e)) => {
-                    errors += 1;
-                    assert!(!e.message.contains('\n'), "one line: {e}");
-                }
-                Err(_) => {
-                    let keep = std::env::temp_dir().join(format!("weakscan-panic-{name}-{round}"));
-                    std::fs::write(&keep, &bytes).unwrap();
-                    panic!(
-                        "panic on {name} round {round}; input kept at {}",
-                        keep.display()
-                    );
-                }
+            if tally(result, (name, round, &bytes)) {
+                ok += 1;
+            } else {
+                errors += 1;
             }
             assert!(
                 elapsed < Duration::from_secs(5),
@@ -189,20 +202,10 @@ fn mutated_logs_never_panic() {
                     let _ = verify(binary, &images[0], GroupBy::Template, None, 0, Vec::new());
                 })
             }));
-            match result {
-                Ok(Ok(())) => ok += 1,
-                Ok(Err(e)) => {
-                    errors += 1;
-                    assert!(!e.message.contains('\n'), "one line: {e}");
-                }
-                Err(_) => {
-                    let keep = std::env::temp_dir().join(format!("weakscan-panic-{name}-{round}"));
-                    std::fs::write(&keep, &bytes).unwrap();
-                    panic!(
-                        "panic on {name} round {round}; input kept at {}",
-                        keep.display()
-                    );
-                }
+            if tally(result, (name, round, &bytes)) {
+                ok += 1;
+            } else {
+                errors += 1;
             }
         }
     }
