@@ -231,12 +231,17 @@ impl Recorder {
         }
     }
 
+    /// The slot of image `name`; every interned name has a slot (libraries too).
     fn image(&mut self, name: &[u8]) -> usize {
         let id = self.image_names.id(name) as usize;
-        if id == self.images.len() {
+        self.pad_images();
+        id
+    }
+
+    fn pad_images(&mut self) {
+        while self.images.len() < self.image_names.names.len() {
             self.images.push(ImageBuild::default());
         }
-        id
     }
 
     fn close_lookup(&mut self) {
@@ -316,9 +321,7 @@ impl Recorder {
                     let library =
                         (library != b"<missing weak_import>").then(|| self.image_names.id(library));
                     // Interning the library may have added an image slot.
-                    while self.images.len() < self.image_names.names.len() {
-                        self.images.push(ImageBuild::default());
-                    }
+                    self.pad_images();
                     let img = &mut self.images[i];
                     let next = img.dyld2_list.len();
                     let t = *img.dyld2_targets.entry((symbol, addend)).or_insert(next);
@@ -357,9 +360,7 @@ impl Recorder {
         };
         let symbol = symbol.map(|s| self.symbols.id(s));
         let library = library.map(|l| self.image_names.id(l));
-        while self.images.len() < self.image_names.names.len() {
-            self.images.push(ImageBuild::default());
-        }
+        self.pad_images();
         let mut via_lookup = false;
         if let Some(mut l) = self.pending.take() {
             if symbol.is_some() && Some(l.symbol) == symbol {
@@ -469,11 +470,7 @@ impl Recorder {
             .images
             .iter()
             .position(|b| !b.runs.is_empty() || b.dyld2)
-            .unwrap_or_else(|| {
-                self.image_names.id(b"(main executable)");
-                self.images.push(ImageBuild::default());
-                self.images.len() - 1
-            });
+            .unwrap_or_else(|| self.image(b"(main executable)"));
         // The treat-as-weak targets `forEachBindTarget_ChainedFixups` appends after a chained
         // main executable's imports (bind# ≥ import count): the last 22 bind lines of the run,
         // in `sTreatAsWeak` order, each after its lookup. They are lookups, not weak binds of
@@ -762,6 +759,19 @@ dyld[7]: looking for weak-def symbol '__Zn";
         let err = read_log_from(Path::new("t.log"), bytes, Some(9)).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Usage);
         assert!(err.to_string().contains("PIDs seen: 7, 8"), "{err}");
+    }
+
+    #[test]
+    fn lookups_without_any_bind_line_belong_to_an_unnamed_main_executable() {
+        // A log cut right after the strong-override checks.
+        let log = "dyld[3]: looking for weak-def symbol '__Znwm':\n\
+                   dyld[3]:   using '__Znwm' in /usr/lib/libc++abi.dylib\n\
+                   dyld[3]: looking for weak-def symbol '__Znam':\n";
+        let images = read(log, None).unwrap();
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0].name, "(main executable)");
+        assert_eq!(images[0].seen_weak_lookups(), Some(2));
+        assert_eq!(images[0].weak_bind_symbols(), Some(0));
     }
 
     #[test]
