@@ -256,3 +256,7 @@ cp "$WORK/expected.tsv" "$TSV"
 echo
 echo "fixtures in $BIN ($(du -ck "$BIN"/* | tail -n1 | cut -f1) KiB):"
 awk -F'\t' '{ printf "%-36s %-7s %-8s %16s %15s %17s\n", $1, $2, $3, $4, $5, $6 }' "$TSV"
+
+# The dyld logs of the fixtures (testdata/logs/) follow from the binaries: regenerate them too.
+echo
+python3 "$HERE/logs/gen.py"
