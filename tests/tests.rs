@@ -9,13 +9,20 @@
 //! * `logs` reads every dyld log format in `testdata/logs` (figures from its `expected.tsv`,
 //!   written by the log generator from llvm-objdump's view of the fixtures) and verifies each
 //!   fixture against its log;
-//! * `node` checks the reference figures on official Node.js binaries when they are cached.
+//! * `node` checks the reference figures on official Node.js binaries when they are cached;
+//! * `harness` holds the fuzz harnesses (shared with `fuzz/`); `fuzz_regressions` replays every
+//!   fuzz finding and seed through them; `properties` runs round-trip properties and a bounded,
+//!   fixed-seed mutation run of every harness; `mutation` mutates whole fixtures and logs;
+//!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error.
 
 mod util;
 
 mod check;
 mod cli;
 mod differential;
+mod fuzz_regressions;
+mod harness;
 mod logs;
 mod mutation;
 mod node;
+mod properties;

@@ -110,15 +110,25 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A symbol name as text. Mach-O names are bytes; valid UTF-8 is kept as is and every other
-/// byte becomes `\xNN`, so distinct byte strings stay distinct (unlike a lossy conversion).
+/// A name from the input (symbol, segment, section, log path) as one line of text. Valid
+/// UTF-8 is kept as is; every byte that is not, and every control character (C0, DEL, C1:
+/// newline, carriage return, escape, …), becomes `\xNN` (for a control character, its code
+/// point), so a hostile name can neither break a one-line error, a table row or an annotation,
+/// nor drive a terminal, and distinct byte strings stay distinct (unless a name spells `\xNN`
+/// itself).
 pub fn symbol_name(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => {
+        Ok(s) if !s.chars().any(char::is_control) => s.to_string(),
+        _ => {
             let mut out = String::with_capacity(bytes.len() + 8);
             for chunk in bytes.utf8_chunks() {
-                out.push_str(chunk.valid());
+                for c in chunk.valid().chars() {
+                    if c.is_control() {
+                        out.push_str(&format!("\\x{:02x}", u32::from(c)));
+                    } else {
+                        out.push(c);
+                    }
+                }
                 for b in chunk.invalid() {
                     out.push_str(&format!("\\x{b:02x}"));
                 }
@@ -204,6 +214,16 @@ mod tests {
         assert_eq!(symbol_name(b"__Znwm"), "__Znwm");
         assert_eq!(symbol_name(b"_\xff"), "_\\xff");
         assert_ne!(symbol_name(b"_\xff"), symbol_name(b"_\xfe"));
+    }
+
+    /// Fuzz finding (macho): a segment name with a newline split a "one line" error in two.
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(symbol_name(b"__DA\nTA"), "__DA\\x0aTA");
+        assert_eq!(symbol_name(b"\x1b[31m\r\x7f"), "\\x1b[31m\\x0d\\x7f");
+        assert_eq!(symbol_name("a\u{85}b".as_bytes()), "a\\x85b");
+        assert_eq!(symbol_name("v8::\u{e9}".as_bytes()), "v8::\u{e9}");
+        assert!(!symbol_name(b"\n\xff\r").contains(['\n', '\r']));
     }
 
     #[test]

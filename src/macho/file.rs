@@ -31,12 +31,21 @@ pub const CPU_SUBTYPE_ARM64E: u32 = 2;
 /// `CPU_SUBTYPE_X86_64_H`.
 pub const CPU_SUBTYPE_X86_64_H: u32 = 8;
 
-/// An open input file that is read by byte range.
+/// An input that is read by byte range: an open file, or bytes already in memory (a fuzz input,
+/// a test). The length is taken once, when it is opened; a file that shrinks afterwards makes a
+/// later [`MachOFile::read_range`] fail with "file shrank while being read", never a crash
+/// (weakscan uses `pread`, not a memory map, so there is no SIGBUS to catch).
 #[derive(Debug)]
 pub struct MachOFile {
     path: PathBuf,
-    file: File,
+    backing: Backing,
     len: u64,
+}
+
+#[derive(Debug)]
+enum Backing {
+    File(File),
+    Memory(Vec<u8>),
 }
 
 /// Where one slice (architecture) lives in the file.
@@ -81,9 +90,18 @@ impl MachOFile {
         }
         Ok(MachOFile {
             path: path.to_path_buf(),
-            file,
+            backing: Backing::File(file),
             len: meta.len(),
         })
+    }
+
+    /// Reads from `bytes` instead of a file; `path` only names the input in errors.
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Self {
+        MachOFile {
+            path: path.to_path_buf(),
+            len: bytes.len() as u64,
+            backing: Backing::Memory(bytes),
+        }
     }
 
     /// The path given to [`MachOFile::open`].
@@ -120,9 +138,26 @@ impl MachOFile {
                 ),
             ));
         }
-        let mut buf = vec![0u8; len as usize];
-        read_exact_at(&self.file, &mut buf, offset).map_err(|e| Error::io(&self.path, &e))?;
-        Ok(buf)
+        let (start, end) = (offset as usize, (offset + len) as usize);
+        match &self.backing {
+            Backing::Memory(bytes) => Ok(bytes[start..end].to_vec()),
+            Backing::File(file) => {
+                let mut buf = vec![0u8; len as usize];
+                match read_exact_at(file, &mut buf, offset) {
+                    Ok(()) => Ok(buf),
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                        Err(self.error(
+                            ErrorKind::Io,
+                            format!(
+                                "file shrank while being read: {what} (file offset {offset:#x}, {len} bytes) is no longer there (the file had {} bytes when opened)",
+                                self.len
+                            ),
+                        ))
+                    }
+                    Err(e) => Err(Error::io(&self.path, &e)),
+                }
+            }
+        }
     }
 
     /// Lists the slices: one for a thin file, one per `fat_arch(_64)` for a universal file.

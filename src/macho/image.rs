@@ -29,7 +29,17 @@ pub enum ArchFilter {
 /// Errors (one line naming the file): unreadable file, not Mach-O, malformed container or
 /// LINKEDIT structure, unsupported image, or an `--arch` that names no slice (usage error).
 pub fn read_file(path: &Path, filter: &ArchFilter) -> Result<Vec<Image>> {
-    let file = MachOFile::open(path)?;
+    read_images(&MachOFile::open(path)?, filter)
+}
+
+/// Reads every selected slice of `bytes`, a whole Mach-O or universal file in memory; `path`
+/// only names it in errors. The same checks and errors as [`read_file`].
+pub fn read_bytes(path: &Path, bytes: Vec<u8>, filter: &ArchFilter) -> Result<Vec<Image>> {
+    read_images(&MachOFile::from_bytes(path, bytes), filter)
+}
+
+fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> {
+    let path = file.path();
     let slices = file.slices()?;
     let chosen: Vec<&SliceLocation> = match filter {
         ArchFilter::All => slices.iter().collect(),
@@ -45,7 +55,7 @@ pub fn read_file(path: &Path, filter: &ArchFilter) -> Result<Vec<Image>> {
     }
     chosen
         .into_iter()
-        .map(|loc| read_image(&file, loc))
+        .map(|loc| read_image(file, loc))
         .collect()
 }
 

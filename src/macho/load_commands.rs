@@ -11,6 +11,7 @@
 //! `LC_DYLD_INFO(_ONLY)`, `LC_DYLD_EXPORTS_TRIE` or `LC_DYLD_CHAINED_FIXUPS` are refused, as
 //! dyld does (`MachOAnalyzer::validLinkedit`).
 
+use super::cursor::symbol_name;
 use super::file::{MachOFile, SliceLocation};
 use crate::error::{ErrorKind, Result};
 use goblin::mach::header::{Header64, SIZEOF_HEADER_64};
@@ -86,9 +87,10 @@ pub struct LoadCommands {
     pub dylib_count: u32,
 }
 
+/// A `segname`/`sectname` (16 bytes, NUL-padded) as one line of text (see [`symbol_name`]).
 fn fixed_name(raw: &[u8; 16]) -> String {
     let len = raw.iter().position(|&b| b == 0).unwrap_or(16);
-    String::from_utf8_lossy(&raw[..len]).into_owned()
+    symbol_name(&raw[..len])
 }
 
 /// Reads and checks the mach header and load commands of the slice at `loc`.

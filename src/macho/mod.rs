@@ -10,4 +10,4 @@ pub mod file;
 pub mod image;
 pub mod load_commands;
 
-pub use image::{ArchFilter, read_file, read_image};
+pub use image::{ArchFilter, read_bytes, read_file, read_image};
