@@ -20,9 +20,12 @@ use weakscan::macho::chained_fixups::{ChainedFixup, Visited, parse_chained_fixup
 use weakscan::macho::export_trie::{MAX_NAME_BYTES_PER_TRIE_BYTE, walk_export_trie};
 use weakscan::macho::{ArchFilter, read_bytes};
 
+/// A harness: takes any bytes, panics only on a bug.
+pub type Harness = fn(&[u8]);
+
 /// The fuzz targets, by name (also the directory names under `fuzz/corpus` and
 /// `tests/regressions`).
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Harness); 6] = [
     ("export_trie", export_trie),
     ("bind_opcodes", bind_opcodes),
     ("chained_fixups", chained_fixups),
