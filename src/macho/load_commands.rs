@@ -139,6 +139,17 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         chained_fixups: None,
         dylib_count: 0,
     };
+    // Every LINKEDIT blob any load command points at, for the layout check below.
+    let mut blobs: Vec<LinkeditBlob> = Vec::new();
+    let mut blob = |name: &'static str, offset: u32, size: u64| {
+        if size != 0 {
+            blobs.push(LinkeditBlob {
+                name,
+                offset: u64::from(offset),
+                size,
+            });
+        }
+    };
     let mut off = 0usize;
     for i in 0..header.ncmds {
         let size = cmds
@@ -216,6 +227,11 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 if out.dyld_info_exports.is_some() {
                     return Err(bad("more than one LC_DYLD_INFO(_ONLY)".into()));
                 }
+                blob("rebase opcodes", d.rebase_off, d.rebase_size.into());
+                blob("bind opcodes", d.bind_off, d.bind_size.into());
+                blob("weak-bind opcodes", d.weak_bind_off, d.weak_bind_size.into());
+                blob("lazy-bind opcodes", d.lazy_bind_off, d.lazy_bind_size.into());
+                blob("export trie", d.export_off, d.export_size.into());
                 out.dyld_info_exports = range_in_slice("export trie", d.export_off, d.export_size)?;
                 out.dyld_info_weak_bind =
                     range_in_slice("weak-bind stream", d.weak_bind_off, d.weak_bind_size)?;
@@ -224,14 +240,35 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 if out.exports_trie.is_some() {
                     return Err(bad("more than one LC_DYLD_EXPORTS_TRIE".into()));
                 }
+                blob("LC_DYLD_EXPORTS_TRIE", d.dataoff, d.datasize.into());
                 out.exports_trie = range_in_slice("LC_DYLD_EXPORTS_TRIE", d.dataoff, d.datasize)?;
             }
             CommandVariant::DyldChainedFixups(d) => {
                 if out.chained_fixups.is_some() {
                     return Err(bad("more than one LC_DYLD_CHAINED_FIXUPS".into()));
                 }
+                blob("LC_DYLD_CHAINED_FIXUPS", d.dataoff, d.datasize.into());
                 out.chained_fixups =
                     range_in_slice("LC_DYLD_CHAINED_FIXUPS", d.dataoff, d.datasize)?;
+            }
+            CommandVariant::Symtab(st) => {
+                blob("symbol table", st.symoff, u64::from(st.nsyms) * 16);
+                blob("string table", st.stroff, st.strsize.into());
+            }
+            CommandVariant::Dysymtab(d) => {
+                blob("local relocations", d.locreloff, u64::from(d.nlocrel) * 8);
+                blob("external relocations", d.extreloff, u64::from(d.nextrel) * 8);
+                blob(
+                    "indirect symbol table",
+                    d.indirectsymoff,
+                    u64::from(d.nindirectsyms) * 4,
+                );
+            }
+            CommandVariant::FunctionStarts(d) => blob("function starts", d.dataoff, d.datasize.into()),
+            CommandVariant::DataInCode(d) => blob("data in code", d.dataoff, d.datasize.into()),
+            CommandVariant::CodeSignature(d) => blob("code signature", d.dataoff, d.datasize.into()),
+            CommandVariant::SegmentSplitInfo(d) => {
+                blob("split-seg info", d.dataoff, d.datasize.into());
             }
             CommandVariant::LoadDylib(_)
             | CommandVariant::LoadWeakDylib(_)
@@ -246,7 +283,64 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             "both LC_DYLD_INFO and LC_DYLD_CHAINED_FIXUPS are present".into(),
         ));
     }
+    check_linkedit_layout(&out.segments, blobs).map_err(bad)?;
     Ok(out)
+}
+
+/// One LINKEDIT structure a load command points at: offset and size in the slice.
+#[derive(Debug, Clone, Copy)]
+struct LinkeditBlob {
+    name: &'static str,
+    offset: u64,
+    size: u64,
+}
+
+/// The LINKEDIT layout rule of dyld's `mach_o::Image::validStructureLinkedit` (dyld-1231.3):
+/// every non-empty blob lies inside the `__LINKEDIT` segment's file range, and, sorted by file
+/// offset, no blob overlaps the next. Its errors, in dyld's words: `LINKEDIT overlap of A and
+/// B`, `LINKEDIT content 'A' extends beyond end of segment`, and no `__LINKEDIT` segment for
+/// blobs to live in. (dyld's alignment rules depend on the platform policy and are not
+/// checked.) Linear after an O(n log n) sort of at most one blob per 8 bytes of load commands.
+fn check_linkedit_layout(
+    segments: &[Segment],
+    mut blobs: Vec<LinkeditBlob>,
+) -> std::result::Result<(), String> {
+    if blobs.is_empty() {
+        return Ok(());
+    }
+    let Some(linkedit) = segments.iter().find(|s| s.name == "__LINKEDIT") else {
+        return Err(format!(
+            "{} is outside any __LINKEDIT segment (there is none)",
+            blobs[0].name
+        ));
+    };
+    // fileoff + filesize was checked against the slice when the segment was read.
+    let (start, end) = (linkedit.fileoff, linkedit.fileoff + linkedit.filesize);
+    blobs.sort_by_key(|b| (b.offset, b.size));
+    let mut prev = ("", start);
+    for b in &blobs {
+        if b.offset < start {
+            return Err(format!(
+                "LINKEDIT content '{}' (offset {:#x}) starts before __LINKEDIT ({start:#x})",
+                b.name, b.offset
+            ));
+        }
+        if b.offset < prev.1 {
+            return Err(format!(
+                "LINKEDIT overlap of {} and {} (file offset {:#x})",
+                prev.0, b.name, b.offset
+            ));
+        }
+        let b_end = b.offset + b.size; // both below 2^33
+        if b_end > end {
+            return Err(format!(
+                "LINKEDIT content '{}' (offset {:#x}, {} bytes) extends beyond the end of __LINKEDIT ({end:#x})",
+                b.name, b.offset, b.size
+            ));
+        }
+        prev = (b.name, b_end);
+    }
+    Ok(())
 }
 
 impl LoadCommands {
