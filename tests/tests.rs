@@ -23,6 +23,7 @@ mod differential;
 mod fuzz_regressions;
 mod harness;
 mod logs;
+mod malformed;
 mod mutation;
 mod node;
 mod properties;

@@ -448,8 +448,9 @@ impl Recorder {
                 ErrorKind::Malformed,
                 path,
                 format!(
-                    "no dyld lines in {} lines (was DYLD_PRINT_BINDINGS=1 set?)",
-                    self.facts.lines
+                    "no dyld lines in {} line{} (was DYLD_PRINT_BINDINGS=1 set?)",
+                    self.facts.lines,
+                    if self.facts.lines == 1 { "" } else { "s" }
                 ),
             ));
         }

@@ -166,6 +166,9 @@ impl MachOFile {
     /// zero, too many, overlapping-the-header, out-of-file or duplicate-arch slices, a 32-bit
     /// or big-endian thin image (unsupported).
     pub fn slices(&self) -> Result<Vec<SliceLocation>> {
+        if self.len == 0 {
+            return Err(self.error(ErrorKind::Malformed, "empty file (0 bytes)"));
+        }
         if self.len < 4 {
             return Err(self.error(
                 ErrorKind::Malformed,

@@ -229,8 +229,16 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 }
                 blob("rebase opcodes", d.rebase_off, d.rebase_size.into());
                 blob("bind opcodes", d.bind_off, d.bind_size.into());
-                blob("weak-bind opcodes", d.weak_bind_off, d.weak_bind_size.into());
-                blob("lazy-bind opcodes", d.lazy_bind_off, d.lazy_bind_size.into());
+                blob(
+                    "weak-bind opcodes",
+                    d.weak_bind_off,
+                    d.weak_bind_size.into(),
+                );
+                blob(
+                    "lazy-bind opcodes",
+                    d.lazy_bind_off,
+                    d.lazy_bind_size.into(),
+                );
                 blob("export trie", d.export_off, d.export_size.into());
                 out.dyld_info_exports = range_in_slice("export trie", d.export_off, d.export_size)?;
                 out.dyld_info_weak_bind =
@@ -257,16 +265,24 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             }
             CommandVariant::Dysymtab(d) => {
                 blob("local relocations", d.locreloff, u64::from(d.nlocrel) * 8);
-                blob("external relocations", d.extreloff, u64::from(d.nextrel) * 8);
+                blob(
+                    "external relocations",
+                    d.extreloff,
+                    u64::from(d.nextrel) * 8,
+                );
                 blob(
                     "indirect symbol table",
                     d.indirectsymoff,
                     u64::from(d.nindirectsyms) * 4,
                 );
             }
-            CommandVariant::FunctionStarts(d) => blob("function starts", d.dataoff, d.datasize.into()),
+            CommandVariant::FunctionStarts(d) => {
+                blob("function starts", d.dataoff, d.datasize.into())
+            }
             CommandVariant::DataInCode(d) => blob("data in code", d.dataoff, d.datasize.into()),
-            CommandVariant::CodeSignature(d) => blob("code signature", d.dataoff, d.datasize.into()),
+            CommandVariant::CodeSignature(d) => {
+                blob("code signature", d.dataoff, d.datasize.into())
+            }
             CommandVariant::SegmentSplitInfo(d) => {
                 blob("split-seg info", d.dataoff, d.datasize.into());
             }
