@@ -1,10 +1,12 @@
 //! A bounded, deterministic mutation run that `cargo test` always executes: fixtures with bytes
 //! overwritten in the headers, load commands and LINKEDIT must give an image or an error, never
-//! a panic, and within bounded time. (Coverage-guided fuzzing is separate; this is the floor.)
+//! a panic. (Coverage-guided fuzzing is in `fuzz/`, with per-input time limits; the proptest
+//! run over every harness is in `properties`; hang and memory bounds on the binary are checked
+//! under `ulimit` in `malformed`. No wall-clock assertion here: the work per mutant is bounded
+//! by its size, which is what the parsers are built to guarantee.)
 
 use crate::util::fixture;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::{Duration, Instant};
 use weakscan::analysis::group::GroupBy;
 use weakscan::analysis::report::{diff_report, scan_report};
 use weakscan::macho::{ArchFilter, read_file};
@@ -94,7 +96,6 @@ fn mutated_fixtures_never_panic() {
                 bytes.truncate(rng.below(bytes.len()));
             }
             std::fs::write(&path, &bytes).unwrap();
-            let started = Instant::now();
             let result = catch_unwind(AssertUnwindSafe(|| {
                 read_file(&path, &ArchFilter::All).map(|images| {
                     // The analysis must survive whatever the parsers accepted.
@@ -102,16 +103,11 @@ fn mutated_fixtures_never_panic() {
                     let _ = diff_report(&images, &images, GroupBy::Namespace(2), Some(5), true);
                 })
             }));
-            let elapsed = started.elapsed();
             if tally(result, (name, round, &bytes)) {
                 ok += 1;
             } else {
                 errors += 1;
             }
-            assert!(
-                elapsed < Duration::from_secs(5),
-                "{name} round {round} took {elapsed:?}"
-            );
         }
     }
     eprintln!("mutation run: {ok} read, {errors} refused");
