@@ -238,8 +238,9 @@ pub struct LogSource {
     pub sites_known: bool,
     /// The log has lookup lines (dyld4 from macOS 15).
     pub lookups_known: bool,
-    /// File-level facts.
-    pub facts: LogFacts,
+    /// File-level facts, shared by every image of the log (one allocation, however many
+    /// images the log names).
+    pub facts: std::sync::Arc<LogFacts>,
 }
 
 /// One image: a thin file, one slice of a universal file, or one image named in a dyld log.

@@ -260,3 +260,7 @@ awk -F'\t' '{ printf "%-36s %-7s %-8s %16s %15s %17s\n", $1, $2, $3, $4, $5, $6 
 # The dyld logs of the fixtures (testdata/logs/) follow from the binaries: regenerate them too.
 echo
 python3 "$HERE/logs/gen.py"
+
+# The malformed-input corpus (testdata/malformed/) is made from the fixtures by the tests.
+echo
+(cd "$HERE/.." && WEAKSCAN_BLESS=1 cargo test --quiet --test integration -- malformed)

@@ -189,6 +189,11 @@ fn corpus() -> Vec<Case> {
     put64(&mut b, seg + 48, 1 << 40); // filesize
     cases.push(case("segment-past-end", b));
     let mut b = x86.clone();
+    let (data_const, data) = (segment(&b, b"__DATA_CONST"), segment(&b, b"__DATA"));
+    let fileoff = b[data_const + 40..data_const + 48].to_vec();
+    b[data + 40..data + 48].copy_from_slice(&fileoff); // __DATA's bytes now start at __DATA_CONST's
+    cases.push(case("segments-overlap-in-file", b));
+    let mut b = x86.clone();
     let lc = command(&b, LC_DYLD_CHAINED_FIXUPS);
     put32(&mut b, lc + 8, 0xffff_ff00);
     cases.push(case("linkedit-out-of-file", b));
@@ -279,6 +284,13 @@ fn corpus() -> Vec<Case> {
         fat(
             &[(0x0100_000c, 0, 0x4000, as_ + 0x10_0000)],
             &[(0x4000, arm.clone())],
+        ),
+    ));
+    cases.push(case(
+        "fat-overlapping-slices",
+        fat(
+            &[(0x0100_0007, 3, 0x4000, xs), (0x0100_000c, 0, 0x4000, xs)],
+            &[(0x4000, x86.clone())],
         ),
     ));
     cases.push(case(

@@ -29,10 +29,15 @@ use std::fmt;
 pub const RECURSION_LIMIT: u32 = 2048;
 /// Stack size of each demangling thread, in bytes.
 pub const DEMANGLE_STACK_BYTES: usize = 256 << 20;
-/// The printed form of a name may be at most this many bytes, or 64 times the mangled length if
-/// that is more; back-references can make it grow exponentially, so past that the name counts as
-/// a failure. The longest Node.js 22 name prints in 1.4 KiB.
-pub const MAX_DEMANGLED_BYTES: usize = 64 << 10;
+/// The printed form of a name may be at most [`MAX_DEMANGLED_BYTES_PER_BYTE`] times its mangled
+/// length plus this many bytes; back-references can make it grow exponentially, so past that the
+/// name counts as a failure.
+pub const MAX_DEMANGLED_EXTRA_BYTES: usize = 256;
+/// See [`MAX_DEMANGLED_EXTRA_BYTES`]. Real names print at most 5.3 times their mangled length
+/// (Node.js 22.11.0: 5.06, a 341-byte name printing 1726 bytes; 24.11.1: 5.23), so 16 leaves three
+/// times that, and all names of a file together print in at most 16 × their bytes + 256 bytes
+/// each (a fixed 64 KiB floor let short hostile names print 1 GB from 2.5 MB: fuzz-audit finding).
+pub const MAX_DEMANGLED_BYTES_PER_BYTE: usize = 16;
 
 /// How a name was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -186,7 +191,10 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     let mut keys = KeySink {
         full: String::with_capacity(plain.len() * 2),
         pattern: String::with_capacity(plain.len()),
-        limit: MAX_DEMANGLED_BYTES.max(plain.len().saturating_mul(64)),
+        limit: plain
+            .len()
+            .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
+            .saturating_add(MAX_DEMANGLED_EXTRA_BYTES),
         ..KeySink::default()
     };
     if sym.structured_demangle(&mut keys, &print).is_err() {

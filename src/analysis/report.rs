@@ -61,7 +61,7 @@ pub struct LogSummary {
     pub pid: Option<u32>,
     /// Line counts and the processes seen.
     #[serde(flatten)]
-    pub facts: LogFacts,
+    pub facts: std::sync::Arc<LogFacts>,
 }
 
 impl ImageSummary {

@@ -247,19 +247,30 @@ pub fn parse_message(writer: Writer, message: &[u8]) -> Option<Message<'_>> {
     }
 }
 
+/// Most dyld prefixes inside one line whose message is tried by [`find_embedded`]. Matching a
+/// message may scan to the end of the line, so without a cap a line of repeated prefixes would
+/// take time quadratic in its length (fuzz-audit finding); real program output holds one.
+pub const MAX_EMBEDDED_PREFIXES: usize = 4;
+
 /// Program output with no newline, then a dyld line: the first dyld prefix inside `line`
-/// (not at its start) whose message weakscan knows.
+/// (not at its start) whose message weakscan knows, among the first
+/// [`MAX_EMBEDDED_PREFIXES`] prefixes. Time: linear in the line's length.
 pub fn find_embedded(line: &[u8]) -> Option<(Writer, Message<'_>)> {
     let mut from = 1;
+    let mut tries = 0;
     while let Some(at) = line
         .get(from..)
         .and_then(|r| find(r, b"dyld"))
         .map(|i| i + from)
     {
-        if let Some((writer, rest)) = split_prefix(&line[at..])
-            && let Some(message) = parse_message(writer, rest)
-        {
-            return Some((writer, message));
+        if let Some((writer, rest)) = split_prefix(&line[at..]) {
+            if let Some(message) = parse_message(writer, rest) {
+                return Some((writer, message));
+            }
+            tries += 1;
+            if tries == MAX_EMBEDDED_PREFIXES {
+                return None;
+            }
         }
         from = at + 1;
     }
@@ -929,5 +940,17 @@ mod tests {
     fn numbers_do_not_overflow() {
         assert!(parse_line(b"dyld[1]: <a/bind#99999999999999999999999> -> 0x1 (a/_x)").is_none());
         assert!(parse_line(b"dyld[1]: fixup: *0x11112222333344445 = 0x1").is_none());
+    }
+
+    /// Fuzz-audit finding: every `dyld` prefix in a line was tried, each scanning to the end of
+    /// the line, so a line of repeated prefixes took time quadratic in its length. Only the
+    /// first MAX_EMBEDDED_PREFIXES prefixes are tried.
+    #[test]
+    fn embedded_prefixes_tried_are_capped() {
+        let good = "dyld[1]: looking for weak-def symbol '__Znwm':";
+        let line = |junk: usize| format!("out{}{good}", "dyld[1]: <".repeat(junk));
+        assert!(find_embedded(line(MAX_EMBEDDED_PREFIXES - 1).as_bytes()).is_some());
+        assert!(find_embedded(line(MAX_EMBEDDED_PREFIXES).as_bytes()).is_none());
+        assert!(find_embedded(line(100_000).as_bytes()).is_none());
     }
 }

@@ -38,6 +38,11 @@ use std::path::Path;
 /// bound.
 const MAX_TRACKED_PIDS: usize = 1 << 20;
 
+/// Most images (bound images and libraries named as suppliers) one process may name. A launch
+/// prints bind lines only for images outside the shared cache: hundreds, not thousands. Every
+/// reported image carries the log's facts in JSON, so this also bounds the report's size.
+pub const MAX_LOG_IMAGES: usize = 8192;
+
 /// Reads the dyld log at `path`: the process `pid` (default: the first one seen).
 ///
 /// Returns the images of that process with weak binds or lookups (the main executable, the
@@ -454,6 +459,16 @@ impl Recorder {
                 ),
             ));
         }
+        if self.image_names.names.len() > MAX_LOG_IMAGES {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                path,
+                format!(
+                    "the process names {} images, more than the {MAX_LOG_IMAGES} weakscan reads (not a log of one launch?)",
+                    self.image_names.names.len()
+                ),
+            ));
+        }
         let key = self.selected.flatten();
         let dyld2 = self.selected == Some(None);
         let format = if dyld2 {
@@ -585,18 +600,19 @@ impl Recorder {
                         targets_known,
                         sites_known,
                         lookups_known,
-                        facts: LogFacts::default(),
+                        facts: Default::default(),
                     }),
                 },
             ));
         }
         // Main executable first, then in order of appearance.
         images.sort_by_key(|(i, _)| (*i != main, *i));
+        let facts = std::sync::Arc::new(self.facts);
         Ok(images
             .into_iter()
             .map(|(_, mut img)| {
                 if let Source::Log(l) = &mut img.source {
-                    l.facts = self.facts.clone();
+                    l.facts = facts.clone();
                 }
                 img
             })
@@ -799,5 +815,31 @@ dyld: weak bind: app:0x100008020 = app:__ZN1AIiE1fEv, *0x100008020 = 0x100004000
         assert_eq!(app.weak_bind_symbols(), Some(1));
         assert_eq!(app.weak_bind_sites(), Some(3));
         assert_eq!(app.seen_weak_lookups(), None);
+    }
+
+    /// Fuzz-audit finding: 200k image names in a 10 MB log each carried the log's facts; the
+    /// facts are now shared and a process may name at most MAX_LOG_IMAGES images.
+    #[test]
+    fn too_many_images_are_refused() {
+        let lines = |n: usize| -> String {
+            (0..n)
+                .map(|i| format!("dyld[1]: <i{i}/bind#0> -> missing-weak-bind (__Z1fv)\n"))
+                .collect()
+        };
+        let images = read(&lines(MAX_LOG_IMAGES), None).unwrap();
+        assert!(images.len() > 1);
+        let f = &images[0].log().unwrap().facts;
+        assert!(
+            images
+                .iter()
+                .all(|i| std::sync::Arc::ptr_eq(&i.log().unwrap().facts, f))
+        );
+        let e = read(&lines(MAX_LOG_IMAGES + 1), None).unwrap_err();
+        assert!(
+            e.message.ends_with(
+                "the process names 8193 images, more than the 8192 weakscan reads (not a log of one launch?)"
+            ),
+            "{e}"
+        );
     }
 }

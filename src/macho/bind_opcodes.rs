@@ -81,9 +81,15 @@ pub const BIND_TYPE_TEXT_ABSOLUTE32: u8 = 2;
 /// `BIND_TYPE_TEXT_PCREL32`.
 pub const BIND_TYPE_TEXT_PCREL32: u8 = 3;
 
-/// Upper bound on the locations one stream may bind (2²², 32 bytes each); more is reported as
-/// malformed. Node.js 22 binds 8237.
-pub const MAX_BIND_LOCATIONS: usize = 1 << 22;
+/// Upper bound on the locations one stream may bind (2²⁰, 32 bytes each here and 16 in the
+/// model); more is reported as malformed. Node.js 22 binds 8237.
+pub const MAX_BIND_LOCATIONS: usize = 1 << 20;
+
+/// Budget for the total length of the bind targets' names, per byte of the stream (plus
+/// 1 MiB). Each target costs its name (copied into the model and its lookups); a stream that
+/// set one long name once and then flipped the addend for every bind would otherwise make
+/// memory quadratic in the stream's size. Real targets each follow their own `SET_SYMBOL`.
+pub const MAX_TARGET_NAME_BYTES_PER_STREAM_BYTE: usize = 4;
 
 /// The segment facts the interpreter checks each location against, in load-command order
 /// (the index is the `SET_SEGMENT_AND_OFFSET_ULEB` immediate).
@@ -133,7 +139,8 @@ pub struct WeakBindTable {
 /// Errors (with the offset of the opcode): truncated operands, ULEB overflow, unknown opcodes,
 /// ordinal or threaded opcodes, a bind before a segment or symbol is set, a segment index out of
 /// range, a location past its segment's `vmsize`, an unknown bind type, a pointer bind into a
-/// non-writable segment, more than [`MAX_BIND_LOCATIONS`] locations.
+/// non-writable segment, more than [`MAX_BIND_LOCATIONS`] locations, target names longer in total
+/// than [`MAX_TARGET_NAME_BYTES_PER_STREAM_BYTE`] × `data.len()` + 1 MiB.
 pub fn parse_weak_binds(
     data: &[u8],
     segments: &[SegmentBounds],
@@ -149,6 +156,10 @@ pub fn parse_weak_binds(
         symbol: None,
         addend: 0,
         last: None,
+        name_bytes_left: data
+            .len()
+            .saturating_mul(MAX_TARGET_NAME_BYTES_PER_STREAM_BYTE)
+            .saturating_add(1 << 20),
     };
     let mut c = Cursor::new(data, 0);
     while !c.at_end() {
@@ -227,6 +238,8 @@ struct State<'a> {
     addend: i64,
     /// (symbol, addend) of the previous bind, for the target rule.
     last: Option<(u32, i64)>,
+    /// Target name bytes still allowed (see [`MAX_TARGET_NAME_BYTES_PER_STREAM_BYTE`]).
+    name_bytes_left: usize,
 }
 
 impl State<'_> {
@@ -265,6 +278,10 @@ impl State<'_> {
         // A new target when another SET_SYMBOL ran (dyld compares the name pointers) or the
         // addend differs.
         if self.last != Some((sym, self.addend)) {
+            let name = self.table.symbols[sym as usize].len();
+            self.name_bytes_left = self.name_bytes_left.checked_sub(name).ok_or_else(|| {
+                err("bind targets' names exceed 4 bytes per stream byte (a stream built to blow up)")
+            })?;
             self.table.targets += 1;
         }
         self.last = Some((sym, self.addend));
@@ -506,6 +523,34 @@ mod tests {
         assert_eq!(
             parse_weak_binds(&[], &segs(), 8).unwrap(),
             WeakBindTable::default()
+        );
+    }
+
+    /// Fuzz-audit finding: one long name set once, then the addend flipped before every bind,
+    /// made a target (and two copies of the name) per 3 bytes of stream.
+    #[test]
+    fn addend_flipping_targets_are_budgeted() {
+        let segs = vec![SegmentBounds {
+            vm_size: 1 << 40,
+            writable: true,
+            is_linkedit: false,
+        }];
+        let stream = |name_len: usize, flips: usize| {
+            let mut s = vec![BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM];
+            s.extend(std::iter::repeat_n(b'a', name_len));
+            s.extend([0, BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB, 0]);
+            for _ in 0..flips {
+                s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 0, BIND_OPCODE_DO_BIND]);
+                s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 1, BIND_OPCODE_DO_BIND]);
+            }
+            s
+        };
+        let ok = parse_weak_binds(&stream(100, 4096), &segs, 8).unwrap();
+        assert_eq!(ok.targets, 8192);
+        let e = parse_weak_binds(&stream(64 << 10, 4096), &segs, 8).unwrap_err();
+        assert_eq!(
+            e.message,
+            "bind targets' names exceed 4 bytes per stream byte (a stream built to blow up)"
         );
     }
 }

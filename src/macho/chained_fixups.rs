@@ -76,6 +76,10 @@ pub const DYLD_CHAINED_PTR_START_NONE: u16 = 0xFFFF;
 pub const DYLD_CHAINED_PTR_START_MULTI: u16 = 0x8000;
 /// `DYLD_CHAINED_PTR_START_LAST`: the last entry of a page's `chain_starts` list.
 pub const DYLD_CHAINED_PTR_START_LAST: u16 = 0x8000;
+/// Budget for the total length of import names, per byte of the chained-fixups blob (plus
+/// 1 MiB). Linkers write each name once, so real names total less than the blob; imports that
+/// all point at one long name would otherwise make memory quadratic in the blob's size.
+pub const MAX_NAME_BYTES_PER_BLOB_BYTE: usize = 4;
 /// `BIND_SPECIAL_DYLIB_WEAK_LOOKUP`: the library ordinal of a weak lookup.
 pub const BIND_SPECIAL_DYLIB_WEAK_LOOKUP: i32 = -3;
 
@@ -227,6 +231,11 @@ fn parse_imports(
         .get(h.symbols_offset as usize..)
         .ok_or(ParseError::new("symbol pool past the end of the blob", 12))?;
     let mut imports = Vec::with_capacity(h.imports_count as usize);
+    // Imports may share a name; the names kept are budgeted like the export trie's.
+    let mut name_bytes_left = blob
+        .len()
+        .saturating_mul(MAX_NAME_BYTES_PER_BLOB_BYTE)
+        .saturating_add(1 << 20);
     for off in (start..table_end).step_by(entry_size) {
         let (ordinal, weak_import, name_offset, addend) = match h.imports_format {
             DYLD_CHAINED_IMPORT | DYLD_CHAINED_IMPORT_ADDEND => {
@@ -266,6 +275,12 @@ fn parse_imports(
             "import name offset past the symbol pool",
             off as u64,
         ))?;
+        name_bytes_left = name_bytes_left
+            .checked_sub(name.len())
+            .ok_or(ParseError::new(
+                "import names exceed 4 bytes per blob byte (names shared to blow up)",
+                off as u64,
+            ))?;
         imports.push(ChainedImport {
             library_ordinal: ordinal,
             weak_import,
@@ -291,6 +306,9 @@ fn parse_starts(
         ));
     }
     let mut out = Vec::new();
+    // Each start takes 2 bytes of the blob unless pages or segments share one list; shared
+    // lists would multiply the starts (and the chain walks) without the blob growing.
+    let mut starts_left = blob.len() / 2;
     for i in 0..seg_count {
         let at = starts + 4 + 4 * i;
         let info = le_u32(blob, at)
@@ -364,6 +382,10 @@ fn parse_starts(
             } else {
                 starts_here.push(v);
             }
+            starts_left = starts_left.checked_sub(starts_here.len()).ok_or(ParseError::new(
+                "more chain starts than the blob holds (lists shared between pages or segments)",
+                (s + 22 + 2 * p) as u64,
+            ))?;
             if starts_here.iter().any(|&o| o >= page_size) {
                 return Err(ParseError::new(
                     "page start past the end of its page",
@@ -808,5 +830,79 @@ mod tests {
                 addend: 0x20
             }
         );
+    }
+
+    /// A blob with no imports and one segment of `pages` pages whose MULTI starts all point at
+    /// one list of `list` starts.
+    fn shared_multi_blob(pages: u16, list: u16) -> Vec<u8> {
+        let mut b = Vec::new();
+        for v in [0u32, 28, 28, 28, 0, 1, 0] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(1u32.to_le_bytes()); // seg_count
+        b.extend(8u32.to_le_bytes()); // seg_info_offset
+        let size = 22 + 2 * u32::from(pages) + 2 * u32::from(list);
+        b.extend(size.to_le_bytes());
+        b.extend(0x4000u16.to_le_bytes());
+        b.extend(DYLD_CHAINED_PTR_64_OFFSET.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        b.extend(0u32.to_le_bytes());
+        b.extend(pages.to_le_bytes());
+        for _ in 0..pages {
+            b.extend((DYLD_CHAINED_PTR_START_MULTI | pages).to_le_bytes());
+        }
+        for k in 0..list {
+            let last = if k + 1 == list {
+                DYLD_CHAINED_PTR_START_LAST
+            } else {
+                0
+            };
+            b.extend(((k * 8) | last).to_le_bytes());
+        }
+        b
+    }
+
+    /// Fuzz-audit finding: pages sharing one MULTI list turned a 98 KB blob into 536M starts.
+    #[test]
+    fn shared_chain_start_lists_are_refused() {
+        let one = parse_chained_fixups(&shared_multi_blob(1, 200), 1, 0).unwrap();
+        assert_eq!(one.segments[0].page_chain_starts[0].len(), 200);
+        let e = parse_chained_fixups(&shared_multi_blob(300, 200), 1, 0).unwrap_err();
+        assert_eq!(
+            e.message,
+            "more chain starts than the blob holds (lists shared between pages or segments)"
+        );
+    }
+
+    /// Fuzz-audit finding: imports sharing one long name made memory quadratic in the blob.
+    #[test]
+    fn imports_sharing_a_long_name_are_refused() {
+        let (count, name_len) = (4000u32, 2000usize);
+        let mut b = Vec::new();
+        let symbols = 28 + 4 * count;
+        for v in [0u32, 0, 28, symbols, count, 1, 0] {
+            b.extend(v.to_le_bytes());
+        }
+        for _ in 0..count {
+            b.extend(0u32.to_le_bytes()); // ordinal 0, name offset 0
+        }
+        b.extend(std::iter::repeat_n(b'a', name_len));
+        b.push(0);
+        // starts_offset 0 would read the header as starts: point it at a seg_count of 0.
+        let starts = b.len() as u32;
+        b.extend(0u32.to_le_bytes());
+        b[4..8].copy_from_slice(&starts.to_le_bytes());
+        let e = parse_chained_fixups(&b, 1, 0).unwrap_err();
+        assert_eq!(
+            e.message,
+            "import names exceed 4 bytes per blob byte (names shared to blow up)"
+        );
+        // The same table with a short name is fine.
+        b.truncate(symbols as usize);
+        b.extend(b"_x\0");
+        let starts = b.len() as u32;
+        b.extend(0u32.to_le_bytes());
+        b[4..8].copy_from_slice(&starts.to_le_bytes());
+        assert_eq!(parse_chained_fixups(&b, 1, 0).unwrap().imports.len(), 4000);
     }
 }

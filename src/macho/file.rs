@@ -259,6 +259,20 @@ impl MachOFile {
                 size,
             });
         }
+        // Slices sharing bytes would multiply the work on them (lipo never writes them).
+        let mut by_offset: Vec<&SliceLocation> = out.iter().collect();
+        by_offset.sort_by_key(|s| s.offset);
+        for w in by_offset.windows(2) {
+            if w[1].offset < w[0].offset + w[0].size {
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    format!(
+                        "universal file's {} and {} slices overlap",
+                        w[0].arch, w[1].arch
+                    ),
+                ));
+            }
+        }
         Ok(out)
     }
 }

@@ -299,8 +299,43 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             "both LC_DYLD_INFO and LC_DYLD_CHAINED_FIXUPS are present".into(),
         ));
     }
+    check_segment_overlap(&out.segments).map_err(bad)?;
     check_linkedit_layout(&out.segments, blobs).map_err(bad)?;
     Ok(out)
+}
+
+/// dyld's segment rule (`mach_o::Header::validSegments`, dyld-1231.3): no two segments overlap
+/// in memory, and no two with file bytes overlap in the file. (Overlapping file ranges would also
+/// make weakscan read and walk the same fixup pages once per segment.) O(n log n) in segments.
+fn check_segment_overlap(segments: &[Segment]) -> std::result::Result<(), String> {
+    let overlap = |what: &str, mut ranges: Vec<(u64, u64, &str)>| {
+        ranges.sort_unstable();
+        for w in ranges.windows(2) {
+            if w[1].0 < w[0].1 {
+                return Err(format!(
+                    "{what} range of segment {} overlaps segment {}",
+                    w[1].2, w[0].2
+                ));
+            }
+        }
+        Ok(())
+    };
+    let mut vm = Vec::with_capacity(segments.len());
+    for s in segments.iter().filter(|s| s.vmsize > 0) {
+        let end = s
+            .vmaddr
+            .checked_add(s.vmsize)
+            .ok_or_else(|| format!("segment {} vm range wraps around the address space", s.name))?;
+        vm.push((s.vmaddr, end, s.name.as_str()));
+    }
+    overlap("vm", vm)?;
+    // fileoff + filesize was checked against the slice when each segment was read.
+    let file = segments
+        .iter()
+        .filter(|s| s.filesize > 0)
+        .map(|s| (s.fileoff, s.fileoff + s.filesize, s.name.as_str()))
+        .collect();
+    overlap("file", file)
 }
 
 /// One LINKEDIT structure a load command points at: offset and size in the slice.

@@ -7,13 +7,17 @@ use std::fmt::Write;
 /// Longest example shown, in characters.
 const EXAMPLE_WIDTH: usize = 140;
 
-/// `s` as inline code that is safe inside a table cell.
+/// `s` as inline code that is safe inside a table cell: fenced by one backtick more than the
+/// longest run of backticks in `s` (CommonMark 6.1), so a name cannot close the span early and
+/// inject links or markup (fuzz-audit finding).
 fn code(s: &str) -> String {
     let s = s.replace('|', "\\|");
-    if s.contains('`') {
-        format!("`` {s} ``")
-    } else {
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if longest == 0 {
         format!("`{s}`")
+    } else {
+        let fence = "`".repeat(longest + 1);
+        format!("{fence} {s} {fence}")
     }
 }
 
@@ -157,4 +161,22 @@ fn with_code_flags(s: &str) -> String {
         out = out.replace(flag, &format!("`{flag}`"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code;
+
+    /// Fuzz-audit finding: a name with a run of two backticks closed a double-backtick span and
+    /// let the rest render as a link.
+    #[test]
+    fn code_spans_cannot_be_closed_by_the_name() {
+        assert_eq!(code("v8::A<int>"), "`v8::A<int>`");
+        assert_eq!(code("a`b"), "`` a`b ``");
+        assert_eq!(
+            code("_a``[pwn](https://evil.example)``"),
+            "``` _a``[pwn](https://evil.example)`` ```"
+        );
+        assert_eq!(code("x|y"), "`x\\|y`");
+    }
 }
