@@ -4,8 +4,9 @@
 //! it the test checks that the committed files are exactly what the code below makes, so the
 //! corpus is generated, never hand-edited.
 //!
-//! Each input is run through the binary under `ulimit -v 262144 -t 60`: 256 MiB of address
-//! space, which an input that made weakscan allocate from a count in the file would exceed, and
+//! Each input is run through the binary under `ulimit -v 262144 -t 60` (on Linux; elsewhere
+//! only `-t`): 256 MiB of address space, which an input that made weakscan allocate from a
+//! count in the file would exceed, and
 //! 60 s of CPU, a hang guard far above the milliseconds each case takes
 //! (`scripts/bench-malformed.sh` measures both; docs/robustness.md has the figures). Inputs that
 //! cannot live in git (a directory, an unreadable file, a symlink loop, a 10⁶-node-deep trie of
@@ -317,9 +318,15 @@ fn bless() -> bool {
 /// (exit code, stdout, stderr).
 fn run_limited(path: &Path) -> (Option<i32>, String, String) {
     let bin = assert_cmd::cargo::cargo_bin("weakscan");
+    // macOS's sh cannot limit address space; there the CPU limit alone guards against hangs.
+    let limits = if cfg!(target_os = "linux") {
+        r#"ulimit -v 262144 && ulimit -t 60 && exec "$0" scan "$1""#
+    } else {
+        r#"ulimit -t 60 && exec "$0" scan "$1""#
+    };
     let out = Command::new("sh")
         .arg("-c")
-        .arg(r#"ulimit -v 262144 && ulimit -t 60 && exec "$0" scan "$1""#)
+        .arg(limits)
         .arg(bin)
         .arg(path)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -429,7 +436,7 @@ fn uncommittable_inputs_give_one_line_and_exit_2() {
     let (a, b) = (d.join("loop-a"), d.join("loop-b"));
     std::os::unix::fs::symlink(&b, &a).unwrap();
     std::os::unix::fs::symlink(&a, &b).unwrap();
-    assert!(one_error_line(&a).ends_with(": Too many levels of symbolic links (os error 40)"));
+    assert!(one_error_line(&a).contains(": Too many levels of symbolic links (os error "));
 
     let not_dir = d.join("file");
     std::fs::write(&not_dir, b"x").unwrap();
