@@ -12,7 +12,7 @@
 //! cannot live in git (a directory, an unreadable file, a symlink loop, a 10⁶-node-deep trie of
 //! 10 MB) are made in a temporary directory by the same code.
 
-use crate::util::{fixture, testdata};
+use crate::util::{fixture, testdata, uleb};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -30,17 +30,6 @@ fn put32(b: &mut [u8], at: usize, v: u32) {
 }
 fn put64(b: &mut [u8], at: usize, v: u64) {
     b[at..at + 8].copy_from_slice(&v.to_le_bytes());
-}
-fn uleb(mut v: u64, out: &mut Vec<u8>) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
 }
 
 /// File offset of the first load command `cmd` of a thin 64-bit image.

@@ -11,6 +11,7 @@
 //! `WEAKSCAN_PROPTEST_CASES` raises the number of cases for a longer run.
 
 use crate::harness;
+use crate::util::uleb;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use std::collections::BTreeMap;
@@ -27,18 +28,6 @@ fn config(cases: u32) -> Config {
         rng_seed: RngSeed::Fixed(0x005e_ed0f_7ea4),
         failure_persistence: None,
         ..Config::default()
-    }
-}
-
-fn uleb(mut v: u64, out: &mut Vec<u8>) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
     }
 }
 

@@ -130,3 +130,16 @@ pub fn golden_exit(name: &str, args: &[&str], code: i32) {
         "{name} differs; rerun with WEAKSCAN_BLESS=1 if intended"
     );
 }
+
+/// Appends `v` as ULEB128 (for hand-made Mach-O structures).
+pub fn uleb(mut v: u64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
