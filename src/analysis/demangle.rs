@@ -464,10 +464,14 @@ mod tests {
     #[test]
     fn exponential_expansion_is_a_counted_failure() {
         // Each level back-references the previous one twice: the printed name doubles per level.
-        let mut raw = String::from("__Z1f1AIS_S_E");
-        for j in 1..=32 {
-            raw.push_str(&format!("S_I{}{}E", sub(j), sub(j)));
-        }
+        let name = |levels: usize| {
+            let mut raw = String::from("__Z1f1AIS_S_E");
+            for j in 1..=levels {
+                raw.push_str(&format!("S_I{}{}E", sub(j), sub(j)));
+            }
+            raw
+        };
+        let raw = name(32);
         fn sub(j: usize) -> String {
             // S<seq-id>_ with seq-id in base 36, upper case
             let digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".as_bytes();
@@ -485,6 +489,12 @@ mod tests {
         let d = demangle_all([raw.as_str()]);
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup(&raw).kind, NameKind::Failed);
+        // Fuzz-audit finding: 11 levels (a 130-byte name) printed 53 KB, under the old fixed
+        // 64 KiB floor; the limit is now 16 × the mangled length + 256 bytes.
+        let short = name(11);
+        assert!(short.len() < 140, "{}", short.len());
+        assert_eq!(demangle_one(&short).kind, NameKind::Failed);
+        assert_eq!(demangle_one(&name(2)).kind, NameKind::Cxx);
     }
 
     #[test]
