@@ -47,3 +47,28 @@ fn seeds_pass_every_harness() {
         }
     }
 }
+
+/// A valid trie whose terminal names total more than 4 × its size (a chain of one-letter edges,
+/// every node a terminal: 876 bytes, 5995 name bytes). The parser accepts it (its budget is
+/// 4 × the trie + 1 MiB), so the harness must too: it used to assert 4 × alone and abort.
+#[test]
+fn export_trie_harness_allowed_less_than_the_parser_budget() {
+    let n = 110usize;
+    let offsets: Vec<usize> = (0..n).map(|i| i * 8).collect();
+    let mut trie = Vec::new();
+    for i in 0..n {
+        // terminal_size 2: flags WEAK_DEFINITION, address 0
+        trie.extend_from_slice(&[2, 0x04, 0x00]);
+        if i + 1 == n {
+            trie.push(0);
+        } else {
+            let o = offsets[i + 1];
+            trie.extend_from_slice(&[1, b'a', 0, (o & 0x7f) as u8 | 0x80, (o >> 7) as u8]);
+        }
+    }
+    let mut names = 0usize;
+    weakscan::macho::export_trie::walk_export_trie(&trie, |name, _, _| names += name.len())
+        .expect("a valid trie");
+    assert!(names > 4 * trie.len(), "{names} name bytes, {} trie bytes", trie.len());
+    harness::export_trie(&trie);
+}

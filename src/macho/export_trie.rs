@@ -99,6 +99,9 @@ impl Export {
 /// (Node.js 20.11.0: 1.23, 22.11.0: 1.16, 24.11.1: 1.12), so 4 leaves three times that as
 /// headroom while holding a hostile trie's memory to 4 × its size.
 pub const MAX_NAME_BYTES_PER_TRIE_BYTE: usize = 4;
+/// The fixed part of the name budget, in bytes: names may total
+/// [`MAX_NAME_BYTES_PER_TRIE_BYTE`] × the trie's size plus this much.
+pub const MAX_NAME_EXTRA_BYTES: usize = 1 << 20;
 
 struct Frame {
     /// Offset of the next unread child entry.
@@ -148,7 +151,7 @@ pub fn walk_export_trie(
         name_budget: data
             .len()
             .saturating_mul(MAX_NAME_BYTES_PER_TRIE_BYTE)
-            .saturating_add(1 << 20),
+            .saturating_add(MAX_NAME_EXTRA_BYTES),
     };
     w.enter(0, &mut visit)?;
     while let Some(frame) = w.stack.last_mut() {
