@@ -1,17 +1,22 @@
 //! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
 //! `weakscan verify BINARY LOG`, `weakscan check FILE…` and `weakscan baseline FILE`.
+//!
+//! This module only parses: [`Cli::request`] turns the arguments into a
+//! [`crate::command::Request`], which [`crate::command::run`] carries out.
 
+use crate::analysis::check::Figure;
 use crate::analysis::group::GroupBy;
-use crate::analysis::report::{diff_report, scan_report};
-use crate::analysis::verify::{pick_log_image, verify};
-use crate::error::{Error, ErrorKind, Result};
-use crate::gate::Figure;
-use crate::gate::command::{BaselineRequest, CheckFormat, CheckRequest};
+use crate::command::baseline::BaselineRequest;
+use crate::command::check::{CheckFormat, CheckRequest};
+use crate::command::diff::DiffRequest;
+use crate::command::scan::ScanRequest;
+use crate::command::verify::VerifyRequest;
+use crate::command::{self, Request};
+use crate::error::{Error, Result};
 use crate::gate::pattern::Pattern;
 use crate::gate::policy::{Flags, GroupBudget, Increase, RuleSet};
-use crate::input::{InputKind, ReadOptions, read_input};
+use crate::input::{InputKind, ReadOptions};
 use crate::macho::ArchFilter;
-use crate::output;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -30,7 +35,7 @@ pub struct Cli {
 pub enum Command {
     /// Weak definitions, weak binds and dyld lookups of Mach-O files or dyld logs, grouped.
     Scan {
-        /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs.
+        /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         #[command(flatten)]
@@ -77,9 +82,12 @@ pub enum Command {
 /// `weakscan check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Mach-O files (thin or universal); each slice is checked on its own.
+    /// Mach-O files (thin or universal); each slice is checked on its own; `-` is stdin.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
     /// Policy file (default: weakscan.toml in the working directory, if there is one).
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
@@ -137,9 +145,11 @@ pub struct CheckArgs {
 /// `weakscan baseline`.
 #[derive(Debug, Args)]
 pub struct BaselineArgs {
-    /// The Mach-O file (thin or universal).
+    /// The Mach-O file (thin or universal); `-` is stdin.
     pub file: PathBuf,
-    /// Write here (replaced atomically) instead of stdout.
+    /// Write here instead of stdout: a regular file is replaced atomically (temp file, fsync,
+    /// rename; a symlink is kept and its target written); a device or FIFO is written
+    /// directly; `-` is stdout.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Which slices to record.
@@ -220,6 +230,9 @@ pub struct CommonOpts {
     /// The process of a log to read (default: the first PID in it).
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
+    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
 }
 
 /// `--input-kind`.
@@ -351,6 +364,7 @@ impl CheckArgs {
                 CheckFormatArg::Markdown => CheckFormat::Markdown,
                 CheckFormatArg::Github => CheckFormat::Github,
             },
+            output: self.output.clone(),
         })
     }
 }
@@ -384,121 +398,67 @@ impl CommonOpts {
     }
 }
 
-/// What a command prints on stdout and its exit code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    /// Text for stdout.
-    pub stdout: String,
-    /// 0 success; 1 `check` found a budget exceeded, or `verify` found differences beyond the
-    /// tolerance. (Errors are exit 2, from `Err`.)
-    pub code: u8,
+impl Cli {
+    /// The request this command line asks for. Errors: a bad `--allow`, `--allow-group` or
+    /// `--group` pattern (usage).
+    pub fn request(&self) -> Result<Request> {
+        Ok(match &self.command {
+            Command::Check(args) => Request::Check(args.request()?),
+            Command::Baseline(args) => Request::Baseline(BaselineRequest {
+                file: args.file.clone(),
+                output: args.output.clone(),
+                arch: args.arch.filter(),
+                group_by: args.by.group_by(args.depth),
+            }),
+            Command::Scan { files, opts } => Request::Scan(ScanRequest {
+                files: files.clone(),
+                read: opts.read_options(),
+                group_by: opts.group_by(),
+                top: opts.top(),
+                format: opts.format.into(),
+                output: opts.output.clone(),
+            }),
+            Command::Diff {
+                old,
+                new,
+                symbols,
+                opts,
+            } => Request::Diff(DiffRequest {
+                old: old.clone(),
+                new: new.clone(),
+                symbols: *symbols,
+                read: opts.read_options(),
+                group_by: opts.group_by(),
+                top: opts.top(),
+                format: opts.format.into(),
+                output: opts.output.clone(),
+            }),
+            Command::Verify {
+                binary,
+                log,
+                tolerance,
+                image,
+                opts,
+            } => Request::Verify(VerifyRequest {
+                binary: binary.clone(),
+                log: log.clone(),
+                tolerance: *tolerance,
+                image: image.clone(),
+                read: opts.read_options(),
+                group_by: opts.group_by(),
+                top: opts.top(),
+                format: opts.format.into(),
+                output: opts.output.clone(),
+            }),
+        })
+    }
 }
 
-/// Runs a parsed command line: what to print and the exit code.
-pub fn run(cli: &Cli) -> Result<Outcome> {
-    let ok = |stdout| Ok(Outcome { stdout, code: 0 });
-    match &cli.command {
-        Command::Check(args) => {
-            let out = crate::gate::command::check(&args.request()?)?;
-            Ok(Outcome {
-                stdout: out.stdout,
-                code: out.code,
-            })
-        }
-        Command::Baseline(args) => ok(crate::gate::command::write_baseline(&BaselineRequest {
-            file: args.file.clone(),
-            output: args.output.clone(),
-            arch: args.arch.filter(),
-            group_by: args.by.group_by(args.depth),
-        })?),
-        Command::Scan { files, opts } => {
-            let read = opts.read_options();
-            let mut images = Vec::new();
-            for f in files {
-                images.extend(read_input(f, &read)?);
-            }
-            let report = scan_report(&images, opts.group_by(), opts.top());
-            ok(match opts.format {
-                Format::Table => output::table::scan(&report),
-                Format::Json => output::json::scan(&report),
-            })
-        }
-        Command::Diff {
-            old,
-            new,
-            symbols,
-            opts,
-        } => {
-            // The two files are independent: read them at the same time.
-            let read = opts.read_options();
-            let (old_images, new_images) = std::thread::scope(|s| {
-                let new_images = s.spawn(|| read_input(new, &read));
-                let old_images = read_input(old, &read);
-                let new_images = new_images.join().unwrap_or_else(|_| {
-                    Err(Error::new(
-                        ErrorKind::Malformed,
-                        new,
-                        "reader thread panicked",
-                    ))
-                });
-                (old_images, new_images)
-            });
-            let (old_images, new_images) = (old_images?, new_images?);
-            let report = diff_report(
-                &old_images,
-                &new_images,
-                opts.group_by(),
-                opts.top(),
-                *symbols,
-            )?;
-            ok(match opts.format {
-                Format::Table => output::table::diff(&report),
-                Format::Json => output::json::diff(&report),
-            })
-        }
-        Command::Verify {
-            binary,
-            log,
-            tolerance,
-            image,
-            opts,
-        } => {
-            let mut read = opts.read_options();
-            read.kind = Some(InputKind::Binary);
-            let binaries = read_input(binary, &read)?;
-            let [binary_image] = binaries.as_slice() else {
-                let arches: Vec<&str> = binaries.iter().map(|i| i.label()).collect();
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    binary,
-                    format!(
-                        "{} slices ({}): pick the one the log was recorded from with --arch",
-                        binaries.len(),
-                        arches.join(", ")
-                    ),
-                ));
-            };
-            read.kind = Some(InputKind::Log);
-            let log_images = read_input(log, &read)?;
-            let mut notes = Vec::new();
-            let log_image =
-                pick_log_image(binary_image, &log_images, image.as_deref(), &mut notes)?;
-            let report = verify(
-                binary_image,
-                log_image,
-                opts.group_by(),
-                opts.top(),
-                *tolerance,
-                notes,
-            )?;
-            let stdout = match opts.format {
-                Format::Table => output::table::verify(&report),
-                Format::Json => output::json::verify(&report),
-            };
-            Ok(Outcome {
-                stdout,
-                code: if report.agrees { 0 } else { 1 },
-            })
+impl From<Format> for command::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Table => command::Format::Table,
+            Format::Json => command::Format::Json,
         }
     }
 }

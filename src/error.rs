@@ -6,6 +6,7 @@
 //! names the file, the slice and the structure, e.g.
 //! `node: x86_64: export trie: child node offset out of range (at offset 0x1f3)`.
 
+use crate::text::{escape, escape_path};
 use std::fmt;
 use std::path::Path;
 
@@ -75,10 +76,16 @@ pub struct Error {
 
 impl Error {
     /// An error of `kind` about `path`: `"{path}: {what}"`.
+    ///
+    /// The message is one line: the path and `what` go through [`crate::text::escape`].
     pub fn new(kind: ErrorKind, path: &Path, what: impl fmt::Display) -> Self {
         Error {
             kind,
-            message: format!("{}: {}", path.display(), what),
+            message: format!(
+                "{}: {}",
+                escape_path(path),
+                escape(&what.to_string())
+            ),
         }
     }
 
@@ -98,16 +105,28 @@ impl Error {
     ) -> Self {
         Error {
             kind,
-            message: format!("{}:{line}:{column}: {what}", path.display()),
+            message: format!(
+                "{}:{line}:{column}: {}",
+                escape_path(path),
+                escape(&what.to_string())
+            ),
         }
     }
 
-    /// A usage error without a file.
+    /// A usage error without a file (escaped to one line).
     pub fn usage(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Usage,
-            message: message.into(),
+            message: escape(&message.into()).into_owned(),
         }
+    }
+}
+
+impl Error {
+    /// The same message as another kind.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
     }
 }
 

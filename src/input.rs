@@ -1,18 +1,34 @@
 //! Which kind of input a file is — a Mach-O binary or a dyld log — and reading it into the
-//! model.
+//! model, opening each input once.
 //!
 //! Detection looks at the first 4 KiB: a Mach-O or universal magic (either byte order), or
 //! any NUL byte, means a binary (a non-Mach-O binary then gets the Mach-O reader's error);
 //! anything else is read as a log. `--input-kind` overrides it.
+//!
+//! Every input is opened once and never reopened, so a stream gives all of its bytes:
+//!
+//! * a regular file: the first 4 KiB are peeked with `pread`, then the same open file is read
+//!   (a binary by byte range, a log from its start);
+//! * `-` (stdin), `/dev/stdin`, a FIFO, a process substitution `<(…)`, a character device: the
+//!   head is read into memory and detection runs on it; a log is then streamed (the head, then
+//!   the rest of the stream); a binary is buffered in memory up to [`MAX_STREAM_BINARY_BYTES`],
+//!   past which the error says to save it to a file.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::log::read_log;
-use crate::macho::{ArchFilter, read_file};
+use crate::log::read_log_from;
+use crate::macho::{ArchFilter, MachOFile, read_images};
 use crate::model::Image;
 use std::fs::File;
-use std::io::Read;
-use std::path::Path;
+use std::io::{BufReader, Read};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 
+/// Bytes peeked to detect the kind of an input.
+pub const DETECT_BYTES: usize = 4096;
+
+/// Most bytes of a Mach-O file read from a stream (stdin, a FIFO) into memory: 1 GiB. A file
+/// on disk has no such limit (it is read by byte range).
+pub const MAX_STREAM_BINARY_BYTES: u64 = 1 << 30;
 /// A binary or a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
@@ -45,28 +61,126 @@ const MAGICS: [u32; 8] = [
     0xbfba_feca, // FAT_CIGAM_64
 ];
 
-/// Detects the kind of `path` from its first bytes; a file that cannot be read is treated as
-/// a binary, so that the reader reports the error.
-pub fn detect(path: &Path) -> InputKind {
-    let mut head = [0u8; 4096];
-    let n = match File::open(path).and_then(|mut f| read_up_to(&mut f, &mut head)) {
-        Ok(n) => n,
-        Err(_) => return InputKind::Binary,
-    };
-    kind_of(&head[..n])
+/// An input opened once: its name in errors and reports, and where its bytes come from.
+#[derive(Debug)]
+pub struct Opened {
+    /// The path as given, or `stdin` for `-`.
+    pub path: PathBuf,
+    /// The first up to [`DETECT_BYTES`] bytes.
+    pub head: Vec<u8>,
+    source: Source,
 }
 
-fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+#[derive(Debug)]
+enum Source {
+    /// A regular file, positioned at its start (the head was read with `pread`).
+    Regular(File),
+    /// A stream whose head has been consumed.
+    Stream(Box<dyn ReadDebug>),
+}
+
+/// `Read + Debug`, for a boxed stream.
+trait ReadDebug: Read + std::fmt::Debug + Send {}
+impl<T: Read + std::fmt::Debug + Send> ReadDebug for T {}
+
+/// Opens `path` (`-` is stdin) and reads its head. Errors (`Io`): not found, unreadable, a
+/// directory.
+pub fn open(path: &Path) -> Result<Opened> {
+    if path.as_os_str() == "-" {
+        return Opened::stream(PathBuf::from("stdin"), Box::new(std::io::stdin()));
+    }
+    let file = File::open(path).map_err(|e| Error::io(path, &e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
+    if meta.is_dir() {
+        return Err(Error::new(ErrorKind::Io, path, "is a directory"));
+    }
+    if !meta.is_file() {
+        return Opened::stream(path.to_path_buf(), Box::new(file));
+    }
+    let mut head = vec![0u8; DETECT_BYTES.min(usize::try_from(meta.len()).unwrap_or(DETECT_BYTES))];
     let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
+    while n < head.len() {
+        match file.read_at(&mut head[n..], n as u64) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err(Error::io(path, &e)),
         }
     }
-    Ok(n)
+    head.truncate(n);
+    Ok(Opened {
+        path: path.to_path_buf(),
+        head,
+        source: Source::Regular(file),
+    })
+}
+
+impl Opened {
+    fn stream(path: PathBuf, mut r: Box<dyn ReadDebug>) -> Result<Opened> {
+        let mut head = Vec::with_capacity(DETECT_BYTES);
+        (&mut r)
+            .take(DETECT_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Error::io(&path, &e))?;
+        Ok(Opened {
+            path,
+            head,
+            source: Source::Stream(r),
+        })
+    }
+
+    /// The detected kind (see the module docs).
+    pub fn kind(&self) -> InputKind {
+        kind_of(&self.head)
+    }
+
+    /// Reads it as a Mach-O file: the slices of `arch`. Errors: those of
+    /// [`crate::macho::read_file`], and a stream longer than [`MAX_STREAM_BINARY_BYTES`].
+    pub fn into_images(self, arch: &ArchFilter) -> Result<Vec<Image>> {
+        let file = match self.source {
+            Source::Regular(f) => MachOFile::from_file(&self.path, f)?,
+            Source::Stream(mut r) => {
+                let mut bytes = self.head;
+                (&mut r)
+                    .take(MAX_STREAM_BINARY_BYTES + 1 - bytes.len() as u64)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| Error::io(&self.path, &e))?;
+                if bytes.len() as u64 > MAX_STREAM_BINARY_BYTES {
+                    return Err(Error::new(
+                        ErrorKind::Unsupported,
+                        &self.path,
+                        format!(
+                            "a Mach-O file read from a stream is held in memory, at most {} MiB: save it to a file and give its path",
+                            MAX_STREAM_BINARY_BYTES >> 20
+                        ),
+                    ));
+                }
+                MachOFile::from_bytes(&self.path, bytes)
+            }
+        };
+        read_images(&file, arch)
+    }
+
+    /// Reads it as a dyld log, streamed: the process `pid` (default: the first). Errors: those
+    /// of [`crate::log::read_log`].
+    pub fn into_log(self, pid: Option<u32>) -> Result<Vec<Image>> {
+        match self.source {
+            Source::Regular(f) => {
+                read_log_from(&self.path, BufReader::with_capacity(1 << 18, f), pid)
+            }
+            Source::Stream(r) => read_log_from(
+                &self.path,
+                std::io::Cursor::new(self.head).chain(r),
+                pid,
+            ),
+        }
+    }
+}
+
+/// Reads `path` (`-` is stdin) as a Mach-O file, whatever its first bytes: `check` and
+/// `baseline` take binaries only.
+pub fn read_binary(path: &Path, arch: &ArchFilter) -> Result<Vec<Image>> {
+    open(path)?.into_images(arch)
 }
 
 /// The kind of a file starting with `head`.
@@ -83,31 +197,29 @@ pub fn kind_of(head: &[u8]) -> InputKind {
     }
 }
 
-/// Reads `path` as `opts.kind`, or as detected. A detected log with no dyld lines is reported
-/// as neither kind.
+/// Reads `path` (`-` is stdin) as `opts.kind`, or as detected. A detected log with no dyld
+/// lines is reported as neither kind.
 pub fn read_input(path: &Path, opts: &ReadOptions) -> Result<Vec<Image>> {
-    match opts.kind {
-        Some(InputKind::Binary) => read_file(path, &opts.arch),
-        Some(InputKind::Log) => read_log(path, opts.pid),
-        None => match detect(path) {
-            InputKind::Binary => read_file(path, &opts.arch),
-            InputKind::Log => read_log(path, opts.pid).map_err(|e| {
-                if e.kind == ErrorKind::Malformed {
-                    Error::new(
-                        ErrorKind::Malformed,
-                        path,
-                        format!(
-                            "neither a Mach-O file nor a dyld log: {}",
-                            e.message
-                                .strip_prefix(&format!("{}: ", path.display()))
-                                .unwrap_or(&e.message)
-                        ),
-                    )
-                } else {
-                    e
-                }
-            }),
-        },
+    let input = open(path)?;
+    let path = input.path.clone();
+    match opts.kind.unwrap_or_else(|| input.kind()) {
+        InputKind::Binary => input.into_images(&opts.arch),
+        InputKind::Log if opts.kind.is_some() => input.into_log(opts.pid),
+        InputKind::Log => input.into_log(opts.pid).map_err(|e| {
+            if e.kind == ErrorKind::Malformed {
+                let prefix = format!("{}: ", crate::text::escape_path(&path));
+                Error::new(
+                    ErrorKind::Malformed,
+                    &path,
+                    format!(
+                        "neither a Mach-O file nor a dyld log: {}",
+                        e.message.strip_prefix(&prefix).unwrap_or(&e.message)
+                    ),
+                )
+            } else {
+                e
+            }
+        }),
     }
 }
 

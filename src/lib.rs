@@ -12,10 +12,14 @@
 //! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing,
 //!   verifying a binary against a log;
 //! * [`output`] — tables, JSON, Markdown and GitHub annotations;
-//! * [`gate`] — the pre-release gate: policy, budgets, baselines (`check`, `baseline`).
+//! * [`gate`] — the pre-release gate: policy, budgets, baselines;
+//! * [`command`] — one module per subcommand, writing through [`output::sink`];
+//! * [`cli`] — the command line, parsed into a [`command::Request`];
+//! * [`text`] — the one escaping function for anything printed.
 
 pub mod analysis;
 pub mod cli;
+pub mod command;
 pub mod error;
 pub mod gate;
 pub mod input;
@@ -23,5 +27,6 @@ pub mod log;
 pub mod macho;
 pub mod model;
 pub mod output;
+pub mod text;
 
 pub use error::{Error, ErrorKind, Result};

@@ -11,17 +11,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = weakscan::cli::Cli::parse();
-    match weakscan::cli::run(&cli) {
-        Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`weakscan … | head`) is not an error worth a message.
-            let _ = stdout
-                .write_all(out.stdout.as_bytes())
-                .and_then(|()| stdout.flush());
-            ExitCode::from(out.code)
-        }
+    match cli.request().and_then(|r| weakscan::command::run(&r)) {
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("weakscan: {e}");
+            // The message is already one line (see weakscan::text); stderr errors are moot.
+            let _ = writeln!(std::io::stderr(), "weakscan: {e}");
             ExitCode::from(2)
         }
     }

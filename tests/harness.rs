@@ -200,7 +200,7 @@ pub fn macho(data: &[u8]) {
                 assert!(image.weak_definitions.len() <= data.len());
             }
             // One analysis pass: demangling and grouping are fuzzed on their own by `demangle`.
-            let _ = scan_report(&images, GroupBy::Template, None);
+            let _ = scan_report(&images, GroupBy::Template, None).expect("demangling threads start");
         }
         Err(e) => {
             one_line(&e.message);
@@ -217,7 +217,7 @@ pub fn log(data: &[u8]) {
     match weakscan::log::read_log_from(name, data, None) {
         Ok(images) => {
             // Diff and verify of log images are fuzzed by the mutation runs in `cargo test`.
-            let _ = scan_report(&images, GroupBy::Template, None);
+            let _ = scan_report(&images, GroupBy::Template, None).expect("demangling threads start");
         }
         Err(e) => {
             one_line(&e.message);
@@ -235,7 +235,7 @@ pub fn log(data: &[u8]) {
 /// produced without panicking.
 pub fn demangle(data: &[u8]) {
     let raw = String::from_utf8_lossy(data);
-    let names = demangle_all([raw.as_ref()]);
+    let names = demangle_all([raw.as_ref()]).expect("demangling threads start");
     let name = names.lookup(&raw);
     for by in [
         GroupBy::Symbol,

@@ -21,6 +21,7 @@
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
+use crate::error::{Error, ErrorKind, Result};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -102,9 +103,17 @@ impl Demangled<'_> {
 }
 
 /// Demangles every distinct name of `names` on up to `available_parallelism` threads with
-/// [`DEMANGLE_STACK_BYTES`] of stack each. If a thread cannot be started, or panics inside
-/// cpp_demangle, its names are kept raw and counted as failures.
-pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled<'a> {
+/// [`DEMANGLE_STACK_BYTES`] of stack each.
+///
+/// The result never depends on the machine: the threads only share out the work, and a name that
+/// panics inside cpp_demangle is kept raw and counted on its own (`catch_unwind` per name), so
+/// the names are the same on 1 thread or 16. A chunk whose thread cannot be started (a
+/// `ulimit -v` too low for the stack, too many threads) is retried on one thread after the
+/// others have finished; if that cannot start either, the error says why (exit 2) — the names
+/// are never silently left mangled, which would change groups and a `check` verdict.
+///
+/// Errors (`Io`, without a file): no demangling thread could be started.
+pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
     let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -112,31 +121,47 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled<'
         .map_or(1, |n| n.get())
         .clamp(1, 16);
     let chunk = distinct.len().div_ceil(threads).max(1);
-    let results: Vec<Vec<(&'a str, SymbolName)>> = std::thread::scope(|scope| {
+    let spawn = spawn_chunk;
+    let mut results: Vec<Vec<(&'a str, SymbolName)>> = Vec::new();
+    let mut refused: Vec<&[&'a str]> = Vec::new();
+    let mut last_error = None;
+    std::thread::scope(|scope| {
         let handles: Vec<_> = distinct
             .chunks(chunk)
-            .map(|part| {
-                let handle = std::thread::Builder::new()
-                    .name("demangle".into())
-                    .stack_size(DEMANGLE_STACK_BYTES)
-                    .spawn_scoped(scope, move || {
-                        part.iter()
-                            .map(|&n| (n, demangle_one(n)))
-                            .collect::<Vec<_>>()
-                    });
-                (part, handle)
-            })
+            .map(|part| (part, spawn(scope, part)))
             .collect();
-        handles
-            .into_iter()
-            .map(|(part, handle)| {
-                handle
-                    .ok()
-                    .and_then(|h| h.join().ok())
-                    .unwrap_or_else(|| part.iter().map(|&n| (n, failed(n))).collect())
-            })
-            .collect()
+        for (part, handle) in handles {
+            match handle {
+                // `work` catches every panic, so a join error cannot happen; keep the names
+                // raw and counted if it ever does.
+                Ok(h) => results.push(h.join().unwrap_or_else(|_| part.iter().map(|&n| (n, failed(n))).collect())),
+                Err(e) => {
+                    last_error = Some(e);
+                    refused.push(part);
+                }
+            }
+        }
     });
+    for part in refused {
+        // One thread at a time now, with the others' stacks freed.
+        let retried = std::thread::scope(|scope| {
+            spawn(scope, part).map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| part.iter().map(|&n| (n, failed(n))).collect())
+            })
+        });
+        match retried {
+            Ok(r) => results.push(r),
+            Err(e) => {
+                return Err(Error::usage(format!(
+                    "cannot start a demangling thread with {} MiB of stack ({e}; first refusal: {}): raise the address-space limit (ulimit -v)",
+                    DEMANGLE_STACK_BYTES >> 20,
+                    last_error.as_ref().map_or_else(|| e.to_string(), |x| x.to_string())
+                ))
+                .with_kind(ErrorKind::Io));
+            }
+        }
+    }
     let mut out = Demangled::default();
     out.names.reserve(distinct.len());
     for (raw, name) in results.into_iter().flatten() {
@@ -145,7 +170,30 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Demangled<'
         }
         out.names.insert(raw, name);
     }
-    out
+    Ok(out)
+}
+
+/// Names of one chunk, demangled one by one; a name that panics is kept raw.
+fn demangle_chunk<'a>(part: &[&'a str]) -> Vec<(&'a str, SymbolName)> {
+    part.iter()
+        .map(|&n| {
+            let name = std::panic::catch_unwind(|| demangle_one(n)).unwrap_or_else(|_| failed(n));
+            (n, name)
+        })
+        .collect()
+}
+
+type Chunk<'a> = Vec<(&'a str, SymbolName)>;
+
+/// Starts a thread with [`DEMANGLE_STACK_BYTES`] of stack on one chunk.
+fn spawn_chunk<'scope, 'env, 'a: 'env>(
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    part: &'env [&'a str],
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, Chunk<'a>>> {
+    std::thread::Builder::new()
+        .name("demangle".into())
+        .stack_size(DEMANGLE_STACK_BYTES)
+        .spawn_scoped(scope, move || demangle_chunk(part))
 }
 
 /// A `_Z` name kept raw.
@@ -455,7 +503,7 @@ mod tests {
 
     #[test]
     fn failures_keep_the_raw_name_and_are_counted() {
-        let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]);
+        let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]).unwrap();
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup("__ZN2v8").demangled, "__ZN2v8");
         assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
@@ -486,7 +534,7 @@ mod tests {
             out.reverse();
             format!("S{}_", String::from_utf8(out).unwrap())
         }
-        let d = demangle_all([raw.as_str()]);
+        let d = demangle_all([raw.as_str()]).unwrap();
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup(&raw).kind, NameKind::Failed);
         // Fuzz-audit finding: 11 levels (a 130-byte name) printed 53 KB, under the old fixed

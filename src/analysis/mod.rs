@@ -1,7 +1,10 @@
-//! Analysis: demangling, grouping, diffing and verifying of the [`crate::model`].
+//! Analysis: demangling, grouping, diffing and verifying of the [`crate::model`], the
+//! per-symbol tally and the report model of a check.
 
+pub mod check;
 pub mod demangle;
 pub mod diff;
 pub mod group;
 pub mod report;
+pub mod tally;
 pub mod verify;

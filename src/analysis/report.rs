@@ -150,7 +150,7 @@ pub struct ScanReport {
     pub demangle_failures: usize,
 }
 
-fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Demangled<'a> {
+fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Result<Demangled<'a>> {
     let mut all: Vec<&str> = Vec::new();
     for i in images {
         all.extend(i.bind_targets.iter().map(|t| t.symbol.as_str()));
@@ -161,8 +161,10 @@ fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Demangled<'a> {
 }
 
 /// Builds the scan report of `images`, keeping at most `top` groups per image.
-pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> ScanReport {
-    let names = names_of(images);
+///
+/// Errors: the demangling threads cannot be started ([`demangle_all`]).
+pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport> {
+    let names = names_of(images)?;
     let images = images
         .iter()
         .map(|image| {
@@ -178,11 +180,11 @@ pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> ScanRep
             }
         })
         .collect();
-    ScanReport {
+    Ok(ScanReport {
         group_by: by,
         images,
         demangle_failures: names.failures,
-    }
+    })
 }
 
 /// One image present in both builds.
@@ -264,7 +266,7 @@ pub fn diff_report(
     top: Option<usize>,
     with_symbols: bool,
 ) -> Result<DiffReport> {
-    let names = names_of(old.iter().chain(new));
+    let names = names_of(old.iter().chain(new))?;
     let pairs_of = pair_images(old, new)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {

@@ -254,7 +254,7 @@ pub fn verify(
         m
     };
     let (p, s) = (count(&predicted), count(&seen));
-    let names = demangle_all(predicted.iter().chain(&seen).copied());
+    let names = demangle_all(predicted.iter().chain(&seen).copied())?;
     let supplier_of: HashMap<&str, &str> = suppliers(log_image).unwrap_or_default();
     let mut all: Vec<&String> = p.keys().chain(s.keys()).collect();
     all.sort();

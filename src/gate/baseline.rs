@@ -1,5 +1,5 @@
-//! Baseline files: `weakscan baseline FILE -o weakscan-baseline.json` writes one, `weakscan check
-//! --baseline` reads it back.
+//! Baseline files: `weakscan baseline FILE -o weakscan-baseline.json` writes one
+//! ([`crate::output::baseline`]), `weakscan check --baseline` reads it back (here).
 //!
 //! A baseline is scan's JSON (`command: "baseline"`, every group) plus `symbols`: per arch, each
 //! weak-bound symbol, each weak definition and each other looked-up name, sorted by raw name.
@@ -11,116 +11,15 @@
 //! file that is not a baseline, or a symbol list missing for an image is refused.
 
 use super::Figure;
-use super::tally::{SymbolEntry, entry, tally};
-use crate::analysis::demangle::Demangled;
-use crate::analysis::group::GroupBy;
-use crate::analysis::report::ScanReport;
+use crate::analysis::tally::{SymbolEntry, entry};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::Image;
-use crate::output::json::{SCHEMA_VERSION, scan_with};
-use serde::{Deserialize, Serialize};
+use crate::output::json::SCHEMA_VERSION;
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The `command` value of a baseline file.
-pub const COMMAND: &str = "baseline";
+pub use crate::output::baseline::COMMAND;
 
-#[derive(Serialize)]
-struct Extra<'a> {
-    weakscan_version: &'static str,
-    symbols: Vec<ArchSymbols<'a>>,
-}
-
-#[derive(Serialize)]
-struct ArchSymbols<'a> {
-    arch: &'a str,
-    weak_bound: Vec<BoundJson<'a>>,
-    weak_definitions: Vec<DefinitionJson<'a>>,
-    other_lookups: Vec<LookupJson<'a>>,
-}
-
-#[derive(Serialize)]
-struct BoundJson<'a> {
-    symbol: &'a str,
-    demangled: String,
-    group: String,
-    sites: usize,
-    lookups: usize,
-    defined_here: bool,
-}
-
-#[derive(Serialize)]
-struct DefinitionJson<'a> {
-    symbol: &'a str,
-    demangled: String,
-    group: String,
-    thread_local: bool,
-}
-
-#[derive(Serialize)]
-struct LookupJson<'a> {
-    symbol: &'a str,
-    demangled: String,
-    lookups: usize,
-}
-
-/// Renders the baseline of `images`: `report` (their scan report with every group, grouped by
-/// `by`) and the per-symbol lists, demangled with `names` (which must hold every name of
-/// `images`). Pretty JSON with a trailing newline.
-pub fn render(report: &ScanReport, images: &[Image], names: &Demangled<'_>, by: GroupBy) -> String {
-    let tallies: Vec<Vec<SymbolEntry>> = images.iter().map(tally).collect();
-    let symbols = images
-        .iter()
-        .zip(&tallies)
-        .map(|(image, entries)| {
-            let name = |raw: &str| names.lookup(raw).into_owned();
-            let mut out = ArchSymbols {
-                arch: image.label(),
-                weak_bound: Vec::new(),
-                weak_definitions: Vec::new(),
-                other_lookups: Vec::new(),
-            };
-            for e in entries {
-                let n = name(&e.raw);
-                if e.weak_bound {
-                    out.weak_bound.push(BoundJson {
-                        symbol: &e.raw,
-                        demangled: n.demangled.clone(),
-                        group: by.key(&n).into_owned(),
-                        sites: e.sites,
-                        lookups: e.lookups,
-                        defined_here: e.defined_here,
-                    });
-                } else if e.lookups > 0 {
-                    out.other_lookups.push(LookupJson {
-                        symbol: &e.raw,
-                        demangled: n.demangled.clone(),
-                        lookups: e.lookups,
-                    });
-                }
-                for _ in 0..e.weak_defs {
-                    out.weak_definitions.push(DefinitionJson {
-                        symbol: &e.raw,
-                        demangled: n.demangled.clone(),
-                        group: by.key(&n).into_owned(),
-                        thread_local: e.thread_local,
-                    });
-                }
-            }
-            out
-        })
-        .collect();
-    scan_with(
-        report,
-        COMMAND,
-        &Extra {
-            weakscan_version: env!("CARGO_PKG_VERSION"),
-            symbols,
-        },
-    )
-}
-
-// ---- reading ----
 
 #[derive(Deserialize)]
 struct Header {

@@ -110,46 +110,10 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A name from the input (symbol, segment, section, log path) as one line of text. Valid
-/// UTF-8 is kept as is; every byte that is not, every control character (C0, DEL, C1: newline,
-/// carriage return, escape, …) and every character that reorders or breaks text (the bidi
-/// embeddings, overrides, isolates and marks, U+2028/U+2029) becomes `\xNN` or `\u{NNNN}`, so a
-/// hostile name can neither break a one-line error, a table row or an annotation, nor drive a
-/// terminal or display in a misleading order, and distinct byte strings stay distinct (unless a
-/// name spells an escape itself).
+/// A name from the input (symbol, segment, section, log path) as one line of text: see
+/// [`crate::text`], the one escaping function.
 pub fn symbol_name(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) if !s.chars().any(escaped) => s.to_string(),
-        _ => {
-            let mut out = String::with_capacity(bytes.len() + 8);
-            for chunk in bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    if escaped(c) && u32::from(c) <= 0xff {
-                        out.push_str(&format!("\\x{:02x}", u32::from(c)));
-                    } else if escaped(c) {
-                        out.push_str(&format!("\\u{{{:04x}}}", u32::from(c)));
-                    } else {
-                        out.push(c);
-                    }
-                }
-                for b in chunk.invalid() {
-                    out.push_str(&format!("\\x{b:02x}"));
-                }
-            }
-            out
-        }
-    }
-}
-
-/// Characters [`symbol_name`] escapes.
-fn escaped(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
-        )
-        || ('\u{202a}'..='\u{202e}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
+    crate::text::escape_bytes(bytes)
 }
 
 /// Little-endian `u16` at `off`, if in bounds.

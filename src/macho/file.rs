@@ -95,6 +95,20 @@ impl MachOFile {
         })
     }
 
+    /// Reads from an already opened `file`; `path` names it in errors. Errors: a directory,
+    /// metadata that cannot be read.
+    pub fn from_file(path: &Path, file: File) -> Result<Self> {
+        let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
+        if meta.is_dir() {
+            return Err(Error::new(ErrorKind::Io, path, "is a directory"));
+        }
+        Ok(MachOFile {
+            path: path.to_path_buf(),
+            backing: Backing::File(file),
+            len: meta.len(),
+        })
+    }
+
     /// Reads from `bytes` instead of a file; `path` only names the input in errors.
     pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Self {
         MachOFile {

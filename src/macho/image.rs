@@ -38,7 +38,9 @@ pub fn read_bytes(path: &Path, bytes: Vec<u8>, filter: &ArchFilter) -> Result<Ve
     read_images(&MachOFile::from_bytes(path, bytes), filter)
 }
 
-fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> {
+/// Reads every selected slice of an opened [`MachOFile`] (a file, or bytes from a stream). The
+/// same checks and errors as [`read_file`].
+pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> {
     let path = file.path();
     let slices = file.slices()?;
     let chosen: Vec<&SliceLocation> = match filter {

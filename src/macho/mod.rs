@@ -10,4 +10,5 @@ pub mod file;
 pub mod image;
 pub mod load_commands;
 
-pub use image::{ArchFilter, read_bytes, read_file, read_image};
+pub use file::MachOFile;
+pub use image::{ArchFilter, read_bytes, read_file, read_image, read_images};

@@ -2,8 +2,8 @@
 //! failing budget, one with the offending groups and the fix per failing image, `::notice` for
 //! notes and the verdict. See "Workflow commands for GitHub Actions".
 
-use crate::gate::budget::CheckReport;
-use std::fmt::Write;
+use crate::analysis::check::CheckReport;
+use std::io::{self, Write};
 
 /// Escapes an annotation message (`%`, CR, LF).
 fn message(s: &str) -> String {
@@ -17,59 +17,58 @@ fn property(s: &str) -> String {
     message(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-fn annotation(out: &mut String, level: &str, title: &str, text: &str) {
-    let _ = writeln!(
+fn annotation(out: &mut dyn Write, level: &str, title: &str, text: &str) -> io::Result<()> {
+    writeln!(
         out,
         "::{level} title={}::{}",
         property(title),
         message(text)
-    );
+    )
 }
 
 /// Renders a check report as workflow commands, ending with the verdict as a plain line.
-pub fn check(r: &CheckReport) -> String {
-    let mut out = String::new();
+pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
     let fix = r.fix();
     for img in &r.images {
         let what = format!("{} ({})", img.path, img.arch);
         for x in img.failures() {
             annotation(
-                &mut out,
+                out,
                 "error",
                 &format!("weakscan check: {}", x.title()),
                 &format!("{what}: {}", x.message),
-            );
+            )?;
         }
         if !img.passed {
             let mut text = format!("{what}: {}:", r.offenders_caption(img));
             for o in &img.offending_groups {
-                let _ = write!(text, "\n  {}: {}", o.key, o.value_text());
+                text += &format!("\n  {}: {}", o.key, o.value_text());
                 for e in o.examples_within(200) {
-                    let _ = write!(text, "\n    {e}");
+                    text += &format!("\n    {e}");
                 }
             }
             text.push_str("\nHow to fix:");
             for f in &fix {
-                let _ = write!(text, "\n  - {f}");
+                text += &format!("\n  - {f}");
             }
             annotation(
-                &mut out,
+                out,
                 "error",
                 "weakscan check: offending groups and fix",
                 &text,
-            );
+            )?;
         }
         for n in &img.notes {
             annotation(
-                &mut out,
+                out,
                 "notice",
                 "weakscan check: note",
                 &format!("{what}: {n}"),
-            );
+            )?;
         }
     }
     let level = if r.passed { "notice" } else { "error" };
-    annotation(&mut out, level, "weakscan check", &r.verdict());
-    let _ = writeln!(out, "weakscan check {}", r.verdict());
-    out
+    annotation(out, level, "weakscan check", &r.verdict())?;
+    writeln!(out, "weakscan check {}", r.verdict())?;
+    Ok(())
 }

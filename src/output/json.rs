@@ -5,7 +5,9 @@ use crate::analysis::diff::{GroupDelta, StatsDelta, SymbolChanges, percent_chang
 use crate::analysis::group::{Group, GroupStats};
 use crate::analysis::report::{DiffReport, ImageSummary, PairReport, ScanReport};
 use crate::analysis::verify::{Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol};
+use crate::analysis::check::CheckReport;
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// Version of the JSON schema.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -102,13 +104,18 @@ fn round1(x: Option<f64>) -> Option<f64> {
 }
 
 /// Renders a scan report as pretty JSON (with a trailing newline).
-pub fn scan(report: &ScanReport) -> String {
-    to_string(&scan_doc(report, "scan"))
+pub fn scan(out: &mut dyn Write, report: &ScanReport) -> io::Result<()> {
+    to_writer(out, &scan_doc(report, "scan"))
 }
 
 /// Renders a scan report as pretty JSON with `command` set to `command` and the fields of
 /// `extra` (a struct) after scan's own; `weakscan baseline` writes its files this way.
-pub fn scan_with(report: &ScanReport, command: &'static str, extra: &impl Serialize) -> String {
+pub fn scan_with(
+    out: &mut dyn Write,
+    report: &ScanReport,
+    command: &'static str,
+    extra: &impl Serialize,
+) -> io::Result<()> {
     #[derive(Serialize)]
     struct With<'a, T: Serialize> {
         #[serde(flatten)]
@@ -116,7 +123,7 @@ pub fn scan_with(report: &ScanReport, command: &'static str, extra: &impl Serial
         #[serde(flatten)]
         extra: &'a T,
     }
-    to_string(&With {
+    to_writer(out, &With {
         scan: scan_doc(report, command),
         extra,
     })
@@ -145,7 +152,7 @@ fn scan_doc<'a>(report: &'a ScanReport, command: &'static str) -> ScanJson<'a> {
 }
 
 /// Renders a diff report as pretty JSON (with a trailing newline).
-pub fn diff(report: &DiffReport) -> String {
+pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
     let doc = DiffJson {
         schema_version: SCHEMA_VERSION,
         command: "diff",
@@ -211,7 +218,7 @@ pub fn diff(report: &DiffReport) -> String {
             .collect(),
         demangle_failures: report.demangle_failures,
     };
-    to_string(&doc)
+    to_writer(out, &doc)
 }
 
 #[derive(Serialize)]
@@ -232,8 +239,8 @@ struct VerifyJson<'a> {
 }
 
 /// Renders a verify report as pretty JSON (with a trailing newline).
-pub fn verify(r: &VerifyReport) -> String {
-    to_string(&VerifyJson {
+pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
+    to_writer(out, &VerifyJson {
         schema_version: SCHEMA_VERSION,
         command: "verify",
         group_by: r.group_by.as_str(),
@@ -250,26 +257,25 @@ pub fn verify(r: &VerifyReport) -> String {
     })
 }
 
-fn to_string(doc: &impl Serialize) -> String {
-    // Serializing plain structs of strings and numbers cannot fail.
-    let mut s =
-        serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
-    s.push('\n');
-    s
+/// Writes `doc` as pretty JSON and a newline. A serialization error (none is expected: every
+/// document is plain data) is returned as an `InvalidData` I/O error.
+fn to_writer(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, doc).map_err(io::Error::from)?;
+    out.write_all(b"\n")
 }
 
 /// Renders a `weakscan check` report as pretty JSON (with a trailing newline): the report's
 /// fields (see `docs/json.md`) and `fix`, what to do (empty when the check passed).
-pub fn check(report: &crate::gate::budget::CheckReport) -> String {
+pub fn check(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
     #[derive(Serialize)]
     struct CheckJson<'a> {
         schema_version: u32,
         command: &'static str,
         #[serde(flatten)]
-        report: &'a crate::gate::budget::CheckReport,
+        report: &'a CheckReport,
         fix: Vec<&'static str>,
     }
-    to_string(&CheckJson {
+    to_writer(out, &CheckJson {
         schema_version: SCHEMA_VERSION,
         command: "check",
         report,

@@ -1,8 +1,8 @@
 //! Markdown output of `weakscan check` (`--format markdown`): for a pull-request comment or the
 //! GitHub job summary (`$GITHUB_STEP_SUMMARY`, where `markdown` and `github` append it).
 
-use crate::gate::budget::CheckReport;
-use std::fmt::Write;
+use crate::analysis::check::CheckReport;
+use std::io::{self, Write};
 
 /// Longest example shown, in characters.
 const EXAMPLE_WIDTH: usize = 140;
@@ -28,117 +28,116 @@ fn cell(s: &str) -> String {
 
 /// Renders a check report as GitHub-flavoured Markdown (ends with a blank line, so several
 /// reports appended to one summary stay apart).
-pub fn check(r: &CheckReport) -> String {
-    let mut out = String::new();
+pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
     let (mark, word) = if r.passed {
         ("✅", "passed")
     } else {
         ("❌", "failed")
     };
-    let _ = writeln!(out, "## {mark} weakscan check {word}\n");
+    writeln!(out, "## {mark} weakscan check {word}\n")?;
     let mut line = r.verdict();
     if let Some(p) = &r.policy {
-        let _ = write!(line, "; policy {}", code(p));
+        line += &format!("; policy {}", code(p));
     }
     if let Some(b) = &r.baseline {
-        let _ = write!(line, "; baseline {}", code(b));
+        line += &format!("; baseline {}", code(b));
     }
-    let _ = writeln!(out, "{line}.\n");
+    writeln!(out, "{line}.\n")?;
     for img in &r.images {
-        let _ = writeln!(
+        writeln!(
             out,
             "### {} {} ({})\n",
             if img.passed { "✅" } else { "❌" },
             code(&img.path),
             img.arch
-        );
+        )?;
         let with_base = img.figures.iter().any(|l| l.baseline.is_some());
-        out.push_str("| figure | total | allowed | counted |");
-        out.push_str(if with_base {
-            " baseline (counted) |\n|---|---:|---:|---:|---:|\n"
+        out.write_all("| figure | total | allowed | counted |".as_bytes())?;
+        out.write_all(if with_base {
+            " baseline (counted) |\n|---|---:|---:|---:|---:|\n".as_bytes()
         } else {
-            "\n|---|---:|---:|---:|\n"
-        });
+            "\n|---|---:|---:|---:|\n".as_bytes()
+        })?;
         for l in &img.figures {
-            let _ = write!(
+            write!(
                 out,
                 "| {} | {} | {} | {} |",
                 l.figure, l.total, l.allowed, l.counted
-            );
+            )?;
             if with_base {
-                let _ = write!(
+                write!(
                     out,
                     " {} |",
                     l.baseline.map_or(String::new(), |b| b.to_string())
-                );
+                )?;
             }
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
-        out.push_str("\n| budget | value | limit | result |\n|---|---:|---:|---|\n");
+        out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
         for x in &img.budgets {
             let title = match &x.pattern {
                 Some(p) => format!("group {}", code(p)),
                 None => x.title(),
             };
-            let _ = writeln!(
+            writeln!(
                 out,
                 "| {title} | {} | {} | {} |",
                 cell(&x.value_text()),
                 cell(&x.limit_text()),
                 if x.passed { "✅ pass" } else { "❌ **fail**" }
-            );
+            )?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
         for x in img.failures() {
-            let _ = writeln!(out, "- ❌ {}", x.message);
+            writeln!(out, "- ❌ {}", x.message)?;
         }
         if img.failures().next().is_some() {
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
         if !img.offending_groups.is_empty() {
-            let _ = writeln!(out, "**{}**\n", capitalize(&r.offenders_caption(img)));
-            let _ = writeln!(
+            writeln!(out, "**{}**\n", capitalize(&r.offenders_caption(img)))?;
+            writeln!(
                 out,
                 "| {} | {} | examples |\n|---|---:|---|",
                 r.group_by.as_str(),
                 img.offender_figure
-            );
+            )?;
             for o in &img.offending_groups {
                 let examples: Vec<String> = o
                     .examples_within(EXAMPLE_WIDTH)
                     .iter()
                     .map(|e| code(e))
                     .collect();
-                let _ = writeln!(
+                writeln!(
                     out,
                     "| {} | {} | {} |",
                     code(&o.key),
                     cell(&o.value_text()),
                     examples.join("<br>")
-                );
+                )?;
             }
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
         for n in &img.notes {
-            let _ = writeln!(out, "> note: {n}\n");
+            writeln!(out, "> note: {n}\n")?;
         }
     }
     let fix = r.fix();
     if !fix.is_empty() {
-        out.push_str("**How to fix**\n\n");
+        out.write_all("**How to fix**\n\n".as_bytes())?;
         for f in fix {
-            let _ = writeln!(out, "- {}", with_code_flags(f));
+            writeln!(out, "- {}", with_code_flags(f))?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
     if r.demangle_failures > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "> note: {} symbols could not be demangled and are shown raw\n",
             r.demangle_failures
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 fn capitalize(s: &str) -> String {

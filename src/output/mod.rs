@@ -1,22 +1,12 @@
-//! Output formats; each renders the reports of [`crate::analysis::report`] or
-//! [`crate::gate::budget`].
+//! Output: the formats, each rendering the reports of [`crate::analysis`] into a
+//! [`std::io::Write`] (never one big string), and [`sink`], where that writer goes. Nothing here
+//! imports [`crate::gate`].
 
+pub mod baseline;
 pub mod github;
 pub mod json;
 pub mod markdown;
+pub mod sink;
 pub mod table;
 
-/// `s` cut to at most `width` characters by replacing its middle with `…`, so that long names
-/// sharing a prefix still show where they differ.
-pub fn clip_middle(s: &str, width: usize) -> String {
-    let n = s.chars().count();
-    if n <= width || width < 3 {
-        return s.to_string();
-    }
-    let head = (width - 1) * 3 / 5;
-    let tail = width - 1 - head;
-    let mut out: String = s.chars().take(head).collect();
-    out.push('…');
-    out.extend(s.chars().skip(n - tail));
-    out
-}
+pub use crate::analysis::check::clip_middle;

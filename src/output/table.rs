@@ -1,11 +1,12 @@
 //! Human-readable output (`--format table`): a summary per image, then the group table.
 
+use crate::analysis::check::CheckReport;
 use crate::analysis::diff::percent_change;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
-use std::fmt::Write;
+use std::io::{self, Write};
 
 /// Longest example shown in a table cell, in characters.
 const EXAMPLE_WIDTH: usize = 90;
@@ -121,49 +122,50 @@ fn summary_rows(t: &mut Table, s: &ImageSummary) {
 }
 
 /// Warnings about a log's completeness, one line each.
-fn log_notes(out: &mut String, s: &ImageSummary) {
+fn log_notes(out: &mut dyn Write, s: &ImageSummary) -> io::Result<()> {
     let Some(l) = &s.log else {
-        return;
+        return Ok(());
     };
     let f = &l.facts;
     if f.truncated_last_line {
-        let _ = writeln!(out, "note: the last line has no newline: the log was cut");
+        writeln!(out, "note: the last line has no newline: the log was cut")?;
     }
     if f.symbols_not_found > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: dyld reported {} missing symbols (`Symbol not found`): the launch failed",
             f.symbols_not_found
-        );
+        )?;
     }
     if f.unrecognized_dyld_lines > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: {} dyld lines were not understood (counted, not used)",
             f.unrecognized_dyld_lines
-        );
+        )?;
     }
     if f.oversized_lines > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: {} lines longer than 1 MiB were cut",
             f.oversized_lines
-        );
+        )?;
     }
     if f.unattributed_weak_fixups > 0 || f.orphan_result_lines > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: {} weak-bind fixup lines and {} lookup result lines had no target or lookup to belong to",
             f.unattributed_weak_fixups, f.orphan_result_lines
-        );
+        )?;
     }
     if s.seen_weak_lookups.is_none() {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: this log has no lookup lines ({}): the lookup count is not in it",
             l.format.describe()
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The lookups row: predicted for a binary, seen for a log.
@@ -198,8 +200,7 @@ fn suppliers_cell(list: &Option<Vec<crate::analysis::group::SupplierCount>>) -> 
 }
 
 /// Renders `weakscan scan`.
-pub fn scan(r: &ScanReport) -> String {
-    let mut out = String::new();
+pub fn scan(out: &mut dyn Write, r: &ScanReport) -> io::Result<()> {
     for img in &r.images {
         let s = &img.summary;
         let mut t = table();
@@ -232,10 +233,10 @@ pub fn scan(r: &ScanReport) -> String {
                 Cell::new(suppliers_cell(&s.suppliers)),
             ]);
         }
-        let _ = writeln!(out, "{t}");
-        log_notes(&mut out, s);
+        writeln!(out, "{t}")?;
+        log_notes(out, s)?;
         if img.groups.is_empty() {
-            let _ = writeln!(out, "no weak symbols\n");
+            writeln!(out, "no weak symbols\n")?;
             continue;
         }
         let mut g = table();
@@ -268,28 +269,29 @@ pub fn scan(r: &ScanReport) -> String {
             row.push(example_cell(&grp.key, &grp.example));
             g.add_row(row);
         }
-        let _ = writeln!(out, "{g}");
+        writeln!(out, "{g}")?;
         if img.groups.len() < img.groups_total {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "({} of {} groups shown; --top N to change)",
                 img.groups.len(),
                 img.groups_total
-            );
+            )?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
-    demangle_note(&mut out, r.demangle_failures);
-    out
+    demangle_note(out, r.demangle_failures)?;
+    Ok(())
 }
 
-fn demangle_note(out: &mut String, failures: usize) {
+fn demangle_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
     if failures > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "note: {failures} symbols could not be demangled and are shown raw"
-        );
+        )?;
     }
+    Ok(())
 }
 
 fn change(old: Option<usize>, new: Option<usize>) -> String {
@@ -320,8 +322,7 @@ fn lookups_label(o: &ImageSummary, n: &ImageSummary) -> &'static str {
 }
 
 /// Renders `weakscan diff`.
-pub fn diff(r: &DiffReport) -> String {
-    let mut out = String::new();
+pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     for p in &r.pairs {
         let (o, n) = (&p.old, &p.new);
         let mut t = table();
@@ -382,10 +383,10 @@ pub fn diff(r: &DiffReport) -> String {
                 right(change(a, b)),
             ]);
         }
-        let _ = writeln!(out, "{t}\n{totals}");
+        writeln!(out, "{t}\n{totals}")?;
         let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
         if changed.is_empty() {
-            let _ = writeln!(out, "no group changed\n");
+            writeln!(out, "no group changed\n")?;
         } else {
             let mut g = table();
             g.set_header(vec![
@@ -412,42 +413,41 @@ pub fn diff(r: &DiffReport) -> String {
                     example_cell(&grp.key, &grp.example),
                 ]);
             }
-            let _ = writeln!(out, "{g}");
+            writeln!(out, "{g}")?;
             if changed.len() < p.groups_changed {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "({} of {} changed groups shown; --top N to change)",
                     changed.len(),
                     p.groups_changed
-                );
+                )?;
             }
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
         if let Some(sym) = &p.symbols {
-            let _ = writeln!(out, "added weak-bound symbols ({}):", sym.added.len());
+            writeln!(out, "added weak-bound symbols ({}):", sym.added.len())?;
             for s in &sym.added {
-                let _ = writeln!(out, "  + {s}");
+                writeln!(out, "  + {s}")?;
             }
-            let _ = writeln!(out, "removed weak-bound symbols ({}):", sym.removed.len());
+            writeln!(out, "removed weak-bound symbols ({}):", sym.removed.len())?;
             for s in &sym.removed {
-                let _ = writeln!(out, "  - {s}");
+                writeln!(out, "  - {s}")?;
             }
-            out.push('\n');
+            out.write_all(b"\n")?;
         }
     }
     for i in &r.only_old {
-        let _ = writeln!(out, "{} is only in the old build ({})", i.label(), i.path);
+        writeln!(out, "{} is only in the old build ({})", i.label(), i.path)?;
     }
     for i in &r.only_new {
-        let _ = writeln!(out, "{} is only in the new build ({})", i.label(), i.path);
+        writeln!(out, "{} is only in the new build ({})", i.label(), i.path)?;
     }
-    demangle_note(&mut out, r.demangle_failures);
-    out
+    demangle_note(out, r.demangle_failures)?;
+    Ok(())
 }
 
 /// Renders `weakscan verify`.
-pub fn verify(r: &VerifyReport) -> String {
-    let mut out = String::new();
+pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     let (b, l) = (&r.binary, &r.log);
     let mut t = table();
     t.set_header(vec![Cell::new(""), Cell::new("binary"), Cell::new("log")]);
@@ -466,9 +466,9 @@ pub fn verify(r: &VerifyReport) -> String {
         Cell::new(&b.image),
         Cell::new(&l.image),
     ]);
-    let _ = writeln!(out, "{t}");
+    writeln!(out, "{t}")?;
     for n in &r.notes {
-        let _ = writeln!(out, "note: {n}");
+        writeln!(out, "note: {n}")?;
     }
     let what = match r.basis {
         Basis::Lookups => "weak-def lookups",
@@ -488,7 +488,7 @@ pub fn verify(r: &VerifyReport) -> String {
     ] {
         totals.add_row(vec![Cell::new(name), right(v)]);
     }
-    let _ = writeln!(out, "{totals}");
+    writeln!(out, "{totals}")?;
     let mut g = table();
     g.set_header(vec![
         Cell::new(r.group_by.as_str()),
@@ -510,50 +510,49 @@ pub fn verify(r: &VerifyReport) -> String {
             example_cell(&grp.key, &grp.example),
         ]);
     }
-    let _ = writeln!(out, "{g}");
+    writeln!(out, "{g}")?;
     if r.groups.len() < r.groups_total {
-        let _ = writeln!(
+        writeln!(
             out,
             "({} of {} groups shown; --top N to change)",
             r.groups.len(),
             r.groups_total
-        );
+        )?;
     }
     if !r.symbols.is_empty() {
         let shown = r.symbols.len().min(r.groups.len().max(20));
-        let _ = writeln!(out, "\nsymbols that differ ({}):", r.symbols.len());
+        writeln!(out, "\nsymbols that differ ({}):", r.symbols.len())?;
         for s in &r.symbols[..shown] {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "  {} (predicted {}, seen {})",
                 s.symbol, s.counts.predicted, s.counts.seen
-            );
+            )?;
         }
         if shown < r.symbols.len() {
-            let _ = writeln!(
+            writeln!(
                 out,
                 "  … {} more (--format json lists all)",
                 r.symbols.len() - shown
-            );
+            )?;
         }
     }
     let diffs = counted_differences(r.basis, &r.totals);
-    let _ = writeln!(
+    writeln!(
         out,
         "\n{}: {diffs} difference{} (tolerance {})",
         if r.agrees { "agree" } else { "DIFFER" },
         if diffs == 1 { "" } else { "s" },
         r.tolerance
-    );
-    demangle_note(&mut out, r.demangle_failures);
-    out
+    )?;
+    demangle_note(out, r.demangle_failures)?;
+    Ok(())
 }
 
 /// Renders `weakscan check`: per image its figures, every budget with value, limit and result,
 /// the failing budgets as sentences, the offending groups with examples; then what to do and
 /// the verdict.
-pub fn check(r: &crate::gate::budget::CheckReport) -> String {
-    let mut out = String::new();
+pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
     let mut sources = Vec::new();
     if let Some(p) = &r.policy {
         sources.push(format!("policy {p}"));
@@ -562,16 +561,16 @@ pub fn check(r: &crate::gate::budget::CheckReport) -> String {
         sources.push(format!("baseline {b}"));
     }
     if !sources.is_empty() {
-        let _ = writeln!(out, "{}\n", sources.join(", "));
+        writeln!(out, "{}\n", sources.join(", "))?;
     }
     for img in &r.images {
-        let _ = writeln!(
+        writeln!(
             out,
             "{} ({}): {}",
             img.path,
             img.arch,
             if img.passed { "passed" } else { "FAILED" }
-        );
+        )?;
         let mut f = table();
         let with_base = img.figures.iter().any(|l| l.baseline.is_some());
         let mut header = vec![
@@ -611,12 +610,12 @@ pub fn check(r: &crate::gate::budget::CheckReport) -> String {
                 Cell::new(if x.passed { "pass" } else { "FAIL" }),
             ]);
         }
-        let _ = writeln!(out, "{f}\n{b}");
+        writeln!(out, "{f}\n{b}")?;
         for x in img.failures() {
-            let _ = writeln!(out, "✗ {}", x.message);
+            writeln!(out, "✗ {}", x.message)?;
         }
         if !img.offending_groups.is_empty() {
-            let _ = writeln!(out, "\n{}:", r.offenders_caption(img));
+            writeln!(out, "\n{}:", r.offenders_caption(img))?;
             let mut g = table();
             g.set_header(vec![
                 Cell::new(r.group_by.as_str()),
@@ -631,22 +630,22 @@ pub fn check(r: &crate::gate::budget::CheckReport) -> String {
                     Cell::new(examples.join("\n")),
                 ]);
             }
-            let _ = writeln!(out, "{g}");
+            writeln!(out, "{g}")?;
         }
         for n in &img.notes {
-            let _ = writeln!(out, "note: {n}");
+            writeln!(out, "note: {n}")?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
     let fix = r.fix();
     if !fix.is_empty() {
-        let _ = writeln!(out, "how to fix:");
+        writeln!(out, "how to fix:")?;
         for f in fix {
-            let _ = writeln!(out, "  - {f}");
+            writeln!(out, "  - {f}")?;
         }
-        out.push('\n');
+        out.write_all(b"\n")?;
     }
-    demangle_note(&mut out, r.demangle_failures);
-    let _ = writeln!(out, "weakscan check {}", r.verdict());
-    out
+    demangle_note(out, r.demangle_failures)?;
+    writeln!(out, "weakscan check {}", r.verdict())?;
+    Ok(())
 }

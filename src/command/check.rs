@@ -1,19 +1,20 @@
-//! The `check` and `baseline` subcommands: inputs, policy discovery, evaluation, rendering and
-//! the GitHub job summary.
+//! `weakscan check FILE…`, the pre-release gate: inputs, policy discovery, evaluation,
+//! rendering and the GitHub job summary.
 
-use super::Figure;
-use super::baseline::{self, Baseline};
-use super::budget::{CheckReport, Subject, evaluate};
-use super::policy::{DEFAULT_POLICY_FILE, Flags, Policy};
-use super::tally::{SymbolEntry, tally};
+use super::emit;
+use crate::analysis::check::CheckReport;
 use crate::analysis::demangle::demangle_all;
 use crate::analysis::group::GroupBy;
-use crate::analysis::report::{ImageSummary, scan_report};
+use crate::analysis::report::ImageSummary;
+use crate::analysis::tally::{SymbolEntry, tally};
 use crate::error::{Error, ErrorKind, Result};
-use crate::macho::{ArchFilter, read_file};
+use crate::gate::baseline::{self, Baseline};
+use crate::gate::budget::{Subject, evaluate};
+use crate::gate::policy::{DEFAULT_POLICY_FILE, Flags, Policy};
+use crate::input::read_binary;
+use crate::macho::ArchFilter;
 use crate::model::Image;
 use crate::output;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The environment variable GitHub Actions sets to the job summary file.
@@ -52,15 +53,8 @@ pub struct CheckRequest {
     pub top: usize,
     /// Output format.
     pub format: CheckFormat,
-}
-
-/// What a check prints and its exit code (0 passed, 1 a budget exceeded).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckOutcome {
-    /// Text for stdout.
-    pub stdout: String,
-    /// The exit code.
-    pub code: u8,
+    /// `--output` (stdout when `None`).
+    pub output: Option<PathBuf>,
 }
 
 /// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
@@ -104,12 +98,12 @@ pub fn resolve_policy(req: &CheckRequest) -> Result<Policy> {
     Ok(policy)
 }
 
-/// Runs `weakscan check`.
+/// Runs `weakscan check`: exit 0 when every budget holds, 1 when one is exceeded.
 ///
 /// Errors (exit 2): policy problems (see [`resolve_policy`]), unreadable or malformed inputs, a
 /// baseline that cannot be used (other schema, other arch), a budgeted figure the input cannot
 /// give.
-pub fn check(req: &CheckRequest) -> Result<CheckOutcome> {
+pub fn run(req: &CheckRequest) -> Result<u8> {
     let policy = resolve_policy(req)?;
     let base = match &policy.baseline {
         Some(path) => {
@@ -124,7 +118,7 @@ pub fn check(req: &CheckRequest) -> Result<CheckOutcome> {
     };
     let mut images: Vec<Image> = Vec::new();
     for f in &req.files {
-        images.extend(read_file(f, &req.arch)?);
+        images.extend(read_binary(f, &req.arch)?);
     }
     if let Some(b) = &base {
         pair_arches(b, &images, &req.arch, &req.files[0])?;
@@ -146,7 +140,7 @@ pub fn check(req: &CheckRequest) -> Result<CheckOutcome> {
                 .flat_map(|b| b.images.iter().flat_map(|i| i.entries.iter())),
         )
         .map(|e: &SymbolEntry| e.raw.as_str());
-    let names = demangle_all(all_names);
+    let names = demangle_all(all_names)?;
     let mut checks = Vec::new();
     for s in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
@@ -165,19 +159,16 @@ pub fn check(req: &CheckRequest) -> Result<CheckOutcome> {
         images: checks,
         demangle_failures: names.failures,
     };
-    let stdout = match req.format {
-        CheckFormat::Table => output::table::check(&report),
-        CheckFormat::Json => output::json::check(&report),
-        CheckFormat::Markdown => output::markdown::check(&report),
-        CheckFormat::Github => output::github::check(&report),
-    };
+    emit(req.output.as_ref(), |out| match req.format {
+        CheckFormat::Table => output::table::check(out, &report),
+        CheckFormat::Json => output::json::check(out, &report),
+        CheckFormat::Markdown => output::markdown::check(out, &report),
+        CheckFormat::Github => output::github::check(out, &report),
+    })?;
     if matches!(req.format, CheckFormat::Markdown | CheckFormat::Github) {
         append_step_summary(&report);
     }
-    Ok(CheckOutcome {
-        stdout,
-        code: if report.passed { 0 } else { 1 },
-    })
+    Ok(if report.passed { 0 } else { 1 })
 }
 
 /// The arch of an image (the one place the gate reads it).
@@ -219,80 +210,20 @@ fn append_step_summary(report: &CheckReport) {
     let Some(path) = std::env::var_os(STEP_SUMMARY_VAR).filter(|p| !p.is_empty()) else {
         return;
     };
-    let text = output::markdown::check(report);
     let written = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()));
+        .and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            output::markdown::check(&mut w, report)?;
+            std::io::Write::flush(&mut w)
+        });
     if let Err(e) = written {
         eprintln!(
             "weakscan: warning: cannot append to ${STEP_SUMMARY_VAR} ({}): {e}",
-            Path::new(&path).display()
+            crate::text::escape(&Path::new(&path).display().to_string())
         );
     }
 }
 
-/// What `weakscan baseline` was asked to do.
-#[derive(Debug, Clone)]
-pub struct BaselineRequest {
-    /// The build.
-    pub file: PathBuf,
-    /// Where to write (stdout when `None`).
-    pub output: Option<PathBuf>,
-    /// The slices to record.
-    pub arch: ArchFilter,
-    /// The grouping of the recorded groups and per-symbol `group` keys.
-    pub group_by: GroupBy,
-}
-
-/// Runs `weakscan baseline`: the baseline JSON on stdout, or written to `output` (replaced
-/// atomically) with a one-line confirmation on stdout.
-///
-/// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
-pub fn write_baseline(req: &BaselineRequest) -> Result<String> {
-    let images = read_file(&req.file, &req.arch)?;
-    let report = scan_report(&images, req.group_by, None);
-    let names = demangle_all(images.iter().flat_map(|i| {
-        i.bind_targets
-            .iter()
-            .map(|t| t.symbol.as_str())
-            .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
-            .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
-    }));
-    let text = baseline::render(&report, &images, &names, req.group_by);
-    let Some(out) = &req.output else {
-        return Ok(text);
-    };
-    let tmp = out.with_file_name(format!(
-        ".{}.tmp",
-        out.file_name()
-            .map_or("baseline".into(), |n| n.to_string_lossy())
-    ));
-    std::fs::write(&tmp, &text)
-        .and_then(|()| std::fs::rename(&tmp, out))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::io(out, &e)
-        })?;
-    let slices: Vec<String> = images
-        .iter()
-        .zip(&report.images)
-        .map(|(image, r)| {
-            let figures: Vec<String> = Figure::ALL
-                .iter()
-                .map(|f| match f.of(&r.summary) {
-                    Some(v) => format!("{f} {v}"),
-                    None => format!("{f} n/a"),
-                })
-                .collect();
-            format!("{}: {}", arch_of(image), figures.join(", "))
-        })
-        .collect();
-    Ok(format!(
-        "wrote {} from {} ({})\n",
-        out.display(),
-        req.file.display(),
-        slices.join("; ")
-    ))
-}

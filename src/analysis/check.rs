@@ -1,0 +1,345 @@
+//! The report of a `weakscan check`: the gated figures, each evaluated budget (a
+//! [`Finding`]), the offending groups and what to do about a failure. [`crate::gate::budget`]
+//! produces it; [`crate::output`] renders it (table, JSON, Markdown, GitHub annotations).
+
+use super::diff::percent_change;
+use super::group::GroupBy;
+use super::report::ImageSummary;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// A figure that budgets limit (the JSON field name of [`ImageSummary`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// `predicted_weak_lookups`: predicted "looking for weak-def symbol" lines.
+    PredictedWeakLookups,
+    /// `weak_def_exports`: export-trie terminals flagged `WEAK_DEFINITION`.
+    WeakDefExports,
+    /// `weak_bind_symbols`: distinct weak-bound symbols.
+    WeakBindSymbols,
+}
+
+impl Figure {
+    /// Every gated figure, in report order.
+    pub const ALL: [Figure; 3] = [
+        Figure::PredictedWeakLookups,
+        Figure::WeakDefExports,
+        Figure::WeakBindSymbols,
+    ];
+
+    /// The JSON and policy-file name (`predicted_weak_lookups`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Figure::PredictedWeakLookups => "predicted_weak_lookups",
+            Figure::WeakDefExports => "weak_def_exports",
+            Figure::WeakBindSymbols => "weak_bind_symbols",
+        }
+    }
+
+    /// The figure of `summary`, or `None` when the input cannot give it.
+    ///
+    /// This is the one place where the gate reads an [`ImageSummary`].
+    pub fn of(self, summary: &ImageSummary) -> Option<usize> {
+        match self {
+            Figure::PredictedWeakLookups => summary.predicted_weak_lookups,
+            Figure::WeakDefExports => summary.weak_def_exports,
+            Figure::WeakBindSymbols => summary.weak_bind_symbols,
+        }
+    }
+}
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What to do about leaked weak symbols; every failing report ends with these lines.
+pub const FIX: [&str; 3] = [
+    "compile with -fvisibility=hidden, including the static libraries linked in (V8, ICU, …)",
+    "compile with -fvisibility-inlines-hidden, so inline functions and their local statics stay hidden",
+    "or link with an exported-symbols list (-Wl,-exported_symbols_list,FILE) that names only the intended API",
+];
+
+/// How to accept an intended change (printed with [`FIX`] when a baseline budget fails).
+pub const ACCEPT: &str = "if the change is intended, regenerate the baseline (weakscan baseline FILE -o BASELINE) and commit it with the change";
+
+
+/// Example symbols shown per offending group.
+pub const EXAMPLES: usize = 3;
+
+/// Which kind of budget a finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// An absolute maximum.
+    Max,
+    /// A maximum increase over the baseline.
+    Increase,
+    /// A per-group maximum.
+    Group,
+}
+
+/// One evaluated budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The kind of budget.
+    pub kind: Kind,
+    /// The figure limited.
+    pub figure: Figure,
+    /// For a group budget: the glob or `re:` regex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// For a group budget: how many groups matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups_matched: Option<usize>,
+    /// The counted figure (for a group budget, summed over the matched groups).
+    pub value: usize,
+    /// For an increase: the baseline's counted figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<usize>,
+    /// For an increase: the allowance as given (`+10%`, `+50`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_increase: Option<String>,
+    /// The largest value that passes (for an increase: baseline + allowance).
+    pub limit: u64,
+    /// The budget holds.
+    pub passed: bool,
+    /// One sentence naming the budget, the figure and the limit.
+    pub message: String,
+}
+
+impl Finding {
+    /// A short name: `max predicted_weak_lookups`, `increase weak_bind_symbols`,
+    /// `group v8::internal::*`.
+    pub fn title(&self) -> String {
+        match self.kind {
+            Kind::Max => format!("max {}", self.figure),
+            Kind::Increase => format!("increase {}", self.figure),
+            Kind::Group => format!("group {}", self.pattern.as_deref().unwrap_or("")),
+        }
+    }
+
+    /// The value as shown in tables: `6800`, or `3139 → 6800 (+3661, +116.6%)`.
+    pub fn value_text(&self) -> String {
+        match self.baseline {
+            Some(b) => format!("{b} → {} ({})", self.value, change(b, self.value)),
+            None => self.value.to_string(),
+        }
+    }
+
+    /// The limit as shown in tables: `2000`, or `+10% (≤ 3452)`.
+    pub fn limit_text(&self) -> String {
+        match &self.max_increase {
+            Some(i) => format!("{i} (≤ {})", self.limit),
+            None => format!("≤ {}", self.limit),
+        }
+    }
+}
+
+/// `+3661, +116.6%`, `-4958, -72.9%`, `+5, new` (from 0), `0`.
+pub fn change(old: usize, new: usize) -> String {
+    let d = new as i64 - old as i64;
+    match percent_change(Some(old), Some(new)) {
+        _ if d == 0 => "±0".into(),
+        Some(p) => format!("{d:+}, {p:+.1}%"),
+        None => format!("{d:+}, new"),
+    }
+}
+
+/// A figure of one image: as the input gives it, what allowed symbols add, and what counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FigureLine {
+    /// The figure.
+    pub figure: Figure,
+    /// As `weakscan scan` reports it.
+    pub total: usize,
+    /// Added by allowed symbols.
+    pub allowed: usize,
+    /// `total − allowed`: what budgets see.
+    pub counted: usize,
+    /// The baseline's counted figure, with a baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<usize>,
+}
+
+/// A group that explains a failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Offender {
+    /// The group key.
+    pub key: String,
+    /// Its counted figure ([`ImageCheck::offender_figure`]).
+    pub value: usize,
+    /// Its counted figure in the baseline, when groups are ranked by growth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<usize>,
+    /// Up to [`EXAMPLES`] demangled members (new since the baseline when ranked by growth),
+    /// of distinct patterns first, sorted.
+    pub examples: Vec<String>,
+    /// The pattern key of each example (for short display).
+    #[serde(skip)]
+    pub example_patterns: Vec<String>,
+}
+
+impl Offender {
+    /// The examples for a narrow display: each demangled name if it fits in `width`
+    /// characters, else its pattern (template-argument and parameter lists collapsed) when
+    /// that fits and tells the examples apart, else the name with its middle cut out.
+    pub fn examples_within(&self, width: usize) -> Vec<String> {
+        let distinct: BTreeSet<&String> = self.example_patterns.iter().collect();
+        let patterns_tell_apart = distinct.len() == self.example_patterns.len();
+        self.examples
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match self.example_patterns.get(i) {
+                _ if d.chars().count() <= width => d.clone(),
+                Some(p) if patterns_tell_apart && p.chars().count() <= width => p.clone(),
+                _ => clip_middle(d, width),
+            })
+            .collect()
+    }
+
+    /// `2158`, or `1200 → 2158 (+958, +79.8%)`.
+    pub fn value_text(&self) -> String {
+        match self.baseline {
+            Some(b) => format!("{b} → {} ({})", self.value, change(b, self.value)),
+            None => self.value.to_string(),
+        }
+    }
+}
+
+/// The check of one image.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImageCheck {
+    /// The input file.
+    pub path: String,
+    /// Its arch.
+    pub arch: String,
+    /// Every budget holds.
+    pub passed: bool,
+    /// The gated figures the input gives.
+    pub figures: Vec<FigureLine>,
+    /// Every budget, in order: max, increase, group.
+    pub budgets: Vec<Finding>,
+    /// The figure offending groups are measured in (that of the first failing budget).
+    pub offender_figure: Figure,
+    /// Offending groups (empty when the image passes), most offending first.
+    pub offending_groups: Vec<Offender>,
+    /// Remarks that do not fail the check.
+    pub notes: Vec<String>,
+}
+
+impl ImageCheck {
+    /// The failing budgets.
+    pub fn failures(&self) -> impl Iterator<Item = &Finding> {
+        self.budgets.iter().filter(|f| !f.passed)
+    }
+}
+
+/// The result of `weakscan check`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    /// Every budget of every image holds.
+    pub passed: bool,
+    /// The policy file read, if any.
+    pub policy: Option<String>,
+    /// The baseline file compared with, if any.
+    pub baseline: Option<String>,
+    /// The grouping of group budgets and offending groups (`template`, `namespace`, …).
+    #[serde(serialize_with = "group_by_name")]
+    pub group_by: GroupBy,
+    /// The namespace depth, with namespace grouping.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    /// The figure group budgets limit.
+    pub group_figure: Figure,
+    /// One per checked image.
+    pub images: Vec<ImageCheck>,
+    /// `_Z` names cpp_demangle could not read (kept raw).
+    pub demangle_failures: usize,
+}
+
+fn group_by_name<S: serde::Serializer>(g: &GroupBy, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(g.as_str())
+}
+
+/// `template`, `namespace (depth 2)`, …
+pub fn group_by_label(g: GroupBy) -> String {
+    match g {
+        GroupBy::Namespace(d) => format!("namespace (depth {d})"),
+        other => other.as_str().to_string(),
+    }
+}
+
+impl CheckReport {
+    /// Failing budgets over all images.
+    pub fn failure_count(&self) -> usize {
+        self.images.iter().map(|i| i.failures().count()).sum()
+    }
+
+    /// Budgets over all images.
+    pub fn budget_count(&self) -> usize {
+        self.images.iter().map(|i| i.budgets.len()).sum()
+    }
+
+    /// The heading of an image's offending groups: `offending groups (template, weak_bind_symbols,
+    /// most grown since the baseline)`.
+    pub fn offenders_caption(&self, image: &ImageCheck) -> String {
+        let grown = image.offending_groups.iter().any(|o| o.baseline.is_some());
+        format!(
+            "offending groups ({}, {}, {})",
+            group_by_label(self.group_by),
+            image.offender_figure,
+            if grown {
+                "most grown since the baseline"
+            } else {
+                "largest first"
+            }
+        )
+    }
+
+    /// What to do about a failure: [`FIX`], and [`ACCEPT`] when a baseline was
+    /// used; empty when the check passed.
+    pub fn fix(&self) -> Vec<&'static str> {
+        if self.passed {
+            return Vec::new();
+        }
+        let mut out = FIX.to_vec();
+        if self.baseline.is_some() {
+            out.push(ACCEPT);
+        }
+        out
+    }
+
+    /// A one-line verdict: `passed: 7 budgets hold on 1 image` or
+    /// `FAILED: 3 of 7 budgets exceeded on 1 image`.
+    pub fn verdict(&self) -> String {
+        let n = self.images.len();
+        let images = format!("{n} image{}", if n == 1 { "" } else { "s" });
+        if self.passed {
+            format!("passed: {} budgets hold on {images}", self.budget_count())
+        } else {
+            format!(
+                "FAILED: {} of {} budgets exceeded on {images}",
+                self.failure_count(),
+                self.budget_count()
+            )
+        }
+    }
+}
+
+/// `s` cut to at most `width` characters by replacing its middle with `…`, so that long names
+/// sharing a prefix still show where they differ.
+pub fn clip_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width || width < 3 {
+        return s.to_string();
+    }
+    let head = (width - 1) * 3 / 5;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}

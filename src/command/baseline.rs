@@ -1,0 +1,75 @@
+//! `weakscan baseline FILE`: write the baseline `check --baseline` compares with.
+
+use super::emit;
+use crate::analysis::check::Figure;
+use crate::analysis::demangle::demangle_all;
+use crate::analysis::group::GroupBy;
+use crate::analysis::report::scan_report;
+use crate::error::Result;
+use crate::input::read_binary;
+use crate::macho::ArchFilter;
+use crate::output;
+use crate::output::sink::Sink;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// What `weakscan baseline` was asked to do.
+#[derive(Debug, Clone)]
+pub struct BaselineRequest {
+    /// The build.
+    pub file: PathBuf,
+    /// Where to write (stdout when `None`).
+    pub output: Option<PathBuf>,
+    /// The slices to record.
+    pub arch: ArchFilter,
+    /// The grouping of the recorded groups and per-symbol `group` keys.
+    pub group_by: GroupBy,
+}
+
+/// Runs `weakscan baseline`: the baseline JSON on stdout, or written to `output` (see
+/// [`crate::output::sink`]: a regular file is replaced atomically) with a one-line confirmation
+/// on stdout. Exit 0.
+///
+/// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
+pub fn run(req: &BaselineRequest) -> Result<u8> {
+    let images = read_binary(&req.file, &req.arch)?;
+    let report = scan_report(&images, req.group_by, None)?;
+    let names = demangle_all(images.iter().flat_map(|i| {
+        i.bind_targets
+            .iter()
+            .map(|t| t.symbol.as_str())
+            .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
+            .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
+    }))?;
+    emit(req.output.as_ref(), |out| {
+        output::baseline::render(out, &report, &images, &names, req.group_by)
+    })?;
+    let Some(out) = req.output.as_ref().filter(|o| o.as_os_str() != "-") else {
+        return Ok(0);
+    };
+    let slices: Vec<String> = images
+        .iter()
+        .zip(&report.images)
+        .map(|(image, r)| {
+            let figures: Vec<String> = Figure::ALL
+                .iter()
+                .map(|f| match f.of(&r.summary) {
+                    Some(v) => format!("{f} {v}"),
+                    None => format!("{f} n/a"),
+                })
+                .collect();
+            format!("{}: {}", image.label(), figures.join(", "))
+        })
+        .collect();
+    let mut stdout = Sink::stdout();
+    writeln!(
+        stdout,
+        "wrote {} from {} ({})",
+        crate::text::escape_path(out),
+        crate::text::escape_path(&req.file),
+        slices.join("; ")
+    )
+    .map_err(|e| crate::error::Error::io(stdout.name(), &e))?;
+    stdout.finish()?;
+    Ok(0)
+}

@@ -1,0 +1,75 @@
+//! The command layer: one module per subcommand. Each takes a request that
+//! [`crate::cli`] parsed, reads its inputs, runs the analysis and writes the report through a
+//! [`Sink`] (stdout or `--output FILE`, see [`crate::output::sink`]). Nothing is written until
+//! the report is complete, so an input error leaves stdout and the output file untouched.
+//!
+//! Exit codes: `Ok(0)` success; `Ok(1)` `check` found a budget exceeded or `verify` found
+//! differences beyond the tolerance; `Err` (exit 2) bad input, usage, policy or output.
+
+pub mod baseline;
+pub mod check;
+pub mod diff;
+pub mod scan;
+pub mod verify;
+
+use crate::error::{Error, Result};
+use crate::output::sink::Sink;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A parsed command line.
+#[derive(Debug, Clone)]
+pub enum Request {
+    /// `weakscan scan`.
+    Scan(scan::ScanRequest),
+    /// `weakscan diff`.
+    Diff(diff::DiffRequest),
+    /// `weakscan verify`.
+    Verify(verify::VerifyRequest),
+    /// `weakscan check`.
+    Check(check::CheckRequest),
+    /// `weakscan baseline`.
+    Baseline(baseline::BaselineRequest),
+}
+
+/// `--format` of `scan`, `diff` and `verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Tables for people.
+    Table,
+    /// JSON with `schema_version`.
+    Json,
+}
+
+/// Runs `req`: the exit code, or the error to print (exit 2).
+pub fn run(req: &Request) -> Result<u8> {
+    match req {
+        Request::Scan(r) => scan::run(r),
+        Request::Diff(r) => diff::run(r),
+        Request::Verify(r) => verify::run(r),
+        Request::Check(r) => check::run(r),
+        Request::Baseline(r) => baseline::run(r),
+    }
+}
+
+/// Opens `output` (stdout when `None` or `-`), lets `render` write the report into it and
+/// completes it. Errors: the output cannot be opened, written, synced or renamed; each names
+/// the destination.
+pub fn emit(
+    output: Option<&PathBuf>,
+    render: impl FnOnce(&mut Sink) -> io::Result<()>,
+) -> Result<()> {
+    let mut sink = Sink::open(output.map(PathBuf::as_path))?;
+    if let Err(e) = render(&mut sink) {
+        return Err(Error::io(sink.name(), &e));
+    }
+    sink.finish()
+}
+
+/// `-` (stdin) may be given as one input only.
+pub fn one_stdin(paths: &[&Path]) -> Result<()> {
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(Error::usage("- (stdin) can be read only once: give it as one input"));
+    }
+    Ok(())
+}

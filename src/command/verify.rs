@@ -1,0 +1,70 @@
+//! `weakscan verify BINARY LOG`: a binary's predicted lookups held against a dyld log of it.
+
+use super::{Format, emit, one_stdin};
+use crate::analysis::group::GroupBy;
+use crate::analysis::verify::{pick_log_image, verify};
+use crate::error::{Error, ErrorKind, Result};
+use crate::input::{InputKind, ReadOptions, read_input};
+use crate::output;
+use std::path::PathBuf;
+
+/// What `weakscan verify` was asked to do.
+#[derive(Debug, Clone)]
+pub struct VerifyRequest {
+    /// The Mach-O file (`-` is stdin).
+    pub binary: PathBuf,
+    /// The log recorded from it.
+    pub log: PathBuf,
+    /// Differences still accepted.
+    pub tolerance: usize,
+    /// The image of the log to compare with.
+    pub image: Option<String>,
+    /// How to read the inputs (the kinds are forced: binary, then log).
+    pub read: ReadOptions,
+    /// Grouping.
+    pub group_by: GroupBy,
+    /// Groups shown (`None`: all).
+    pub top: Option<usize>,
+    /// Output format.
+    pub format: Format,
+    /// `--output` (stdout when `None`).
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `weakscan verify`: exit 0 when the binary and the log agree within the tolerance, 1
+/// when they do not.
+pub fn run(req: &VerifyRequest) -> Result<u8> {
+    one_stdin(&[&req.binary, &req.log])?;
+    let mut read = req.read.clone();
+    read.kind = Some(InputKind::Binary);
+    let binaries = read_input(&req.binary, &read)?;
+    let [binary_image] = binaries.as_slice() else {
+        let arches: Vec<&str> = binaries.iter().map(|i| i.label()).collect();
+        return Err(Error::new(
+            ErrorKind::Usage,
+            &req.binary,
+            format!(
+                "{} slices ({}): pick the one the log was recorded from with --arch",
+                binaries.len(),
+                arches.join(", ")
+            ),
+        ));
+    };
+    read.kind = Some(InputKind::Log);
+    let log_images = read_input(&req.log, &read)?;
+    let mut notes = Vec::new();
+    let log_image = pick_log_image(binary_image, &log_images, req.image.as_deref(), &mut notes)?;
+    let report = verify(
+        binary_image,
+        log_image,
+        req.group_by,
+        req.top,
+        req.tolerance,
+        notes,
+    )?;
+    emit(req.output.as_ref(), |out| match req.format {
+        Format::Table => output::table::verify(out, &report),
+        Format::Json => output::json::verify(out, &report),
+    })?;
+    Ok(if report.agrees { 0 } else { 1 })
+}
