@@ -13,7 +13,9 @@
 //! * `harness` holds the fuzz harnesses (shared with `fuzz/`); `fuzz_regressions` replays every
 //!   fuzz finding and seed through them; `properties` runs round-trip properties and a bounded,
 //!   fixed-seed mutation run of every harness; `mutation` mutates whole fixtures and logs;
-//!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error.
+//!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
+//! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
+//!   devices and FIFOs without replacing them.
 
 mod util;
 
@@ -22,6 +24,7 @@ mod cli;
 mod differential;
 mod fuzz_regressions;
 mod harness;
+mod io;
 mod logs;
 mod malformed;
 mod mutation;

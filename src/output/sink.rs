@@ -21,7 +21,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Stdout, Write};
-use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use tempfile::NamedTempFile;
 
@@ -70,34 +70,33 @@ impl Sink {
             return Ok(Sink::stdout());
         };
         let (target, through_special) = resolve(path)?;
-        let meta = fs::metadata(&target).ok();
-        let inner = match meta {
+        if through_special {
+            // /dev/stdout, /dev/fd/N, /proc/self/fd/N: magic links the kernel follows (to a
+            // pipe, a terminal, a file); never replaced, opened as given.
+            let meta = fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+            if meta.is_dir() {
+                return Err(Error::new(ErrorKind::Io, path, "is a directory"));
+            }
+            let file = OpenOptions::new()
+                .write(true)
+                .truncate(meta.file_type().is_file())
+                .open(path)
+                .map_err(|e| Error::io(path, &e))?;
+            return Ok(Sink::direct(path, file));
+        }
+        let inner = match fs::metadata(&target).ok() {
             Some(m) if m.is_dir() => {
                 return Err(Error::new(ErrorKind::Io, path, "is a directory"));
             }
-            Some(m) if through_special || !m.file_type().is_file() => {
-                let ft = m.file_type();
-                let special = ft.is_char_device()
-                    || ft.is_block_device()
-                    || ft.is_fifo()
-                    || ft.is_socket();
-                // A regular file reached through /dev or /proc (stdout redirected to a file):
-                // truncate it as the shell's `>` would; a device or FIFO is only opened.
+            Some(m) if !m.file_type().is_file() => {
+                // A device, FIFO or socket: only opened, never truncated or replaced.
                 let file = OpenOptions::new()
                     .write(true)
-                    .truncate(!special)
                     .open(&target)
                     .map_err(|e| Error::io(path, &e))?;
-                Inner::Direct(BufWriter::with_capacity(1 << 16, file))
+                return Ok(Sink::direct(path, file));
             }
             Some(m) => replace(path, &target, Some(m.permissions().mode()))?,
-            None if through_special => {
-                return Err(Error::new(
-                    ErrorKind::Io,
-                    path,
-                    "cannot create a file under /dev or /proc",
-                ));
-            }
             None => replace(path, &target, None)?,
         };
         Ok(Sink {
@@ -106,6 +105,15 @@ impl Sink {
             closed: false,
             error: None,
         })
+    }
+
+    fn direct(path: &Path, file: File) -> Sink {
+        Sink {
+            name: path.to_path_buf(),
+            inner: Inner::Direct(BufWriter::with_capacity(1 << 16, file)),
+            closed: false,
+            error: None,
+        }
     }
 
     /// True when this writes to stdout.
