@@ -398,6 +398,23 @@ impl CommonOpts {
     }
 }
 
+/// A clap error as one line: its message without the `error: ` prefix, the usage and the
+/// `--help` tip, continuation lines joined with spaces, escaped ([`crate::text::escape`]).
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        if !l.is_empty() {
+            parts.push(l.strip_prefix("error: ").unwrap_or(l));
+        }
+    }
+    crate::text::escape(&parts.join(" ")).into_owned()
+}
+
 impl Cli {
     /// The request this command line asks for. Errors: a bad `--allow`, `--allow-group` or
     /// `--group` pattern (usage).

@@ -10,7 +10,14 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = weakscan::cli::Cli::parse();
+    let cli = match weakscan::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "weakscan: {}", weakscan::cli::one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     match cli.request().and_then(|r| weakscan::command::run(&r)) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -177,6 +177,36 @@ case!(increase_as_a_count, {
     check_json(&[&fx("app-default-chained-x86_64"), "--baseline", base], 0);
 });
 
+case!(regression_a_huge_increase_wrapped_and_failed_an_unchanged_figure, {
+    // `--max-increase 18446744073709551615` (or `1e20%`) made baseline + increase wrap in 64
+    // bits: "stayed at 36 … at most 35", exit 1. Absurd values are now refused when parsed;
+    // the largest accepted ones pass an unchanged build.
+    let (dir, base) = baseline_of("app-default-chained-x86_64");
+    let base = base.to_str().unwrap();
+    let same = fx("app-default-chained-x86_64");
+    for bad in ["18446744073709551615", "1000000000001", "1e20%", "1000001%"] {
+        fails_in(
+            dir.path(),
+            &["check", &same, "--baseline", base, "--max-increase", bad],
+            "invalid increase",
+        );
+    }
+    for ok in ["1000000000000", "1000000%", "0", "0%"] {
+        check_json(&[&same, "--baseline", base, "--max-increase", ok], 0);
+    }
+    let policy = dir.path().join("huge.toml");
+    std::fs::write(
+        &policy,
+        format!("[baseline]\nfile = {base:?}\nmax_increase = 18446744073709551615\n"),
+    )
+    .unwrap();
+    fails_in(
+        dir.path(),
+        &["check", &same, "--config", policy.to_str().unwrap()],
+        "invalid increase 18446744073709551615: at most 1000000000000",
+    );
+});
+
 case!(increase_as_a_percentage, {
     let (_dir, base) = baseline_of("app-default-chained-x86_64");
     let base = base.to_str().unwrap();

@@ -8,6 +8,9 @@
 //!   the cargo-fuzz targets call; a panic or a broken invariant fails the test and proptest
 //!   shrinks the mutation list to a minimal one.
 //!
+//! * budgets: an unchanged figure passes an increase budget of any size the parser accepts;
+//! * escaping: any bytes, escaped, are one line with no control or bidi character.
+//!
 //! `WEAKSCAN_PROPTEST_CASES` raises the number of cases for a longer run.
 
 use crate::harness;
@@ -373,4 +376,52 @@ fn mutated_logs() {
 #[test]
 fn mutated_symbol_names() {
     mutate_target("demangle", harness::demangle, 256);
+}
+
+#[test]
+fn an_unchanged_figure_passes_any_accepted_increase() {
+    use weakscan::gate::policy::{Increase, MAX_INCREASE_COUNT, MAX_INCREASE_PERCENT};
+    let text = prop_oneof![
+        any::<u64>().prop_map(|n| n.to_string()),
+        (0..=MAX_INCREASE_COUNT).prop_map(|n| n.to_string()),
+        any::<f64>().prop_map(|p| format!("{p}%")),
+        (0.0..=MAX_INCREASE_PERCENT).prop_map(|p| format!("{p}%")),
+        "[0-9.e+%-]{1,30}",
+    ];
+    let baseline = prop_oneof![any::<usize>(), 0..100_000usize, Just(usize::MAX)];
+    TestRunner::new(config(2048))
+        .run(&(text, baseline), |(text, base)| {
+            if let Ok(inc) = Increase::parse(&text) {
+                prop_assert!(inc.limit(base) >= base as u64, "{text}: {base}");
+                match inc {
+                    Increase::Count(n) => prop_assert!(n <= MAX_INCREASE_COUNT),
+                    Increase::Percent(p) => prop_assert!((0.0..=MAX_INCREASE_PERCENT).contains(&p)),
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn escaped_text_is_one_line_without_control_or_bidi_characters() {
+    use weakscan::text::{escape, escape_bytes, needs_escape};
+    TestRunner::new(config(4096))
+        .run(&proptest::collection::vec(any::<u8>(), 0..64), |bytes| {
+            let e = escape_bytes(&bytes);
+            prop_assert!(!e.chars().any(needs_escape), "{e:?}");
+            prop_assert_eq!(escape(&e).into_owned(), e.clone(), "idempotent");
+            if let Ok(s) = std::str::from_utf8(&bytes) {
+                prop_assert_eq!(escape(s).into_owned(), e);
+            }
+            Ok(())
+        })
+        .unwrap();
+    TestRunner::new(config(4096))
+        .run(&"\\PC*", |s| {
+            let e = escape(&s);
+            prop_assert!(!e.contains('\n') && !e.contains('\r') && !e.chars().any(needs_escape));
+            Ok(())
+        })
+        .unwrap();
 }

@@ -182,7 +182,7 @@ pub fn evaluate(
         let Some(l) = line(f) else { continue };
         let base = l.baseline.unwrap_or(0);
         for inc in &increases {
-            let limit = base as u64 + inc.allowance(base);
+            let limit = inc.limit(base);
             let passed = l.counted as u64 <= limit;
             let moved = if l.counted > base {
                 "rose"

@@ -49,30 +49,65 @@ pub enum Increase {
     Percent(f64),
 }
 
+/// Largest count a maximum increase may be (10¹²): far above any real figure (Node.js 22 has
+/// 7317 lookups), far below where `baseline + increase` could wrap. Larger values are refused
+/// when the flag or policy is read, not silently capped.
+pub const MAX_INCREASE_COUNT: u64 = 1_000_000_000_000;
+/// Largest percentage a maximum increase may be (10⁶ %, a 10,000-fold growth).
+pub const MAX_INCREASE_PERCENT: f64 = 1_000_000.0;
+
 impl Increase {
-    /// Parses `10%`, `2.5%` or `50`; the error says what is accepted.
+    /// Parses `10%`, `2.5%` or `50`; the error says what is accepted. Counts above
+    /// [`MAX_INCREASE_COUNT`] and percentages above [`MAX_INCREASE_PERCENT`] are refused.
     pub fn parse(s: &str) -> std::result::Result<Increase, String> {
         let t = s.trim();
         let bad = || format!("invalid increase {s:?}: expected a count (50) or a percentage (10%)");
         match t.strip_suffix('%') {
             Some(p) => {
                 let v: f64 = p.trim().parse().map_err(|_| bad())?;
-                if v.is_finite() && v >= 0.0 {
-                    Ok(Increase::Percent(v))
-                } else {
-                    Err(bad())
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(bad());
                 }
+                Increase::percent(v)
             }
-            None => t.parse().map(Increase::Count).map_err(|_| bad()),
+            None => Increase::count(t.parse().map_err(|_| bad())?),
         }
     }
 
-    /// The largest increase this allows over `baseline`, rounded down (a percentage of 0 is 0).
+    /// `Count(n)`, refused above [`MAX_INCREASE_COUNT`].
+    pub fn count(n: u64) -> std::result::Result<Increase, String> {
+        if n > MAX_INCREASE_COUNT {
+            return Err(format!(
+                "invalid increase {n}: at most {MAX_INCREASE_COUNT} (a count this large allows any change; leave the increase budget out instead)"
+            ));
+        }
+        Ok(Increase::Count(n))
+    }
+
+    /// `Percent(p)`, refused above [`MAX_INCREASE_PERCENT`].
+    pub fn percent(p: f64) -> std::result::Result<Increase, String> {
+        if !(p.is_finite() && (0.0..=MAX_INCREASE_PERCENT).contains(&p)) {
+            return Err(format!(
+                "invalid increase {p}%: at most {MAX_INCREASE_PERCENT}% (leave the increase budget out instead)"
+            ));
+        }
+        Ok(Increase::Percent(p))
+    }
+
+    /// The largest increase this allows over `baseline`, rounded down (a percentage of 0 is 0);
+    /// saturates at `u64::MAX`.
     pub fn allowance(self, baseline: usize) -> u64 {
         match self {
             Increase::Count(n) => n,
+            // `as` saturates a float that does not fit (and NaN is 0, which parse refuses).
             Increase::Percent(p) => (baseline as f64 * p / 100.0).floor() as u64,
         }
+    }
+
+    /// The largest figure that passes: `baseline` plus [`Increase::allowance`], saturating, so
+    /// an unchanged figure passes any increase budget.
+    pub fn limit(self, baseline: usize) -> u64 {
+        (baseline as u64).saturating_add(self.allowance(baseline))
     }
 }
 
@@ -99,12 +134,14 @@ impl<'de> Deserialize<'de> for Increases {
                 f.write_str(EXPECTED)
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Increases, E> {
-                u64::try_from(v)
-                    .map(|n| Increases(vec![Increase::Count(n)]))
-                    .map_err(|_| E::custom(format!("invalid increase {v}: expected {EXPECTED}")))
+                let n = u64::try_from(v)
+                    .map_err(|_| E::custom(format!("invalid increase {v}: expected {EXPECTED}")))?;
+                self.visit_u64(n)
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Increases, E> {
-                Ok(Increases(vec![Increase::Count(v)]))
+                Increase::count(v)
+                    .map(|i| Increases(vec![i]))
+                    .map_err(E::custom)
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Increases, E> {
                 Err(E::custom(format!(
