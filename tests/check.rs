@@ -207,6 +207,40 @@ case!(regression_a_huge_increase_wrapped_and_failed_an_unchanged_figure, {
     );
 });
 
+case!(regression_baseline_values_with_newlines_broke_the_error_line, {
+    // A baseline's `arch` or `command` holding a newline or U+202E was printed raw.
+    let (dir, base) = baseline_of("app-default-chained-x86_64");
+    let text = std::fs::read_to_string(&base).unwrap();
+    let same = fx("app-default-chained-x86_64");
+    for (from, to) in [
+        ("\"command\": \"baseline\"", "\"command\": \"base\\nline\\u202e\""),
+        ("\"arch\": \"x86_64\"", "\"arch\": \"x86\\n_64\\u202e\""),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, text.replace(from, to)).unwrap();
+        let (code, stdout, stderr) = run(&["check", &same, "--baseline", bad.to_str().unwrap()]);
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+        assert!(!stderr.contains('\u{202e}'), "{stderr:?}");
+        assert!(stderr.contains("\\x0a") && stderr.contains("\\u{202e}"), "{stderr:?}");
+    }
+});
+
+case!(regression_glob_errors_and_paths_with_newlines_were_printed_raw, {
+    let dir = tempfile::tempdir().unwrap();
+    let same = fx("app-default-chained-x86_64");
+    fails_in(
+        dir.path(),
+        &["check", &same, "--allow", "[z-\n]"],
+        "invalid glob \"[z-\\n]\"",
+    );
+    fails_in(dir.path(), &["scan", "no\nsuch\u{202e}file"], "no\\x0asuch\\u{202e}file: No such file");
+    let odd = dir.path().join("a\nb\u{2066}");
+    std::fs::write(&odd, b"\x7fELF").unwrap();
+    fails_in(dir.path(), &["scan", odd.to_str().unwrap()], "a\\x0ab\\u{2066}");
+});
+
 case!(increase_as_a_percentage, {
     let (_dir, base) = baseline_of("app-default-chained-x86_64");
     let base = base.to_str().unwrap();

@@ -148,8 +148,8 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
     }
     let report = CheckReport {
         passed: checks.iter().all(|c| c.passed),
-        policy: policy.source.as_ref().map(|p| p.display().to_string()),
-        baseline: base.as_ref().map(|b| b.path.display().to_string()),
+        policy: policy.source.as_deref().map(crate::text::escape_path),
+        baseline: base.as_ref().map(|b| crate::text::escape_path(&b.path)),
         group_by: policy.group_by,
         depth: match policy.group_by {
             GroupBy::Namespace(d) => Some(d),

@@ -1,6 +1,6 @@
 //! Human-readable output (`--format table`): a summary per image, then the group table.
 
-use crate::analysis::check::CheckReport;
+use crate::analysis::check::{CheckReport, clip_middle};
 use crate::analysis::diff::percent_change;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
@@ -16,6 +16,16 @@ fn table() -> Table {
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled);
     t
+}
+
+/// Widest text cell, in characters: a longer key, name or path keeps its head and tail with `…`
+/// between ([`clip_middle`]), so one 64 KiB name cannot widen every row of a table (comfy-table
+/// pads every row to the widest cell: rows × width). JSON keeps full names.
+pub const MAX_CELL_WIDTH: usize = 160;
+
+/// A text cell clipped to [`MAX_CELL_WIDTH`].
+fn cell(s: &str) -> Cell {
+    Cell::new(clip_middle(s, MAX_CELL_WIDTH))
 }
 
 fn right(s: impl ToString) -> Cell {
@@ -71,10 +81,10 @@ fn input_cell(s: &ImageSummary) -> String {
 }
 
 fn summary_rows(t: &mut Table, s: &ImageSummary) {
-    t.add_row(vec![Cell::new("path"), Cell::new(&s.path)]);
+    t.add_row(vec![Cell::new("path"), cell(&s.path)]);
     if let Some(l) = &s.log {
         t.add_row(vec![Cell::new("input"), Cell::new(input_cell(s))]);
-        t.add_row(vec![Cell::new("image"), Cell::new(&s.image)]);
+        t.add_row(vec![Cell::new("image"), cell(&s.image)]);
         t.add_row(vec![
             Cell::new("fixup format"),
             Cell::new(opt(s.fixup_format)),
@@ -256,7 +266,7 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport) -> io::Result<()> {
         g.set_header(header);
         for grp in &img.groups {
             let mut row = vec![
-                Cell::new(&grp.key),
+                cell(&grp.key),
                 right(fig(grp.stats.weak_bound_symbols)),
                 right(fig(grp.stats.lookups)),
                 right(fig(grp.stats.sites)),
@@ -329,8 +339,8 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
         t.set_header(vec![Cell::new(""), Cell::new("old"), Cell::new("new")]);
         t.add_row(vec![
             Cell::new("path"),
-            Cell::new(&o.path),
-            Cell::new(&n.path),
+            cell(&o.path),
+            cell(&n.path),
         ]);
         if o.log.is_some() || n.log.is_some() {
             t.add_row(vec![
@@ -340,8 +350,8 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             ]);
             t.add_row(vec![
                 Cell::new("image"),
-                Cell::new(&o.image),
-                Cell::new(&n.image),
+                cell(&o.image),
+                cell(&n.image),
             ]);
         }
         t.add_row(vec![
@@ -361,7 +371,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
         ]);
         let mut totals = table();
         totals.set_header(vec![
-            Cell::new(&p.label),
+            cell(&p.label),
             right("old"),
             right("new"),
             right("change"),
@@ -400,7 +410,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             ]);
             for grp in &changed {
                 g.add_row(vec![
-                    Cell::new(&grp.key),
+                    cell(&grp.key),
                     right(format!(
                         "{} → {}",
                         fig(grp.old.lookups),
@@ -453,8 +463,8 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     t.set_header(vec![Cell::new(""), Cell::new("binary"), Cell::new("log")]);
     t.add_row(vec![
         Cell::new("path"),
-        Cell::new(&b.path),
-        Cell::new(&l.path),
+        cell(&b.path),
+        cell(&l.path),
     ]);
     t.add_row(vec![
         Cell::new("input"),
@@ -463,8 +473,8 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     ]);
     t.add_row(vec![
         Cell::new("image"),
-        Cell::new(&b.image),
-        Cell::new(&l.image),
+        cell(&b.image),
+        cell(&l.image),
     ]);
     writeln!(out, "{t}")?;
     for n in &r.notes {
@@ -501,7 +511,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     ]);
     for grp in &r.groups {
         g.add_row(vec![
-            Cell::new(&grp.key),
+            cell(&grp.key),
             right(grp.counts.predicted),
             right(grp.counts.seen),
             right(grp.counts.predicted_not_seen),
@@ -625,7 +635,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             for o in &img.offending_groups {
                 let examples = o.examples_within(EXAMPLE_WIDTH);
                 g.add_row(vec![
-                    Cell::new(&o.key),
+                    cell(&o.key),
                     right(o.value_text()),
                     Cell::new(examples.join("\n")),
                 ]);
