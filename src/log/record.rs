@@ -833,6 +833,27 @@ dyld: weak bind: app:0x100008020 = app:__ZN1AIiE1fEv, *0x100008020 = 0x100004000
         assert_eq!(app.seen_weak_lookups(), None);
     }
 
+    /// The image cap is checked as lines are read: a log past it fails at the first line over
+    /// it, before the rest of the file is read (here the rest is a reader that fails).
+    #[test]
+    fn the_image_cap_is_enforced_while_reading() {
+        struct Unreadable;
+        impl Read for Unreadable {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("read past the image cap"))
+            }
+        }
+        let lines: String = (0..=MAX_LOG_IMAGES)
+            .map(|i| format!("dyld[1]: <i{i}/bind#0> -> missing-weak-bind (__Z1fv)\n"))
+            .collect();
+        let e = read_log_from(Path::new("t.log"), lines.as_bytes().chain(Unreadable), None)
+            .unwrap_err();
+        assert!(
+            e.message.ends_with("more than the 8192 weakscan reads (not a log of one launch?)"),
+            "{e}"
+        );
+    }
+
     /// Fuzz-audit finding: 200k image names in a 10 MB log each carried the log's facts; the
     /// facts are now shared and a process may name at most MAX_LOG_IMAGES images.
     #[test]
