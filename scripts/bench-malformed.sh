@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Time and peak memory of `weakscan scan` on every malformed input: the committed corpus in
-# testdata/malformed and the 10⁶-node-deep trie the tests leave in target/tmp. Each must exit 2.
+# testdata/malformed and the 10⁶-node-deep trie the tests leave in target/tmp (each must exit
+# 2), then peak memory on the hostile inputs of scripts/gen-hostile.py against its targets.
 # Needs GNU time (Debian package `time`). Figures go into docs/robustness.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +23,46 @@ for f in testdata/malformed/* target/tmp/trie-1e6-deep; do
   worst_t=$(python3 -c "print(max($worst_t, $t))"); worst_m=$(( m > worst_m ? m : worst_m ))
 done
 echo "worst: ${worst_t} s, ${worst_m} KB max RSS"
+
+# Hostile but well-formed inputs (scripts/gen-hostile.py): peak memory against the promise,
+# logs ≤ 3 × their size + 50 MB, binaries ≤ 8 × their __LINKEDIT filesize + 50 MB, for the
+# default scan, --format json and --by symbol. A refused input (exit 2) must also hold it.
+# HOSTILE_LOG_MIB sets the logs' size (default 50).
+dir=target/tmp/hostile
+python3 scripts/gen-hostile.py "$dir" "${HOSTILE_LOG_MIB:-50}"
+linkedit_kb() {
+  python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read(1 << 16)
+off = 32
+for _ in range(struct.unpack_from("<I", b, 16)[0]):
+    cmd, size = struct.unpack_from("<II", b, off)
+    if cmd == 0x19 and b[off + 8:off + 24].rstrip(b"\0") == b"__LINKEDIT":
+        print(struct.unpack_from("<Q", b, off + 48)[0] // 1024)
+    off += size
+PY
+}
+echo
+printf '%-16s %-14s %4s %11s %11s %11s %6s %s\n' input args exit "basis KB" "max RSS KB" "target KB" ratio verdict
+missed=0
+for f in log-dyld2.log log-dyld4.log trie-long trie-dense binds-2e20 chained-imports; do
+  p=$dir/$f
+  case $f in
+    *.log) basis=$(( $(stat -c %s "$p") / 1024 )); target=$(( 3 * basis + 51200 ));;
+    *) basis=$(linkedit_kb "$p"); target=$(( 8 * basis + 51200 ));;
+  esac
+  for args in "" "--format json" "--by symbol"; do
+    set +e
+    # shellcheck disable=SC2086
+    /usr/bin/time -f '%M' -o /tmp/bench-malformed.time "$bin" scan $args "$p" >/dev/null 2>&1
+    code=$?
+    set -e
+    m=$(tail -n 1 /tmp/bench-malformed.time)
+    verdict=ok
+    if [ "$code" != 0 ] && [ "$code" != 2 ]; then verdict="FAIL (exit $code)"; missed=1
+    elif [ "$m" -gt "$target" ]; then verdict=MISSED; missed=1; fi
+    printf '%-16s %-14s %4s %11s %11s %11s %6s %s\n' "$f" "${args:-(default)}" "$code" \
+      "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" "$verdict"
+  done
+done
+[ "$missed" = 0 ] || { echo "memory target missed" >&2; exit 1; }

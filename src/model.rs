@@ -10,6 +10,100 @@
 //! (binaries) and `docs/logs.md` (logs).
 
 use serde::Serialize;
+use std::sync::Arc;
+
+/// A symbol, path or image name: shared, immutable text. Cloning one is a reference-count
+/// bump, so every target, lookup and supplier naming the same symbol shares one copy of it
+/// (readers intern names: one allocation per distinct name of an input). A thin pointer
+/// (8 bytes, `Option<Name>` too): a weak-bind target and its lookup each hold one or two.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Name(Arc<Box<str>>);
+
+impl Name {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Self {
+        Name(Arc::new(s.into()))
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Self {
+        Name(Arc::new(s.into_boxed_str()))
+    }
+}
+
+impl From<&String> for Name {
+    fn from(s: &String) -> Self {
+        Name::from(s.as_str())
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> Self {
+        n.as_str().to_string()
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
 
 /// `MH_EXECUTE`.
 pub const MH_EXECUTE: u32 = 0x2;
@@ -77,7 +171,7 @@ impl FixupFormat {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WeakDefinition {
     /// Raw symbol name (`__ZN…`).
-    pub name: String,
+    pub name: Name,
     /// Kind is `THREAD_LOCAL` (llvm-objdump prints `[weak_def, per-thread]`).
     pub thread_local: bool,
 }
@@ -95,7 +189,7 @@ pub struct Site {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BindTarget {
     /// Raw symbol name.
-    pub symbol: String,
+    pub symbol: Name,
     /// Addend.
     pub addend: i64,
     /// The locations bound to it (may be empty for a chained import no chain uses).
@@ -105,7 +199,7 @@ pub struct BindTarget {
     /// elsewhere (e.g. operator new in libc++). For a log: dyld bound it to this image.
     pub defined_here: bool,
     /// Log only: leaf name of the image dyld bound it to (`None` when unresolved or unknown).
-    pub supplier: Option<String>,
+    pub supplier: Option<Name>,
 }
 
 /// Why dyld makes a weak-def lookup.
@@ -126,12 +220,12 @@ pub enum LookupReason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lookup {
     /// Raw symbol name looked up.
-    pub symbol: String,
+    pub symbol: Name,
     /// Why.
     pub reason: LookupReason,
     /// Log only: full path of the image whose definition dyld chose (`None` when none was
     /// found, and for predictions).
-    pub supplier: Option<String>,
+    pub supplier: Option<Name>,
 }
 
 /// Which dyld wrote a log, as far as its lines tell.
@@ -263,7 +357,7 @@ pub struct Image {
     /// Weak-bind targets, in dyld's target order.
     pub bind_targets: Vec<BindTarget>,
     /// Names the opcode weak-bind stream announces as strong overrides (no lookup).
-    pub strong_overrides: Vec<String>,
+    pub strong_overrides: Vec<Name>,
     /// Binary: every predicted weak-def lookup when this image is the main executable (see
     /// `docs/figures.md`). Log: every lookup seen for this image.
     pub lookups: Vec<Lookup>,
@@ -412,18 +506,17 @@ pub fn predict_lookups(
     fixup_format: FixupFormat,
     bind_targets: &[BindTarget],
 ) -> Vec<Lookup> {
-    let mut lookups: Vec<Lookup> = bind_targets
-        .iter()
-        .map(|t| Lookup {
-            symbol: t.symbol.clone(),
-            reason: LookupReason::BindTarget,
-            supplier: None,
-        })
-        .collect();
+    // Sized from the targets read (plus the two treat-as-weak runs), so it is allocated once.
+    let mut lookups: Vec<Lookup> = Vec::with_capacity(bind_targets.len() + 2 * TREAT_AS_WEAK.len());
+    lookups.extend(bind_targets.iter().map(|t| Lookup {
+        symbol: t.symbol.clone(),
+        reason: LookupReason::BindTarget,
+        supplier: None,
+    }));
     if filetype == MH_EXECUTE && flags & MH_WEAK_DEFINES != 0 {
         let mut extra = |reason| {
             lookups.extend(TREAT_AS_WEAK.iter().map(|s| Lookup {
-                symbol: s.to_string(),
+                symbol: Name::from(*s),
                 reason,
                 supplier: None,
             }))

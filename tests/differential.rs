@@ -307,7 +307,7 @@ fn images_agree_with_llvm_objdump_22() {
             let ours_exports: BTreeSet<String> = image
                 .weak_definitions
                 .iter()
-                .map(|w| w.name.clone())
+                .map(|w| w.name.to_string())
                 .collect();
             assert_eq!(
                 ours_exports,
@@ -319,7 +319,7 @@ fn images_agree_with_llvm_objdump_22() {
             let mut ours_binds: Vec<(u64, String)> = image
                 .bind_targets
                 .iter()
-                .flat_map(|t| t.sites.iter().map(move |s| (s.address, t.symbol.clone())))
+                .flat_map(|t| t.sites.iter().map(move |s| (s.address, t.symbol.to_string())))
                 .collect();
             ours_binds.sort();
             assert_eq!(

@@ -91,7 +91,21 @@ pub struct Demangled<'a> {
     pub failures: usize,
 }
 
-impl Demangled<'_> {
+impl<'a> Demangled<'a> {
+    /// Adds the results of another [`demangle_all`] call. Only demangled C++ names are kept:
+    /// the entry of any other name is what [`Demangled::lookup`] makes of a name it does not
+    /// hold (C names without the Mach-O `_`, failed `_Z` names raw), so storing it would only
+    /// copy the name three times.
+    pub fn merge(&mut self, other: Demangled<'a>) {
+        self.failures += other.failures;
+        self.names.extend(
+            other
+                .names
+                .into_iter()
+                .filter(|(_, n)| n.kind == NameKind::Cxx),
+        );
+    }
+
     /// The entry for `raw`; a name that was not passed to [`demangle_all`] is shown raw
     /// (never demangled here, on a thread without the large stack).
     pub fn lookup(&self, raw: &str) -> Cow<'_, SymbolName> {
@@ -196,6 +210,12 @@ fn spawn_chunk<'scope, 'env, 'a: 'env>(
         .spawn_scoped(scope, move || demangle_chunk(part))
 }
 
+/// `raw` is a C++ name [`demangle_one`] would try to demangle (`_Z…` after the Mach-O `_`);
+/// every other name comes back from it as it is, so need not be passed to [`demangle_all`].
+pub fn needs_demangling(raw: &str) -> bool {
+    raw.strip_prefix('_').unwrap_or(raw).starts_with("_Z")
+}
+
 /// A `_Z` name kept raw.
 fn failed(raw: &str) -> SymbolName {
     SymbolName {
@@ -248,8 +268,10 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     if sym.structured_demangle(&mut keys, &print).is_err() {
         return failed();
     }
-    let demangled = std::mem::take(&mut keys.full);
-    let (pattern, template, scope, namespace_components) = keys.finish();
+    let mut demangled = std::mem::take(&mut keys.full);
+    demangled.shrink_to_fit();
+    let (mut pattern, template, scope, namespace_components) = keys.finish();
+    pattern.shrink_to_fit();
     SymbolName {
         demangled,
         pattern,

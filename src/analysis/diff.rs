@@ -119,11 +119,11 @@ pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> Option
     if !old.targets_known() || !new.targets_known() {
         return None;
     }
-    let set = |i: &Image| -> BTreeSet<String> {
-        i.bind_targets.iter().map(|t| t.symbol.clone()).collect()
-    };
+    fn set(i: &Image) -> BTreeSet<&str> {
+        i.bind_targets.iter().map(|t| t.symbol.as_str()).collect()
+    }
     let (o, n) = (set(old), set(new));
-    let show = |v: Vec<&String>| -> Vec<String> {
+    let show = |v: Vec<&&str>| -> Vec<String> {
         let mut out: Vec<String> = v
             .into_iter()
             .map(|s| names.lookup(s).demangled.clone())

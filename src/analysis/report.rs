@@ -1,6 +1,6 @@
 //! The data that every output format renders: a scan report and a diff report.
 
-use super::demangle::{Demangled, demangle_all};
+use super::demangle::{Demangled, demangle_all, needs_demangling};
 use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
 use super::group::{Group, GroupBy, GroupStats, SupplierCount, group_image, suppliers};
 use crate::error::{Error, Result};
@@ -151,14 +151,29 @@ pub struct ScanReport {
 }
 
 fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Result<Demangled<'a>> {
+    // Only `_Z` names are demangled: a C name's keys are the name itself, which
+    // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
+    // of an image are counted once), demangled in batches so the threads' results never hold
+    // more than one batch besides the map.
     let mut all: Vec<&str> = Vec::new();
     for i in images {
         all.extend(i.bind_targets.iter().map(|t| t.symbol.as_str()));
         all.extend(i.weak_definitions.iter().map(|w| w.name.as_str()));
         all.extend(i.lookups.iter().map(|l| l.symbol.as_str()));
     }
-    demangle_all(all)
+    all.retain(|n| needs_demangling(n));
+    all.sort_unstable();
+    all.dedup();
+    all.shrink_to_fit();
+    let mut out = Demangled::default();
+    for batch in all.chunks(DEMANGLE_BATCH) {
+        out.merge(demangle_all(batch.iter().copied())?);
+    }
+    Ok(out)
 }
+
+/// Names demangled per [`demangle_all`] call.
+const DEMANGLE_BATCH: usize = 1 << 15;
 
 /// Builds the scan report of `images`, keeping at most `top` groups per image.
 ///

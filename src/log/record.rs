@@ -27,9 +27,10 @@ use super::reader::LineReader;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     BindTarget, FixupFormat, Image, LogFacts, LogFormat, LogSource, Lookup, LookupReason,
-    MAX_LISTED_PIDS, PidLines, Site, Source, TREAT_AS_WEAK,
+    MAX_LISTED_PIDS, Name, PidLines, Site, Source, TREAT_AS_WEAK,
 };
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
@@ -73,17 +74,32 @@ pub fn read_log_from(path: &Path, input: impl Read, pid: Option<u32>) -> Result<
             rec.facts.invalid_utf8_lines += 1;
         }
         rec.feed(line.bytes);
+        // Caps are checked as the log is read: a log past one fails at once.
+        if rec.image_names.names.len() > MAX_LOG_IMAGES {
+            return Err(too_many_images(path, rec.image_names.names.len()));
+        }
     }
     rec.finish(path, pid)
+}
+
+fn too_many_images(path: &Path, n: usize) -> Error {
+    Error::new(
+        ErrorKind::Malformed,
+        path,
+        format!(
+            "the process names {n} images, more than the {MAX_LOG_IMAGES} weakscan reads (not a log of one launch?)"
+        ),
+    )
 }
 
 /// One symbol, path or image name, interned.
 type Id = u32;
 
+/// Distinct names, each stored once (the map and the list share it).
 #[derive(Default)]
 struct Interner {
-    ids: HashMap<Box<[u8]>, Id>,
-    names: Vec<Box<[u8]>>,
+    ids: HashMap<Rc<[u8]>, Id>,
+    names: Vec<Rc<[u8]>>,
 }
 
 impl Interner {
@@ -92,8 +108,9 @@ impl Interner {
             return id;
         }
         let id = self.names.len() as Id;
-        self.names.push(s.into());
-        self.ids.insert(s.into(), id);
+        let name: Rc<[u8]> = s.into();
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
         id
     }
 
@@ -101,8 +118,11 @@ impl Interner {
         self.ids.get(s).copied()
     }
 
-    fn text(&self, id: Id) -> String {
-        text(&self.names[id as usize])
+    /// Every name as the model's text, by id, freeing the raw bytes as it goes: what the
+    /// images share (one [`Name`] per distinct name, however many lines name it).
+    fn into_names(self) -> Vec<Name> {
+        drop(self.ids);
+        self.names.into_iter().map(|raw| Name::from(text(&raw))).collect()
     }
 }
 
@@ -460,14 +480,7 @@ impl Recorder {
             ));
         }
         if self.image_names.names.len() > MAX_LOG_IMAGES {
-            return Err(Error::new(
-                ErrorKind::Malformed,
-                path,
-                format!(
-                    "the process names {} images, more than the {MAX_LOG_IMAGES} weakscan reads (not a log of one launch?)",
-                    self.image_names.names.len()
-                ),
-            ));
+            return Err(too_many_images(path, self.image_names.names.len()));
         }
         let key = self.selected.flatten();
         let dyld2 = self.selected == Some(None);
@@ -496,6 +509,9 @@ impl Recorder {
             .iter()
             .map(|b| appended_treat_as_weak(b, &self.symbols))
             .collect();
+        let symbols = std::mem::take(&mut self.symbols).into_names();
+        let paths = std::mem::take(&mut self.paths).into_names();
+        let image_names = std::mem::take(&mut self.image_names).into_names();
         let mut per_image: Vec<Vec<Lookup>> = (0..self.images.len()).map(|_| Vec::new()).collect();
         for l in &self.lookups {
             let i = l.image.unwrap_or(main);
@@ -503,13 +519,13 @@ impl Recorder {
                 self.facts.lookups_without_bind += 1;
             }
             per_image[i].push(Lookup {
-                symbol: self.symbols.text(l.symbol),
+                symbol: symbols[l.symbol as usize].clone(),
                 reason: if l.bound {
                     LookupReason::BindTarget
                 } else {
                     LookupReason::StrongOverrideCheck
                 },
-                supplier: l.supplier.map(|p| self.paths.text(p)),
+                supplier: l.supplier.map(|p| paths[p as usize].clone()),
             });
         }
         let mut images = Vec::new();
@@ -526,7 +542,7 @@ impl Recorder {
             }
         }
         for (i, (b, lookups)) in self.images.iter().zip(per_image).enumerate() {
-            let name = self.image_names.text(i as Id);
+            let name = &image_names[i];
             let mut targets = Vec::new();
             for (r, run) in b.runs.iter().enumerate() {
                 let own = if r + 1 == b.runs.len() {
@@ -542,23 +558,23 @@ impl Recorder {
                     let (true, Some(symbol)) = (weak, rec.symbol) else {
                         continue;
                     };
-                    let supplier = rec.library.map(|l| self.image_names.text(l));
+                    let supplier = rec.library.map(|l| image_names[l as usize].clone());
                     targets.push(BindTarget {
-                        symbol: self.symbols.text(symbol),
+                        symbol: symbols[symbol as usize].clone(),
                         addend: 0,
                         sites: rec.sites.iter().map(|&a| log_site(a)).collect(),
-                        defined_here: supplier.as_deref() == Some(name.as_str()),
+                        defined_here: supplier.as_ref() == Some(name),
                         supplier,
                     });
                 }
             }
             for (symbol, addend, library, sites) in &b.dyld2_list {
-                let supplier = library.map(|l| self.image_names.text(l));
+                let supplier = library.map(|l| image_names[l as usize].clone());
                 targets.push(BindTarget {
-                    symbol: self.symbols.text(*symbol),
+                    symbol: symbols[*symbol as usize].clone(),
                     addend: *addend,
                     sites: sites.iter().map(|&a| log_site(a)).collect(),
-                    defined_here: supplier.as_deref() == Some(name.as_str()),
+                    defined_here: supplier.as_ref() == Some(name),
                     supplier,
                 });
             }
@@ -585,7 +601,7 @@ impl Recorder {
                 i,
                 Image {
                     path: path.display().to_string(),
-                    name,
+                    name: name.to_string(),
                     arch: None,
                     filetype: None,
                     flags: None,
@@ -815,6 +831,27 @@ dyld: weak bind: app:0x100008020 = app:__ZN1AIiE1fEv, *0x100008020 = 0x100004000
         assert_eq!(app.weak_bind_symbols(), Some(1));
         assert_eq!(app.weak_bind_sites(), Some(3));
         assert_eq!(app.seen_weak_lookups(), None);
+    }
+
+    /// The image cap is checked as lines are read: a log past it fails at the first line over
+    /// it, before the rest of the file is read (here the rest is a reader that fails).
+    #[test]
+    fn the_image_cap_is_enforced_while_reading() {
+        struct Unreadable;
+        impl Read for Unreadable {
+            fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("read past the image cap"))
+            }
+        }
+        let lines: String = (0..=MAX_LOG_IMAGES)
+            .map(|i| format!("dyld[1]: <i{i}/bind#0> -> missing-weak-bind (__Z1fv)\n"))
+            .collect();
+        let e = read_log_from(Path::new("t.log"), lines.as_bytes().chain(Unreadable), None)
+            .unwrap_err();
+        assert!(
+            e.message.ends_with("more than the 8192 weakscan reads (not a log of one launch?)"),
+            "{e}"
+        );
     }
 
     /// Fuzz-audit finding: 200k image names in a 10 MB log each carried the log's facts; the

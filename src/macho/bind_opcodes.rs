@@ -41,6 +41,8 @@
 
 use super::cursor::{Cursor, symbol_name};
 use crate::error::ParseError;
+use crate::model::Name;
+use std::collections::HashMap;
 
 /// `BIND_OPCODE_DONE`.
 pub const BIND_OPCODE_DONE: u8 = 0x00;
@@ -86,10 +88,16 @@ pub const BIND_TYPE_TEXT_PCREL32: u8 = 3;
 pub const MAX_BIND_LOCATIONS: usize = 1 << 20;
 
 /// Budget for the total length of the bind targets' names, per byte of the stream (plus
-/// 1 MiB). Each target costs its name (copied into the model and its lookups); a stream that
-/// set one long name once and then flipped the addend for every bind would otherwise make
-/// memory quadratic in the stream's size. Real targets each follow their own `SET_SYMBOL`.
+/// 1 MiB). Each target costs its name plus [`TARGET_COST_BYTES`]; a stream that set one long
+/// name once and then flipped the addend for every bind would otherwise make memory quadratic
+/// in the stream's size. Real targets each follow their own `SET_SYMBOL`.
 pub const MAX_TARGET_NAME_BYTES_PER_STREAM_BYTE: usize = 4;
+/// What each bind target and each strong override costs in the name budget besides its name:
+/// the model keeps a target, a site and a lookup per target (about 100 bytes), so flipping the
+/// addend of a short name (3 stream bytes a target) is held to about 12 × the stream in
+/// memory. A real target's `SET_SYMBOL`, name and bind (name + 4 bytes or more) leave room for
+/// this from a 6-byte name on (`__Znwm`), and the fixed 1 MiB covers 30 000 shorter ones.
+pub const TARGET_COST_BYTES: usize = 32;
 
 /// The segment facts the interpreter checks each location against, in load-command order
 /// (the index is the `SET_SEGMENT_AND_OFFSET_ULEB` immediate).
@@ -123,7 +131,7 @@ pub struct WeakBind {
 /// Everything the weak-bind stream says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WeakBindTable {
-    /// Symbol names, one per `SET_SYMBOL_TRAILING_FLAGS_IMM` executed (a name may repeat).
+    /// Distinct symbol names, in order of first `SET_SYMBOL_TRAILING_FLAGS_IMM`.
     pub symbols: Vec<String>,
     /// Every bound location, in stream order.
     pub binds: Vec<WeakBind>,
@@ -146,14 +154,48 @@ pub fn parse_weak_binds(
     segments: &[SegmentBounds],
     pointer_size: u64,
 ) -> Result<WeakBindTable, ParseError> {
+    let mut binds = Vec::new();
+    let walk = walk_weak_binds(data, segments, pointer_size, |b| binds.push(*b))?;
+    Ok(WeakBindTable {
+        symbols: walk.symbols.iter().map(|n| n.to_string()).collect(),
+        binds,
+        strong_overrides: walk.strong_overrides.iter().map(|n| n.to_string()).collect(),
+        targets: walk.targets,
+    })
+}
+
+/// What [`walk_weak_binds`] returns besides the binds it hands out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WeakBindNames {
+    /// Distinct symbol names set, in order of first `SET_SYMBOL_TRAILING_FLAGS_IMM` (a
+    /// [`WeakBind::symbol`] indexes this).
+    pub symbols: Vec<Name>,
+    /// Names announced with `BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION`, one per announcement.
+    pub strong_overrides: Vec<Name>,
+    /// Number of bind targets per dyld's rule.
+    pub targets: u32,
+}
+
+/// [`parse_weak_binds`] without collecting the binds: each is handed to `visit` in stream
+/// order, so a caller keeps only what it needs (weakscan: one site per location). Names are
+/// interned (one copy per distinct name). The same checks and errors.
+pub fn walk_weak_binds(
+    data: &[u8],
+    segments: &[SegmentBounds],
+    pointer_size: u64,
+    mut visit: impl FnMut(&WeakBind),
+) -> Result<WeakBindNames, ParseError> {
     let mut state = State {
-        table: WeakBindTable::default(),
+        names: WeakBindNames::default(),
+        ids: HashMap::new(),
+        binds: 0,
         segments,
         pointer_size,
         bind_type: BIND_TYPE_POINTER,
         segment: None,
         offset: 0,
         symbol: None,
+        generation: 0,
         addend: 0,
         last: None,
         name_bytes_left: data
@@ -176,8 +218,8 @@ pub fn parse_weak_binds(
                 return Err(err("unexpected dylib ordinal in weak_bind"));
             }
             BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
-                let name = symbol_name(c.cstr()?);
-                state.set_symbol(name, imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0);
+                let name = c.cstr()?;
+                state.set_symbol(name, imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0, op_pos)?;
                 continue;
             }
             BIND_OPCODE_SET_TYPE_IMM => {
@@ -214,45 +256,80 @@ pub fn parse_weak_binds(
         if count > 1 && advance < pointer_size {
             return Err(err("bind repeat step wraps around (skip too large)"));
         }
-        if count > (MAX_BIND_LOCATIONS - state.table.binds.len()) as u64 {
+        if count > (MAX_BIND_LOCATIONS - state.binds) as u64 {
             return Err(err("too many bind locations"));
         }
         for _ in 0..count {
-            state.bind(op_pos)?;
+            let b = state.bind(op_pos)?;
+            visit(&b);
             state.offset = state.offset.wrapping_add(advance);
         }
     }
-    Ok(state.table)
+    Ok(state.names)
 }
 
 /// The interpreter's registers, as in `forEachBind_OpcodesWeak`.
 struct State<'a> {
-    table: WeakBindTable,
+    names: WeakBindNames,
+    /// Name → index into `names.symbols`.
+    ids: HashMap<Name, u32>,
+    /// Locations bound so far.
+    binds: usize,
     segments: &'a [SegmentBounds],
     pointer_size: u64,
     bind_type: u8,
     segment: Option<u8>,
     offset: u64,
-    /// Index into `table.symbols`.
+    /// Index into `names.symbols`.
     symbol: Option<u32>,
+    /// `SET_SYMBOL` opcodes executed: dyld compares name pointers, so each starts a target.
+    generation: u64,
     addend: i64,
-    /// (symbol, addend) of the previous bind, for the target rule.
-    last: Option<(u32, i64)>,
+    /// (generation, addend) of the previous bind, for the target rule.
+    last: Option<(u64, i64)>,
     /// Target name bytes still allowed (see [`MAX_TARGET_NAME_BYTES_PER_STREAM_BYTE`]).
     name_bytes_left: usize,
 }
 
 impl State<'_> {
-    fn set_symbol(&mut self, name: String, strong_override: bool) {
+    fn charge(&mut self, name_len: usize, op_pos: u64) -> Result<(), ParseError> {
+        self.name_bytes_left = self
+            .name_bytes_left
+            .checked_sub(name_len.saturating_add(TARGET_COST_BYTES))
+            .ok_or_else(|| {
+                ParseError::new(
+                    "bind targets' names exceed 4 bytes per stream byte (a stream built to blow up)",
+                    op_pos,
+                )
+            })?;
+        Ok(())
+    }
+
+    fn set_symbol(&mut self, raw: &[u8], strong_override: bool, op_pos: u64) -> Result<(), ParseError> {
+        let text = symbol_name(raw);
+        let id = match self.ids.get(text.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.symbols.len() as u32;
+                let name = Name::from(text);
+                self.names.symbols.push(name.clone());
+                self.ids.insert(name, id);
+                id
+            }
+        };
         if strong_override {
-            self.table.strong_overrides.push(name.clone());
+            self.charge(self.names.symbols[id as usize].len(), op_pos)?;
+            self.names
+                .strong_overrides
+                .push(self.names.symbols[id as usize].clone());
         }
-        self.table.symbols.push(name);
-        self.symbol = Some(self.table.symbols.len() as u32 - 1);
+        self.symbol = Some(id);
+        self.generation += 1;
+        Ok(())
     }
 
     /// Records one location, checked as dyld's `invalidBindState` does.
-    fn bind(&mut self, op_pos: u64) -> Result<(), ParseError> {
+    fn bind(&mut self, op_pos: u64) -> Result<WeakBind, ParseError> {
         let err = |m: &'static str| ParseError::new(m, op_pos);
         let seg_index = self
             .segment
@@ -277,23 +354,21 @@ impl State<'_> {
         }
         // A new target when another SET_SYMBOL ran (dyld compares the name pointers) or the
         // addend differs.
-        if self.last != Some((sym, self.addend)) {
-            let name = self.table.symbols[sym as usize].len();
-            self.name_bytes_left = self.name_bytes_left.checked_sub(name).ok_or_else(|| {
-                err("bind targets' names exceed 4 bytes per stream byte (a stream built to blow up)")
-            })?;
-            self.table.targets += 1;
+        if self.last != Some((self.generation, self.addend)) {
+            let name = self.names.symbols[sym as usize].len();
+            self.charge(name, op_pos)?;
+            self.names.targets += 1;
         }
-        self.last = Some((sym, self.addend));
-        self.table.binds.push(WeakBind {
+        self.last = Some((self.generation, self.addend));
+        self.binds += 1;
+        Ok(WeakBind {
             symbol: sym,
             addend: self.addend,
             segment_index: seg_index,
             segment_offset: self.offset,
             bind_type: self.bind_type,
-            target: self.table.targets - 1,
-        });
-        Ok(())
+            target: self.names.targets - 1,
+        })
     }
 }
 
@@ -370,7 +445,8 @@ mod tests {
         s.push(BIND_OPCODE_DO_BIND);
         let t = parse_weak_binds(&s, &segs(), 8).unwrap();
         assert_eq!(t.targets, 3);
-        assert_eq!(t.symbols, ["_x", "_x"]);
+        // Names are interned: the target rule counts SET_SYMBOLs, not distinct names.
+        assert_eq!(t.symbols, ["_x"]);
         assert_eq!(
             t.binds.iter().map(|b| b.target).collect::<Vec<_>>(),
             [0, 1, 1, 2]

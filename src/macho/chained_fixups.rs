@@ -51,6 +51,7 @@
 //! overlap, or a start listed twice) is an error, as in dyld's `validChainedFixupsInfo`, so the
 //! total work over all chains is linear in the data.
 
+use super::bind_opcodes::TARGET_COST_BYTES;
 use super::cursor::{cstr_at, le_u16, le_u32, le_u64, symbol_name};
 use crate::error::ParseError;
 
@@ -177,6 +178,23 @@ pub fn parse_chained_fixups(
     segment_count: usize,
     dylib_count: u32,
 ) -> Result<ChainedFixups, ParseError> {
+    let mut imports = Vec::new();
+    let (header, segments) = parse_chained_fixups_with(blob, segment_count, dylib_count, |_, i| {
+        imports.push(ChainedImport {
+            library_ordinal: i.library_ordinal,
+            weak_import: i.weak_import,
+            name: symbol_name(i.name),
+            addend: i.addend,
+        });
+    })?;
+    Ok(ChainedFixups {
+        header,
+        imports,
+        segments,
+    })
+}
+
+fn parse_header(blob: &[u8]) -> Result<ChainedFixupsHeader, ParseError> {
     let word = |off: usize| {
         le_u32(blob, off).ok_or(ParseError::new(
             "truncated chained fixups header",
@@ -201,20 +219,44 @@ pub fn parse_chained_fixups(
             24,
         ));
     }
-    let imports = parse_imports(blob, &header, dylib_count)?;
-    let segments = parse_starts(blob, header.starts_offset as usize, segment_count)?;
-    Ok(ChainedFixups {
-        header,
-        imports,
-        segments,
-    })
+    Ok(header)
 }
 
-fn parse_imports(
-    blob: &[u8],
+/// One import as [`parse_chained_fixups_with`] hands it out: the name is the raw bytes of the
+/// blob's symbol pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImportRef<'a> {
+    /// See [`ChainedImport::library_ordinal`].
+    pub library_ordinal: i32,
+    /// See [`ChainedImport::weak_import`].
+    pub weak_import: bool,
+    /// The name's bytes in the pool (not escaped).
+    pub name: &'a [u8],
+    /// See [`ChainedImport::addend`].
+    pub addend: i64,
+}
+
+/// [`parse_chained_fixups`] without collecting the imports: each is handed to `import` with
+/// its index, so a caller keeps only the ones it needs (weakscan: the weak lookups). Returns
+/// the header and the chain starts. The same checks and errors.
+pub fn parse_chained_fixups_with<'a>(
+    blob: &'a [u8],
+    segment_count: usize,
+    dylib_count: u32,
+    import: impl FnMut(u32, ImportRef<'a>),
+) -> Result<(ChainedFixupsHeader, Vec<SegmentChainStarts>), ParseError> {
+    let header = parse_header(blob)?;
+    for_each_import(blob, &header, dylib_count, import)?;
+    let segments = parse_starts(blob, header.starts_offset as usize, segment_count)?;
+    Ok((header, segments))
+}
+
+fn for_each_import<'a>(
+    blob: &'a [u8],
     h: &ChainedFixupsHeader,
     dylib_count: u32,
-) -> Result<Vec<ChainedImport>, ParseError> {
+    mut import: impl FnMut(u32, ImportRef<'a>),
+) -> Result<(), ParseError> {
     let entry_size: usize = match h.imports_format {
         DYLD_CHAINED_IMPORT => 4,
         DYLD_CHAINED_IMPORT_ADDEND => 8,
@@ -230,13 +272,13 @@ fn parse_imports(
     let pool = blob
         .get(h.symbols_offset as usize..)
         .ok_or(ParseError::new("symbol pool past the end of the blob", 12))?;
-    let mut imports = Vec::with_capacity(h.imports_count as usize);
-    // Imports may share a name; the names kept are budgeted like the export trie's.
+    // Imports may share a name; the names kept are budgeted like the export trie's, and each
+    // weak-lookup import (a bind target and a lookup in the model) costs TARGET_COST_BYTES more.
     let mut name_bytes_left = blob
         .len()
         .saturating_mul(MAX_NAME_BYTES_PER_BLOB_BYTE)
         .saturating_add(1 << 20);
-    for off in (start..table_end).step_by(entry_size) {
+    for (index, off) in (start..table_end).step_by(entry_size).enumerate() {
         let (ordinal, weak_import, name_offset, addend) = match h.imports_format {
             DYLD_CHAINED_IMPORT | DYLD_CHAINED_IMPORT_ADDEND => {
                 let raw = le_u32(blob, off).unwrap_or(0);
@@ -275,20 +317,26 @@ fn parse_imports(
             "import name offset past the symbol pool",
             off as u64,
         ))?;
-        name_bytes_left = name_bytes_left
-            .checked_sub(name.len())
-            .ok_or(ParseError::new(
-                "import names exceed 4 bytes per blob byte (names shared to blow up)",
-                off as u64,
-            ))?;
-        imports.push(ChainedImport {
-            library_ordinal: ordinal,
-            weak_import,
-            name: symbol_name(name),
-            addend,
-        });
+        let cost = if ordinal == BIND_SPECIAL_DYLIB_WEAK_LOOKUP {
+            name.len() + TARGET_COST_BYTES
+        } else {
+            name.len()
+        };
+        name_bytes_left = name_bytes_left.checked_sub(cost).ok_or(ParseError::new(
+            "import names exceed 4 bytes per blob byte (names shared to blow up)",
+            off as u64,
+        ))?;
+        import(
+            index as u32,
+            ImportRef {
+                library_ordinal: ordinal,
+                weak_import,
+                name,
+                addend,
+            },
+        );
     }
-    Ok(imports)
+    Ok(())
 }
 
 fn parse_starts(

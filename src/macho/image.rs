@@ -1,8 +1,10 @@
 //! Reads a file into [`Image`]s: container → load commands → export trie, weak binds (opcodes
 //! or chained fixups) → model.
 
-use super::bind_opcodes::{SegmentBounds, parse_weak_binds};
-use super::chained_fixups::{ChainedFixup, Visited, parse_chained_fixups, walk_chain};
+use super::bind_opcodes::{MAX_BIND_LOCATIONS, SegmentBounds, walk_weak_binds};
+use super::chained_fixups::{
+    BIND_SPECIAL_DYLIB_WEAK_LOOKUP, ChainedFixup, Visited, parse_chained_fixups_with, walk_chain,
+};
 use super::cursor::symbol_name;
 use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
@@ -11,8 +13,10 @@ use super::export_trie::{
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{BindTarget, FixupFormat, Image, Site, Source, WeakDefinition, predict_lookups};
-use std::collections::HashSet;
+use crate::model::{
+    BindTarget, FixupFormat, Image, Name, Site, Source, WeakDefinition, predict_lookups,
+};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Which slices of a universal file to read.
@@ -79,7 +83,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         walk_export_trie(&linkedit(r, "export trie")?, |name, flags, _| {
             if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
                 weak_definitions.push(WeakDefinition {
-                    name: symbol_name(name),
+                    name: Name::from(symbol_name(name)),
                     thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
                         == EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
                 });
@@ -87,8 +91,6 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         })
         .map_err(|e| ctx("export trie", e))?;
     }
-    let weak_def_names: HashSet<&str> = weak_definitions.iter().map(|w| w.name.as_str()).collect();
-
     let (fixup_format, mut bind_targets, strong_overrides) = if let Some(r) = lc.chained_fixups {
         let blob = linkedit(r, "chained fixups")?;
         let targets = chained_targets(file, loc, &lc, &blob)?;
@@ -106,32 +108,59 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
                     is_linkedit: s.name == "__LINKEDIT",
                 })
                 .collect();
-            let table = parse_weak_binds(&linkedit(r, "weak-bind stream")?, &bounds, 8)
-                .map_err(|e| ctx("weak-bind stream", e))?;
-            for b in &table.binds {
-                if b.target as usize == targets.len() {
+            let stream = linkedit(r, "weak-bind stream")?;
+            let ctx = |e| ctx("weak-bind stream", e);
+            // Two passes over the stream (it is small; the model is not): the first counts the
+            // locations of each target, so every vector below is allocated once, at the size
+            // read, and the binds themselves are never collected.
+            let mut sites_of: Vec<u32> = Vec::new();
+            let names = walk_weak_binds(&stream, &bounds, 8, |b| {
+                if b.target as usize == sites_of.len() {
+                    sites_of.push(0);
+                }
+                sites_of[b.target as usize] += 1;
+            })
+            .map_err(ctx)?;
+            targets.reserve_exact(sites_of.len());
+            walk_weak_binds(&stream, &bounds, 8, |b| {
+                let t = b.target as usize;
+                if t == targets.len() {
                     targets.push(BindTarget {
-                        symbol: table.symbols[b.symbol as usize].clone(),
+                        symbol: names.symbols[b.symbol as usize].clone(),
                         addend: b.addend,
-                        sites: Vec::new(),
+                        sites: Vec::with_capacity(sites_of[t] as usize),
                         defined_here: false,
                         supplier: None,
                     });
                 }
                 let seg = &lc.segments[usize::from(b.segment_index)];
-                targets[b.target as usize].sites.push(Site {
+                targets[t].sites.push(Site {
                     address: seg.vmaddr.wrapping_add(b.segment_offset),
                     segment_index: Some(u32::from(b.segment_index)),
                 });
-            }
-            strong = table.strong_overrides;
+            })
+            .map_err(ctx)?;
+            strong = names.strong_overrides;
         }
         (FixupFormat::Opcodes, targets, strong)
     } else {
         (FixupFormat::None, Vec::new(), Vec::new())
     };
-    for t in &mut bind_targets {
-        t.defined_here = weak_def_names.contains(t.symbol.as_str());
+    // Which targets the image defines itself: the sets are as large as the targets, not as
+    // the export trie.
+    let target_names: HashSet<&str> = bind_targets.iter().map(|t| t.symbol.as_str()).collect();
+    let defined: HashSet<&str> = weak_definitions
+        .iter()
+        .map(|w| w.name.as_str())
+        .filter(|n| target_names.contains(n))
+        .collect();
+    let defined_here: Vec<bool> = bind_targets
+        .iter()
+        .map(|t| defined.contains(t.symbol.as_str()))
+        .collect();
+    drop((target_names, defined));
+    for (t, here) in bind_targets.iter_mut().zip(defined_here) {
+        t.defined_here = here;
     }
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
     let path = file.path();
@@ -167,24 +196,38 @@ fn chained_targets(
             format!("{arch}: chained fixups: {e}"),
         )
     };
-    let fixups = parse_chained_fixups(blob, lc.segments.len(), lc.dylib_count).map_err(ctx)?;
-    // import index -> target index, for weak-lookup imports only
-    let mut target_of: Vec<Option<usize>> = vec![None; fixups.imports.len()];
-    let mut targets = Vec::new();
-    for (i, imp) in fixups.imports.iter().enumerate() {
-        if imp.is_weak_lookup() {
-            target_of[i] = Some(targets.len());
+    // import index -> target index (u32::MAX: not a weak lookup); weak-lookup imports become
+    // targets, their names interned (imports may share a name).
+    let mut target_of: Vec<u32> = Vec::new();
+    let mut targets: Vec<BindTarget> = Vec::new();
+    let mut interned: HashMap<&[u8], Name> = HashMap::new();
+    let (header, segments) =
+        parse_chained_fixups_with(blob, lc.segments.len(), lc.dylib_count, |_, imp| {
+            if imp.library_ordinal != BIND_SPECIAL_DYLIB_WEAK_LOOKUP {
+                target_of.push(u32::MAX);
+                return;
+            }
+            target_of.push(targets.len() as u32);
+            let symbol = interned
+                .entry(imp.name)
+                .or_insert_with(|| Name::from(symbol_name(imp.name)))
+                .clone();
             targets.push(BindTarget {
-                symbol: imp.name.clone(),
+                symbol,
                 addend: imp.addend,
                 sites: Vec::new(),
                 defined_here: false,
                 supplier: None,
             });
-        }
-    }
-    let imports_count = fixups.imports.len() as u32;
-    for starts in &fixups.segments {
+        })
+        .map_err(ctx)?;
+    drop(interned);
+    targets.shrink_to_fit();
+    // Weak-bind locations, capped as the opcode stream's are.
+    let mut sites = 0usize;
+    let mut too_many = false;
+    let imports_count = header.imports_count;
+    for starts in &segments {
         let seg = &lc.segments[starts.segment_index];
         let page_size = u64::from(starts.page_size);
         let pages_with_chains: Vec<usize> = starts
@@ -228,9 +271,15 @@ fn chained_targets(
                     &mut visited,
                     |off, fixup| {
                         if let ChainedFixup::Bind { ordinal, .. } = fixup
-                            && let Some(&Some(t)) = target_of.get(ordinal as usize)
+                            && let Some(&t) = target_of.get(ordinal as usize)
+                            && t != u32::MAX
                         {
-                            targets[t].sites.push(Site {
+                            if sites == MAX_BIND_LOCATIONS {
+                                too_many = true;
+                                return;
+                            }
+                            sites += 1;
+                            targets[t as usize].sites.push(Site {
                                 address: seg.vmaddr.wrapping_add(span_start + off),
                                 segment_index: Some(site_segment),
                             });
@@ -246,8 +295,19 @@ fn chained_targets(
                         ),
                     )
                 })?;
+                if too_many {
+                    return Err(file.error(
+                        ErrorKind::Malformed,
+                        format!(
+                            "{arch}: chained fixups: more than {MAX_BIND_LOCATIONS} weak-bind locations"
+                        ),
+                    ));
+                }
             }
         }
+    }
+    for t in &mut targets {
+        t.sites.shrink_to_fit();
     }
     Ok(targets)
 }
