@@ -27,6 +27,7 @@ pub mod log;
 pub mod macho;
 pub mod model;
 pub mod output;
+pub mod schema;
 pub mod text;
 
 pub use error::{Error, ErrorKind, Result};

@@ -13,12 +13,12 @@
 use super::Figure;
 use crate::analysis::tally::{SymbolEntry, entry};
 use crate::error::{Error, ErrorKind, Result};
-use crate::output::json::SCHEMA_VERSION;
+use crate::schema::SCHEMA_VERSION;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use crate::output::baseline::COMMAND;
+pub use crate::schema::BASELINE_COMMAND as COMMAND;
 
 
 #[derive(Deserialize)]

@@ -13,8 +13,7 @@ use crate::model::Image;
 use serde::Serialize;
 use std::io::{self, Write};
 
-/// The `command` value of a baseline file.
-pub const COMMAND: &str = "baseline";
+pub use crate::schema::BASELINE_COMMAND as COMMAND;
 
 #[derive(Serialize)]
 struct Extra<'a> {

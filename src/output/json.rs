@@ -9,8 +9,7 @@ use crate::analysis::check::CheckReport;
 use serde::Serialize;
 use std::io::{self, Write};
 
-/// Version of the JSON schema.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use crate::schema::SCHEMA_VERSION;
 
 #[derive(Serialize)]
 struct ScanJson<'a> {
