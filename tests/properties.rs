@@ -374,3 +374,33 @@ fn mutated_logs() {
 fn mutated_symbol_names() {
     mutate_target("demangle", harness::demangle, 256);
 }
+
+#[test]
+fn mutated_policies() {
+    mutate_target("policy", harness::policy, 256);
+}
+
+#[test]
+fn mutated_baselines() {
+    mutate_target("baseline", harness::baseline, 64);
+}
+
+#[test]
+fn mutated_patterns() {
+    mutate_target("pattern", harness::pattern, 512);
+}
+
+#[test]
+fn mutated_command_lines() {
+    mutate_target("cli", harness::cli, 256);
+}
+
+#[test]
+fn mutated_renders() {
+    mutate_target("render", harness::render, 32);
+}
+
+#[test]
+fn mutated_pairs() {
+    mutate_target("pairs", harness::pairs, 32);
+}
