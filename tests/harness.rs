@@ -561,7 +561,7 @@ pub fn policy(data: &[u8]) {
 ///
 /// Invariants: errors are one line and name the file; an accepted baseline has images, each
 /// arch once, entries sorted by raw name without duplicates; the check of every image obeys
-/// [`check_image`].
+/// [`check_image`], and the check report renders as [`check_rendered`] requires.
 pub fn baseline(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
         return;
@@ -606,12 +606,29 @@ pub fn baseline(data: &[u8]) {
             .chain(b.images.iter().flat_map(|i| i.entries.iter()))
             .map(|e| e.raw.as_str()),
     );
+    let mut images = Vec::new();
     for s in &case.subjects {
         let base: Option<&BaselineImage> = b.image(&s.arch).or(b.images.first());
         match evaluate(s, base, &policy, &names, 3) {
-            Ok(c) => check_image(&c, 3),
+            Ok(c) => {
+                check_image(&c, 3);
+                images.push(c);
+            }
             Err(e) => one_line(&e.message),
         }
+    }
+    let report = CheckReport {
+        passed: images.iter().all(|c| c.passed),
+        policy: None,
+        baseline: Some(b.path.display().to_string()),
+        group_by: policy.group_by,
+        depth: None,
+        group_figure: policy.group_figure,
+        images,
+        demangle_failures: names.failures,
+    };
+    for (what, text) in render_all(None, None, None, Some(&report)) {
+        check_rendered(what, &text);
     }
 }
 
@@ -1076,16 +1093,17 @@ fn by_of(data: &[u8]) -> GroupBy {
 /// The one place the harness calls `weakscan::output` (so a change of the renderers' signature
 /// is one edit here).
 pub fn render_all(
-    scan: &ScanReport,
+    scan: Option<&ScanReport>,
     diff: Option<&DiffReport>,
     verify: Option<&VerifyReport>,
     check: Option<&CheckReport>,
 ) -> Vec<(&'static str, String)> {
     use weakscan::output::{github, json, markdown, table};
-    let mut out = vec![
-        ("table scan", table::scan(scan)),
-        ("json scan", json::scan(scan)),
-    ];
+    let mut out = Vec::new();
+    if let Some(s) = scan {
+        out.push(("table scan", table::scan(s)));
+        out.push(("json scan", json::scan(s)));
+    }
     if let Some(d) = diff {
         out.push(("table diff", table::diff(d)));
         out.push(("json diff", json::diff(d)));
@@ -1226,7 +1244,12 @@ pub fn render(data: &[u8]) {
         verify(binary, log, by, Some(20), 1, notes).ok()
     });
     let check = check_report(&old, &new, by);
-    for (what, text) in render_all(&scan, diff.as_ref(), verified.as_ref(), check.as_ref()) {
+    for (what, text) in render_all(
+        Some(&scan),
+        diff.as_ref(),
+        verified.as_ref(),
+        check.as_ref(),
+    ) {
         check_rendered(what, &text);
     }
 }

@@ -16,6 +16,7 @@ use crate::analysis::demangle::Demangled;
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::ScanReport;
 use crate::error::{Error, ErrorKind, Result};
+use crate::macho::cursor::symbol_name;
 use crate::model::Image;
 use crate::output::json::{SCHEMA_VERSION, scan_with};
 use serde::{Deserialize, Serialize};
@@ -234,14 +235,16 @@ pub fn read(path: &Path) -> Result<Baseline> {
 /// Reads the baseline text `text`, read from `path` (used in messages); the errors of [`read`]
 /// but `Io`. The fuzz target `baseline` calls this.
 pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
-    let bad = |what: String| Error::new(ErrorKind::Policy, path, what);
+    // Arches and commands are quoted from the file: escaped, so the error stays one line (fuzz
+    // finding: an arch with a newline).
+    let bad = |what: String| Error::new(ErrorKind::Policy, path, symbol_name(what.as_bytes()));
     let json_error = |e: serde_json::Error| {
         Error::at(
             ErrorKind::Policy,
             path,
             e.line(),
             e.column(),
-            format!("not a weakscan baseline: {e}"),
+            symbol_name(format!("not a weakscan baseline: {e}").as_bytes()),
         )
     };
     let header: Header = serde_json::from_str(text).map_err(json_error)?;
