@@ -986,8 +986,7 @@ pub fn cli(data: &[u8]) {
             return;
         }
     };
-    let json;
-    match &cli.command {
+    let json = match &cli.command {
         Command::Check(args) => {
             for inc in &args.max_increase {
                 check_increase(*inc);
@@ -1013,27 +1012,25 @@ pub fn cli(data: &[u8]) {
                 }
                 Err(e) => one_line(&e.message),
             }
-            json = args.format == CheckFormatArg::Json;
+            args.format == CheckFormatArg::Json
         }
         Command::Scan { opts, .. } | Command::Diff { opts, .. } | Command::Verify { opts, .. } => {
             assert!(opts.depth >= 1);
-            json = opts.format == Format::Json;
+            opts.format == Format::Json
         }
         Command::Baseline(a) => {
             assert!(a.depth >= 1);
-            json = true;
+            true
         }
-    }
+    };
     if !safe_to_run(&cli) {
         return;
     }
     match weakscan::cli::run(&cli) {
         Ok(out) => {
             assert!(out.code <= 1, "exit {}", out.code);
-            if json {
-                if let Err(e) = serde_json::from_str::<serde_json::Value>(&out.stdout) {
-                    panic!("{argv:?}: JSON does not parse ({e}): {}", out.stdout);
-                }
+            if json && let Err(e) = serde_json::from_str::<serde_json::Value>(&out.stdout) {
+                panic!("{argv:?}: JSON does not parse ({e}): {}", out.stdout);
             }
         }
         Err(e) => one_line(&e.message),
@@ -1281,14 +1278,14 @@ fn self_diff(images: &[Image], by: GroupBy) {
     }
 }
 
+/// One figure of a group's or an image's stats.
+type StatOf = fn(&weakscan::analysis::group::GroupStats) -> Option<usize>;
+
 /// Group deltas of each pair of `r` (all groups: no `--top`) sum to the pair's totals, new − old.
 fn diff_totals(r: &DiffReport) {
     for p in &r.pairs {
         let (o, n) = (p.old.stats(), p.new.stats());
-        let figures: [(
-            &str,
-            fn(&weakscan::analysis::group::GroupStats) -> Option<usize>,
-        ); 4] = [
+        let figures: [(&str, StatOf); 4] = [
             ("weak_bound_symbols", |s| s.weak_bound_symbols),
             ("lookups", |s| s.lookups),
             ("sites", |s| s.sites),
