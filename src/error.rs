@@ -81,11 +81,7 @@ impl Error {
     pub fn new(kind: ErrorKind, path: &Path, what: impl fmt::Display) -> Self {
         Error {
             kind,
-            message: format!(
-                "{}: {}",
-                escape_path(path),
-                escape(&what.to_string())
-            ),
+            message: format!("{}: {}", escape_path(path), escape(&what.to_string())),
         }
     }
 

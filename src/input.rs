@@ -168,11 +168,9 @@ impl Opened {
             Source::Regular(f) => {
                 read_log_from(&self.path, BufReader::with_capacity(1 << 18, f), pid)
             }
-            Source::Stream(r) => read_log_from(
-                &self.path,
-                std::io::Cursor::new(self.head).chain(r),
-                pid,
-            ),
+            Source::Stream(r) => {
+                read_log_from(&self.path, std::io::Cursor::new(self.head).chain(r), pid)
+            }
         }
     }
 }

@@ -14,7 +14,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "weakscan: {}", weakscan::cli::one_line(&e));
+            let _ = writeln!(
+                std::io::stderr(),
+                "weakscan: {}",
+                weakscan::cli::one_line(&e)
+            );
             return ExitCode::from(2);
         }
     };

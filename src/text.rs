@@ -79,7 +79,10 @@ mod tests {
     fn controls_bidi_and_bad_bytes() {
         assert_eq!(escape("plain ok"), "plain ok");
         assert_eq!(escape("a\nb\r\t\x1b[31m"), "a\\x0ab\\x0d\\x09\\x1b[31m");
-        assert_eq!(escape("x\u{202e}y\u{2066}z\u{85}"), "x\\u{202e}y\\u{2066}z\\x85");
+        assert_eq!(
+            escape("x\u{202e}y\u{2066}z\u{85}"),
+            "x\\u{202e}y\\u{2066}z\\x85"
+        );
         assert_eq!(escape_bytes(b"a\xffb\n"), "a\\xffb\\x0a");
         let p = Path::new(OsStr::from_bytes(b"/tmp/a\nb\xfe"));
         assert_eq!(escape_path(p), "/tmp/a\\x0ab\\xfe");

@@ -177,69 +177,93 @@ case!(increase_as_a_count, {
     check_json(&[&fx("app-default-chained-x86_64"), "--baseline", base], 0);
 });
 
-case!(regression_a_huge_increase_wrapped_and_failed_an_unchanged_figure, {
-    // `--max-increase 18446744073709551615` (or `1e20%`) made baseline + increase wrap in 64
-    // bits: "stayed at 36 … at most 35", exit 1. Absurd values are now refused when parsed;
-    // the largest accepted ones pass an unchanged build.
-    let (dir, base) = baseline_of("app-default-chained-x86_64");
-    let base = base.to_str().unwrap();
-    let same = fx("app-default-chained-x86_64");
-    for bad in ["18446744073709551615", "1000000000001", "1e20%", "1000001%"] {
+case!(
+    regression_a_huge_increase_wrapped_and_failed_an_unchanged_figure,
+    {
+        // `--max-increase 18446744073709551615` (or `1e20%`) made baseline + increase wrap in 64
+        // bits: "stayed at 36 … at most 35", exit 1. Absurd values are now refused when parsed;
+        // the largest accepted ones pass an unchanged build.
+        let (dir, base) = baseline_of("app-default-chained-x86_64");
+        let base = base.to_str().unwrap();
+        let same = fx("app-default-chained-x86_64");
+        for bad in ["18446744073709551615", "1000000000001", "1e20%", "1000001%"] {
+            fails_in(
+                dir.path(),
+                &["check", &same, "--baseline", base, "--max-increase", bad],
+                "invalid increase",
+            );
+        }
+        for ok in ["1000000000000", "1000000%", "0", "0%"] {
+            check_json(&[&same, "--baseline", base, "--max-increase", ok], 0);
+        }
+        let policy = dir.path().join("huge.toml");
+        std::fs::write(
+            &policy,
+            format!("[baseline]\nfile = {base:?}\nmax_increase = 18446744073709551615\n"),
+        )
+        .unwrap();
         fails_in(
             dir.path(),
-            &["check", &same, "--baseline", base, "--max-increase", bad],
-            "invalid increase",
+            &["check", &same, "--config", policy.to_str().unwrap()],
+            "invalid increase 18446744073709551615: at most 1000000000000",
         );
     }
-    for ok in ["1000000000000", "1000000%", "0", "0%"] {
-        check_json(&[&same, "--baseline", base, "--max-increase", ok], 0);
-    }
-    let policy = dir.path().join("huge.toml");
-    std::fs::write(
-        &policy,
-        format!("[baseline]\nfile = {base:?}\nmax_increase = 18446744073709551615\n"),
-    )
-    .unwrap();
-    fails_in(
-        dir.path(),
-        &["check", &same, "--config", policy.to_str().unwrap()],
-        "invalid increase 18446744073709551615: at most 1000000000000",
-    );
-});
+);
 
-case!(regression_baseline_values_with_newlines_broke_the_error_line, {
-    // A baseline's `arch` or `command` holding a newline or U+202E was printed raw.
-    let (dir, base) = baseline_of("app-default-chained-x86_64");
-    let text = std::fs::read_to_string(&base).unwrap();
-    let same = fx("app-default-chained-x86_64");
-    for (from, to) in [
-        ("\"command\": \"baseline\"", "\"command\": \"base\\nline\\u202e\""),
-        ("\"arch\": \"x86_64\"", "\"arch\": \"x86\\n_64\\u202e\""),
-    ] {
-        assert!(text.contains(from), "{from}");
-        let bad = dir.path().join("bad.json");
-        std::fs::write(&bad, text.replace(from, to)).unwrap();
-        let (code, stdout, stderr) = run(&["check", &same, "--baseline", bad.to_str().unwrap()]);
-        assert_eq!(code, 2, "{stdout}{stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
-        assert!(!stderr.contains('\u{202e}'), "{stderr:?}");
-        assert!(stderr.contains("\\x0a") && stderr.contains("\\u{202e}"), "{stderr:?}");
+case!(
+    regression_baseline_values_with_newlines_broke_the_error_line,
+    {
+        // A baseline's `arch` or `command` holding a newline or U+202E was printed raw.
+        let (dir, base) = baseline_of("app-default-chained-x86_64");
+        let text = std::fs::read_to_string(&base).unwrap();
+        let same = fx("app-default-chained-x86_64");
+        for (from, to) in [
+            (
+                "\"command\": \"baseline\"",
+                "\"command\": \"base\\nline\\u202e\"",
+            ),
+            ("\"arch\": \"x86_64\"", "\"arch\": \"x86\\n_64\\u202e\""),
+        ] {
+            assert!(text.contains(from), "{from}");
+            let bad = dir.path().join("bad.json");
+            std::fs::write(&bad, text.replace(from, to)).unwrap();
+            let (code, stdout, stderr) =
+                run(&["check", &same, "--baseline", bad.to_str().unwrap()]);
+            assert_eq!(code, 2, "{stdout}{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+            assert!(!stderr.contains('\u{202e}'), "{stderr:?}");
+            assert!(
+                stderr.contains("\\x0a") && stderr.contains("\\u{202e}"),
+                "{stderr:?}"
+            );
+        }
     }
-});
+);
 
-case!(regression_glob_errors_and_paths_with_newlines_were_printed_raw, {
-    let dir = tempfile::tempdir().unwrap();
-    let same = fx("app-default-chained-x86_64");
-    fails_in(
-        dir.path(),
-        &["check", &same, "--allow", "[z-\n]"],
-        "invalid glob \"[z-\\n]\"",
-    );
-    fails_in(dir.path(), &["scan", "no\nsuch\u{202e}file"], "no\\x0asuch\\u{202e}file: No such file");
-    let odd = dir.path().join("a\nb\u{2066}");
-    std::fs::write(&odd, b"\x7fELF").unwrap();
-    fails_in(dir.path(), &["scan", odd.to_str().unwrap()], "a\\x0ab\\u{2066}");
-});
+case!(
+    regression_glob_errors_and_paths_with_newlines_were_printed_raw,
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let same = fx("app-default-chained-x86_64");
+        fails_in(
+            dir.path(),
+            &["check", &same, "--allow", "[z-\n]"],
+            "invalid glob \"[z-\\n]\"",
+        );
+        fails_in(
+            dir.path(),
+            &["scan", "no\nsuch\u{202e}file"],
+            "no\\x0asuch\\u{202e}file: No such file",
+        );
+        let odd = dir.path().join("a\nb\u{2066}");
+        std::fs::write(&odd, b"\x7fELF").unwrap();
+        fails_in(
+            dir.path(),
+            &["scan", odd.to_str().unwrap()],
+            "a\\x0ab\\u{2066}",
+        );
+    }
+);
 
 case!(increase_as_a_percentage, {
     let (_dir, base) = baseline_of("app-default-chained-x86_64");

@@ -319,7 +319,11 @@ fn images_agree_with_llvm_objdump_22() {
             let mut ours_binds: Vec<(u64, String)> = image
                 .bind_targets
                 .iter()
-                .flat_map(|t| t.sites.iter().map(move |s| (s.address, t.symbol.to_string())))
+                .flat_map(|t| {
+                    t.sites
+                        .iter()
+                        .map(move |s| (s.address, t.symbol.to_string()))
+                })
                 .collect();
             ours_binds.sort();
             assert_eq!(

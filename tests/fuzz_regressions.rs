@@ -69,6 +69,10 @@ fn export_trie_harness_allowed_less_than_the_parser_budget() {
     let mut names = 0usize;
     weakscan::macho::export_trie::walk_export_trie(&trie, |name, _, _| names += name.len())
         .expect("a valid trie");
-    assert!(names > 4 * trie.len(), "{names} name bytes, {} trie bytes", trie.len());
+    assert!(
+        names > 4 * trie.len(),
+        "{names} name bytes, {} trie bytes",
+        trie.len()
+    );
     harness::export_trie(&trie);
 }

@@ -81,14 +81,22 @@ fn without_paths(json: &[u8]) -> serde_json::Value {
 case!(regression_a_piped_log_lost_its_first_4_kib, {
     // `cat LOG | weakscan scan /dev/stdin` reported 53 lookups instead of 62: detection read
     // the first 4 KiB of the pipe and the log reader opened it again.
-    for name in ["dyld4-macos15-chained.log", "dyld2-macos11.log", "noisy.log"] {
+    for name in [
+        "dyld4-macos15-chained.log",
+        "dyld2-macos11.log",
+        "noisy.log",
+    ] {
         let path = log(name);
         let bytes = fs::read(&path).unwrap();
         let want = on_file(&["scan", path.to_str().unwrap(), "--format", "json"]);
         for arg in ["-", "/dev/stdin"] {
             let (code, got, err) = piped(&["scan", arg, "--format", "json"], &bytes);
             assert_eq!(code, Some(0), "{name} via {arg}: {err}");
-            assert_eq!(without_paths(&got), without_paths(&want), "{name} via {arg}");
+            assert_eq!(
+                without_paths(&got),
+                without_paths(&want),
+                "{name} via {arg}"
+            );
         }
     }
 });
@@ -117,51 +125,79 @@ case!(a_log_under_4_kib_from_a_pipe_is_read, {
 
 case!(a_binary_from_a_pipe_is_read_whole, {
     // A binary on /dev/stdin was "empty file (0 bytes)".
-    for name in ["app-default-chained-universal", "app-default-opcodes-x86_64"] {
+    for name in [
+        "app-default-chained-universal",
+        "app-default-opcodes-x86_64",
+    ] {
         let path = fixture(name);
         let bytes = fs::read(&path).unwrap();
         let want = on_file(&["scan", path.to_str().unwrap(), "--format", "json"]);
         for arg in ["-", "/dev/stdin"] {
             let (code, got, err) = piped(&["scan", arg, "--format", "json"], &bytes);
             assert_eq!(code, Some(0), "{name} via {arg}: {err}");
-            assert_eq!(without_paths(&got), without_paths(&want), "{name} via {arg}");
+            assert_eq!(
+                without_paths(&got),
+                without_paths(&want),
+                "{name} via {arg}"
+            );
         }
         // check and baseline take stdin too.
         let want = on_file(&["baseline", path.to_str().unwrap()]);
         let (code, got, err) = piped(&["baseline", "-"], &bytes);
         assert_eq!(code, Some(0), "{err}");
-        assert_eq!(without_paths(&got), without_paths(&want), "baseline of {name}");
+        assert_eq!(
+            without_paths(&got),
+            without_paths(&want),
+            "baseline of {name}"
+        );
     }
 });
 
-case!(a_fifo_and_process_substitution_work_for_logs_and_binaries, {
-    let tmp = tempfile::tempdir().unwrap();
-    for src in [log("dyld4-macos15-opcodes.log"), fixture("app-default-chained-arm64")] {
-        let want = on_file(&["scan", src.to_str().unwrap(), "--format", "json"]);
-        let fifo = tmp.path().join("fifo");
-        let _ = fs::remove_file(&fifo);
-        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-        let bytes = fs::read(&src).unwrap();
-        let f2 = fifo.clone();
-        let writer = std::thread::spawn(move || {
-            let mut w = fs::OpenOptions::new().write(true).open(&f2).unwrap();
-            let _ = w.write_all(&bytes);
-        });
-        let got = on_file(&["scan", fifo.to_str().unwrap(), "--format", "json"]);
-        writer.join().unwrap();
-        assert_eq!(without_paths(&got), without_paths(&want), "{}", src.display());
-        // bash's <(…) is a /dev/fd path to a pipe.
-        let out = Command::new("bash")
-            .arg("-c")
-            .arg(r#""$0" scan <(cat "$1") --format json"#)
-            .arg(bin())
-            .arg(&src)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
-        assert_eq!(without_paths(&out.stdout), without_paths(&want));
+case!(
+    a_fifo_and_process_substitution_work_for_logs_and_binaries,
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        for src in [
+            log("dyld4-macos15-opcodes.log"),
+            fixture("app-default-chained-arm64"),
+        ] {
+            let want = on_file(&["scan", src.to_str().unwrap(), "--format", "json"]);
+            let fifo = tmp.path().join("fifo");
+            let _ = fs::remove_file(&fifo);
+            assert!(
+                Command::new("mkfifo")
+                    .arg(&fifo)
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+            let bytes = fs::read(&src).unwrap();
+            let f2 = fifo.clone();
+            let writer = std::thread::spawn(move || {
+                let mut w = fs::OpenOptions::new().write(true).open(&f2).unwrap();
+                let _ = w.write_all(&bytes);
+            });
+            let got = on_file(&["scan", fifo.to_str().unwrap(), "--format", "json"]);
+            writer.join().unwrap();
+            assert_eq!(
+                without_paths(&got),
+                without_paths(&want),
+                "{}",
+                src.display()
+            );
+            // bash's <(…) is a /dev/fd path to a pipe.
+            let out = Command::new("bash")
+                .arg("-c")
+                .arg(r#""$0" scan <(cat "$1") --format json"#)
+                .arg(bin())
+                .arg(&src)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            assert_eq!(without_paths(&out.stdout), without_paths(&want));
+        }
     }
-});
+);
 
 case!(stdin_can_be_only_one_input, {
     let (code, out, err) = piped(&["diff", "-", "-"], b"");
@@ -182,7 +218,9 @@ case!(an_empty_pipe_is_an_empty_file, {
 /// Every command with `-o PATH` on the fixtures; the bytes each writes to stdout otherwise.
 fn commands() -> Vec<Vec<String>> {
     let bin = fixture("app-default-chained-x86_64").display().to_string();
-    let other = fixture("app-v2-default-chained-x86_64").display().to_string();
+    let other = fixture("app-v2-default-chained-x86_64")
+        .display()
+        .to_string();
     let log = log("dyld4-macos15-chained.log").display().to_string();
     [
         vec!["scan", &bin],
@@ -190,7 +228,14 @@ fn commands() -> Vec<Vec<String>> {
         vec!["diff", &bin, &other],
         vec!["verify", &bin, &log, "--tolerance", "1000"],
         vec!["check", &bin, "--max-weak-bind-symbols", "100000"],
-        vec!["check", &bin, "--max-weak-bind-symbols", "1", "--format", "markdown"],
+        vec![
+            "check",
+            &bin,
+            "--max-weak-bind-symbols",
+            "1",
+            "--format",
+            "markdown",
+        ],
         vec!["baseline", &bin],
     ]
     .into_iter()
@@ -208,37 +253,40 @@ fn run_with_output(cmd: &[String], out: &Path) -> std::process::Output {
         .unwrap()
 }
 
-case!(output_goes_to_the_file_and_equals_stdout_for_every_command, {
-    let tmp = tempfile::tempdir().unwrap();
-    for cmd in commands() {
-        let plain = weakscan()
-            .args(&cmd)
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .output()
-            .unwrap();
-        let file = tmp.path().join("out");
-        let out = run_with_output(&cmd, &file);
-        assert_eq!(out.status.code(), plain.status.code(), "{cmd:?}");
-        assert_eq!(fs::read(&file).unwrap(), plain.stdout, "{cmd:?}");
-        if cmd[0] != "baseline" {
-            assert!(out.stdout.is_empty(), "{cmd:?} printed with -o");
+case!(
+    output_goes_to_the_file_and_equals_stdout_for_every_command,
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        for cmd in commands() {
+            let plain = weakscan()
+                .args(&cmd)
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .output()
+                .unwrap();
+            let file = tmp.path().join("out");
+            let out = run_with_output(&cmd, &file);
+            assert_eq!(out.status.code(), plain.status.code(), "{cmd:?}");
+            assert_eq!(fs::read(&file).unwrap(), plain.stdout, "{cmd:?}");
+            if cmd[0] != "baseline" {
+                assert!(out.stdout.is_empty(), "{cmd:?} printed with -o");
+            }
+            // `-o -` is stdout.
+            let dash = weakscan()
+                .args(&cmd)
+                .args(["-o", "-"])
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .output()
+                .unwrap();
+            assert_eq!(dash.stdout, plain.stdout, "{cmd:?} -o -");
+            // Nothing but the output file is left in the directory (no temp file).
+            let names: Vec<_> = fs::read_dir(tmp.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["out"], "{cmd:?}");
         }
-        // `-o -` is stdout.
-        let dash = weakscan()
-            .args(&cmd)
-            .args(["-o", "-"])
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .output()
-            .unwrap();
-        assert_eq!(dash.stdout, plain.stdout, "{cmd:?} -o -");
-        // Nothing but the output file is left in the directory (no temp file).
-        let names: Vec<_> = fs::read_dir(tmp.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, ["out"], "{cmd:?}");
     }
-});
+);
 
 case!(regression_output_replaced_the_symlink_it_was_given, {
     let tmp = tempfile::tempdir().unwrap();
@@ -250,10 +298,16 @@ case!(regression_output_replaced_the_symlink_it_was_given, {
         let out = run_with_output(&cmd, &link);
         assert!(out.status.code().is_some_and(|c| c < 2), "{cmd:?}: {out:?}");
         assert!(
-            fs::symlink_metadata(&link).unwrap().file_type().is_symlink(),
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
             "{cmd:?} replaced the symlink"
         );
-        assert!(fs::read(&real).unwrap().len() > 10, "{cmd:?} did not write the target");
+        assert!(
+            fs::read(&real).unwrap().len() > 10,
+            "{cmd:?} did not write the target"
+        );
     }
 });
 
@@ -272,45 +326,62 @@ case!(regression_a_fixed_temp_name_symlink_was_followed, {
             .file_type()
             .is_symlink()
     );
-    assert!(fs::read_to_string(tmp.path().join("base.json")).unwrap().contains("\"baseline\""));
+    assert!(
+        fs::read_to_string(tmp.path().join("base.json"))
+            .unwrap()
+            .contains("\"baseline\"")
+    );
 });
 
-case!(regression_dev_full_was_replaced_and_its_write_error_ignored, {
-    // `baseline -o /dev/full` replaced the device with a regular file; `scan > /dev/full`
-    // exited 0. Reached only through a symlink in a temp directory.
-    let tmp = tempfile::tempdir().unwrap();
-    let link = tmp.path().join("full");
-    symlink("/dev/full", &link).unwrap();
-    for cmd in commands() {
-        let out = run_with_output(&cmd, &link);
-        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {out:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            err,
-            format!(
-                "weakscan: {}: No space left on device (os error 28)\n",
-                link.display()
-            ),
-            "{cmd:?}"
-        );
-        assert!(fs::metadata("/dev/full").unwrap().file_type().is_char_device());
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-        // And stdout itself on /dev/full.
-        let full = fs::OpenOptions::new().write(true).open(&link).unwrap();
-        let out = Command::new(bin())
-            .args(&cmd)
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .stdout(full)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{cmd:?} > /dev/full");
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
-            "weakscan: stdout: No space left on device (os error 28)\n",
-            "{cmd:?}"
-        );
+case!(
+    regression_dev_full_was_replaced_and_its_write_error_ignored,
+    {
+        // `baseline -o /dev/full` replaced the device with a regular file; `scan > /dev/full`
+        // exited 0. Reached only through a symlink in a temp directory.
+        let tmp = tempfile::tempdir().unwrap();
+        let link = tmp.path().join("full");
+        symlink("/dev/full", &link).unwrap();
+        for cmd in commands() {
+            let out = run_with_output(&cmd, &link);
+            assert_eq!(out.status.code(), Some(2), "{cmd:?}: {out:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                err,
+                format!(
+                    "weakscan: {}: No space left on device (os error 28)\n",
+                    link.display()
+                ),
+                "{cmd:?}"
+            );
+            assert!(
+                fs::metadata("/dev/full")
+                    .unwrap()
+                    .file_type()
+                    .is_char_device()
+            );
+            assert!(
+                fs::symlink_metadata(&link)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink()
+            );
+            // And stdout itself on /dev/full.
+            let full = fs::OpenOptions::new().write(true).open(&link).unwrap();
+            let out = Command::new(bin())
+                .args(&cmd)
+                .env_remove("GITHUB_STEP_SUMMARY")
+                .stdout(full)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{cmd:?} > /dev/full");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                "weakscan: stdout: No space left on device (os error 28)\n",
+                "{cmd:?}"
+            );
+        }
     }
-});
+);
 
 case!(a_dev_stdout_like_path_is_written_not_replaced, {
     let tmp = tempfile::tempdir().unwrap();
@@ -321,13 +392,24 @@ case!(a_dev_stdout_like_path_is_written_not_replaced, {
     let out = run_with_output(cmd, &link);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(out.stdout, plain.stdout);
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 });
 
 case!(a_fifo_is_written_not_replaced, {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let f2 = fifo.clone();
     let reader = std::thread::spawn(move || {
         let mut s = Vec::new();
@@ -360,7 +442,10 @@ case!(an_unwritable_directory_is_one_error_line, {
         assert_eq!(out.status.code(), Some(2), "{t:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.starts_with(&format!("weakscan: {}: ", t.display())), "{err}");
+        assert!(
+            err.starts_with(&format!("weakscan: {}: ", t.display())),
+            "{err}"
+        );
         assert!(out.stdout.is_empty());
     }
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
@@ -380,33 +465,36 @@ case!(an_input_error_leaves_the_output_file_untouched, {
     assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
 });
 
-case!(regression_demangling_under_a_low_address_space_limit_kept_names_mangled, {
-    // Under `ulimit -v 262144` the 256 MiB demangling stacks could not start, names stayed
-    // mangled and `check --group 'v8::*=0'` passed (exit 0) where it fails (exit 1).
-    let bin = bin();
-    let app = fixture("app-default-chained-x86_64");
-    let args = ["check", app.to_str().unwrap(), "--group", "v8::*=0"];
-    let free = weakscan().args(args).output().unwrap();
-    assert_eq!(free.status.code(), Some(1), "{free:?}");
-    for limit in [262_144, 393_216, 524_288, 1_048_576] {
-        let out = Command::new("sh")
-            .arg("-c")
-            .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
-            .arg(&bin)
-            .args(args)
-            .output()
-            .unwrap();
-        let code = out.status.code();
-        assert!(
-            code == Some(1) || code == Some(2),
-            "ulimit -v {limit}: exit {code:?}: {out:?}"
-        );
-        if code == Some(2) {
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(err.lines().count(), 1, "{err}");
-            assert!(err.contains("ulimit -v"), "{err}");
-        } else {
-            assert_eq!(out.stdout, free.stdout, "ulimit -v {limit}");
+case!(
+    regression_demangling_under_a_low_address_space_limit_kept_names_mangled,
+    {
+        // Under `ulimit -v 262144` the 256 MiB demangling stacks could not start, names stayed
+        // mangled and `check --group 'v8::*=0'` passed (exit 0) where it fails (exit 1).
+        let bin = bin();
+        let app = fixture("app-default-chained-x86_64");
+        let args = ["check", app.to_str().unwrap(), "--group", "v8::*=0"];
+        let free = weakscan().args(args).output().unwrap();
+        assert_eq!(free.status.code(), Some(1), "{free:?}");
+        for limit in [262_144, 393_216, 524_288, 1_048_576] {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
+                .arg(&bin)
+                .args(args)
+                .output()
+                .unwrap();
+            let code = out.status.code();
+            assert!(
+                code == Some(1) || code == Some(2),
+                "ulimit -v {limit}: exit {code:?}: {out:?}"
+            );
+            if code == Some(2) {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(err.contains("ulimit -v"), "{err}");
+            } else {
+                assert_eq!(out.stdout, free.stdout, "ulimit -v {limit}");
+            }
         }
     }
-});
+);

@@ -425,3 +425,33 @@ fn escaped_text_is_one_line_without_control_or_bidi_characters() {
         })
         .unwrap();
 }
+
+#[test]
+fn mutated_policies() {
+    mutate_target("policy", harness::policy, 256);
+}
+
+#[test]
+fn mutated_baselines() {
+    mutate_target("baseline", harness::baseline, 64);
+}
+
+#[test]
+fn mutated_patterns() {
+    mutate_target("pattern", harness::pattern, 512);
+}
+
+#[test]
+fn mutated_command_lines() {
+    mutate_target("cli", harness::cli, 256);
+}
+
+#[test]
+fn mutated_renders() {
+    mutate_target("render", harness::render, 32);
+}
+
+#[test]
+fn mutated_pairs() {
+    mutate_target("pairs", harness::pairs, 32);
+}

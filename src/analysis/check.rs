@@ -65,7 +65,6 @@ pub const FIX: [&str; 3] = [
 /// How to accept an intended change (printed with [`FIX`] when a baseline budget fails).
 pub const ACCEPT: &str = "if the change is intended, regenerate the baseline (weakscan baseline FILE -o BASELINE) and commit it with the change";
 
-
 /// Example symbols shown per offending group.
 pub const EXAMPLES: usize = 3;
 
@@ -140,7 +139,8 @@ impl Finding {
 
 /// `+3661, +116.6%`, `-4958, -72.9%`, `+5, new` (from 0), `0`.
 pub fn change(old: usize, new: usize) -> String {
-    let d = new as i64 - old as i64;
+    // i128: figures read from a baseline file may be anywhere in u64.
+    let d = new as i128 - old as i128;
     match percent_change(Some(old), Some(new)) {
         _ if d == 0 => "±0".into(),
         Some(p) => format!("{d:+}, {p:+.1}%"),

@@ -18,10 +18,10 @@
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
 //! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
 
+use crate::error::{Error, ErrorKind, Result};
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
-use crate::error::{Error, ErrorKind, Result};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -148,7 +148,10 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Dema
             match handle {
                 // `work` catches every panic, so a join error cannot happen; keep the names
                 // raw and counted if it ever does.
-                Ok(h) => results.push(h.join().unwrap_or_else(|_| part.iter().map(|&n| (n, failed(n))).collect())),
+                Ok(h) => results.push(
+                    h.join()
+                        .unwrap_or_else(|_| part.iter().map(|&n| (n, failed(n))).collect()),
+                ),
                 Err(e) => {
                     last_error = Some(e);
                     refused.push(part);

@@ -68,4 +68,3 @@ pub(crate) fn entry<'a, 'm>(
         ..SymbolEntry::default()
     })
 }
-

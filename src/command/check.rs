@@ -226,4 +226,3 @@ fn append_step_summary(report: &CheckReport) {
         );
     }
 }
-

@@ -46,13 +46,7 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
         (old_images, new_images)
     });
     let (old_images, new_images) = (old_images?, new_images?);
-    let report = diff_report(
-        &old_images,
-        &new_images,
-        req.group_by,
-        req.top,
-        req.symbols,
-    )?;
+    let report = diff_report(&old_images, &new_images, req.group_by, req.top, req.symbols)?;
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::diff(out, &report),
         Format::Json => output::json::diff(out, &report),

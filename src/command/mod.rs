@@ -69,7 +69,9 @@ pub fn emit(
 /// `-` (stdin) may be given as one input only.
 pub fn one_stdin(paths: &[&Path]) -> Result<()> {
     if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        return Err(Error::usage("- (stdin) can be read only once: give it as one input"));
+        return Err(Error::usage(
+            "- (stdin) can be read only once: give it as one input",
+        ));
     }
     Ok(())
 }

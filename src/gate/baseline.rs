@@ -14,12 +14,12 @@ use super::Figure;
 use crate::analysis::tally::{SymbolEntry, entry};
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::SCHEMA_VERSION;
+use crate::text::escape_bytes;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use crate::schema::BASELINE_COMMAND as COMMAND;
-
 
 #[derive(Deserialize)]
 struct Header {
@@ -127,17 +127,25 @@ impl Baseline {
 /// image without arch or symbol list (`Policy`), each naming the file and saying what to do.
 pub fn read(path: &Path) -> Result<Baseline> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-    let bad = |what: String| Error::new(ErrorKind::Policy, path, what);
+    parse(&text, path)
+}
+
+/// Reads the baseline text `text`, read from `path` (used in messages); the errors of [`read`]
+/// but `Io`. The fuzz target `baseline` calls this.
+pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
+    // Arches and commands are quoted from the file: escaped, so the error stays one line (fuzz
+    // finding: an arch with a newline).
+    let bad = |what: String| Error::new(ErrorKind::Policy, path, escape_bytes(what.as_bytes()));
     let json_error = |e: serde_json::Error| {
         Error::at(
             ErrorKind::Policy,
             path,
             e.line(),
             e.column(),
-            format!("not a weakscan baseline: {e}"),
+            escape_bytes(format!("not a weakscan baseline: {e}").as_bytes()),
         )
     };
-    let header: Header = serde_json::from_str(&text).map_err(json_error)?;
+    let header: Header = serde_json::from_str(text).map_err(json_error)?;
     let regenerate = "regenerate it with `weakscan baseline FILE -o BASELINE`";
     match &header.schema_version {
         Some(v) if v.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
@@ -166,7 +174,7 @@ pub fn read(path: &Path) -> Result<Baseline> {
             )));
         }
     }
-    let doc: FileJson = serde_json::from_str(&text).map_err(json_error)?;
+    let doc: FileJson = serde_json::from_str(text).map_err(json_error)?;
     let mut images = Vec::new();
     for (i, img) in doc.images.into_iter().enumerate() {
         let arch = img
@@ -205,15 +213,17 @@ fn entries_of(s: &SymbolsJson) -> Vec<SymbolEntry> {
         let e = entry(&mut by_name, &b.symbol);
         e.weak_bound = true;
         e.defined_here |= b.defined_here;
-        e.sites += b.sites as usize;
-        e.lookups += b.lookups as usize;
+        // Figures from the file: a hostile value saturates instead of wrapping.
+        e.sites = e.sites.saturating_add(b.sites as usize);
+        e.lookups = e.lookups.saturating_add(b.lookups as usize);
     }
     for l in &s.other_lookups {
-        entry(&mut by_name, &l.symbol).lookups += l.lookups as usize;
+        let e = entry(&mut by_name, &l.symbol);
+        e.lookups = e.lookups.saturating_add(l.lookups as usize);
     }
     for d in &s.weak_definitions {
         let e = entry(&mut by_name, &d.symbol);
-        e.weak_defs += 1;
+        e.weak_defs = e.weak_defs.saturating_add(1);
         e.thread_local |= d.thread_local;
     }
     by_name.into_values().collect()

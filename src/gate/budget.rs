@@ -14,9 +14,9 @@
 //! baseline when an increase failed, else the largest groups (of the failing group budgets when
 //! only those failed), each with three example symbols.
 
+use super::allow::Allowlist;
 use super::baseline::BaselineImage;
 use super::policy::{Increase, Policy, RuleSet};
-use super::allow::Allowlist;
 use crate::analysis::check::{
     EXAMPLES, Figure, FigureLine, Finding, ImageCheck, Kind, Offender, change,
 };
@@ -67,7 +67,7 @@ fn groups_of<'e>(
             continue;
         }
         let g = out.entry(by.key(&name).into_owned()).or_default();
-        g.value += c;
+        g.value = g.value.saturating_add(c);
         g.members.push(&e.raw);
     }
     out
@@ -114,7 +114,7 @@ pub fn evaluate(
             .iter()
             .filter(|e| e.contribution(f) > 0 && allow.allows(&e.raw, &names.lookup(&e.raw)))
             .map(|e| e.contribution(f))
-            .sum()
+            .fold(0usize, usize::saturating_add)
     };
 
     // Figures, counted after the allowlist, here and in the baseline.
@@ -231,7 +231,10 @@ pub fn evaluate(
             .filter(|(k, _)| g.pattern.is_match(k))
             .map(|(_, v)| v)
             .collect();
-        let value: usize = matched.iter().map(|m| m.value).sum();
+        let value: usize = matched
+            .iter()
+            .map(|m| m.value)
+            .fold(0, usize::saturating_add);
         let passed = value as u64 <= g.max;
         if !passed {
             failing_patterns.push(&g.pattern);
@@ -308,11 +311,11 @@ pub fn evaluate(
             .any(|b| !b.passed && b.kind == Kind::Increase);
         if let (true, Some(b)) = (grew, baseline) {
             let before = groups_of(&b.entries, names, &allow, policy.group_by, offender_figure);
-            let mut ranked: Vec<(i64, &String, &GroupAcc)> = groups
+            let mut ranked: Vec<(i128, &String, &GroupAcc)> = groups
                 .iter()
                 .map(|(k, g)| {
                     let old = before.get(k).map_or(0, |o| o.value);
-                    (g.value as i64 - old as i64, k, g)
+                    (g.value as i128 - old as i128, k, g)
                 })
                 .filter(|(d, _, _)| *d > 0)
                 .collect();

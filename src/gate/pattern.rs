@@ -153,7 +153,11 @@ mod tests {
             "pattern too long: 100000 bytes (at most 4096)"
         );
         let big = "x".repeat(512 << 10);
-        assert!(Pattern::parse(&big).unwrap_err().starts_with("pattern too long"));
+        assert!(
+            Pattern::parse(&big)
+                .unwrap_err()
+                .starts_with("pattern too long")
+        );
         let big_re = format!("re:{}", "a{1000}".repeat(600));
         assert!(Pattern::parse(&big_re).is_err());
         // Within the limits, the biggest still compile or fail with an error, never a panic.
@@ -166,7 +170,11 @@ mod tests {
         ] {
             let _ = Pattern::parse(&p);
         }
-        assert!(Pattern::parse("v8::{internal,base}::*").unwrap().is_match("v8::base::x"));
+        assert!(
+            Pattern::parse("v8::{internal,base}::*")
+                .unwrap()
+                .is_match("v8::base::x")
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ use super::Figure;
 use super::pattern::Pattern;
 use crate::analysis::group::GroupBy;
 use crate::error::{Error, ErrorKind, Result};
+use crate::macho::cursor::symbol_name;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use std::collections::BTreeMap;
@@ -398,9 +399,14 @@ impl Policy {
             let (line, col) = line_col(text, span.start);
             Error::at(ErrorKind::Policy, path, line, col, what)
         };
-        let doc: FileDoc = toml::from_str(text).map_err(|e| match e.span() {
-            Some(span) => at(span, e.message().trim().to_string()),
-            None => Error::new(ErrorKind::Policy, path, e.message().trim()),
+        // The toml crate quotes unknown keys and variants as written: escape what could break
+        // the one-line error (fuzz finding: a key with a newline).
+        let doc: FileDoc = toml::from_str(text).map_err(|e| {
+            let what = symbol_name(e.message().trim().as_bytes());
+            match e.span() {
+                Some(span) => at(span, what),
+                None => Error::new(ErrorKind::Policy, path, what),
+            }
         })?;
         let mut policy = Policy {
             source: Some(path.to_path_buf()),

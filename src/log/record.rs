@@ -30,10 +30,10 @@ use crate::model::{
     MAX_LISTED_PIDS, Name, PidLines, Site, Source, TREAT_AS_WEAK,
 };
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use std::rc::Rc;
 
 /// Distinct PIDs tracked to count [`LogFacts::more_pids`]; beyond this the count is a lower
 /// bound.
@@ -122,7 +122,10 @@ impl Interner {
     /// images share (one [`Name`] per distinct name, however many lines name it).
     fn into_names(self) -> Vec<Name> {
         drop(self.ids);
-        self.names.into_iter().map(|raw| Name::from(text(&raw))).collect()
+        self.names
+            .into_iter()
+            .map(|raw| Name::from(text(&raw)))
+            .collect()
     }
 }
 
@@ -849,7 +852,8 @@ dyld: weak bind: app:0x100008020 = app:__ZN1AIiE1fEv, *0x100008020 = 0x100004000
         let e = read_log_from(Path::new("t.log"), lines.as_bytes().chain(Unreadable), None)
             .unwrap_err();
         assert!(
-            e.message.ends_with("more than the 8192 weakscan reads (not a log of one launch?)"),
+            e.message
+                .ends_with("more than the 8192 weakscan reads (not a log of one launch?)"),
             "{e}"
         );
     }

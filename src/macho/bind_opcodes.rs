@@ -159,7 +159,11 @@ pub fn parse_weak_binds(
     Ok(WeakBindTable {
         symbols: walk.symbols.iter().map(|n| n.to_string()).collect(),
         binds,
-        strong_overrides: walk.strong_overrides.iter().map(|n| n.to_string()).collect(),
+        strong_overrides: walk
+            .strong_overrides
+            .iter()
+            .map(|n| n.to_string())
+            .collect(),
         targets: walk.targets,
     })
 }
@@ -219,7 +223,11 @@ pub fn walk_weak_binds(
             }
             BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
                 let name = c.cstr()?;
-                state.set_symbol(name, imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0, op_pos)?;
+                state.set_symbol(
+                    name,
+                    imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0,
+                    op_pos,
+                )?;
                 continue;
             }
             BIND_OPCODE_SET_TYPE_IMM => {
@@ -305,7 +313,12 @@ impl State<'_> {
         Ok(())
     }
 
-    fn set_symbol(&mut self, raw: &[u8], strong_override: bool, op_pos: u64) -> Result<(), ParseError> {
+    fn set_symbol(
+        &mut self,
+        raw: &[u8],
+        strong_override: bool,
+        op_pos: u64,
+    ) -> Result<(), ParseError> {
         let text = symbol_name(raw);
         let id = match self.ids.get(text.as_str()) {
             Some(&id) => id,

@@ -179,14 +179,15 @@ pub fn parse_chained_fixups(
     dylib_count: u32,
 ) -> Result<ChainedFixups, ParseError> {
     let mut imports = Vec::new();
-    let (header, segments) = parse_chained_fixups_with(blob, segment_count, dylib_count, |_, i| {
-        imports.push(ChainedImport {
-            library_ordinal: i.library_ordinal,
-            weak_import: i.weak_import,
-            name: symbol_name(i.name),
-            addend: i.addend,
-        });
-    })?;
+    let (header, segments) =
+        parse_chained_fixups_with(blob, segment_count, dylib_count, |_, i| {
+            imports.push(ChainedImport {
+                library_ordinal: i.library_ordinal,
+                weak_import: i.weak_import,
+                name: symbol_name(i.name),
+                addend: i.addend,
+            });
+        })?;
     Ok(ChainedFixups {
         header,
         imports,

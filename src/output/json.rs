@@ -1,11 +1,11 @@
 //! JSON output (`--format json`). The shapes are documented in `docs/json.md`; bump
 //! [`SCHEMA_VERSION`] on any incompatible change.
 
+use crate::analysis::check::CheckReport;
 use crate::analysis::diff::{GroupDelta, StatsDelta, SymbolChanges, percent_change};
 use crate::analysis::group::{Group, GroupStats};
 use crate::analysis::report::{DiffReport, ImageSummary, PairReport, ScanReport};
 use crate::analysis::verify::{Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol};
-use crate::analysis::check::CheckReport;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -122,10 +122,13 @@ pub fn scan_with(
         #[serde(flatten)]
         extra: &'a T,
     }
-    to_writer(out, &With {
-        scan: scan_doc(report, command),
-        extra,
-    })
+    to_writer(
+        out,
+        &With {
+            scan: scan_doc(report, command),
+            extra,
+        },
+    )
 }
 
 fn scan_doc<'a>(report: &'a ScanReport, command: &'static str) -> ScanJson<'a> {
@@ -239,21 +242,24 @@ struct VerifyJson<'a> {
 
 /// Renders a verify report as pretty JSON (with a trailing newline).
 pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
-    to_writer(out, &VerifyJson {
-        schema_version: SCHEMA_VERSION,
-        command: "verify",
-        group_by: r.group_by.as_str(),
-        binary: &r.binary,
-        log: &r.log,
-        basis: r.basis,
-        notes: &r.notes,
-        totals: r.totals,
-        tolerance: r.tolerance,
-        agrees: r.agrees,
-        groups: &r.groups,
-        symbols: &r.symbols,
-        demangle_failures: r.demangle_failures,
-    })
+    to_writer(
+        out,
+        &VerifyJson {
+            schema_version: SCHEMA_VERSION,
+            command: "verify",
+            group_by: r.group_by.as_str(),
+            binary: &r.binary,
+            log: &r.log,
+            basis: r.basis,
+            notes: &r.notes,
+            totals: r.totals,
+            tolerance: r.tolerance,
+            agrees: r.agrees,
+            groups: &r.groups,
+            symbols: &r.symbols,
+            demangle_failures: r.demangle_failures,
+        },
+    )
 }
 
 /// Writes `doc` as pretty JSON and a newline. A serialization error (none is expected: every
@@ -274,10 +280,13 @@ pub fn check(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
         report: &'a CheckReport,
         fix: Vec<&'static str>,
     }
-    to_writer(out, &CheckJson {
-        schema_version: SCHEMA_VERSION,
-        command: "check",
-        report,
-        fix: report.fix(),
-    })
+    to_writer(
+        out,
+        &CheckJson {
+            schema_version: SCHEMA_VERSION,
+            command: "check",
+            report,
+            fix: report.fix(),
+        },
+    )
 }

@@ -286,7 +286,12 @@ mod tests {
         let link = d.path().join("link.json");
         symlink("real.json", &link).unwrap();
         write_all(&link, "new").unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
         // Only the two entries: no temp file left behind.
         assert_eq!(fs::read_dir(d.path()).unwrap().count(), 2);
@@ -298,7 +303,12 @@ mod tests {
         let link = d.path().join("link");
         symlink(d.path().join("made"), &link).unwrap();
         write_all(&link, "x").unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(fs::read_to_string(d.path().join("made")).unwrap(), "x");
     }
 
@@ -309,7 +319,10 @@ mod tests {
         fs::write(&f, "old").unwrap();
         fs::set_permissions(&f, fs::Permissions::from_mode(0o640)).unwrap();
         write_all(&f, "new").unwrap();
-        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
         assert_eq!(fs::read_to_string(&f).unwrap(), "new");
     }
 
@@ -320,7 +333,10 @@ mod tests {
         symlink("b", &a).unwrap();
         symlink("a", d.path().join("b")).unwrap();
         let e = Sink::open(Some(&a)).unwrap_err();
-        assert!(e.message.ends_with("more than 40 symbolic links (a loop?)"), "{e}");
+        assert!(
+            e.message.ends_with("more than 40 symbolic links (a loop?)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -337,22 +337,14 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
         let (o, n) = (&p.old, &p.new);
         let mut t = table();
         t.set_header(vec![Cell::new(""), Cell::new("old"), Cell::new("new")]);
-        t.add_row(vec![
-            Cell::new("path"),
-            cell(&o.path),
-            cell(&n.path),
-        ]);
+        t.add_row(vec![Cell::new("path"), cell(&o.path), cell(&n.path)]);
         if o.log.is_some() || n.log.is_some() {
             t.add_row(vec![
                 Cell::new("input"),
                 Cell::new(input_cell(o)),
                 Cell::new(input_cell(n)),
             ]);
-            t.add_row(vec![
-                Cell::new("image"),
-                cell(&o.image),
-                cell(&n.image),
-            ]);
+            t.add_row(vec![Cell::new("image"), cell(&o.image), cell(&n.image)]);
         }
         t.add_row(vec![
             Cell::new("arch"),
@@ -461,21 +453,13 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
     let (b, l) = (&r.binary, &r.log);
     let mut t = table();
     t.set_header(vec![Cell::new(""), Cell::new("binary"), Cell::new("log")]);
-    t.add_row(vec![
-        Cell::new("path"),
-        cell(&b.path),
-        cell(&l.path),
-    ]);
+    t.add_row(vec![Cell::new("path"), cell(&b.path), cell(&l.path)]);
     t.add_row(vec![
         Cell::new("input"),
         Cell::new(format!("Mach-O, {}", opt(b.arch.as_deref()))),
         Cell::new(input_cell(l)),
     ]);
-    t.add_row(vec![
-        Cell::new("image"),
-        cell(&b.image),
-        cell(&l.image),
-    ]);
+    t.add_row(vec![Cell::new("image"), cell(&b.image), cell(&l.image)]);
     writeln!(out, "{t}")?;
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
