@@ -603,7 +603,7 @@ impl Recorder {
             images.push((
                 i,
                 Image {
-                    path: path.display().to_string(),
+                    path: crate::text::escape_path(path),
                     name: name.to_string(),
                     arch: None,
                     filetype: None,

@@ -165,10 +165,11 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
     let path = file.path();
     Ok(Image {
-        path: path.display().to_string(),
+        // Shown in tables and JSON: one line, whatever the path holds.
+        path: crate::text::escape_path(path),
         name: path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| crate::text::escape_path(std::path::Path::new(n)))
             .unwrap_or_default(),
         arch: Some(loc.arch.clone()),
         filetype: Some(lc.filetype),
