@@ -12,7 +12,8 @@
 //! * `template`: the outermost templated entity of the name, e.g.
 //!   `v8::internal::StaticCallInterfaceDescriptor<…>` (the pattern when there is none);
 //! * `scope`: the components of the qualified name before its last one, e.g.
-//!   `["v8", "internal", "StaticCallInterfaceDescriptor<…>", "Initialize(…)"]`.
+//!   `["v8", "internal", "StaticCallInterfaceDescriptor<…>", "Initialize(…)"]`; only its
+//!   leading namespace components are kept, as where each ends in `pattern`.
 //!
 //! cpp_demangle's default recursion limits (parse 96, print 128) reject real V8 symbols, so
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
@@ -23,7 +24,6 @@ use cpp_demangle::{
 };
 use crate::error::{Error, ErrorKind, Result};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 
 /// Recursion limit for cpp_demangle's parser and printer.
@@ -53,40 +53,91 @@ pub enum NameKind {
 }
 
 /// The demangled form of one symbol and its grouping keys.
+///
+/// Memory: the keys are ranges of `pattern` (the template a prefix of its name proper, each
+/// namespace a run of its leading scope components), so a name costs its printed form and its
+/// pattern, once each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolName {
     /// Readable name (as c++filt prints it), or the raw name if not demangled.
     pub demangled: String,
     /// See the module docs.
     pub pattern: String,
-    /// See the module docs.
-    pub template: String,
-    /// See the module docs.
-    pub scope: Vec<String>,
-    /// How many leading `scope` components can be namespaces: the run before the first
-    /// templated (`<…>`) or function (`(…)`) component, which cannot.
-    pub namespace_components: usize,
+    /// Byte offset in `pattern` where the name proper starts (after a special-name prefix).
+    name_start: u32,
+    /// End of `template` in `pattern`.
+    template_end: u32,
+    /// For each leading scope component that can be a namespace, where it ends in `pattern`
+    /// (the offset of the `::` after it).
+    namespace_ends: Box<[u32]>,
     /// How the name was read.
     pub kind: NameKind,
 }
 
 impl SymbolName {
+    /// See the module docs: `pattern`'s outermost templated entity, or its name proper.
+    pub fn template(&self) -> &str {
+        &self.pattern[self.name_start as usize..self.template_end as usize]
+    }
+
+    /// How many leading `scope` components can be namespaces: the run before the first
+    /// templated (`<…>`) or function (`(…)`) component, which cannot.
+    pub fn namespace_components(&self) -> usize {
+        self.namespace_ends.len()
+    }
+
     /// Up to `depth` leading namespace components joined with `::` (`v8::internal`), or
     /// `(global)` if the name is not inside a namespace.
-    pub fn namespace(&self, depth: usize) -> String {
-        let n = depth.min(self.namespace_components);
+    pub fn namespace(&self, depth: usize) -> &str {
+        let n = depth.min(self.namespace_ends.len());
         if n == 0 {
-            return "(global)".to_string();
+            return GLOBAL;
         }
-        self.scope[..n].join("::")
+        &self.pattern[self.name_start as usize..self.namespace_ends[n - 1] as usize]
+    }
+
+    /// A name whose printed form, pattern and template are all `text` (C names, failures).
+    fn plain(text: &str, kind: NameKind) -> Self {
+        SymbolName {
+            demangled: text.to_string(),
+            pattern: text.to_string(),
+            name_start: 0,
+            template_end: u32::try_from(text.len()).unwrap_or(u32::MAX),
+            namespace_ends: Box::default(),
+            kind,
+        }
+    }
+}
+
+/// The namespace key of a name in no namespace.
+pub const GLOBAL: &str = "(global)";
+
+/// A name as [`Demangled::get`] gives it, without copying anything: a demangled C++ name, or
+/// the text of any other name (a C name without the Mach-O `_`, a failed `_Z` name raw).
+#[derive(Debug, Clone, Copy)]
+pub enum NameRef<'n> {
+    /// Demangled.
+    Cxx(&'n SymbolName),
+    /// Shown as it is: printed form, pattern and template are all this text.
+    Plain(&'n str),
+}
+
+impl<'n> NameRef<'n> {
+    /// The printed form.
+    pub fn demangled(self) -> &'n str {
+        match self {
+            NameRef::Cxx(n) => &n.demangled,
+            NameRef::Plain(t) => t,
+        }
     }
 }
 
 /// The result of [`demangle_all`]: each distinct input name once.
 #[derive(Debug, Default)]
 pub struct Demangled<'a> {
-    /// Keyed by the raw Mach-O symbol name.
-    pub names: HashMap<&'a str, SymbolName>,
+    /// Raw Mach-O symbol names and their entries, sorted by raw name (one entry per name:
+    /// a sorted list costs a third of a hash map's buckets).
+    names: Vec<(&'a str, SymbolName)>,
     /// How many `_Z` names failed to demangle (kept raw).
     pub failures: usize,
 }
@@ -98,22 +149,72 @@ impl<'a> Demangled<'a> {
     /// copy the name three times.
     pub fn merge(&mut self, other: Demangled<'a>) {
         self.failures += other.failures;
+        let sorted = match (self.names.last(), other.names.first()) {
+            (Some(a), Some(b)) => a.0 < b.0,
+            _ => true,
+        };
         self.names.extend(
             other
                 .names
                 .into_iter()
                 .filter(|(_, n)| n.kind == NameKind::Cxx),
         );
+        if !sorted {
+            self.names.sort_by(|a, b| a.0.cmp(b.0));
+            self.names.dedup_by(|a, b| a.0 == b.0);
+        }
+    }
+
+    /// The stored entry of `raw`, if any.
+    fn entry(&self, raw: &str) -> Option<&SymbolName> {
+        self.names
+            .binary_search_by(|(n, _)| (*n).cmp(raw))
+            .ok()
+            .map(|i| &self.names[i].1)
     }
 
     /// The entry for `raw`; a name that was not passed to [`demangle_all`] is shown raw
     /// (never demangled here, on a thread without the large stack).
     pub fn lookup(&self, raw: &str) -> Cow<'_, SymbolName> {
-        match self.names.get(raw) {
-            Some(n) => Cow::Borrowed(n),
-            None => Cow::Owned(undemangled(raw)),
+        if needs_demangling(raw)
+            && let Some(n) = self.entry(raw)
+        {
+            return Cow::Borrowed(n);
         }
+        Cow::Owned(undemangled(raw))
     }
+
+    /// [`Demangled::lookup`] without copying: the entry of `raw`, or its text.
+    pub fn get<'n>(&'n self, raw: &'n str) -> NameRef<'n> {
+        if needs_demangling(raw)
+            && let Some(n) = self.entry(raw)
+        {
+            return NameRef::Cxx(n);
+        }
+        NameRef::Plain(plain_text(raw))
+    }
+
+    /// The position of `raw`'s entry among the stored ones (for [`Demangled::at`]).
+    pub fn position(&self, raw: &str) -> Option<u32> {
+        if !needs_demangling(raw) {
+            return None;
+        }
+        self.names
+            .binary_search_by(|(n, _)| (*n).cmp(raw))
+            .ok()
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// The entry at `position`.
+    pub fn at(&self, position: u32) -> &SymbolName {
+        &self.names[position as usize].1
+    }
+}
+
+/// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw.
+pub fn plain_text(raw: &str) -> &str {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    if plain.starts_with("_Z") { raw } else { plain }
 }
 
 /// Demangles every distinct name of `names` on up to `available_parallelism` threads with
@@ -177,12 +278,17 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Dema
         }
     }
     let mut out = Demangled::default();
-    out.names.reserve(distinct.len());
+    out.names.reserve_exact(distinct.len());
+    drop(distinct);
     for (raw, name) in results.into_iter().flatten() {
         if name.kind == NameKind::Failed {
             out.failures += 1;
         }
-        out.names.insert(raw, name);
+        out.names.push((raw, name));
+    }
+    // Chunks retried on one thread come last.
+    if !out.names.is_sorted_by(|a, b| a.0 < b.0) {
+        out.names.sort_by(|a, b| a.0.cmp(b.0));
     }
     Ok(out)
 }
@@ -218,14 +324,7 @@ pub fn needs_demangling(raw: &str) -> bool {
 
 /// A `_Z` name kept raw.
 fn failed(raw: &str) -> SymbolName {
-    SymbolName {
-        demangled: raw.to_string(),
-        pattern: raw.to_string(),
-        template: raw.to_string(),
-        scope: Vec::new(),
-        namespace_components: 0,
-        kind: NameKind::Failed,
-    }
+    SymbolName::plain(raw, NameKind::Failed)
 }
 
 /// `raw` without demangling: C names lose the Mach-O `_`, `_Z` names are kept raw.
@@ -234,14 +333,7 @@ fn undemangled(raw: &str) -> SymbolName {
     if plain.starts_with("_Z") {
         return failed(raw);
     }
-    SymbolName {
-        demangled: plain.to_string(),
-        pattern: plain.to_string(),
-        template: plain.to_string(),
-        scope: Vec::new(),
-        namespace_components: 0,
-        kind: NameKind::C,
-    }
+    SymbolName::plain(plain, NameKind::C)
 }
 
 /// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
@@ -270,14 +362,16 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     }
     let mut demangled = std::mem::take(&mut keys.full);
     demangled.shrink_to_fit();
-    let (mut pattern, template, scope, namespace_components) = keys.finish();
+    let Some((mut pattern, name_start, template_end, namespace_ends)) = keys.finish() else {
+        return failed();
+    };
     pattern.shrink_to_fit();
     SymbolName {
         demangled,
         pattern,
-        template,
-        scope,
-        namespace_components,
+        name_start,
+        template_end,
+        namespace_ends,
         kind: NameKind::Cxx,
     }
 }
@@ -325,20 +419,18 @@ impl KeySink {
         })
     }
 
-    fn finish(self) -> (String, String, Vec<String>, usize) {
-        let name = &self.pattern[self.name_start..];
-        let template = match self.template_end {
-            Some(end) => self.pattern[self.name_start..end].to_string(),
-            None => name.to_string(),
-        };
-        let mut scope = Vec::new();
-        let mut from = self.name_start;
-        for &sep in &self.separators {
-            scope.push(self.pattern[from..sep].to_string());
-            from = sep + 2;
-        }
+    /// The pattern, where its name proper starts, where its template ends, and where each
+    /// leading namespace component ends (`None` past 4 GiB, which the print limit forbids).
+    fn finish(self) -> Option<(String, u32, u32, Box<[u32]>)> {
+        let off = |x: usize| u32::try_from(x).ok();
+        let template_end = self.template_end.unwrap_or(self.pattern.len());
         let namespace_components = self.component_namespace.iter().take_while(|&&n| n).count();
-        (self.pattern, template, scope, namespace_components)
+        let ends = self.separators[..namespace_components]
+            .iter()
+            .map(|&sep| off(sep))
+            .collect::<Option<Box<[u32]>>>()?;
+        let (name_start, template_end) = (off(self.name_start)?, off(template_end)?);
+        Some((self.pattern, name_start, template_end, ends))
     }
 }
 
@@ -462,7 +554,7 @@ mod tests {
             n.pattern,
             "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
-        assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
         assert_eq!(n.namespace(2), "v8::internal");
         assert_eq!(n.namespace(1), "v8");
     }
@@ -475,7 +567,7 @@ mod tests {
             n.pattern,
             "guard variable for v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
-        assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
         assert_eq!(n.namespace(2), "v8::internal");
     }
 
@@ -485,7 +577,7 @@ mod tests {
         let n = demangle_one("__ZN2v88internal3fooIiEEiT_");
         assert_eq!(n.demangled, "int v8::internal::foo<int>(int)");
         assert_eq!(n.pattern, "v8::internal::foo<…>(…)");
-        assert_eq!(n.template, "v8::internal::foo<…>");
+        assert_eq!(n.template(), "v8::internal::foo<…>");
     }
 
     #[test]
@@ -494,8 +586,8 @@ mod tests {
         let n = demangle_one("__ZNK2ns1AIiE3getEv");
         assert_eq!(n.demangled, "ns::A<int>::get() const");
         assert_eq!(n.pattern, "ns::A<…>::get(…) const");
-        assert_eq!(n.template, "ns::A<…>");
-        assert_eq!(n.scope, ["ns", "A<…>"]);
+        assert_eq!(n.template(), "ns::A<…>");
+        assert_eq!(n.namespace_components(), 1);
         assert_eq!(n.namespace(5), "ns");
     }
 
@@ -506,8 +598,8 @@ mod tests {
             "__ZZN4node11SPrintFImplIJiEEENSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPKcDpOT_E20error_and_abort_args",
         );
         assert_eq!(n.pattern, "node::SPrintFImpl<…>(…)::error_and_abort_args");
-        assert_eq!(n.template, "node::SPrintFImpl<…>");
-        assert_eq!(n.scope, ["node", "SPrintFImpl<…>(…)"]);
+        assert_eq!(n.template(), "node::SPrintFImpl<…>");
+        assert_eq!(n.namespace_components(), 1);
         assert_eq!(n.namespace(2), "node");
     }
 
@@ -516,7 +608,7 @@ mod tests {
         let n = demangle_one("__Znwm");
         assert_eq!(n.demangled, "operator new(unsigned long)");
         assert_eq!(n.pattern, "operator new(…)");
-        assert_eq!(n.template, "operator new(…)");
+        assert_eq!(n.template(), "operator new(…)");
         assert_eq!(n.namespace(2), "(global)");
         let c = demangle_one("_AbslInternalMutexYield");
         assert_eq!(c.kind, NameKind::C);
@@ -572,6 +664,6 @@ mod tests {
         // void ns::f(std::pair<int, int>)  (not a template itself)
         let n = demangle_one("__ZN2ns1fESt4pairIiiE");
         assert_eq!(n.pattern, "ns::f(…)");
-        assert_eq!(n.template, "ns::f(…)");
+        assert_eq!(n.template(), "ns::f(…)");
     }
 }

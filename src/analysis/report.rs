@@ -2,11 +2,12 @@
 
 use super::demangle::{Demangled, demangle_all, needs_demangling};
 use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
-use super::group::{Group, GroupBy, GroupStats, SupplierCount, group_image, suppliers};
+use super::group::{
+    Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
+};
 use crate::error::{Error, Result};
 use crate::model::{FixupFormat, Image, LogFacts, LogFormat};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
 /// input cannot give is `None` (JSON `null`), never 0.
@@ -69,13 +70,7 @@ impl ImageSummary {
     pub fn of(image: &Image) -> Self {
         let here = image.defined_here_symbols();
         let binary = !image.is_log();
-        let suppliers = suppliers(image).map(|map| {
-            let mut counts: HashMap<&str, usize> = HashMap::new();
-            for who in map.values() {
-                *counts.entry(who).or_default() += 1;
-            }
-            SupplierCount::list(counts)
-        });
+        let suppliers = supplier_counts(image);
         ImageSummary {
             path: image.path.clone(),
             image: image.name.clone(),
@@ -129,25 +124,38 @@ impl ImageSummary {
 }
 
 /// One image of a scan with its groups.
-#[derive(Debug, Clone)]
-pub struct ImageReport {
+#[derive(Debug)]
+pub struct ImageReport<'a> {
     /// Summary.
     pub summary: ImageSummary,
-    /// Groups, sorted, cut to `--top`.
-    pub groups: Vec<Group>,
+    /// The image.
+    pub image: &'a Image,
+    /// Groups, sorted, cut to `--top`; read them with [`ScanReport::groups`].
+    pub groups: GroupTable,
     /// Number of groups before the cut.
     pub groups_total: usize,
 }
 
-/// `weakscan scan`.
-#[derive(Debug, Clone)]
-pub struct ScanReport {
+/// `weakscan scan`. Groups are held compactly and built as they are read
+/// ([`ScanReport::groups`]), so a report of a million groups does not hold a million keys.
+#[derive(Debug)]
+pub struct ScanReport<'a> {
     /// The grouping used.
     pub group_by: GroupBy,
     /// One entry per image (slice).
-    pub images: Vec<ImageReport>,
+    pub images: Vec<ImageReport<'a>>,
     /// `_Z` names cpp_demangle could not read (kept raw).
     pub demangle_failures: usize,
+    /// The demangled names of the images.
+    pub names: Demangled<'a>,
+}
+
+impl<'a> ScanReport<'a> {
+    /// The groups of `img` (one of [`ScanReport::images`]) kept, in order, each built as it is
+    /// read.
+    pub fn groups<'r>(&'r self, img: &'r ImageReport<'a>) -> impl Iterator<Item = Group> + 'r {
+        img.groups.groups(img.image, &self.names)
+    }
 }
 
 fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Result<Demangled<'a>> {
@@ -178,18 +186,19 @@ const DEMANGLE_BATCH: usize = 1 << 15;
 /// Builds the scan report of `images`, keeping at most `top` groups per image.
 ///
 /// Errors: the demangling threads cannot be started ([`demangle_all`]).
-pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport> {
+pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport<'_>> {
     let names = names_of(images)?;
     let images = images
         .iter()
         .map(|image| {
-            let mut groups = group_image(image, &names, by);
-            let groups_total = groups.len();
+            let mut groups = GroupTable::new(image, &names, by);
+            let groups_total = groups.total();
             if let Some(n) = top {
                 groups.truncate(n);
             }
             ImageReport {
                 summary: ImageSummary::of(image),
+                image,
                 groups,
                 groups_total,
             }
@@ -199,6 +208,7 @@ pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<
         group_by: by,
         images,
         demangle_failures: names.failures,
+        names,
     })
 }
 

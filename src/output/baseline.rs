@@ -60,7 +60,7 @@ struct LookupJson<'a> {
 /// `images`) into `out`: pretty JSON with a trailing newline. Errors: those of `out`.
 pub fn render(
     out: &mut dyn Write,
-    report: &ScanReport,
+    report: &ScanReport<'_>,
     images: &[Image],
     names: &Demangled<'_>,
     by: GroupBy,
