@@ -72,9 +72,73 @@ pub struct SymbolName {
     namespace_ends: Box<[u32]>,
     /// How the name was read.
     pub kind: NameKind,
+    /// Which keys it still holds.
+    keys: Keys,
+}
+
+/// Which grouping keys a [`SymbolName`] holds besides its printed form (see
+/// [`Demangled::merge_keeping`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// Pattern, template and namespaces.
+    All,
+    /// Template and namespaces: `pattern` is cut after the template.
+    Template,
+    /// None: `pattern` is empty (grouping by symbol needs only the printed form).
+    None,
+}
+
+impl Keys {
+    /// The keys that grouping by `by` reads.
+    pub fn for_grouping(by: crate::analysis::group::GroupBy) -> Keys {
+        use crate::analysis::group::GroupBy;
+        match by {
+            GroupBy::Symbol => Keys::None,
+            GroupBy::Pattern => Keys::All,
+            GroupBy::Template | GroupBy::Namespace(_) => Keys::Template,
+        }
+    }
+
+    /// These keys include `other`.
+    pub fn include(self, other: Keys) -> bool {
+        match self {
+            Keys::All => true,
+            Keys::Template => other != Keys::All,
+            Keys::None => other == Keys::None,
+        }
+    }
 }
 
 impl SymbolName {
+    /// The keys it holds.
+    pub fn keys(&self) -> Keys {
+        self.keys
+    }
+
+    /// A compact copy holding only `keys` (the text copied, so it sits with what this thread
+    /// allocates).
+    fn keeping(&self, keys: Keys) -> SymbolName {
+        let keys = if self.keys.include(keys) { keys } else { self.keys };
+        let (pattern, ends): (&str, &[u32]) = match keys {
+            Keys::All => (&self.pattern, &self.namespace_ends),
+            Keys::Template => {
+                let end = (self.template_end as usize)
+                    .max(self.namespace_ends.last().map_or(0, |&e| e as usize));
+                (&self.pattern[..end], &self.namespace_ends)
+            }
+            Keys::None => ("", &[]),
+        };
+        SymbolName {
+            demangled: self.demangled.as_str().to_owned(),
+            pattern: pattern.to_owned(),
+            name_start: if keys == Keys::None { 0 } else { self.name_start },
+            template_end: if keys == Keys::None { 0 } else { self.template_end },
+            namespace_ends: ends.into(),
+            kind: self.kind,
+            keys,
+        }
+    }
+
     /// See the module docs: `pattern`'s outermost templated entity, or its name proper.
     pub fn template(&self) -> &str {
         &self.pattern[self.name_start as usize..self.template_end as usize]
@@ -105,6 +169,7 @@ impl SymbolName {
             template_end: u32::try_from(text.len()).unwrap_or(u32::MAX),
             namespace_ends: Box::default(),
             kind,
+            keys: Keys::All,
         }
     }
 }
@@ -143,11 +208,27 @@ pub struct Demangled<'a> {
 }
 
 impl<'a> Demangled<'a> {
+    /// No names yet, room for `n` demangled ones.
+    pub fn with_capacity(n: usize) -> Self {
+        Demangled {
+            names: Vec::with_capacity(n),
+            failures: 0,
+        }
+    }
+
     /// Adds the results of another [`demangle_all`] call. Only demangled C++ names are kept:
     /// the entry of any other name is what [`Demangled::lookup`] makes of a name it does not
     /// hold (C names without the Mach-O `_`, failed `_Z` names raw), so storing it would only
     /// copy the name three times.
     pub fn merge(&mut self, other: Demangled<'a>) {
+        self.merge_keeping(other, Keys::All);
+    }
+
+    /// [`Demangled::merge`], keeping of each name only `keys` (a scan grouped by symbol needs
+    /// no pattern; by template or namespace, only the pattern's start). The names are copied on
+    /// this thread: the demangling threads' heaps, where each name's text sat among
+    /// cpp_demangle's freed working memory, are then wholly free.
+    pub fn merge_keeping(&mut self, other: Demangled<'a>, keys: Keys) {
         self.failures += other.failures;
         let sorted = match (self.names.last(), other.names.first()) {
             (Some(a), Some(b)) => a.0 < b.0,
@@ -157,7 +238,8 @@ impl<'a> Demangled<'a> {
             other
                 .names
                 .into_iter()
-                .filter(|(_, n)| n.kind == NameKind::Cxx),
+                .filter(|(_, n)| n.kind == NameKind::Cxx)
+                .map(|(raw, n)| (raw, n.keeping(keys))),
         );
         if !sorted {
             self.names.sort_by(|a, b| a.0.cmp(b.0));
@@ -373,6 +455,7 @@ pub fn demangle_one(raw: &str) -> SymbolName {
         template_end,
         namespace_ends,
         kind: NameKind::Cxx,
+        keys: Keys::All,
     }
 }
 

@@ -4,7 +4,7 @@
 //! on the printed name. Each group sums, over the symbols whose key it is:
 //! weak-bound symbols (distinct names), predicted lookups, fixup sites, and weak-def exports.
 
-use super::demangle::{Demangled, GLOBAL, NameRef, SymbolName, plain_text};
+use super::demangle::{Demangled, GLOBAL, Keys, NameRef, SymbolName, plain_text};
 use crate::model::Image;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -31,6 +31,9 @@ impl GroupBy {
 
     /// The key of `name` under this grouping, borrowed from it.
     pub fn key_of<'n>(self, name: NameRef<'n>) -> &'n str {
+        if let NameRef::Cxx(n) = name {
+            debug_assert!(n.keys().include(Keys::for_grouping(self)), "key not kept");
+        }
         match (name, self) {
             (NameRef::Cxx(n), GroupBy::Symbol) => &n.demangled,
             (NameRef::Cxx(n), GroupBy::Pattern) => &n.pattern,
@@ -225,7 +228,9 @@ impl GroupTable {
                 .then_with(|| raw(a).cmp(raw(b)))
                 .then(a.cmp(&b))
         });
-        let mut groups = Vec::new();
+        // Runs counted first, so the list is allocated once, at its size.
+        let runs = 1 + order.windows(2).filter(|w| key(w[0]) != key(w[1])).count();
+        let mut groups = Vec::with_capacity(if order.is_empty() { 0 } else { runs });
         let mut i = 0;
         while i < order.len() {
             let k = key(order[i]);
@@ -270,7 +275,6 @@ impl GroupTable {
                 .then(b.exports.cmp(&a.exports))
                 .then_with(|| key(order[a.start as usize]).cmp(key(order[b.start as usize])))
         });
-        groups.shrink_to_fit();
         table.total = groups.len();
         table.order = order;
         table.groups = groups;

@@ -1,6 +1,6 @@
 //! The data that every output format renders: a scan report and a diff report.
 
-use super::demangle::{Demangled, demangle_all, needs_demangling};
+use super::demangle::{Demangled, Keys, demangle_all, needs_demangling};
 use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
 use super::group::{
     Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
@@ -158,24 +158,31 @@ impl<'a> ScanReport<'a> {
     }
 }
 
-fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Result<Demangled<'a>> {
+fn names_of<'a>(
+    images: impl IntoIterator<Item = &'a Image>,
+    by: GroupBy,
+) -> Result<Demangled<'a>> {
     // Only `_Z` names are demangled: a C name's keys are the name itself, which
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold
-    // more than one batch besides the map.
+    // more than one batch besides the map; of each name only the keys `by` reads are kept.
     let mut all: Vec<&str> = Vec::new();
     for i in images {
-        all.extend(i.bind_targets.iter().map(|t| t.symbol.as_str()));
-        all.extend(i.weak_definitions.iter().map(|w| w.name.as_str()));
-        all.extend(i.lookups.iter().map(|l| l.symbol.as_str()));
+        all.extend(
+            i.bind_targets
+                .iter()
+                .map(|t| t.symbol.as_str())
+                .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
+                .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
+                .filter(|n| needs_demangling(n)),
+        );
     }
-    all.retain(|n| needs_demangling(n));
     all.sort_unstable();
     all.dedup();
     all.shrink_to_fit();
-    let mut out = Demangled::default();
+    let mut out = Demangled::with_capacity(all.len());
     for batch in all.chunks(DEMANGLE_BATCH) {
-        out.merge(demangle_all(batch.iter().copied())?);
+        out.merge_keeping(demangle_all(batch.iter().copied())?, Keys::for_grouping(by));
     }
     Ok(out)
 }
@@ -187,7 +194,7 @@ const DEMANGLE_BATCH: usize = 1 << 15;
 ///
 /// Errors: the demangling threads cannot be started ([`demangle_all`]).
 pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport<'_>> {
-    let names = names_of(images)?;
+    let names = names_of(images, by)?;
     let images = images
         .iter()
         .map(|image| {
@@ -291,7 +298,7 @@ pub fn diff_report(
     top: Option<usize>,
     with_symbols: bool,
 ) -> Result<DiffReport> {
-    let names = names_of(old.iter().chain(new))?;
+    let names = names_of(old.iter().chain(new), by)?;
     let pairs_of = pair_images(old, new)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {
