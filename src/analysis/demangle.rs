@@ -247,6 +247,11 @@ impl<'a> Demangled<'a> {
         }
     }
 
+    /// No name is stored (every name is shown plain).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
     /// The stored entry of `raw`, if any.
     fn entry(&self, raw: &str) -> Option<&SymbolName> {
         self.names

@@ -135,8 +135,8 @@ pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Gro
 /// No entry in [`Demangled`]: the member's name is shown plain.
 const PLAIN: u32 = u32::MAX;
 
-/// The groups of one image, held compactly: 8 bytes per member and 28 per group, with no
-/// text. A group's key, example and suppliers are built when it is read
+/// The groups of one image, held compactly: at most 8 bytes per member and 16 per group, with
+/// no text. A group's key, example, sites and suppliers are worked out when it is read
 /// ([`GroupTable::groups`]), so only the groups shown cost their text, one at a time.
 ///
 /// The members are the image's weak-bind targets, then its lookups, then its weak-def exports,
@@ -147,7 +147,8 @@ pub struct GroupTable {
     zero: GroupStats,
     /// Members sorted by key, raw name, then number.
     order: Vec<u32>,
-    /// Per member: the position of its entry in the [`Demangled`] used, or [`PLAIN`].
+    /// Per member: the position of its entry in the [`Demangled`] used, or [`PLAIN`]; empty
+    /// when that holds no entry (every name plain).
     entry: Vec<u32>,
     /// Groups, sorted as [`group_image`] says.
     groups: Vec<GroupRec>,
@@ -155,29 +156,14 @@ pub struct GroupTable {
     total: usize,
 }
 
-/// One group: a run of [`GroupTable::order`] and its figures (counted only where the image
-/// has the figure).
+/// One group: the run of [`GroupTable::order`] from `start` (to the next member of another
+/// key), and the figures it sorts by (counted only where the image has the figure).
 #[derive(Debug, Clone, Copy, Default)]
 struct GroupRec {
     start: u32,
-    len: u32,
     bound: u32,
     lookups: u32,
     exports: u32,
-    sites_lo: u32,
-    sites_hi: u32,
-}
-
-impl GroupRec {
-    fn sites(&self) -> u64 {
-        u64::from(self.sites_hi) << 32 | u64::from(self.sites_lo)
-    }
-
-    fn add_sites(&mut self, n: usize) {
-        let s = self.sites().saturating_add(n as u64);
-        self.sites_lo = s as u32;
-        self.sites_hi = (s >> 32) as u32;
-    }
 }
 
 /// Which figure a member adds to.
@@ -208,9 +194,13 @@ impl GroupTable {
         let n = image.bind_targets.len() + image.lookups.len() + image.weak_definitions.len();
         let n = u32::try_from(n).expect("fewer than 2^32 members: each costs a name");
         let zero = GroupStats::zero_for(image);
-        let entry: Vec<u32> = (0..n)
-            .map(|m| names.position(member(image, m).0).unwrap_or(PLAIN))
-            .collect();
+        let entry: Vec<u32> = if names.is_empty() {
+            Vec::new()
+        } else {
+            (0..n)
+                .map(|m| names.position(member(image, m).0).unwrap_or(PLAIN))
+                .collect()
+        };
         let mut table = GroupTable {
             by,
             zero,
@@ -242,8 +232,7 @@ impl GroupTable {
             while i < order.len() && key(order[i]) == k {
                 let (name, add) = member(image, order[i]);
                 match add {
-                    Add::Bound(sites) => {
-                        g.add_sites(sites);
+                    Add::Bound(_) => {
                         // Members of one name are adjacent, the bound ones first.
                         if last_bound != Some(name) {
                             g.bound += 1;
@@ -255,7 +244,6 @@ impl GroupTable {
                 }
                 i += 1;
             }
-            g.len = i as u32 - g.start;
             // Figures the image does not have are not counted (as `None` they sort equal).
             if zero.weak_bound_symbols.is_none() {
                 g.bound = 0;
@@ -288,7 +276,7 @@ impl GroupTable {
 
     /// The name of member `m`.
     fn name<'n>(&self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> NameRef<'n> {
-        match self.entry[m as usize] {
+        match self.entry.get(m as usize).copied().unwrap_or(PLAIN) {
             PLAIN => NameRef::Plain(plain_text(member(image, m).0)),
             p => NameRef::Cxx(names.at(p)),
         }
@@ -325,8 +313,21 @@ impl GroupTable {
     }
 
     fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
-        let members = &self.order[g.start as usize..(g.start + g.len) as usize];
-        let key = self.key(image, names, members[0]).to_string();
+        let run = &self.order[g.start as usize..];
+        let key = self.key(image, names, run[0]);
+        let len = run
+            .iter()
+            .position(|&m| self.key(image, names, m) != key)
+            .unwrap_or(run.len());
+        let members = &run[..len];
+        let key = key.to_string();
+        let sites: usize = members
+            .iter()
+            .map(|&m| match member(image, m).1 {
+                Add::Bound(n) => n,
+                _ => 0,
+            })
+            .sum();
         // The least demangled name among the bound members, else among all.
         let mut example: Option<(bool, &str)> = None;
         for &m in members {
@@ -347,7 +348,7 @@ impl GroupTable {
         let stats = GroupStats {
             weak_bound_symbols: z.weak_bound_symbols.map(|_| g.bound as usize),
             lookups: z.lookups.map(|_| g.lookups as usize),
-            sites: z.sites.map(|_| g.sites() as usize),
+            sites: z.sites.map(|_| sites),
             weak_def_exports: z.weak_def_exports.map(|_| g.exports as usize),
         };
         Group {
