@@ -54,15 +54,17 @@ pub enum NameKind {
 
 /// The demangled form of one symbol and its grouping keys.
 ///
-/// Memory: the keys are ranges of `pattern` (the template a prefix of its name proper, each
-/// namespace a run of its leading scope components), so a name costs its printed form and its
-/// pattern, once each.
+/// Memory: one allocation, the printed form followed by the pattern; the other keys are ranges
+/// of the pattern (the template a prefix of its name proper, each namespace a run of its
+/// leading scope components).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolName {
-    /// Readable name (as c++filt prints it), or the raw name if not demangled.
-    pub demangled: String,
-    /// See the module docs.
-    pub pattern: String,
+    /// `demangled` then `pattern` (one text when they are the same).
+    text: Box<str>,
+    /// End of `demangled` in `text`.
+    demangled_end: u32,
+    /// Start of `pattern` in `text`.
+    pattern_start: u32,
     /// Byte offset in `pattern` where the name proper starts (after a special-name prefix).
     name_start: u32,
     /// End of `template` in `pattern`.
@@ -115,33 +117,67 @@ impl SymbolName {
         self.keys
     }
 
-    /// A compact copy holding only `keys` (the text copied, so it sits with what this thread
+    /// A copy holding only `keys` (the text copied, so it sits with what this thread
     /// allocates).
     fn keeping(&self, keys: Keys) -> SymbolName {
         let keys = if self.keys.include(keys) { keys } else { self.keys };
-        let (pattern, ends): (&str, &[u32]) = match keys {
-            Keys::All => (&self.pattern, &self.namespace_ends),
+        let pattern = self.pattern();
+        let pattern = match keys {
+            Keys::All => pattern,
             Keys::Template => {
                 let end = (self.template_end as usize)
                     .max(self.namespace_ends.last().map_or(0, |&e| e as usize));
-                (&self.pattern[..end], &self.namespace_ends)
+                &pattern[..end]
             }
-            Keys::None => ("", &[]),
+            Keys::None => "",
+        };
+        let mut n = SymbolName::new(self.demangled(), pattern, self.kind);
+        if keys != Keys::None {
+            n.name_start = self.name_start;
+            n.template_end = self.template_end;
+            n.namespace_ends = self.namespace_ends.clone();
+        }
+        n.keys = keys;
+        n
+    }
+
+    /// A name printed as `demangled` with pattern `pattern`, its name proper the whole pattern
+    /// and in no namespace (a single text when the two are the same).
+    fn new(demangled: &str, pattern: &str, kind: NameKind) -> Self {
+        let off = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let (text, pattern_start) = if demangled == pattern {
+            (Box::<str>::from(demangled), 0)
+        } else {
+            let mut t = String::with_capacity(demangled.len() + pattern.len());
+            t.push_str(demangled);
+            t.push_str(pattern);
+            (t.into_boxed_str(), demangled.len())
         };
         SymbolName {
-            demangled: self.demangled.as_str().to_owned(),
-            pattern: pattern.to_owned(),
-            name_start: if keys == Keys::None { 0 } else { self.name_start },
-            template_end: if keys == Keys::None { 0 } else { self.template_end },
-            namespace_ends: ends.into(),
-            kind: self.kind,
-            keys,
+            text,
+            demangled_end: off(demangled.len()),
+            pattern_start: off(pattern_start),
+            name_start: 0,
+            template_end: off(pattern.len()),
+            namespace_ends: Box::default(),
+            kind,
+            keys: Keys::All,
         }
+    }
+
+    /// Readable name (as c++filt prints it), or the raw name if not demangled.
+    pub fn demangled(&self) -> &str {
+        &self.text[..self.demangled_end as usize]
+    }
+
+    /// See the module docs.
+    pub fn pattern(&self) -> &str {
+        &self.text[self.pattern_start as usize..]
     }
 
     /// See the module docs: `pattern`'s outermost templated entity, or its name proper.
     pub fn template(&self) -> &str {
-        &self.pattern[self.name_start as usize..self.template_end as usize]
+        &self.pattern()[self.name_start as usize..self.template_end as usize]
     }
 
     /// How many leading `scope` components can be namespaces: the run before the first
@@ -157,20 +193,12 @@ impl SymbolName {
         if n == 0 {
             return GLOBAL;
         }
-        &self.pattern[self.name_start as usize..self.namespace_ends[n - 1] as usize]
+        &self.pattern()[self.name_start as usize..self.namespace_ends[n - 1] as usize]
     }
 
     /// A name whose printed form, pattern and template are all `text` (C names, failures).
     fn plain(text: &str, kind: NameKind) -> Self {
-        SymbolName {
-            demangled: text.to_string(),
-            pattern: text.to_string(),
-            name_start: 0,
-            template_end: u32::try_from(text.len()).unwrap_or(u32::MAX),
-            namespace_ends: Box::default(),
-            kind,
-            keys: Keys::All,
-        }
+        SymbolName::new(text, text, kind)
     }
 }
 
@@ -191,7 +219,7 @@ impl<'n> NameRef<'n> {
     /// The printed form.
     pub fn demangled(self) -> &'n str {
         match self {
-            NameRef::Cxx(n) => &n.demangled,
+            NameRef::Cxx(n) => n.demangled(),
             NameRef::Plain(t) => t,
         }
     }
@@ -245,6 +273,34 @@ impl<'a> Demangled<'a> {
             self.names.sort_by(|a, b| a.0.cmp(b.0));
             self.names.dedup_by(|a, b| a.0 == b.0);
         }
+    }
+
+    /// Demangles `sorted` (distinct names, sorted) in batches of `batch` names with
+    /// [`demangle_all`], keeping `keys` of each C++ name (see [`Demangled::merge_keeping`]).
+    /// The list becomes the result's, so the raw names are never held twice.
+    ///
+    /// Errors: those of [`demangle_all`].
+    pub fn of_sorted(sorted: Vec<&'a str>, batch: usize, keys: Keys) -> Result<Demangled<'a>> {
+        let mut names: Vec<(&'a str, SymbolName)> = sorted
+            .into_iter()
+            .map(|raw| (raw, SymbolName::plain("", NameKind::Failed)))
+            .collect();
+        let mut failures = 0;
+        for chunk in names.chunks_mut(batch.max(1)) {
+            let done = demangle_all(chunk.iter().map(|e| e.0))?;
+            failures += done.failures;
+            // One result per name of the chunk, in its order (both sorted and distinct).
+            for (slot, (raw, name)) in chunk.iter_mut().zip(done.names) {
+                debug_assert_eq!(slot.0, raw);
+                slot.1 = if name.kind == NameKind::Cxx {
+                    name.keeping(keys)
+                } else {
+                    name
+                };
+            }
+        }
+        names.retain(|(_, n)| n.kind == NameKind::Cxx);
+        Ok(Demangled { names, failures })
     }
 
     /// No name is stored (every name is shown plain).
@@ -447,21 +503,15 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     if sym.structured_demangle(&mut keys, &print).is_err() {
         return failed();
     }
-    let mut demangled = std::mem::take(&mut keys.full);
-    demangled.shrink_to_fit();
-    let Some((mut pattern, name_start, template_end, namespace_ends)) = keys.finish() else {
+    let demangled = std::mem::take(&mut keys.full);
+    let Some((pattern, name_start, template_end, namespace_ends)) = keys.finish() else {
         return failed();
     };
-    pattern.shrink_to_fit();
-    SymbolName {
-        demangled,
-        pattern,
-        name_start,
-        template_end,
-        namespace_ends,
-        kind: NameKind::Cxx,
-        keys: Keys::All,
-    }
+    let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
+    n.name_start = name_start;
+    n.template_end = template_end;
+    n.namespace_ends = namespace_ends;
+    n
 }
 
 /// Builds the grouping keys from cpp_demangle's structured output.
@@ -635,11 +685,11 @@ mod tests {
         let n = demangle_one(raw);
         assert_eq!(n.kind, NameKind::Cxx);
         assert_eq!(
-            n.demangled,
+            n.demangled(),
             "v8::internal::StaticCallInterfaceDescriptor<v8::internal::LoadDescriptor>::Initialize(v8::internal::CallInterfaceDescriptorData*)::registers"
         );
         assert_eq!(
-            n.pattern,
+            n.pattern(),
             "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
         assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
@@ -652,7 +702,7 @@ mod tests {
         let raw = "__ZGVZN2v88internal29StaticCallInterfaceDescriptorINS0_14LoadDescriptorEE10InitializeEPNS0_27CallInterfaceDescriptorDataEE9registers";
         let n = demangle_one(raw);
         assert_eq!(
-            n.pattern,
+            n.pattern(),
             "guard variable for v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
         assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
@@ -663,8 +713,8 @@ mod tests {
     fn function_template_without_return_type() {
         // int v8::internal::foo<int>(int)
         let n = demangle_one("__ZN2v88internal3fooIiEEiT_");
-        assert_eq!(n.demangled, "int v8::internal::foo<int>(int)");
-        assert_eq!(n.pattern, "v8::internal::foo<…>(…)");
+        assert_eq!(n.demangled(), "int v8::internal::foo<int>(int)");
+        assert_eq!(n.pattern(), "v8::internal::foo<…>(…)");
         assert_eq!(n.template(), "v8::internal::foo<…>");
     }
 
@@ -672,8 +722,8 @@ mod tests {
     fn const_member_function_keeps_qualifier() {
         // ns::A<int>::get() const
         let n = demangle_one("__ZNK2ns1AIiE3getEv");
-        assert_eq!(n.demangled, "ns::A<int>::get() const");
-        assert_eq!(n.pattern, "ns::A<…>::get(…) const");
+        assert_eq!(n.demangled(), "ns::A<int>::get() const");
+        assert_eq!(n.pattern(), "ns::A<…>::get(…) const");
         assert_eq!(n.template(), "ns::A<…>");
         assert_eq!(n.namespace_components(), 1);
         assert_eq!(n.namespace(5), "ns");
@@ -685,7 +735,7 @@ mod tests {
         let n = demangle_one(
             "__ZZN4node11SPrintFImplIJiEEENSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPKcDpOT_E20error_and_abort_args",
         );
-        assert_eq!(n.pattern, "node::SPrintFImpl<…>(…)::error_and_abort_args");
+        assert_eq!(n.pattern(), "node::SPrintFImpl<…>(…)::error_and_abort_args");
         assert_eq!(n.template(), "node::SPrintFImpl<…>");
         assert_eq!(n.namespace_components(), 1);
         assert_eq!(n.namespace(2), "node");
@@ -694,20 +744,20 @@ mod tests {
     #[test]
     fn operator_new_and_c_names() {
         let n = demangle_one("__Znwm");
-        assert_eq!(n.demangled, "operator new(unsigned long)");
-        assert_eq!(n.pattern, "operator new(…)");
+        assert_eq!(n.demangled(), "operator new(unsigned long)");
+        assert_eq!(n.pattern(), "operator new(…)");
         assert_eq!(n.template(), "operator new(…)");
         assert_eq!(n.namespace(2), "(global)");
         let c = demangle_one("_AbslInternalMutexYield");
         assert_eq!(c.kind, NameKind::C);
-        assert_eq!(c.demangled, "AbslInternalMutexYield");
+        assert_eq!(c.demangled(), "AbslInternalMutexYield");
     }
 
     #[test]
     fn failures_keep_the_raw_name_and_are_counted() {
         let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]).unwrap();
         assert_eq!(d.failures, 1);
-        assert_eq!(d.lookup("__ZN2v8").demangled, "__ZN2v8");
+        assert_eq!(d.lookup("__ZN2v8").demangled(), "__ZN2v8");
         assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
     }
 
@@ -751,7 +801,7 @@ mod tests {
     fn template_args_inside_parameters_are_collapsed_with_them() {
         // void ns::f(std::pair<int, int>)  (not a template itself)
         let n = demangle_one("__ZN2ns1fESt4pairIiiE");
-        assert_eq!(n.pattern, "ns::f(…)");
+        assert_eq!(n.pattern(), "ns::f(…)");
         assert_eq!(n.template(), "ns::f(…)");
     }
 }

@@ -35,8 +35,8 @@ impl GroupBy {
             debug_assert!(n.keys().include(Keys::for_grouping(self)), "key not kept");
         }
         match (name, self) {
-            (NameRef::Cxx(n), GroupBy::Symbol) => &n.demangled,
-            (NameRef::Cxx(n), GroupBy::Pattern) => &n.pattern,
+            (NameRef::Cxx(n), GroupBy::Symbol) => n.demangled(),
+            (NameRef::Cxx(n), GroupBy::Pattern) => n.pattern(),
             (NameRef::Cxx(n), GroupBy::Template) => n.template(),
             (NameRef::Cxx(n), GroupBy::Namespace(depth)) => n.namespace(depth),
             (NameRef::Plain(_), GroupBy::Namespace(_)) => GLOBAL,

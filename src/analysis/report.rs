@@ -1,6 +1,6 @@
 //! The data that every output format renders: a scan report and a diff report.
 
-use super::demangle::{Demangled, Keys, demangle_all, needs_demangling};
+use super::demangle::{Demangled, Keys, needs_demangling};
 use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
 use super::group::{
     Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
@@ -179,20 +179,15 @@ fn names_of<'a>(
     }
     all.sort_unstable();
     all.dedup();
-    all.shrink_to_fit();
-    let mut out = Demangled::with_capacity(all.len());
-    for batch in all.chunks(DEMANGLE_BATCH) {
-        out.merge_keeping(demangle_all(batch.iter().copied())?, Keys::for_grouping(by));
-    }
-    Ok(out)
+    Demangled::of_sorted(all, DEMANGLE_BATCH, Keys::for_grouping(by))
 }
 
-/// Names demangled per [`demangle_all`] call.
+/// Names demangled per [`demangle_all`](super::demangle::demangle_all) call.
 const DEMANGLE_BATCH: usize = 1 << 15;
 
 /// Builds the scan report of `images`, keeping at most `top` groups per image.
 ///
-/// Errors: the demangling threads cannot be started ([`demangle_all`]).
+/// Errors: the demangling threads cannot be started ([`demangle_all`](super::demangle::demangle_all)).
 pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport<'_>> {
     let names = names_of(images, by)?;
     let images = images

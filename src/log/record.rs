@@ -95,6 +95,9 @@ fn too_many_images(path: &Path, n: usize) -> Error {
 /// One symbol, path or image name, interned.
 type Id = u32;
 
+/// No dyld2 target yet for a symbol.
+const NO_TARGET: u32 = u32::MAX;
+
 /// Distinct names, each stored once (the map and the list share it).
 #[derive(Default)]
 struct Interner {
@@ -153,8 +156,11 @@ struct ImageBuild {
     weak_fixup_lines: bool,
     /// Page-in linking or plain `fixup:` lines: a chained image.
     chained: bool,
-    /// dyld2 weak binds: (symbol, addend) → target index.
-    dyld2_targets: HashMap<(Id, i64), u32>,
+    /// dyld2 weak binds: symbol → index of its first target ([`NO_TARGET`]: none)…
+    dyld2_first: Vec<u32>,
+    /// …and (symbol, addend) → target index for the targets of a symbol after its first (a
+    /// symbol bound with several addends).
+    dyld2_more: HashMap<(Id, i64), u32>,
     /// dyld2 weak-bind targets: symbol, addend, library bound to.
     dyld2_list: Vec<(Id, i64, Option<Id>)>,
     /// dyld2 weak-bind locations, in log order: target index, address (one flat list, not a
@@ -354,7 +360,18 @@ impl Recorder {
                     let img = &mut self.images[i];
                     // A target per location at most: fewer than 2^32 (each costs a line).
                     let next = img.dyld2_list.len() as u32;
-                    let t = *img.dyld2_targets.entry((symbol, addend)).or_insert(next);
+                    let s = symbol as usize;
+                    if img.dyld2_first.len() <= s {
+                        img.dyld2_first.resize(s + 1, NO_TARGET);
+                    }
+                    let t = match img.dyld2_first[s] {
+                        NO_TARGET => {
+                            img.dyld2_first[s] = next;
+                            next
+                        }
+                        t if img.dyld2_list[t as usize].1 == addend => t,
+                        _ => *img.dyld2_more.entry((symbol, addend)).or_insert(next),
+                    };
                     if t == next {
                         img.dyld2_list.push((symbol, addend, library));
                     }
@@ -586,7 +603,8 @@ impl Recorder {
             }
             let run_count = b.runs.len();
             drop(std::mem::take(&mut b.runs));
-            drop(std::mem::take(&mut b.dyld2_targets));
+            drop(std::mem::take(&mut b.dyld2_first));
+            drop(std::mem::take(&mut b.dyld2_more));
             let mut site_counts = vec![0u32; b.dyld2_list.len()];
             for &(t, _) in &b.dyld2_sites {
                 site_counts[t as usize] += 1;

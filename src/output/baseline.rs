@@ -82,7 +82,7 @@ pub fn render(
                 if e.weak_bound {
                     arch.weak_bound.push(BoundJson {
                         symbol: &e.raw,
-                        demangled: n.demangled.clone(),
+                        demangled: n.demangled().to_string(),
                         group: by.key(&n).into_owned(),
                         sites: e.sites,
                         lookups: e.lookups,
@@ -91,14 +91,14 @@ pub fn render(
                 } else if e.lookups > 0 {
                     arch.other_lookups.push(LookupJson {
                         symbol: &e.raw,
-                        demangled: n.demangled.clone(),
+                        demangled: n.demangled().to_string(),
                         lookups: e.lookups,
                     });
                 }
                 for _ in 0..e.weak_defs {
                     arch.weak_definitions.push(DefinitionJson {
                         symbol: &e.raw,
-                        demangled: n.demangled.clone(),
+                        demangled: n.demangled().to_string(),
                         group: by.key(&n).into_owned(),
                         thread_local: e.thread_local,
                     });
