@@ -12,7 +12,8 @@
 //! * `template`: the outermost templated entity of the name, e.g.
 //!   `v8::internal::StaticCallInterfaceDescriptor<…>` (the pattern when there is none);
 //! * `scope`: the components of the qualified name before its last one, e.g.
-//!   `["v8", "internal", "StaticCallInterfaceDescriptor<…>", "Initialize(…)"]`.
+//!   `["v8", "internal", "StaticCallInterfaceDescriptor<…>", "Initialize(…)"]`; only its
+//!   leading namespace components are kept, as where each ends in `pattern`.
 //!
 //! cpp_demangle's default recursion limits (parse 96, print 128) reject real V8 symbols, so
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
@@ -23,7 +24,6 @@ use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 
 /// Recursion limit for cpp_demangle's parser and printer.
@@ -53,67 +53,311 @@ pub enum NameKind {
 }
 
 /// The demangled form of one symbol and its grouping keys.
+///
+/// Memory: one allocation, the printed form followed by the pattern; the other keys are ranges
+/// of the pattern (the template a prefix of its name proper, each namespace a run of its
+/// leading scope components).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolName {
-    /// Readable name (as c++filt prints it), or the raw name if not demangled.
-    pub demangled: String,
-    /// See the module docs.
-    pub pattern: String,
-    /// See the module docs.
-    pub template: String,
-    /// See the module docs.
-    pub scope: Vec<String>,
-    /// How many leading `scope` components can be namespaces: the run before the first
-    /// templated (`<…>`) or function (`(…)`) component, which cannot.
-    pub namespace_components: usize,
+    /// `demangled` then `pattern` (one text when they are the same).
+    text: Box<str>,
+    /// End of `demangled` in `text`.
+    demangled_end: u32,
+    /// Start of `pattern` in `text`.
+    pattern_start: u32,
+    /// Byte offset in `pattern` where the name proper starts (after a special-name prefix).
+    name_start: u32,
+    /// End of `template` in `pattern`.
+    template_end: u32,
+    /// For each leading scope component that can be a namespace, where it ends in `pattern`
+    /// (the offset of the `::` after it).
+    namespace_ends: Box<[u32]>,
     /// How the name was read.
     pub kind: NameKind,
+    /// Which keys it still holds.
+    keys: Keys,
+}
+
+/// Which grouping keys a [`SymbolName`] holds besides its printed form (see
+/// [`Demangled::merge_keeping`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// Pattern, template and namespaces.
+    All,
+    /// Template and namespaces: `pattern` is cut after the template.
+    Template,
+    /// None: `pattern` is empty (grouping by symbol needs only the printed form).
+    None,
+}
+
+impl Keys {
+    /// The keys that grouping by `by` reads.
+    pub fn for_grouping(by: crate::analysis::group::GroupBy) -> Keys {
+        use crate::analysis::group::GroupBy;
+        match by {
+            GroupBy::Symbol => Keys::None,
+            GroupBy::Pattern => Keys::All,
+            GroupBy::Template | GroupBy::Namespace(_) => Keys::Template,
+        }
+    }
+
+    /// These keys include `other`.
+    pub fn include(self, other: Keys) -> bool {
+        match self {
+            Keys::All => true,
+            Keys::Template => other != Keys::All,
+            Keys::None => other == Keys::None,
+        }
+    }
 }
 
 impl SymbolName {
+    /// The keys it holds.
+    pub fn keys(&self) -> Keys {
+        self.keys
+    }
+
+    /// A copy holding only `keys` (the text copied, so it sits with what this thread
+    /// allocates).
+    fn keeping(&self, keys: Keys) -> SymbolName {
+        let keys = if self.keys.include(keys) { keys } else { self.keys };
+        let pattern = self.pattern();
+        let pattern = match keys {
+            Keys::All => pattern,
+            Keys::Template => {
+                let end = (self.template_end as usize)
+                    .max(self.namespace_ends.last().map_or(0, |&e| e as usize));
+                &pattern[..end]
+            }
+            Keys::None => "",
+        };
+        let mut n = SymbolName::new(self.demangled(), pattern, self.kind);
+        if keys != Keys::None {
+            n.name_start = self.name_start;
+            n.template_end = self.template_end;
+            n.namespace_ends = self.namespace_ends.clone();
+        }
+        n.keys = keys;
+        n
+    }
+
+    /// A name printed as `demangled` with pattern `pattern`, its name proper the whole pattern
+    /// and in no namespace (a single text when the two are the same).
+    fn new(demangled: &str, pattern: &str, kind: NameKind) -> Self {
+        let off = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let (text, pattern_start) = if demangled == pattern {
+            (Box::<str>::from(demangled), 0)
+        } else {
+            let mut t = String::with_capacity(demangled.len() + pattern.len());
+            t.push_str(demangled);
+            t.push_str(pattern);
+            (t.into_boxed_str(), demangled.len())
+        };
+        SymbolName {
+            text,
+            demangled_end: off(demangled.len()),
+            pattern_start: off(pattern_start),
+            name_start: 0,
+            template_end: off(pattern.len()),
+            namespace_ends: Box::default(),
+            kind,
+            keys: Keys::All,
+        }
+    }
+
+    /// Readable name (as c++filt prints it), or the raw name if not demangled.
+    pub fn demangled(&self) -> &str {
+        &self.text[..self.demangled_end as usize]
+    }
+
+    /// See the module docs.
+    pub fn pattern(&self) -> &str {
+        &self.text[self.pattern_start as usize..]
+    }
+
+    /// See the module docs: `pattern`'s outermost templated entity, or its name proper.
+    pub fn template(&self) -> &str {
+        &self.pattern()[self.name_start as usize..self.template_end as usize]
+    }
+
+    /// How many leading `scope` components can be namespaces: the run before the first
+    /// templated (`<…>`) or function (`(…)`) component, which cannot.
+    pub fn namespace_components(&self) -> usize {
+        self.namespace_ends.len()
+    }
+
     /// Up to `depth` leading namespace components joined with `::` (`v8::internal`), or
     /// `(global)` if the name is not inside a namespace.
-    pub fn namespace(&self, depth: usize) -> String {
-        let n = depth.min(self.namespace_components);
+    pub fn namespace(&self, depth: usize) -> &str {
+        let n = depth.min(self.namespace_ends.len());
         if n == 0 {
-            return "(global)".to_string();
+            return GLOBAL;
         }
-        self.scope[..n].join("::")
+        &self.pattern()[self.name_start as usize..self.namespace_ends[n - 1] as usize]
+    }
+
+    /// A name whose printed form, pattern and template are all `text` (C names, failures).
+    fn plain(text: &str, kind: NameKind) -> Self {
+        SymbolName::new(text, text, kind)
+    }
+}
+
+/// The namespace key of a name in no namespace.
+pub const GLOBAL: &str = "(global)";
+
+/// A name as [`Demangled::get`] gives it, without copying anything: a demangled C++ name, or
+/// the text of any other name (a C name without the Mach-O `_`, a failed `_Z` name raw).
+#[derive(Debug, Clone, Copy)]
+pub enum NameRef<'n> {
+    /// Demangled.
+    Cxx(&'n SymbolName),
+    /// Shown as it is: printed form, pattern and template are all this text.
+    Plain(&'n str),
+}
+
+impl<'n> NameRef<'n> {
+    /// The printed form.
+    pub fn demangled(self) -> &'n str {
+        match self {
+            NameRef::Cxx(n) => n.demangled(),
+            NameRef::Plain(t) => t,
+        }
     }
 }
 
 /// The result of [`demangle_all`]: each distinct input name once.
 #[derive(Debug, Default)]
 pub struct Demangled<'a> {
-    /// Keyed by the raw Mach-O symbol name.
-    pub names: HashMap<&'a str, SymbolName>,
+    /// Raw Mach-O symbol names and their entries, sorted by raw name (one entry per name:
+    /// a sorted list costs a third of a hash map's buckets).
+    names: Vec<(&'a str, SymbolName)>,
     /// How many `_Z` names failed to demangle (kept raw).
     pub failures: usize,
 }
 
 impl<'a> Demangled<'a> {
+    /// No names yet, room for `n` demangled ones.
+    pub fn with_capacity(n: usize) -> Self {
+        Demangled {
+            names: Vec::with_capacity(n),
+            failures: 0,
+        }
+    }
+
     /// Adds the results of another [`demangle_all`] call. Only demangled C++ names are kept:
     /// the entry of any other name is what [`Demangled::lookup`] makes of a name it does not
     /// hold (C names without the Mach-O `_`, failed `_Z` names raw), so storing it would only
     /// copy the name three times.
     pub fn merge(&mut self, other: Demangled<'a>) {
+        self.merge_keeping(other, Keys::All);
+    }
+
+    /// [`Demangled::merge`], keeping of each name only `keys` (a scan grouped by symbol needs
+    /// no pattern; by template or namespace, only the pattern's start). The names are copied on
+    /// this thread: the demangling threads' heaps, where each name's text sat among
+    /// cpp_demangle's freed working memory, are then wholly free.
+    pub fn merge_keeping(&mut self, other: Demangled<'a>, keys: Keys) {
         self.failures += other.failures;
+        let sorted = match (self.names.last(), other.names.first()) {
+            (Some(a), Some(b)) => a.0 < b.0,
+            _ => true,
+        };
         self.names.extend(
             other
                 .names
                 .into_iter()
-                .filter(|(_, n)| n.kind == NameKind::Cxx),
+                .filter(|(_, n)| n.kind == NameKind::Cxx)
+                .map(|(raw, n)| (raw, n.keeping(keys))),
         );
+        if !sorted {
+            self.names.sort_by(|a, b| a.0.cmp(b.0));
+            self.names.dedup_by(|a, b| a.0 == b.0);
+        }
+    }
+
+    /// Demangles `sorted` (distinct names, sorted) in batches of `batch` names with
+    /// [`demangle_all`], keeping `keys` of each C++ name (see [`Demangled::merge_keeping`]).
+    /// The list becomes the result's, so the raw names are never held twice.
+    ///
+    /// Errors: those of [`demangle_all`].
+    pub fn of_sorted(sorted: Vec<&'a str>, batch: usize, keys: Keys) -> Result<Demangled<'a>> {
+        let mut names: Vec<(&'a str, SymbolName)> = sorted
+            .into_iter()
+            .map(|raw| (raw, SymbolName::plain("", NameKind::Failed)))
+            .collect();
+        let mut failures = 0;
+        for chunk in names.chunks_mut(batch.max(1)) {
+            let done = demangle_all(chunk.iter().map(|e| e.0))?;
+            failures += done.failures;
+            // One result per name of the chunk, in its order (both sorted and distinct).
+            for (slot, (raw, name)) in chunk.iter_mut().zip(done.names) {
+                debug_assert_eq!(slot.0, raw);
+                slot.1 = if name.kind == NameKind::Cxx {
+                    name.keeping(keys)
+                } else {
+                    name
+                };
+            }
+        }
+        names.retain(|(_, n)| n.kind == NameKind::Cxx);
+        Ok(Demangled { names, failures })
+    }
+
+    /// No name is stored (every name is shown plain).
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The stored entry of `raw`, if any.
+    fn entry(&self, raw: &str) -> Option<&SymbolName> {
+        self.names
+            .binary_search_by(|(n, _)| (*n).cmp(raw))
+            .ok()
+            .map(|i| &self.names[i].1)
     }
 
     /// The entry for `raw`; a name that was not passed to [`demangle_all`] is shown raw
     /// (never demangled here, on a thread without the large stack).
     pub fn lookup(&self, raw: &str) -> Cow<'_, SymbolName> {
-        match self.names.get(raw) {
-            Some(n) => Cow::Borrowed(n),
-            None => Cow::Owned(undemangled(raw)),
+        if needs_demangling(raw)
+            && let Some(n) = self.entry(raw)
+        {
+            return Cow::Borrowed(n);
         }
+        Cow::Owned(undemangled(raw))
     }
+
+    /// [`Demangled::lookup`] without copying: the entry of `raw`, or its text.
+    pub fn get<'n>(&'n self, raw: &'n str) -> NameRef<'n> {
+        if needs_demangling(raw)
+            && let Some(n) = self.entry(raw)
+        {
+            return NameRef::Cxx(n);
+        }
+        NameRef::Plain(plain_text(raw))
+    }
+
+    /// The position of `raw`'s entry among the stored ones (for [`Demangled::at`]).
+    pub fn position(&self, raw: &str) -> Option<u32> {
+        if !needs_demangling(raw) {
+            return None;
+        }
+        self.names
+            .binary_search_by(|(n, _)| (*n).cmp(raw))
+            .ok()
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
+    /// The entry at `position`.
+    pub fn at(&self, position: u32) -> &SymbolName {
+        &self.names[position as usize].1
+    }
+}
+
+/// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw.
+pub fn plain_text(raw: &str) -> &str {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    if plain.starts_with("_Z") { raw } else { plain }
 }
 
 /// Demangles every distinct name of `names` on up to `available_parallelism` threads with
@@ -180,12 +424,17 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Dema
         }
     }
     let mut out = Demangled::default();
-    out.names.reserve(distinct.len());
+    out.names.reserve_exact(distinct.len());
+    drop(distinct);
     for (raw, name) in results.into_iter().flatten() {
         if name.kind == NameKind::Failed {
             out.failures += 1;
         }
-        out.names.insert(raw, name);
+        out.names.push((raw, name));
+    }
+    // Chunks retried on one thread come last.
+    if !out.names.is_sorted_by(|a, b| a.0 < b.0) {
+        out.names.sort_by(|a, b| a.0.cmp(b.0));
     }
     Ok(out)
 }
@@ -221,14 +470,7 @@ pub fn needs_demangling(raw: &str) -> bool {
 
 /// A `_Z` name kept raw.
 fn failed(raw: &str) -> SymbolName {
-    SymbolName {
-        demangled: raw.to_string(),
-        pattern: raw.to_string(),
-        template: raw.to_string(),
-        scope: Vec::new(),
-        namespace_components: 0,
-        kind: NameKind::Failed,
-    }
+    SymbolName::plain(raw, NameKind::Failed)
 }
 
 /// `raw` without demangling: C names lose the Mach-O `_`, `_Z` names are kept raw.
@@ -237,14 +479,7 @@ fn undemangled(raw: &str) -> SymbolName {
     if plain.starts_with("_Z") {
         return failed(raw);
     }
-    SymbolName {
-        demangled: plain.to_string(),
-        pattern: plain.to_string(),
-        template: plain.to_string(),
-        scope: Vec::new(),
-        namespace_components: 0,
-        kind: NameKind::C,
-    }
+    SymbolName::plain(plain, NameKind::C)
 }
 
 /// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
@@ -271,18 +506,15 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     if sym.structured_demangle(&mut keys, &print).is_err() {
         return failed();
     }
-    let mut demangled = std::mem::take(&mut keys.full);
-    demangled.shrink_to_fit();
-    let (mut pattern, template, scope, namespace_components) = keys.finish();
-    pattern.shrink_to_fit();
-    SymbolName {
-        demangled,
-        pattern,
-        template,
-        scope,
-        namespace_components,
-        kind: NameKind::Cxx,
-    }
+    let demangled = std::mem::take(&mut keys.full);
+    let Some((pattern, name_start, template_end, namespace_ends)) = keys.finish() else {
+        return failed();
+    };
+    let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
+    n.name_start = name_start;
+    n.template_end = template_end;
+    n.namespace_ends = namespace_ends;
+    n
 }
 
 /// Builds the grouping keys from cpp_demangle's structured output.
@@ -328,20 +560,18 @@ impl KeySink {
         })
     }
 
-    fn finish(self) -> (String, String, Vec<String>, usize) {
-        let name = &self.pattern[self.name_start..];
-        let template = match self.template_end {
-            Some(end) => self.pattern[self.name_start..end].to_string(),
-            None => name.to_string(),
-        };
-        let mut scope = Vec::new();
-        let mut from = self.name_start;
-        for &sep in &self.separators {
-            scope.push(self.pattern[from..sep].to_string());
-            from = sep + 2;
-        }
+    /// The pattern, where its name proper starts, where its template ends, and where each
+    /// leading namespace component ends (`None` past 4 GiB, which the print limit forbids).
+    fn finish(self) -> Option<(String, u32, u32, Box<[u32]>)> {
+        let off = |x: usize| u32::try_from(x).ok();
+        let template_end = self.template_end.unwrap_or(self.pattern.len());
         let namespace_components = self.component_namespace.iter().take_while(|&&n| n).count();
-        (self.pattern, template, scope, namespace_components)
+        let ends = self.separators[..namespace_components]
+            .iter()
+            .map(|&sep| off(sep))
+            .collect::<Option<Box<[u32]>>>()?;
+        let (name_start, template_end) = (off(self.name_start)?, off(template_end)?);
+        Some((self.pattern, name_start, template_end, ends))
     }
 }
 
@@ -458,14 +688,14 @@ mod tests {
         let n = demangle_one(raw);
         assert_eq!(n.kind, NameKind::Cxx);
         assert_eq!(
-            n.demangled,
+            n.demangled(),
             "v8::internal::StaticCallInterfaceDescriptor<v8::internal::LoadDescriptor>::Initialize(v8::internal::CallInterfaceDescriptorData*)::registers"
         );
         assert_eq!(
-            n.pattern,
+            n.pattern(),
             "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
-        assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
         assert_eq!(n.namespace(2), "v8::internal");
         assert_eq!(n.namespace(1), "v8");
     }
@@ -475,10 +705,10 @@ mod tests {
         let raw = "__ZGVZN2v88internal29StaticCallInterfaceDescriptorINS0_14LoadDescriptorEE10InitializeEPNS0_27CallInterfaceDescriptorDataEE9registers";
         let n = demangle_one(raw);
         assert_eq!(
-            n.pattern,
+            n.pattern(),
             "guard variable for v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
-        assert_eq!(n.template, "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
         assert_eq!(n.namespace(2), "v8::internal");
     }
 
@@ -486,19 +716,19 @@ mod tests {
     fn function_template_without_return_type() {
         // int v8::internal::foo<int>(int)
         let n = demangle_one("__ZN2v88internal3fooIiEEiT_");
-        assert_eq!(n.demangled, "int v8::internal::foo<int>(int)");
-        assert_eq!(n.pattern, "v8::internal::foo<…>(…)");
-        assert_eq!(n.template, "v8::internal::foo<…>");
+        assert_eq!(n.demangled(), "int v8::internal::foo<int>(int)");
+        assert_eq!(n.pattern(), "v8::internal::foo<…>(…)");
+        assert_eq!(n.template(), "v8::internal::foo<…>");
     }
 
     #[test]
     fn const_member_function_keeps_qualifier() {
         // ns::A<int>::get() const
         let n = demangle_one("__ZNK2ns1AIiE3getEv");
-        assert_eq!(n.demangled, "ns::A<int>::get() const");
-        assert_eq!(n.pattern, "ns::A<…>::get(…) const");
-        assert_eq!(n.template, "ns::A<…>");
-        assert_eq!(n.scope, ["ns", "A<…>"]);
+        assert_eq!(n.demangled(), "ns::A<int>::get() const");
+        assert_eq!(n.pattern(), "ns::A<…>::get(…) const");
+        assert_eq!(n.template(), "ns::A<…>");
+        assert_eq!(n.namespace_components(), 1);
         assert_eq!(n.namespace(5), "ns");
     }
 
@@ -508,29 +738,29 @@ mod tests {
         let n = demangle_one(
             "__ZZN4node11SPrintFImplIJiEEENSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPKcDpOT_E20error_and_abort_args",
         );
-        assert_eq!(n.pattern, "node::SPrintFImpl<…>(…)::error_and_abort_args");
-        assert_eq!(n.template, "node::SPrintFImpl<…>");
-        assert_eq!(n.scope, ["node", "SPrintFImpl<…>(…)"]);
+        assert_eq!(n.pattern(), "node::SPrintFImpl<…>(…)::error_and_abort_args");
+        assert_eq!(n.template(), "node::SPrintFImpl<…>");
+        assert_eq!(n.namespace_components(), 1);
         assert_eq!(n.namespace(2), "node");
     }
 
     #[test]
     fn operator_new_and_c_names() {
         let n = demangle_one("__Znwm");
-        assert_eq!(n.demangled, "operator new(unsigned long)");
-        assert_eq!(n.pattern, "operator new(…)");
-        assert_eq!(n.template, "operator new(…)");
+        assert_eq!(n.demangled(), "operator new(unsigned long)");
+        assert_eq!(n.pattern(), "operator new(…)");
+        assert_eq!(n.template(), "operator new(…)");
         assert_eq!(n.namespace(2), "(global)");
         let c = demangle_one("_AbslInternalMutexYield");
         assert_eq!(c.kind, NameKind::C);
-        assert_eq!(c.demangled, "AbslInternalMutexYield");
+        assert_eq!(c.demangled(), "AbslInternalMutexYield");
     }
 
     #[test]
     fn failures_keep_the_raw_name_and_are_counted() {
         let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]).unwrap();
         assert_eq!(d.failures, 1);
-        assert_eq!(d.lookup("__ZN2v8").demangled, "__ZN2v8");
+        assert_eq!(d.lookup("__ZN2v8").demangled(), "__ZN2v8");
         assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
     }
 
@@ -574,7 +804,7 @@ mod tests {
     fn template_args_inside_parameters_are_collapsed_with_them() {
         // void ns::f(std::pair<int, int>)  (not a template itself)
         let n = demangle_one("__ZN2ns1fESt4pairIiiE");
-        assert_eq!(n.pattern, "ns::f(…)");
-        assert_eq!(n.template, "ns::f(…)");
+        assert_eq!(n.pattern(), "ns::f(…)");
+        assert_eq!(n.template(), "ns::f(…)");
     }
 }

@@ -126,7 +126,7 @@ pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> Option
     let show = |v: Vec<&&str>| -> Vec<String> {
         let mut out: Vec<String> = v
             .into_iter()
-            .map(|s| names.lookup(s).demangled.clone())
+            .map(|s| names.lookup(s).demangled().to_string())
             .collect();
         out.sort();
         out

@@ -4,11 +4,11 @@
 //! on the printed name. Each group sums, over the symbols whose key it is:
 //! weak-bound symbols (distinct names), predicted lookups, fixup sites, and weak-def exports.
 
-use super::demangle::{Demangled, SymbolName};
+use super::demangle::{Demangled, GLOBAL, Keys, NameRef, SymbolName, plain_text};
 use crate::model::Image;
 use serde::Serialize;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// How symbols are grouped (`--by`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +26,21 @@ pub enum GroupBy {
 impl GroupBy {
     /// The key of `name` under this grouping.
     pub fn key(self, name: &SymbolName) -> Cow<'_, str> {
-        match self {
-            GroupBy::Symbol => Cow::Borrowed(&name.demangled),
-            GroupBy::Pattern => Cow::Borrowed(&name.pattern),
-            GroupBy::Template => Cow::Borrowed(&name.template),
-            GroupBy::Namespace(depth) => Cow::Owned(name.namespace(depth)),
+        Cow::Borrowed(self.key_of(NameRef::Cxx(name)))
+    }
+
+    /// The key of `name` under this grouping, borrowed from it.
+    pub fn key_of<'n>(self, name: NameRef<'n>) -> &'n str {
+        if let NameRef::Cxx(n) = name {
+            debug_assert!(n.keys().include(Keys::for_grouping(self)), "key not kept");
+        }
+        match (name, self) {
+            (NameRef::Cxx(n), GroupBy::Symbol) => n.demangled(),
+            (NameRef::Cxx(n), GroupBy::Pattern) => n.pattern(),
+            (NameRef::Cxx(n), GroupBy::Template) => n.template(),
+            (NameRef::Cxx(n), GroupBy::Namespace(depth)) => n.namespace(depth),
+            (NameRef::Plain(_), GroupBy::Namespace(_)) => GLOBAL,
+            (NameRef::Plain(text), _) => text,
         }
     }
 
@@ -118,99 +128,280 @@ pub struct Group {
 /// Groups `image` by `by`; sorted by lookups, then weak-bound symbols, then exports (all
 /// descending), then key.
 pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Group> {
-    /// Which figure a member adds to.
-    enum Add {
-        Bound(usize),
-        Lookup,
-        Export,
+    let table = GroupTable::new(image, names, by);
+    table.groups(image, names).collect()
+}
+
+/// No entry in [`Demangled`]: the member's name is shown plain.
+const PLAIN: u32 = u32::MAX;
+
+/// The groups of one image, held compactly: at most 8 bytes per member and 16 per group, with
+/// no text. A group's key, example, sites and suppliers are worked out when it is read
+/// ([`GroupTable::groups`]), so only the groups shown cost their text, one at a time.
+///
+/// The members are the image's weak-bind targets, then its lookups, then its weak-def exports,
+/// numbered in that order; each group is a run of them sorted by key.
+#[derive(Debug, Clone)]
+pub struct GroupTable {
+    by: GroupBy,
+    zero: GroupStats,
+    /// Members sorted by key, raw name, then number.
+    order: Vec<u32>,
+    /// Per member: the position of its entry in the [`Demangled`] used, or [`PLAIN`]; empty
+    /// when that holds no entry (every name plain).
+    entry: Vec<u32>,
+    /// Groups, sorted as [`group_image`] says.
+    groups: Vec<GroupRec>,
+    /// Groups before [`GroupTable::truncate`].
+    total: usize,
+}
+
+/// One group: the run of [`GroupTable::order`] from `start` (to the next member of another
+/// key), and the figures it sorts by (counted only where the image has the figure).
+#[derive(Debug, Clone, Copy, Default)]
+struct GroupRec {
+    start: u32,
+    bound: u32,
+    lookups: u32,
+    exports: u32,
+}
+
+/// Which figure a member adds to.
+#[derive(Clone, Copy)]
+enum Add {
+    Bound(usize),
+    Lookup,
+    Export,
+}
+
+/// A member's raw name and what it adds.
+fn member(image: &Image, m: u32) -> (&str, Add) {
+    let m = m as usize;
+    let (b, l) = (image.bind_targets.len(), image.lookups.len());
+    if m < b {
+        let t = &image.bind_targets[m];
+        (t.symbol.as_str(), Add::Bound(t.sites.len()))
+    } else if m < b + l {
+        (image.lookups[m - b].symbol.as_str(), Add::Lookup)
+    } else {
+        (image.weak_definitions[m - b - l].name.as_str(), Add::Export)
     }
-    let mut groups: HashMap<String, Group> = HashMap::new();
-    let mut seen_symbol: HashSet<&str> = HashSet::new();
-    let zero = GroupStats::zero_for(image);
-    let supplier_of = suppliers(image);
-    let mut supplied: HashMap<String, HashMap<&str, usize>> = HashMap::new();
-    let mut supplied_seen: HashSet<&str> = HashSet::new();
-    let members = image
-        .bind_targets
-        .iter()
-        .map(|t| (t.symbol.as_str(), Add::Bound(t.sites.len())))
-        .chain(
-            image
-                .lookups
-                .iter()
-                .map(|l| (l.symbol.as_str(), Add::Lookup)),
-        )
-        .chain(
-            image
-                .weak_definitions
-                .iter()
-                .map(|w| (w.name.as_str(), Add::Export)),
-        );
-    for (raw, add) in members {
-        let name = names.lookup(raw);
-        let name = name.as_ref();
-        let key = by.key(name);
-        let bound = matches!(add, Add::Bound(_));
-        let g = match groups.get_mut(key.as_ref()) {
-            Some(g) => g,
-            None => groups
-                .entry(key.into_owned())
-                .or_insert_with_key(|k| Group {
-                    key: k.clone(),
-                    stats: zero,
-                    example: name.demangled.clone(),
-                    suppliers: None,
-                    example_is_bound: bound,
-                }),
+}
+
+impl GroupTable {
+    /// Groups `image` by `by`, with `names` holding its demangled names.
+    pub fn new(image: &Image, names: &Demangled<'_>, by: GroupBy) -> GroupTable {
+        let n = image.bind_targets.len() + image.lookups.len() + image.weak_definitions.len();
+        let n = u32::try_from(n).expect("fewer than 2^32 members: each costs a name");
+        let zero = GroupStats::zero_for(image);
+        let entry: Vec<u32> = if names.is_empty() {
+            Vec::new()
+        } else {
+            (0..n)
+                .map(|m| names.position(member(image, m).0).unwrap_or(PLAIN))
+                .collect()
         };
-        if (bound && !g.example_is_bound)
-            || (bound == g.example_is_bound && name.demangled < g.example)
-        {
-            g.example.clone_from(&name.demangled);
-            g.example_is_bound = bound;
-        }
-        let add_to = |f: &mut Option<usize>, n: usize| {
-            if let Some(v) = f {
-                *v += n;
-            }
+        let mut table = GroupTable {
+            by,
+            zero,
+            order: Vec::new(),
+            entry,
+            groups: Vec::new(),
+            total: 0,
         };
-        match add {
-            Add::Bound(sites) => {
-                add_to(&mut g.stats.sites, sites);
-                if seen_symbol.insert(raw) {
-                    add_to(&mut g.stats.weak_bound_symbols, 1);
+        let key = |m: u32| table.key(image, names, m);
+        let raw = |m: u32| member(image, m).0;
+        let mut order: Vec<u32> = (0..n).collect();
+        order.sort_unstable_by(|&a, &b| {
+            key(a)
+                .cmp(key(b))
+                .then_with(|| raw(a).cmp(raw(b)))
+                .then(a.cmp(&b))
+        });
+        // Runs counted first, so the list is allocated once, at its size.
+        let runs = 1 + order.windows(2).filter(|w| key(w[0]) != key(w[1])).count();
+        let mut groups = Vec::with_capacity(if order.is_empty() { 0 } else { runs });
+        let mut i = 0;
+        while i < order.len() {
+            let k = key(order[i]);
+            let mut g = GroupRec {
+                start: i as u32,
+                ..GroupRec::default()
+            };
+            let mut last_bound: Option<&str> = None;
+            while i < order.len() && key(order[i]) == k {
+                let (name, add) = member(image, order[i]);
+                match add {
+                    Add::Bound(_) => {
+                        // Members of one name are adjacent, the bound ones first.
+                        if last_bound != Some(name) {
+                            g.bound += 1;
+                            last_bound = Some(name);
+                        }
+                    }
+                    Add::Lookup => g.lookups += 1,
+                    Add::Export => g.exports += 1,
                 }
+                i += 1;
             }
-            Add::Lookup => add_to(&mut g.stats.lookups, 1),
-            Add::Export => add_to(&mut g.stats.weak_def_exports, 1),
+            // Figures the image does not have are not counted (as `None` they sort equal).
+            if zero.weak_bound_symbols.is_none() {
+                g.bound = 0;
+            }
+            if zero.lookups.is_none() {
+                g.lookups = 0;
+            }
+            if zero.weak_def_exports.is_none() {
+                g.exports = 0;
+            }
+            groups.push(g);
         }
-        if let Some(who) = supplier_of.as_ref().and_then(|m| m.get(raw))
-            && supplied_seen.insert(raw)
-        {
-            *supplied
-                .entry(g.key.clone())
-                .or_default()
-                .entry(who)
-                .or_default() += 1;
+        groups.sort_unstable_by(|a, b| {
+            b.lookups
+                .cmp(&a.lookups)
+                .then(b.bound.cmp(&a.bound))
+                .then(b.exports.cmp(&a.exports))
+                .then_with(|| key(order[a.start as usize]).cmp(key(order[b.start as usize])))
+        });
+        table.total = groups.len();
+        table.order = order;
+        table.groups = groups;
+        table
+    }
+
+    /// The key of member `m`.
+    fn key<'n>(&self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> &'n str {
+        self.by.key_of(self.name(image, names, m))
+    }
+
+    /// The name of member `m`.
+    fn name<'n>(&self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> NameRef<'n> {
+        match self.entry.get(m as usize).copied().unwrap_or(PLAIN) {
+            PLAIN => NameRef::Plain(plain_text(member(image, m).0)),
+            p => NameRef::Cxx(names.at(p)),
         }
     }
-    if supplier_of.is_some() {
-        for g in groups.values_mut() {
-            g.suppliers = Some(SupplierCount::list(
-                supplied.remove(&g.key).unwrap_or_default(),
-            ));
+
+    /// Keeps the first `n` groups.
+    pub fn truncate(&mut self, n: usize) {
+        self.groups.truncate(n);
+    }
+
+    /// Groups kept.
+    pub fn len(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// No group kept.
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+
+    /// Groups before [`GroupTable::truncate`].
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The groups kept, in order, each built as it is read; `image` and `names` must be those
+    /// the table was made from.
+    pub fn groups<'r>(
+        &'r self,
+        image: &'r Image,
+        names: &'r Demangled<'_>,
+    ) -> impl Iterator<Item = Group> + 'r {
+        self.groups.iter().map(move |g| self.build(image, names, g))
+    }
+
+    fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
+        let run = &self.order[g.start as usize..];
+        let key = self.key(image, names, run[0]);
+        let len = run
+            .iter()
+            .position(|&m| self.key(image, names, m) != key)
+            .unwrap_or(run.len());
+        let members = &run[..len];
+        let key = key.to_string();
+        let sites: usize = members
+            .iter()
+            .map(|&m| match member(image, m).1 {
+                Add::Bound(n) => n,
+                _ => 0,
+            })
+            .sum();
+        // The least demangled name among the bound members, else among all.
+        let mut example: Option<(bool, &str)> = None;
+        for &m in members {
+            let bound = matches!(member(image, m).1, Add::Bound(_));
+            let shown = self.name(image, names, m).demangled();
+            let better = match example {
+                None => true,
+                Some((was_bound, was)) => {
+                    (bound && !was_bound) || (bound == was_bound && shown < was)
+                }
+            };
+            if better {
+                example = Some((bound, shown));
+            }
+        }
+        let (example_is_bound, example) = example.unwrap_or((false, ""));
+        let z = self.zero;
+        let stats = GroupStats {
+            weak_bound_symbols: z.weak_bound_symbols.map(|_| g.bound as usize),
+            lookups: z.lookups.map(|_| g.lookups as usize),
+            sites: z.sites.map(|_| sites),
+            weak_def_exports: z.weak_def_exports.map(|_| g.exports as usize),
+        };
+        Group {
+            key,
+            stats,
+            example: example.to_string(),
+            suppliers: image.log().map(|log| group_suppliers(image, log.lookups_known, members)),
+            example_is_bound,
         }
     }
-    let mut out: Vec<Group> = groups.into_values().collect();
-    out.sort_by(|a, b| {
-        b.stats
-            .lookups
-            .cmp(&a.stats.lookups)
-            .then(b.stats.weak_bound_symbols.cmp(&a.stats.weak_bound_symbols))
-            .then(b.stats.weak_def_exports.cmp(&a.stats.weak_def_exports))
-            .then(a.key.cmp(&b.key))
+}
+
+/// How many of `members`' names each image supplied: per name, the image of its last lookup
+/// when the log has lookup lines, else of its last bind target (see [`suppliers`]).
+fn group_suppliers(image: &Image, lookups_known: bool, members: &[u32]) -> Vec<SupplierCount> {
+    let b = image.bind_targets.len();
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut i = 0;
+    while i < members.len() {
+        let name = member(image, members[i]).0;
+        let mut who = None;
+        while i < members.len() && member(image, members[i]).0 == name {
+            let m = members[i] as usize;
+            if lookups_known {
+                if let Some(l) = m.checked_sub(b).and_then(|k| image.lookups.get(k)) {
+                    who = Some(l.supplier.as_deref().unwrap_or(NO_SUPPLIER));
+                }
+            } else if let Some(t) = image.bind_targets.get(m) {
+                who = Some(t.supplier.as_deref().unwrap_or(NO_SUPPLIER));
+            }
+            i += 1;
+        }
+        if let Some(who) = who {
+            *counts.entry(who).or_default() += 1;
+        }
+    }
+    SupplierCount::list(counts)
+}
+
+/// Per log image: how many of its names each image supplied (see [`suppliers`]); `None` for
+/// a binary. Sorts member numbers rather than building a map of every name.
+pub fn supplier_counts(image: &Image) -> Option<Vec<SupplierCount>> {
+    let log = image.log()?;
+    let n = image.bind_targets.len() + image.lookups.len();
+    let n = u32::try_from(n).expect("fewer than 2^32 members: each costs a name");
+    let mut members: Vec<u32> = (0..n).collect();
+    members.sort_unstable_by(|&a, &b| {
+        member(image, a)
+            .0
+            .cmp(member(image, b).0)
+            .then(a.cmp(&b))
     });
-    out
+    Some(group_suppliers(image, log.lookups_known, &members))
 }
 
 /// For a log: raw symbol → the image dyld chose for it. From the lookups' `using` lines when

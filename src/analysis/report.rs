@@ -1,12 +1,13 @@
 //! The data that every output format renders: a scan report and a diff report.
 
-use super::demangle::{Demangled, demangle_all, needs_demangling};
+use super::demangle::{Demangled, Keys, needs_demangling};
 use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
-use super::group::{Group, GroupBy, GroupStats, SupplierCount, group_image, suppliers};
+use super::group::{
+    Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
+};
 use crate::error::{Error, Result};
 use crate::model::{FixupFormat, Image, LogFacts, LogFormat};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
 /// input cannot give is `None` (JSON `null`), never 0.
@@ -69,13 +70,7 @@ impl ImageSummary {
     pub fn of(image: &Image) -> Self {
         let here = image.defined_here_symbols();
         let binary = !image.is_log();
-        let suppliers = suppliers(image).map(|map| {
-            let mut counts: HashMap<&str, usize> = HashMap::new();
-            for who in map.values() {
-                *counts.entry(who).or_default() += 1;
-            }
-            SupplierCount::list(counts)
-        });
+        let suppliers = supplier_counts(image);
         ImageSummary {
             path: image.path.clone(),
             image: image.name.clone(),
@@ -129,67 +124,83 @@ impl ImageSummary {
 }
 
 /// One image of a scan with its groups.
-#[derive(Debug, Clone)]
-pub struct ImageReport {
+#[derive(Debug)]
+pub struct ImageReport<'a> {
     /// Summary.
     pub summary: ImageSummary,
-    /// Groups, sorted, cut to `--top`.
-    pub groups: Vec<Group>,
+    /// The image.
+    pub image: &'a Image,
+    /// Groups, sorted, cut to `--top`; read them with [`ScanReport::groups`].
+    pub groups: GroupTable,
     /// Number of groups before the cut.
     pub groups_total: usize,
 }
 
-/// `weakscan scan`.
-#[derive(Debug, Clone)]
-pub struct ScanReport {
+/// `weakscan scan`. Groups are held compactly and built as they are read
+/// ([`ScanReport::groups`]), so a report of a million groups does not hold a million keys.
+#[derive(Debug)]
+pub struct ScanReport<'a> {
     /// The grouping used.
     pub group_by: GroupBy,
     /// One entry per image (slice).
-    pub images: Vec<ImageReport>,
+    pub images: Vec<ImageReport<'a>>,
     /// `_Z` names cpp_demangle could not read (kept raw).
     pub demangle_failures: usize,
+    /// The demangled names of the images.
+    pub names: Demangled<'a>,
 }
 
-fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>) -> Result<Demangled<'a>> {
+impl<'a> ScanReport<'a> {
+    /// The groups of `img` (one of [`ScanReport::images`]) kept, in order, each built as it is
+    /// read.
+    pub fn groups<'r>(&'r self, img: &'r ImageReport<'a>) -> impl Iterator<Item = Group> + 'r {
+        img.groups.groups(img.image, &self.names)
+    }
+}
+
+fn names_of<'a>(
+    images: impl IntoIterator<Item = &'a Image>,
+    by: GroupBy,
+) -> Result<Demangled<'a>> {
     // Only `_Z` names are demangled: a C name's keys are the name itself, which
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold
-    // more than one batch besides the map.
+    // more than one batch besides the map; of each name only the keys `by` reads are kept.
     let mut all: Vec<&str> = Vec::new();
     for i in images {
-        all.extend(i.bind_targets.iter().map(|t| t.symbol.as_str()));
-        all.extend(i.weak_definitions.iter().map(|w| w.name.as_str()));
-        all.extend(i.lookups.iter().map(|l| l.symbol.as_str()));
+        all.extend(
+            i.bind_targets
+                .iter()
+                .map(|t| t.symbol.as_str())
+                .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
+                .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
+                .filter(|n| needs_demangling(n)),
+        );
     }
-    all.retain(|n| needs_demangling(n));
     all.sort_unstable();
     all.dedup();
-    all.shrink_to_fit();
-    let mut out = Demangled::default();
-    for batch in all.chunks(DEMANGLE_BATCH) {
-        out.merge(demangle_all(batch.iter().copied())?);
-    }
-    Ok(out)
+    Demangled::of_sorted(all, DEMANGLE_BATCH, Keys::for_grouping(by))
 }
 
-/// Names demangled per [`demangle_all`] call.
+/// Names demangled per [`demangle_all`](super::demangle::demangle_all) call.
 const DEMANGLE_BATCH: usize = 1 << 15;
 
 /// Builds the scan report of `images`, keeping at most `top` groups per image.
 ///
-/// Errors: the demangling threads cannot be started ([`demangle_all`]).
-pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport> {
-    let names = names_of(images)?;
+/// Errors: the demangling threads cannot be started ([`demangle_all`](super::demangle::demangle_all)).
+pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport<'_>> {
+    let names = names_of(images, by)?;
     let images = images
         .iter()
         .map(|image| {
-            let mut groups = group_image(image, &names, by);
-            let groups_total = groups.len();
+            let mut groups = GroupTable::new(image, &names, by);
+            let groups_total = groups.total();
             if let Some(n) = top {
                 groups.truncate(n);
             }
             ImageReport {
                 summary: ImageSummary::of(image),
+                image,
                 groups,
                 groups_total,
             }
@@ -199,6 +210,7 @@ pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<
         group_by: by,
         images,
         demangle_failures: names.failures,
+        names,
     })
 }
 
@@ -281,7 +293,7 @@ pub fn diff_report(
     top: Option<usize>,
     with_symbols: bool,
 ) -> Result<DiffReport> {
-    let names = names_of(old.iter().chain(new))?;
+    let names = names_of(old.iter().chain(new), by)?;
     let pairs_of = pair_images(old, new)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {

@@ -276,13 +276,13 @@ pub fn verify(
             key: key.clone(),
             counts: Counts::default(),
             suppliers: Vec::new(),
-            example: name.demangled.clone(),
+            example: name.demangled().to_string(),
         });
         g.counts.add(&c);
         let differs = c.differences() > 0;
         // Members are visited in raw-name order; prefer a differing example.
         if differs && g.counts.differences() == c.differences() {
-            g.example.clone_from(&name.demangled);
+            name.demangled().clone_into(&mut g.example);
         }
         let supplier = (c.seen > 0).then(|| {
             supplier_of
@@ -299,7 +299,7 @@ pub fn verify(
         }
         if differs {
             symbols.push(VerifySymbol {
-                symbol: name.demangled.clone(),
+                symbol: name.demangled().to_string(),
                 raw: raw.clone(),
                 counts: c,
                 supplier: supplier.map(str::to_string),

@@ -25,7 +25,7 @@ impl Allowlist<'_> {
             || self
                 .symbols
                 .iter()
-                .any(|p| p.is_match(raw) || p.is_match(&name.demangled))
+                .any(|p| p.is_match(raw) || p.is_match(name.demangled()))
             || (!self.groups.is_empty() && {
                 let key = self.group_by.key(name);
                 self.groups.iter().any(|p| p.is_match(&key))

@@ -283,7 +283,7 @@ pub fn evaluate(
             let mut all: Vec<(String, String)> = members
                 .map(|raw| {
                     let n = names.lookup(raw);
-                    (n.demangled.clone(), n.pattern.clone())
+                    (n.demangled().to_string(), n.pattern().to_string())
                 })
                 .collect();
             all.sort();

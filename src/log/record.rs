@@ -95,6 +95,9 @@ fn too_many_images(path: &Path, n: usize) -> Error {
 /// One symbol, path or image name, interned.
 type Id = u32;
 
+/// No dyld2 target yet for a symbol.
+const NO_TARGET: u32 = u32::MAX;
+
 /// Distinct names, each stored once (the map and the list share it).
 #[derive(Default)]
 struct Interner {
@@ -156,9 +159,16 @@ struct ImageBuild {
     weak_fixup_lines: bool,
     /// Page-in linking or plain `fixup:` lines: a chained image.
     chained: bool,
-    /// dyld2 weak binds: (symbol, addend) → target index.
-    dyld2_targets: HashMap<(Id, i64), usize>,
-    dyld2_list: Vec<(Id, i64, Option<Id>, Vec<u64>)>,
+    /// dyld2 weak binds: symbol → index of its first target ([`NO_TARGET`]: none)…
+    dyld2_first: Vec<u32>,
+    /// …and (symbol, addend) → target index for the targets of a symbol after its first (a
+    /// symbol bound with several addends).
+    dyld2_more: HashMap<(Id, i64), u32>,
+    /// dyld2 weak-bind targets: symbol, addend, library bound to.
+    dyld2_list: Vec<(Id, i64, Option<Id>)>,
+    /// dyld2 weak-bind locations, in log order: target index, address (one flat list, not a
+    /// list per target).
+    dyld2_sites: Vec<(u32, u64)>,
     /// Any dyld2 bind line.
     dyld2: bool,
 }
@@ -351,12 +361,24 @@ impl Recorder {
                     // Interning the library may have added an image slot.
                     self.pad_images();
                     let img = &mut self.images[i];
-                    let next = img.dyld2_list.len();
-                    let t = *img.dyld2_targets.entry((symbol, addend)).or_insert(next);
-                    if t == next {
-                        img.dyld2_list.push((symbol, addend, library, Vec::new()));
+                    // A target per location at most: fewer than 2^32 (each costs a line).
+                    let next = img.dyld2_list.len() as u32;
+                    let s = symbol as usize;
+                    if img.dyld2_first.len() <= s {
+                        img.dyld2_first.resize(s + 1, NO_TARGET);
                     }
-                    img.dyld2_list[t].3.push(address);
+                    let t = match img.dyld2_first[s] {
+                        NO_TARGET => {
+                            img.dyld2_first[s] = next;
+                            next
+                        }
+                        t if img.dyld2_list[t as usize].1 == addend => t,
+                        _ => *img.dyld2_more.entry((symbol, addend)).or_insert(next),
+                    };
+                    if t == next {
+                        img.dyld2_list.push((symbol, addend, library));
+                    }
+                    img.dyld2_sites.push((t, address));
                 }
             }
             Message::PageInRange
@@ -515,8 +537,15 @@ impl Recorder {
         let symbols = std::mem::take(&mut self.symbols).into_names();
         let paths = std::mem::take(&mut self.paths).into_names();
         let image_names = std::mem::take(&mut self.image_names).into_names();
-        let mut per_image: Vec<Vec<Lookup>> = (0..self.images.len()).map(|_| Vec::new()).collect();
-        for l in &self.lookups {
+        let mut per_image: Vec<Vec<Lookup>> = {
+            // Counted first, so each list is allocated once, at its size.
+            let mut n = vec![0usize; self.images.len()];
+            for l in &self.lookups {
+                n[l.image.unwrap_or(main)] += 1;
+            }
+            n.into_iter().map(Vec::with_capacity).collect()
+        };
+        for l in std::mem::take(&mut self.lookups) {
             let i = l.image.unwrap_or(main);
             if !l.bound {
                 self.facts.lookups_without_bind += 1;
@@ -544,9 +573,13 @@ impl Recorder {
                 }
             }
         }
-        for (i, (b, lookups)) in self.images.iter().zip(per_image).enumerate() {
+        // Each image's records are freed once its targets are built.
+        let builds = std::mem::take(&mut self.images);
+        for (i, (mut b, lookups)) in builds.into_iter().zip(per_image).enumerate() {
             let name = &image_names[i];
-            let mut targets = Vec::new();
+            let mut targets = Vec::with_capacity(
+                b.runs.iter().map(Vec::len).sum::<usize>() + b.dyld2_list.len(),
+            );
             for (r, run) in b.runs.iter().enumerate() {
                 let own = if r + 1 == b.runs.len() {
                     run.len() - appended[i]
@@ -571,24 +604,39 @@ impl Recorder {
                     });
                 }
             }
-            for (symbol, addend, library, sites) in &b.dyld2_list {
+            let run_count = b.runs.len();
+            drop(std::mem::take(&mut b.runs));
+            drop(std::mem::take(&mut b.dyld2_first));
+            drop(std::mem::take(&mut b.dyld2_more));
+            let mut site_counts = vec![0u32; b.dyld2_list.len()];
+            for &(t, _) in &b.dyld2_sites {
+                site_counts[t as usize] += 1;
+            }
+            let first = targets.len();
+            for (&(symbol, addend, library), &n) in b.dyld2_list.iter().zip(&site_counts) {
                 let supplier = library.map(|l| image_names[l as usize].clone());
                 targets.push(BindTarget {
-                    symbol: symbols[*symbol as usize].clone(),
-                    addend: *addend,
-                    sites: sites.iter().map(|&a| log_site(a)).collect(),
+                    symbol: symbols[symbol as usize].clone(),
+                    addend,
+                    sites: Vec::with_capacity(n as usize),
                     defined_here: supplier.as_ref() == Some(name),
                     supplier,
                 });
             }
+            drop(site_counts);
+            for &(t, address) in &b.dyld2_sites {
+                targets[first + t as usize].sites.push(log_site(address));
+            }
+            drop(std::mem::take(&mut b.dyld2_sites));
+            targets.shrink_to_fit();
             let targets_known = b.dyld2
                 || lookups_known
-                || b.runs.len() >= 2
+                || run_count >= 2
                 || b.opcode_fixups
                 || b.weak_fixup_lines;
             let sites_known = b.dyld2 || b.opcode_fixups;
             if targets.is_empty() && lookups.is_empty() && i != main {
-                if !b.runs.is_empty() || b.dyld2 {
+                if run_count > 0 || b.dyld2 {
                     self.facts.images_without_weak_binds += 1;
                 }
                 continue;

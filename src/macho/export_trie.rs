@@ -145,7 +145,7 @@ pub fn walk_export_trie(
     }
     let mut w = Walker {
         data,
-        visited: vec![false; data.len()],
+        visited: vec![0; data.len().div_ceil(64)],
         name: Vec::new(),
         stack: Vec::new(),
         name_budget: data
@@ -184,8 +184,8 @@ pub fn walk_export_trie(
 /// The state of one walk: the name of the current path, the open nodes, what was seen.
 struct Walker<'a> {
     data: &'a [u8],
-    /// One flag per byte offset: a node starts there and was entered.
-    visited: Vec<bool>,
+    /// One bit per byte offset: a node starts there and was entered.
+    visited: Vec<u64>,
     /// Concatenated edge labels from the root to the current node.
     name: Vec<u8>,
     /// Open nodes, innermost last.
@@ -202,7 +202,10 @@ impl Walker<'_> {
         visit: &mut impl FnMut(&[u8], u64, ExportTarget),
     ) -> Result<(), ParseError> {
         let data = self.data;
-        if std::mem::replace(&mut self.visited[offset], true) {
+        let (word, bit) = (offset / 64, 1u64 << (offset % 64));
+        let seen = self.visited[word] & bit != 0;
+        self.visited[word] |= bit;
+        if seen {
             return Err(ParseError::new(
                 "node reached twice (loop in trie)",
                 offset as u64,

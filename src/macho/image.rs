@@ -80,7 +80,15 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
     let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
     if let Some(r) = trie_range {
-        walk_export_trie(&linkedit(r, "export trie")?, |name, flags, _| {
+        let trie = linkedit(r, "export trie")?;
+        // Counted first, so the list is allocated once, at its size.
+        let mut weak = 0usize;
+        walk_export_trie(&trie, |_, flags, _| {
+            weak += usize::from(flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0);
+        })
+        .map_err(|e| ctx("export trie", e))?;
+        weak_definitions.reserve_exact(weak);
+        walk_export_trie(&trie, |name, flags, _| {
             if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
                 weak_definitions.push(WeakDefinition {
                     name: Name::from(symbol_name(name)),

@@ -59,7 +59,7 @@ struct LookupJson<'a> {
 /// `images`) into `out`: pretty JSON with a trailing newline. Errors: those of `out`.
 pub fn render(
     out: &mut dyn Write,
-    report: &ScanReport,
+    report: &ScanReport<'_>,
     images: &[Image],
     names: &Demangled<'_>,
     by: GroupBy,
@@ -81,7 +81,7 @@ pub fn render(
                 if e.weak_bound {
                     arch.weak_bound.push(BoundJson {
                         symbol: &e.raw,
-                        demangled: n.demangled.clone(),
+                        demangled: n.demangled().to_string(),
                         group: by.key(&n).into_owned(),
                         sites: e.sites,
                         lookups: e.lookups,
@@ -90,14 +90,14 @@ pub fn render(
                 } else if e.lookups > 0 {
                     arch.other_lookups.push(LookupJson {
                         symbol: &e.raw,
-                        demangled: n.demangled.clone(),
+                        demangled: n.demangled().to_string(),
                         lookups: e.lookups,
                     });
                 }
                 for _ in 0..e.weak_defs {
                     arch.weak_definitions.push(DefinitionJson {
                         symbol: &e.raw,
-                        demangled: n.demangled.clone(),
+                        demangled: n.demangled().to_string(),
                         group: by.key(&n).into_owned(),
                         thread_local: e.thread_local,
                     });

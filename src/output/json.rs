@@ -17,7 +17,7 @@ struct ScanJson<'a> {
     command: &'static str,
     group_by: &'static str,
     images: Vec<&'a ImageSummary>,
-    groups: Vec<ArchGroup<'a>>,
+    groups: ScanGroups<'a>,
     demangle_failures: usize,
 }
 
@@ -27,7 +27,25 @@ struct ArchGroup<'a> {
     image: &'a str,
     arch: Option<&'a str>,
     #[serde(flatten)]
-    group: &'a Group,
+    group: Group,
+}
+
+/// The groups of every image of a scan, each built as it is written (a JSON scan lists every
+/// group: they are never all held at once).
+struct ScanGroups<'a>(&'a ScanReport<'a>);
+
+impl Serialize for ScanGroups<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let report = self.0;
+        s.collect_seq(report.images.iter().flat_map(|i| {
+            report.groups(i).map(move |g| ArchGroup {
+                path: &i.summary.path,
+                image: &i.summary.image,
+                arch: i.summary.arch.as_deref(),
+                group: g,
+            })
+        }))
+    }
 }
 
 #[derive(Serialize)]
@@ -103,7 +121,7 @@ fn round1(x: Option<f64>) -> Option<f64> {
 }
 
 /// Renders a scan report as pretty JSON (with a trailing newline).
-pub fn scan(out: &mut dyn Write, report: &ScanReport) -> io::Result<()> {
+pub fn scan(out: &mut dyn Write, report: &ScanReport<'_>) -> io::Result<()> {
     to_writer(out, &scan_doc(report, "scan"))
 }
 
@@ -111,7 +129,7 @@ pub fn scan(out: &mut dyn Write, report: &ScanReport) -> io::Result<()> {
 /// `extra` (a struct) after scan's own; `weakscan baseline` writes its files this way.
 pub fn scan_with(
     out: &mut dyn Write,
-    report: &ScanReport,
+    report: &ScanReport<'_>,
     command: &'static str,
     extra: &impl Serialize,
 ) -> io::Result<()> {
@@ -131,24 +149,13 @@ pub fn scan_with(
     )
 }
 
-fn scan_doc<'a>(report: &'a ScanReport, command: &'static str) -> ScanJson<'a> {
+fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'a> {
     ScanJson {
         schema_version: SCHEMA_VERSION,
         command,
         group_by: report.group_by.as_str(),
         images: report.images.iter().map(|i| &i.summary).collect(),
-        groups: report
-            .images
-            .iter()
-            .flat_map(|i| {
-                i.groups.iter().map(|g| ArchGroup {
-                    path: &i.summary.path,
-                    image: &i.summary.image,
-                    arch: i.summary.arch.as_deref(),
-                    group: g,
-                })
-            })
-            .collect(),
+        groups: ScanGroups(report),
         demangle_failures: report.demangle_failures,
     }
 }

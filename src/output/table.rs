@@ -210,7 +210,7 @@ fn suppliers_cell(list: &Option<Vec<crate::analysis::group::SupplierCount>>) -> 
 }
 
 /// Renders `weakscan scan`.
-pub fn scan(out: &mut dyn Write, r: &ScanReport) -> io::Result<()> {
+pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
     for img in &r.images {
         let s = &img.summary;
         let mut t = table();
@@ -264,7 +264,7 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport) -> io::Result<()> {
         });
         header.push(Cell::new("example"));
         g.set_header(header);
-        for grp in &img.groups {
+        for grp in r.groups(img) {
             let mut row = vec![
                 cell(&grp.key),
                 right(fig(grp.stats.weak_bound_symbols)),
