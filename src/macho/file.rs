@@ -84,15 +84,7 @@ impl MachOFile {
     /// Opens `path` for ranged reads. Errors: not found, a directory, unreadable.
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|e| Error::io(path, &e))?;
-        let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
-        if meta.is_dir() {
-            return Err(Error::new(ErrorKind::Io, path, "is a directory"));
-        }
-        Ok(MachOFile {
-            path: path.to_path_buf(),
-            backing: Backing::File(file),
-            len: meta.len(),
-        })
+        MachOFile::from_file(path, file)
     }
 
     /// Reads from an already opened `file`; `path` names it in errors. Errors: a directory,
