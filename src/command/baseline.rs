@@ -44,7 +44,13 @@ pub fn run(req: &BaselineRequest) -> Result<u8> {
     emit(req.output.as_ref(), |out| {
         output::baseline::render(out, &report, &images, &names, req.group_by)
     })?;
-    let Some(out) = req.output.as_ref().filter(|o| o.as_os_str() != "-") else {
+    // The confirmation goes to stdout only when the baseline went to a file: after `-o -` or
+    // `-o /dev/stdout` it would follow the JSON on the same stream.
+    let Some(out) = req
+        .output
+        .as_ref()
+        .filter(|o| o.as_os_str() != "-" && std::fs::metadata(o).is_ok_and(|m| m.is_file()))
+    else {
         return Ok(0);
     };
     let slices: Vec<String> = images

@@ -116,6 +116,7 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         }
         None => None,
     };
+    super::one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let mut images: Vec<Image> = Vec::new();
     for f in &req.files {
         images.extend(read_binary(f, &req.arch)?);
