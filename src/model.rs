@@ -366,6 +366,16 @@ pub struct Image {
 }
 
 impl Image {
+    /// Every raw symbol name the image carries, with repeats: its weak-bind targets, weak
+    /// definitions and lookups (what demangling and baselines cover).
+    pub fn symbol_names(&self) -> impl Iterator<Item = &str> {
+        self.bind_targets
+            .iter()
+            .map(|t| t.symbol.as_str())
+            .chain(self.weak_definitions.iter().map(|w| w.name.as_str()))
+            .chain(self.lookups.iter().map(|l| l.symbol.as_str()))
+    }
+
     /// The log it was read from, if any.
     pub fn log(&self) -> Option<&LogSource> {
         match &self.source {

@@ -354,7 +354,7 @@ case!(
                 "{cmd:?}"
             );
             assert!(
-                fs::metadata("/dev/full")
+                fs::metadata(&link) // the device behind the link
                     .unwrap()
                     .file_type()
                     .is_char_device()

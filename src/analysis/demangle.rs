@@ -120,7 +120,11 @@ impl SymbolName {
     /// A copy holding only `keys` (the text copied, so it sits with what this thread
     /// allocates).
     fn keeping(&self, keys: Keys) -> SymbolName {
-        let keys = if self.keys.include(keys) { keys } else { self.keys };
+        let keys = if self.keys.include(keys) {
+            keys
+        } else {
+            self.keys
+        };
         let pattern = self.pattern();
         let pattern = match keys {
             Keys::All => pattern,
@@ -695,7 +699,10 @@ mod tests {
             n.pattern(),
             "v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
-        assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(
+            n.template(),
+            "v8::internal::StaticCallInterfaceDescriptor<…>"
+        );
         assert_eq!(n.namespace(2), "v8::internal");
         assert_eq!(n.namespace(1), "v8");
     }
@@ -708,7 +715,10 @@ mod tests {
             n.pattern(),
             "guard variable for v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers"
         );
-        assert_eq!(n.template(), "v8::internal::StaticCallInterfaceDescriptor<…>");
+        assert_eq!(
+            n.template(),
+            "v8::internal::StaticCallInterfaceDescriptor<…>"
+        );
         assert_eq!(n.namespace(2), "v8::internal");
     }
 

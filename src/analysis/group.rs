@@ -355,7 +355,9 @@ impl GroupTable {
             key,
             stats,
             example: example.to_string(),
-            suppliers: image.log().map(|log| group_suppliers(image, log.lookups_known, members)),
+            suppliers: image
+                .log()
+                .map(|log| group_suppliers(image, log.lookups_known, members)),
             example_is_bound,
         }
     }
@@ -395,12 +397,7 @@ pub fn supplier_counts(image: &Image) -> Option<Vec<SupplierCount>> {
     let n = image.bind_targets.len() + image.lookups.len();
     let n = u32::try_from(n).expect("fewer than 2^32 members: each costs a name");
     let mut members: Vec<u32> = (0..n).collect();
-    members.sort_unstable_by(|&a, &b| {
-        member(image, a)
-            .0
-            .cmp(member(image, b).0)
-            .then(a.cmp(&b))
-    });
+    members.sort_unstable_by(|&a, &b| member(image, a).0.cmp(member(image, b).0).then(a.cmp(&b)));
     Some(group_suppliers(image, log.lookups_known, &members))
 }
 

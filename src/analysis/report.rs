@@ -158,24 +158,14 @@ impl<'a> ScanReport<'a> {
     }
 }
 
-fn names_of<'a>(
-    images: impl IntoIterator<Item = &'a Image>,
-    by: GroupBy,
-) -> Result<Demangled<'a>> {
+fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>, by: GroupBy) -> Result<Demangled<'a>> {
     // Only `_Z` names are demangled: a C name's keys are the name itself, which
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold
     // more than one batch besides the map; of each name only the keys `by` reads are kept.
     let mut all: Vec<&str> = Vec::new();
     for i in images {
-        all.extend(
-            i.bind_targets
-                .iter()
-                .map(|t| t.symbol.as_str())
-                .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
-                .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
-                .filter(|n| needs_demangling(n)),
-        );
+        all.extend(i.symbol_names().filter(|n| needs_demangling(n)));
     }
     all.sort_unstable();
     all.dedup();

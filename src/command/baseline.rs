@@ -8,6 +8,7 @@ use crate::analysis::report::scan_report;
 use crate::error::Result;
 use crate::input::read_binary;
 use crate::macho::ArchFilter;
+use crate::model::Image;
 use crate::output;
 use crate::output::sink::Sink;
 use std::io::Write;
@@ -34,13 +35,7 @@ pub struct BaselineRequest {
 pub fn run(req: &BaselineRequest) -> Result<u8> {
     let images = read_binary(&req.file, &req.arch)?;
     let report = scan_report(&images, req.group_by, None)?;
-    let names = demangle_all(images.iter().flat_map(|i| {
-        i.bind_targets
-            .iter()
-            .map(|t| t.symbol.as_str())
-            .chain(i.weak_definitions.iter().map(|w| w.name.as_str()))
-            .chain(i.lookups.iter().map(|l| l.symbol.as_str()))
-    }))?;
+    let names = demangle_all(images.iter().flat_map(Image::symbol_names))?;
     emit(req.output.as_ref(), |out| {
         output::baseline::render(out, &report, &images, &names, req.group_by)
     })?;

@@ -577,9 +577,8 @@ impl Recorder {
         let builds = std::mem::take(&mut self.images);
         for (i, (mut b, lookups)) in builds.into_iter().zip(per_image).enumerate() {
             let name = &image_names[i];
-            let mut targets = Vec::with_capacity(
-                b.runs.iter().map(Vec::len).sum::<usize>() + b.dyld2_list.len(),
-            );
+            let mut targets =
+                Vec::with_capacity(b.runs.iter().map(Vec::len).sum::<usize>() + b.dyld2_list.len());
             for (r, run) in b.runs.iter().enumerate() {
                 let own = if r + 1 == b.runs.len() {
                     run.len() - appended[i]
@@ -629,11 +628,8 @@ impl Recorder {
             }
             drop(std::mem::take(&mut b.dyld2_sites));
             targets.shrink_to_fit();
-            let targets_known = b.dyld2
-                || lookups_known
-                || run_count >= 2
-                || b.opcode_fixups
-                || b.weak_fixup_lines;
+            let targets_known =
+                b.dyld2 || lookups_known || run_count >= 2 || b.opcode_fixups || b.weak_fixup_lines;
             let sites_known = b.dyld2 || b.opcode_fixups;
             if targets.is_empty() && lookups.is_empty() && i != main {
                 if run_count > 0 || b.dyld2 {
