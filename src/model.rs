@@ -363,6 +363,61 @@ pub struct Image {
     pub lookups: Vec<Lookup>,
     /// Binary or log.
     pub source: Source,
+    /// Where the image's symbols were compiled: from its debug map, or a link map, dSYM or the
+    /// object files themselves. `None` when nothing tells (a stripped binary, a log).
+    pub attribution: Option<Box<Attribution>>,
+}
+
+/// Where an [`Attribution`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttributionSource {
+    /// The image's own stabs (`N_OSO`/`N_SO`, see `macho::debug_map`).
+    DebugMap,
+    /// A link map given with `--map`.
+    LinkMap,
+    /// A dSYM given with `--dsym`: compile units, not object files.
+    Dsym,
+    /// The input is an object file or a static archive: each symbol's own member.
+    Object,
+}
+
+impl AttributionSource {
+    /// `debug map`, `link map`, `dSYM` or `object files`: for sentences.
+    pub fn describe(self) -> &'static str {
+        match self {
+            AttributionSource::DebugMap => "debug map",
+            AttributionSource::LinkMap => "link map",
+            AttributionSource::Dsym => "dSYM",
+            AttributionSource::Object => "object files",
+        }
+    }
+}
+
+/// One object file (or, from a dSYM, one compile unit) that symbols were linked from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectOrigin {
+    /// The object as the linker named it: `/…/libfoo.a(foo.o)` for an archive member, a path
+    /// for a loose object; for a dSYM compile unit, its source path.
+    pub path: Name,
+    /// Its source file as recorded (`N_SO`, `DW_AT_comp_dir` + `DW_AT_name`), not normalized;
+    /// `None` when unknown (link maps).
+    pub source: Option<Name>,
+}
+
+/// Where each symbol of an image comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribution {
+    /// What told.
+    pub from: AttributionSource,
+    /// The objects, numbered as [`Attribution::symbols`] refers to them.
+    pub objects: Vec<ObjectOrigin>,
+    /// Raw symbol name → object number, for the image's weak-bind targets and weak
+    /// definitions that the source names (the first entry wins when it names one twice).
+    pub symbols: std::collections::HashMap<Name, u32>,
+    /// Entries of the source that named no object (stray stabs, runs without `N_OSO`), for
+    /// the report: nothing is dropped silently.
+    pub unplaced: u64,
 }
 
 impl Image {

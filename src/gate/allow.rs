@@ -95,6 +95,7 @@ mod tests {
                 },
             ],
             source: Source::Binary,
+            attribution: None,
         };
         let t = tally(&image);
         assert_eq!(t.len(), 2);

@@ -665,6 +665,7 @@ impl Recorder {
                         lookups_known,
                         facts: Default::default(),
                     }),
+                    attribution: None,
                 },
             ));
         }

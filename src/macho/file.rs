@@ -134,6 +134,14 @@ impl MachOFile {
     /// first, so a corrupt size never causes a large allocation; `what` names the structure in
     /// the error (`"… past the end of the file"`).
     pub fn read_range(&self, offset: u64, len: u64, what: &str) -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        self.read_range_into(offset, len, what, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// [`MachOFile::read_range`] into `buf` (cleared first), reusing its allocation: for
+    /// structures read a window at a time (the symbol and string tables).
+    pub fn read_range_into(&self, offset: u64, len: u64, what: &str, buf: &mut Vec<u8>) -> Result<()> {
         let end = offset.checked_add(len);
         if end.is_none_or(|e| e > self.len) {
             return Err(self.error(
@@ -145,12 +153,16 @@ impl MachOFile {
             ));
         }
         let (start, end) = (offset as usize, (offset + len) as usize);
+        buf.clear();
         match &self.backing {
-            Backing::Memory(bytes) => Ok(bytes[start..end].to_vec()),
+            Backing::Memory(bytes) => {
+                buf.extend_from_slice(&bytes[start..end]);
+                Ok(())
+            }
             Backing::File(file) => {
-                let mut buf = vec![0u8; len as usize];
-                match read_exact_at(file, &mut buf, offset) {
-                    Ok(()) => Ok(buf),
+                buf.resize(len as usize, 0);
+                match read_exact_at(file, buf, offset) {
+                    Ok(()) => Ok(()),
                     Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
                         Err(self.error(
                             ErrorKind::Io,

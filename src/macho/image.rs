@@ -11,10 +11,14 @@ use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, walk_export_trie,
 };
 use super::file::{MachOFile, SliceLocation};
-use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
+use super::debug_map::read_debug_map;
+use super::load_commands::{
+    LinkeditRange, LoadCommands, SymtabRange, VM_PROT_WRITE, read_load_commands,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
-    BindTarget, FixupFormat, Image, Name, Site, Source, WeakDefinition, predict_lookups,
+    Attribution, AttributionSource, BindTarget, FixupFormat, Image, Name, ObjectOrigin, Site,
+    Source, WeakDefinition, predict_lookups,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -171,6 +175,10 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         t.defined_here = here;
     }
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
+    let attribution = match lc.symtab {
+        Some(st) => read_attribution(file, loc, st, &weak_definitions, &bind_targets)?,
+        None => None,
+    };
     let path = file.path();
     Ok(Image {
         // Shown in tables and JSON: one line, whatever the path holds.
@@ -188,7 +196,137 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         strong_overrides,
         lookups,
         source: Source::Binary,
+        attribution,
     })
+}
+
+/// The debug map of the slice, joined to the image's weak definitions and weak-bind targets;
+/// `None` when the symbol table has no stabs (a stripped image).
+fn read_attribution(
+    file: &MachOFile,
+    loc: &SliceLocation,
+    st: SymtabRange,
+    weak_definitions: &[WeakDefinition],
+    bind_targets: &[BindTarget],
+) -> Result<Option<Box<Attribution>>> {
+    let arch = loc.arch.as_str();
+    let wrap = |e: ReadError| match e {
+        ReadError::Parse(e) => file.error(ErrorKind::Malformed, format!("{arch}: debug map: {e}")),
+        ReadError::Read(e) => e,
+    };
+    // The names asked for, keyed by their text, with a cheap prefilter (see `NameFilter`).
+    let mut wanted: HashMap<&str, &Name> = HashMap::new();
+    for n in bind_targets
+        .iter()
+        .map(|t| &t.symbol)
+        .chain(weak_definitions.iter().map(|w| &w.name))
+    {
+        wanted.entry(n.as_str()).or_insert(n);
+    }
+    let filter = NameFilter::new(wanted.keys().copied());
+    let mut symbols: HashMap<Name, u32> = HashMap::with_capacity(wanted.len());
+    let base = loc.offset;
+    let map = read_debug_map(
+        st.nsyms,
+        u64::from(st.strsize),
+        |off, len, buf: &mut Vec<u8>| {
+            let at = base + u64::from(st.symoff) + off;
+            file.read_range_into(at, len, "symbol table", buf)
+                .map_err(ReadError::Read)
+        },
+        |off, len, buf: &mut Vec<u8>| {
+            let at = base + u64::from(st.stroff) + off;
+            file.read_range_into(at, len, "string table", buf)
+                .map_err(ReadError::Read)
+        },
+        |raw, object| {
+            if !filter.may_contain(raw) {
+                return;
+            }
+            let text = match std::str::from_utf8(raw) {
+                Ok(t) => crate::text::escape(t),
+                Err(_) => std::borrow::Cow::Owned(symbol_name(raw)),
+            };
+            if let Some(name) = wanted.get(text.as_ref()) {
+                symbols.entry((*name).clone()).or_insert(object);
+            }
+        },
+    )
+    .map_err(wrap)?;
+    if map.objects.is_empty() {
+        return Ok(None);
+    }
+    let objects = map
+        .objects
+        .into_iter()
+        .map(|o| ObjectOrigin {
+            path: Name::from(o.path),
+            source: o.source.map(Name::from),
+        })
+        .collect();
+    Ok(Some(Box::new(Attribution {
+        from: AttributionSource::DebugMap,
+        objects,
+        symbols,
+        unplaced: map.stats.stray_symbol_stabs,
+    })))
+}
+
+/// A read of the symbol or string table failed, or what it read is malformed.
+enum ReadError {
+    Parse(crate::error::ParseError),
+    Read(crate::error::Error),
+}
+
+impl From<crate::error::ParseError> for ReadError {
+    fn from(e: crate::error::ParseError) -> Self {
+        ReadError::Parse(e)
+    }
+}
+
+/// A set of byte strings answering "maybe" or "no" from their length and first and last eight
+/// bytes (a 2^20-bit table, 128 KiB): most stab names of an image (every function) are not weak
+/// symbols, and are turned away without hashing the whole name.
+struct NameFilter {
+    bits: Vec<u64>,
+    /// A name of the set holds an escape (`\\x…`, from bytes [`symbol_name`] escapes): names
+    /// with such bytes are let through, since their escaped form is what is compared.
+    escaped: bool,
+}
+
+impl NameFilter {
+    const BITS: usize = 1 << 20;
+
+    fn slot(raw: &[u8]) -> usize {
+        let word = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..b.len()].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        };
+        let head = word(&raw[..raw.len().min(8)]);
+        let tail = word(&raw[raw.len().saturating_sub(8)..]);
+        let h = (head ^ tail.rotate_left(29) ^ (raw.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .wrapping_mul(0xff51_afd7_ed55_8ccd);
+        (h >> 44) as usize % Self::BITS
+    }
+
+    fn new<'a>(names: impl Iterator<Item = &'a str>) -> Self {
+        let mut bits = vec![0u64; Self::BITS / 64];
+        let mut escaped = false;
+        for n in names {
+            let s = Self::slot(n.as_bytes());
+            bits[s / 64] |= 1 << (s % 64);
+            escaped |= n.contains('\\');
+        }
+        NameFilter { bits, escaped }
+    }
+
+    /// False only when no name of the set can be `raw` (escaped names are let through).
+    fn may_contain(&self, raw: &[u8]) -> bool {
+        let s = Self::slot(raw);
+        self.bits[s / 64] & (1 << (s % 64)) != 0
+            || (self.escaped && raw.iter().any(|&b| b < 0x20 || b >= 0x7f))
+    }
 }
 
 /// The ordinal -3 imports of a chained-fixups image, each with the sites its chains bind.

@@ -85,6 +85,25 @@ pub struct LoadCommands {
     /// `LC_LOAD_UPWARD_DYLIB` commands: the range of library ordinals (dyld
     /// `MachOFile::dependentDylibCount`).
     pub dylib_count: u32,
+    /// `LC_SYMTAB`: the symbol table and string table, when present.
+    pub symtab: Option<SymtabRange>,
+    /// `LC_UUID`, when present.
+    pub uuid: Option<[u8; 16]>,
+}
+
+/// `struct symtab_command` (`<mach-o/loader.h>`): where the nlist_64 entries and the string
+/// table are, as offsets from the start of the slice. Both ranges are checked to lie inside
+/// the slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymtabRange {
+    /// `symoff`: offset of the first `nlist_64`.
+    pub symoff: u32,
+    /// `nsyms`: number of 16-byte `nlist_64` entries.
+    pub nsyms: u32,
+    /// `stroff`: offset of the string table.
+    pub stroff: u32,
+    /// `strsize`: size of the string table in bytes.
+    pub strsize: u32,
 }
 
 /// A `segname`/`sectname` (16 bytes, NUL-padded) as one line of text (see [`symbol_name`]).
@@ -138,6 +157,8 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         exports_trie: None,
         chained_fixups: None,
         dylib_count: 0,
+        symtab: None,
+        uuid: None,
     };
     // Every LINKEDIT blob any load command points at, for the layout check below.
     let mut blobs: Vec<LinkeditBlob> = Vec::new();
@@ -260,8 +281,36 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                     range_in_slice("LC_DYLD_CHAINED_FIXUPS", d.dataoff, d.datasize)?;
             }
             CommandVariant::Symtab(st) => {
+                if out.symtab.is_some() {
+                    return Err(bad("more than one LC_SYMTAB".into()));
+                }
                 blob("symbol table", st.symoff, u64::from(st.nsyms) * 16);
                 blob("string table", st.stroff, st.strsize.into());
+                let end = |off: u32, len: u64| u64::from(off).checked_add(len);
+                if end(st.symoff, u64::from(st.nsyms) * 16).is_none_or(|e| e > loc.size) {
+                    return Err(bad(format!(
+                        "symbol table ({} entries at offset {:#x}) runs past the end of the slice",
+                        st.nsyms, st.symoff
+                    )));
+                }
+                if end(st.stroff, st.strsize.into()).is_none_or(|e| e > loc.size) {
+                    return Err(bad(format!(
+                        "string table ({} bytes at offset {:#x}) runs past the end of the slice",
+                        st.strsize, st.stroff
+                    )));
+                }
+                out.symtab = Some(SymtabRange {
+                    symoff: st.symoff,
+                    nsyms: st.nsyms,
+                    stroff: st.stroff,
+                    strsize: st.strsize,
+                });
+            }
+            CommandVariant::Uuid(u) => {
+                if out.uuid.is_some() {
+                    return Err(bad("more than one LC_UUID".into()));
+                }
+                out.uuid = Some(u.uuid);
             }
             CommandVariant::Dysymtab(d) => {
                 blob("local relocations", d.locreloff, u64::from(d.nlocrel) * 8);

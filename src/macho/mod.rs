@@ -1,14 +1,17 @@
 //! Input: Mach-O files. The container (thin and universal) and load commands are read with
 //! goblin; the LINKEDIT structures that weakscan exists for — the export trie, the weak-bind
-//! opcode stream and chained fixups — are parsed here, bounds-checked and loop-safe.
+//! opcode stream, chained fixups and the symbol table's debug map — are parsed here,
+//! bounds-checked and loop-safe.
 
 pub mod bind_opcodes;
 pub mod chained_fixups;
 pub mod cursor;
+pub mod debug_map;
 pub mod export_trie;
 pub mod file;
 pub mod image;
 pub mod load_commands;
+pub mod symtab;
 
 pub use file::MachOFile;
 pub use image::{ArchFilter, read_bytes, read_file, read_image, read_images};
