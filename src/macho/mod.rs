@@ -2,6 +2,7 @@
 //! goblin; the LINKEDIT structures that weakscan exists for — the export trie, the weak-bind
 //! opcode stream and chained fixups — are parsed here, bounds-checked and loop-safe.
 
+pub mod archive;
 pub mod bind_opcodes;
 pub mod chained_fixups;
 pub mod cursor;
