@@ -3,6 +3,7 @@
 //! opcode stream, chained fixups and the symbol table's debug map — are parsed here,
 //! bounds-checked and loop-safe.
 
+pub mod archive;
 pub mod bind_opcodes;
 pub mod chained_fixups;
 pub mod cursor;
