@@ -5,6 +5,7 @@
 //! [`crate::command::Request`], which [`crate::command::run`] carries out.
 
 use crate::analysis::check::Figure;
+use crate::analysis::attribute::OriginLevel;
 use crate::analysis::group::GroupBy;
 use crate::command::baseline::BaselineRequest;
 use crate::command::check::{CheckFormat, CheckRequest};
@@ -269,6 +270,13 @@ pub enum ByArg {
     Template,
     /// The leading namespace components (`--depth`).
     Namespace,
+    /// The static library (or loose object file) each symbol was linked from (debug map,
+    /// `--map` or `--dsym`).
+    Library,
+    /// The object file (archive member) each symbol was linked from.
+    Object,
+    /// The source file each symbol was compiled from.
+    Source,
 }
 
 /// `--format`.
@@ -298,6 +306,9 @@ impl ByArg {
             ByArg::Pattern => GroupBy::Pattern,
             ByArg::Template => GroupBy::Template,
             ByArg::Namespace => GroupBy::Namespace(usize::from(depth)),
+            ByArg::Library => GroupBy::Origin(OriginLevel::Library),
+            ByArg::Object => GroupBy::Origin(OriginLevel::Object),
+            ByArg::Source => GroupBy::Origin(OriginLevel::Source),
         }
     }
 }

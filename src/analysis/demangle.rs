@@ -95,7 +95,7 @@ impl Keys {
     pub fn for_grouping(by: crate::analysis::group::GroupBy) -> Keys {
         use crate::analysis::group::GroupBy;
         match by {
-            GroupBy::Symbol => Keys::None,
+            GroupBy::Symbol | GroupBy::Origin(_) => Keys::None,
             GroupBy::Pattern => Keys::All,
             GroupBy::Template | GroupBy::Namespace(_) => Keys::Template,
         }

@@ -4,6 +4,7 @@
 //! on the printed name. Each group sums, over the symbols whose key it is:
 //! weak-bound symbols (distinct names), predicted lookups, fixup sites, and weak-def exports.
 
+use super::attribute::{NO_ATTRIBUTION, Origin, OriginLevel, Origins};
 use super::demangle::{Demangled, GLOBAL, Keys, NameRef, SymbolName, plain_text};
 use crate::model::Image;
 use serde::Serialize;
@@ -21,15 +22,30 @@ pub enum GroupBy {
     Template,
     /// The first N scope components (`v8::internal`), `(global)` for unscoped names.
     Namespace(usize),
+    /// Where the symbol was compiled: its static library, object file or source file (see
+    /// [`super::attribute`]).
+    Origin(OriginLevel),
 }
 
 impl GroupBy {
-    /// The key of `name` under this grouping.
-    pub fn key(self, name: &SymbolName) -> Cow<'_, str> {
-        Cow::Borrowed(self.key_of(NameRef::Cxx(name)))
+    /// The key of a symbol named `name` that comes from `origin`.
+    pub fn key<'n>(self, name: &'n SymbolName, origin: &'n Origin) -> Cow<'n, str> {
+        match self {
+            GroupBy::Origin(level) => Cow::Borrowed(origin.key(level)),
+            _ => Cow::Borrowed(self.key_of(NameRef::Cxx(name))),
+        }
     }
 
-    /// The key of `name` under this grouping, borrowed from it.
+    /// The origin level grouped by, if any.
+    pub fn origin_level(self) -> Option<OriginLevel> {
+        match self {
+            GroupBy::Origin(level) => Some(level),
+            _ => None,
+        }
+    }
+
+    /// The key of `name` under a grouping by name, borrowed from it ([`NO_ATTRIBUTION`] for
+    /// an origin grouping: use [`GroupBy::key`]).
     pub fn key_of<'n>(self, name: NameRef<'n>) -> &'n str {
         if let NameRef::Cxx(n) = name {
             debug_assert!(n.keys().include(Keys::for_grouping(self)), "key not kept");
@@ -40,6 +56,7 @@ impl GroupBy {
             (NameRef::Cxx(n), GroupBy::Template) => n.template(),
             (NameRef::Cxx(n), GroupBy::Namespace(depth)) => n.namespace(depth),
             (NameRef::Plain(_), GroupBy::Namespace(_)) => GLOBAL,
+            (_, GroupBy::Origin(_)) => NO_ATTRIBUTION,
             (NameRef::Plain(text), _) => text,
         }
     }
@@ -51,6 +68,9 @@ impl GroupBy {
             GroupBy::Pattern => "pattern",
             GroupBy::Template => "template",
             GroupBy::Namespace(_) => "namespace",
+            GroupBy::Origin(OriginLevel::Library) => "library",
+            GroupBy::Origin(OriginLevel::Object) => "object",
+            GroupBy::Origin(OriginLevel::Source) => "source",
         }
     }
 }
@@ -150,6 +170,9 @@ pub struct GroupTable {
     /// Per member: the position of its entry in the [`Demangled`] used, or [`PLAIN`]; empty
     /// when that holds no entry (every name plain).
     entry: Vec<u32>,
+    /// For an origin grouping: the distinct keys, and per member the index of its key.
+    origin_keys: Vec<String>,
+    origin_of: Vec<u32>,
     /// Groups, sorted as [`group_image`] says.
     groups: Vec<GroupRec>,
     /// Groups before [`GroupTable::truncate`].
@@ -201,11 +224,17 @@ impl GroupTable {
                 .map(|m| names.position(member(image, m).0).unwrap_or(PLAIN))
                 .collect()
         };
+        let (origin_keys, origin_of) = match by.origin_level() {
+            Some(level) => origin_keys(image, level, n),
+            None => (Vec::new(), Vec::new()),
+        };
         let mut table = GroupTable {
             by,
             zero,
             order: Vec::new(),
             entry,
+            origin_keys,
+            origin_of,
             groups: Vec::new(),
             total: 0,
         };
@@ -270,8 +299,11 @@ impl GroupTable {
     }
 
     /// The key of member `m`.
-    fn key<'n>(&self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> &'n str {
-        self.by.key_of(self.name(image, names, m))
+    fn key<'n>(&'n self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> &'n str {
+        match self.origin_of.get(m as usize) {
+            Some(&k) => &self.origin_keys[k as usize],
+            None => self.by.key_of(self.name(image, names, m)),
+        }
     }
 
     /// The name of member `m`.
@@ -361,6 +393,30 @@ impl GroupTable {
             example_is_bound,
         }
     }
+}
+
+/// For an origin grouping: the distinct keys of `image`'s `n` members at `level`, and per
+/// member the index of its key.
+fn origin_keys(image: &Image, level: OriginLevel, n: u32) -> (Vec<String>, Vec<u32>) {
+    let origins = Origins::of(image);
+    let mut index: HashMap<String, u32> = HashMap::new();
+    let mut keys = Vec::new();
+    let of = (0..n)
+        .map(|m| {
+            let origin = origins.origin(member(image, m).0);
+            let key = origin.key(level);
+            match index.get(key) {
+                Some(&k) => k,
+                None => {
+                    let k = keys.len() as u32;
+                    keys.push(key.to_string());
+                    index.insert(key.to_string(), k);
+                    k
+                }
+            }
+        })
+        .collect();
+    (keys, of)
 }
 
 /// How many of `members`' names each image supplied: per name, the image of its last lookup

@@ -1,6 +1,7 @@
 //! Analysis: demangling, grouping, diffing and verifying of the [`crate::model`], the
 //! per-symbol tally and the report model of a check.
 
+pub mod attribute;
 pub mod check;
 pub mod demangle;
 pub mod diff;

@@ -3,6 +3,7 @@
 //! A build and its baseline are both reduced to the same [`SymbolEntry`] list, so a symbol,
 //! group or allowlist rule counts the same way on both sides of a comparison.
 
+use super::attribute::{Origin, Origins};
 use super::check::Figure;
 use crate::model::Image;
 use std::collections::BTreeMap;
@@ -24,6 +25,8 @@ pub struct SymbolEntry {
     pub weak_defs: usize,
     /// Its weak definition is thread-local.
     pub thread_local: bool,
+    /// Where it was compiled (library, object, source), for `--by library|object|source`.
+    pub origin: Origin,
 }
 
 impl SymbolEntry {
@@ -55,7 +58,14 @@ pub fn tally(image: &Image) -> Vec<SymbolEntry> {
         e.weak_defs += 1;
         e.thread_local |= w.thread_local;
     }
-    by_name.into_values().collect()
+    let origins = Origins::of(image);
+    by_name
+        .into_values()
+        .map(|mut e| {
+            e.origin = origins.origin(&e.raw);
+            e
+        })
+        .collect()
 }
 
 /// The entry of `raw`, created empty on first use.

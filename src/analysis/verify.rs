@@ -256,6 +256,8 @@ pub fn verify(
     let (p, s) = (count(&predicted), count(&seen));
     let names = demangle_all(predicted.iter().chain(&seen).copied())?;
     let supplier_of: HashMap<&str, &str> = suppliers(log_image).unwrap_or_default();
+    // Origins come from the binary: the log names no objects.
+    let origins = crate::analysis::attribute::Origins::of(binary);
     let mut all: Vec<&String> = p.keys().chain(s.keys()).collect();
     all.sort();
     all.dedup();
@@ -271,7 +273,8 @@ pub fn verify(
         totals.add(&c);
         let name = names.lookup(raw);
         let name = name.as_ref();
-        let key = by.key(name).into_owned();
+        let origin = origins.origin(raw);
+        let key = by.key(name, &origin).into_owned();
         let g = groups.entry(key.clone()).or_insert_with(|| VerifyGroup {
             key: key.clone(),
             counts: Counts::default(),

@@ -1,6 +1,7 @@
 //! The allowlist: symbols and groups that may be weak count toward no budget.
 
 use super::pattern::Pattern;
+use crate::analysis::attribute::Origin;
 use crate::analysis::demangle::SymbolName;
 use crate::analysis::group::GroupBy;
 use crate::model::TREAT_AS_WEAK;
@@ -19,15 +20,15 @@ pub struct Allowlist<'a> {
 }
 
 impl Allowlist<'_> {
-    /// `raw` (demangled as `name`) may be weak.
-    pub fn allows(&self, raw: &str, name: &SymbolName) -> bool {
+    /// `raw` (demangled as `name`, compiled in `origin`) may be weak.
+    pub fn allows(&self, raw: &str, name: &SymbolName, origin: &Origin) -> bool {
         (self.operator_new_delete && TREAT_AS_WEAK.contains(&raw))
             || self
                 .symbols
                 .iter()
                 .any(|p| p.is_match(raw) || p.is_match(name.demangled()))
             || (!self.groups.is_empty() && {
-                let key = self.group_by.key(name);
+                let key = self.group_by.key(name, origin);
                 self.groups.iter().any(|p| p.is_match(&key))
             })
     }
@@ -116,7 +117,7 @@ mod tests {
             groups: &groups,
             group_by: GroupBy::Namespace(1),
         };
-        let check = |raw: &str| allow.allows(raw, &demangle_one(raw));
+        let check = |raw: &str| allow.allows(raw, &demangle_one(raw), &Origin::Unattributed);
         assert!(check("__Znwm"));
         assert!(check("__ZN4node5Realm3getEv"));
         assert!(!check("__ZN4node5Other3getEv"));
@@ -124,6 +125,6 @@ mod tests {
             operator_new_delete: false,
             ..allow
         };
-        assert!(!none.allows("__Znwm", &demangle_one("__Znwm")));
+        assert!(!none.allows("__Znwm", &demangle_one("__Znwm"), &Origin::Unattributed));
     }
 }

@@ -11,7 +11,11 @@
 //! file that is not a baseline, or a symbol list missing for an image is refused.
 
 use super::Figure;
+use crate::analysis::attribute::{
+    ANOTHER_IMAGE, NO_ATTRIBUTION, NO_DEBUG_INFO, ObjectKeys, Origin,
+};
 use crate::analysis::tally::{SymbolEntry, entry};
+use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::SCHEMA_VERSION;
 use crate::text::escape_bytes;
@@ -62,6 +66,8 @@ struct BoundIn {
     lookups: u64,
     #[serde(default)]
     defined_here: bool,
+    #[serde(default)]
+    origin: Option<OriginIn>,
 }
 
 #[derive(Deserialize)]
@@ -69,12 +75,46 @@ struct DefinitionIn {
     symbol: String,
     #[serde(default)]
     thread_local: bool,
+    #[serde(default)]
+    origin: Option<OriginIn>,
 }
 
 #[derive(Deserialize)]
 struct LookupIn {
     symbol: String,
     lookups: u64,
+    #[serde(default)]
+    origin: Option<OriginIn>,
+}
+
+#[derive(Deserialize)]
+struct OriginIn {
+    library: String,
+    object: String,
+    source: String,
+}
+
+impl OriginIn {
+    /// The [`Origin`] written: the special groups by their key, else an object (its keys
+    /// escaped to one line: they are printed).
+    fn to_origin(o: &Option<OriginIn>) -> Origin {
+        let Some(o) = o else {
+            return Origin::Unattributed;
+        };
+        let one_line = |s: &str| crate::text::escape(s).into_owned();
+        match o.library.as_str() {
+            ANOTHER_IMAGE => Origin::AnotherImage,
+            NO_DEBUG_INFO => Origin::NoDebugInfo,
+            NO_ATTRIBUTION => Origin::Unattributed,
+            _ => Origin::Object(Arc::new(ObjectKeys {
+                library: one_line(&o.library),
+                object: one_line(&o.object),
+                source: one_line(&o.source),
+                archive_path: None,
+                source_path: None,
+            })),
+        }
+    }
 }
 
 /// A baseline file read back.
@@ -216,15 +256,18 @@ fn entries_of(s: &SymbolsJson) -> Vec<SymbolEntry> {
         // Figures from the file: a hostile value saturates instead of wrapping.
         e.sites = e.sites.saturating_add(b.sites as usize);
         e.lookups = e.lookups.saturating_add(b.lookups as usize);
+        e.origin = OriginIn::to_origin(&b.origin);
     }
     for l in &s.other_lookups {
         let e = entry(&mut by_name, &l.symbol);
         e.lookups = e.lookups.saturating_add(l.lookups as usize);
+        e.origin = OriginIn::to_origin(&l.origin);
     }
     for d in &s.weak_definitions {
         let e = entry(&mut by_name, &d.symbol);
         e.weak_defs = e.weak_defs.saturating_add(1);
         e.thread_local |= d.thread_local;
+        e.origin = OriginIn::to_origin(&d.origin);
     }
     by_name.into_values().collect()
 }

@@ -63,10 +63,10 @@ fn groups_of<'e>(
             continue;
         }
         let name = names.lookup(&e.raw);
-        if allow.allows(&e.raw, &name) {
+        if allow.allows(&e.raw, &name, &e.origin) {
             continue;
         }
-        let g = out.entry(by.key(&name).into_owned()).or_default();
+        let g = out.entry(by.key(&name, &e.origin).into_owned()).or_default();
         g.value = g.value.saturating_add(c);
         g.members.push(&e.raw);
     }
@@ -112,7 +112,7 @@ pub fn evaluate(
     let allowed_sum = |entries: &[SymbolEntry], f: Figure| -> usize {
         entries
             .iter()
-            .filter(|e| e.contribution(f) > 0 && allow.allows(&e.raw, &names.lookup(&e.raw)))
+            .filter(|e| e.contribution(f) > 0 && allow.allows(&e.raw, &names.lookup(&e.raw), &e.origin))
             .map(|e| e.contribution(f))
             .fold(0usize, usize::saturating_add)
     };

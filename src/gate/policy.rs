@@ -27,6 +27,7 @@
 
 use super::Figure;
 use super::pattern::Pattern;
+use crate::analysis::attribute::OriginLevel;
 use crate::analysis::group::GroupBy;
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::cursor::symbol_name;
@@ -223,6 +224,9 @@ enum ByName {
     Namespace,
     Pattern,
     Symbol,
+    Library,
+    Object,
+    Source,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -428,6 +432,9 @@ impl Policy {
                 ByName::Pattern => GroupBy::Pattern,
                 ByName::Symbol => GroupBy::Symbol,
                 ByName::Namespace => GroupBy::Namespace(depth),
+                ByName::Library => GroupBy::Origin(OriginLevel::Library),
+                ByName::Object => GroupBy::Origin(OriginLevel::Object),
+                ByName::Source => GroupBy::Origin(OriginLevel::Source),
             };
             if let (Some(d), false) = (&doc.grouping.depth, by == ByName::Namespace) {
                 return Err(at(

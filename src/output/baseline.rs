@@ -5,6 +5,7 @@
 //! [`crate::gate::baseline`].
 
 use super::json::scan_with;
+use crate::analysis::attribute::{Origin, OriginLevel};
 use crate::analysis::demangle::Demangled;
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::ScanReport;
@@ -37,6 +38,8 @@ struct BoundJson<'a> {
     sites: usize,
     lookups: usize,
     defined_here: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -45,6 +48,8 @@ struct DefinitionJson<'a> {
     demangled: String,
     group: String,
     thread_local: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -52,6 +57,27 @@ struct LookupJson<'a> {
     symbol: &'a str,
     demangled: String,
     lookups: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: Option<OriginJson<'a>>,
+}
+
+/// A symbol's library, object and source keys (`--by library|object|source`); absent when
+/// the image has no attribution.
+#[derive(Serialize)]
+pub(crate) struct OriginJson<'a> {
+    library: &'a str,
+    object: &'a str,
+    source: &'a str,
+}
+
+impl<'a> OriginJson<'a> {
+    pub(crate) fn of(origin: &'a Origin) -> Option<Self> {
+        (*origin != Origin::Unattributed).then(|| OriginJson {
+            library: origin.key(OriginLevel::Library),
+            object: origin.key(OriginLevel::Object),
+            source: origin.key(OriginLevel::Source),
+        })
+    }
 }
 
 /// Renders the baseline of `images`: `report` (their scan report with every group, grouped by
@@ -82,24 +108,27 @@ pub fn render(
                     arch.weak_bound.push(BoundJson {
                         symbol: &e.raw,
                         demangled: n.demangled().to_string(),
-                        group: by.key(&n).into_owned(),
+                        group: by.key(&n, &e.origin).into_owned(),
                         sites: e.sites,
                         lookups: e.lookups,
                         defined_here: e.defined_here,
+                        origin: OriginJson::of(&e.origin),
                     });
                 } else if e.lookups > 0 {
                     arch.other_lookups.push(LookupJson {
                         symbol: &e.raw,
                         demangled: n.demangled().to_string(),
                         lookups: e.lookups,
+                        origin: OriginJson::of(&e.origin),
                     });
                 }
                 for _ in 0..e.weak_defs {
                     arch.weak_definitions.push(DefinitionJson {
                         symbol: &e.raw,
                         demangled: n.demangled().to_string(),
-                        group: by.key(&n).into_owned(),
+                        group: by.key(&n, &e.origin).into_owned(),
                         thread_local: e.thread_local,
+                        origin: OriginJson::of(&e.origin),
                     });
                 }
             }

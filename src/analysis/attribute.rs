@@ -1,0 +1,353 @@
+//! Attribution: the library, object file and source file each symbol of an image comes from,
+//! as keys for `--by library`, `--by object` and `--by source`.
+//!
+//! From an [`Attribution`] (debug map, link map, dSYM or the object files themselves):
+//!
+//! * **library**: the archive's file name (`libv8_base_without_compiler.a`), or a loose
+//!   object's file name (`main.o`);
+//! * **object**: `archive(member)` (`libv8_base_without_compiler.a(interface-descriptors.o)`),
+//!   or a loose object's path relative to the objects' common directory;
+//! * **source**: the source path, normalized lexically (`out/../deps` → `deps`) and relative
+//!   to the common directory of the image's sources (`deps/v8/src/codegen/…cc`).
+//!
+//! Symbols with no entry get a named group of their own: [`ANOTHER_IMAGE`] for a weak-bind
+//! target the image does not define (operator new from libc++), [`NO_DEBUG_INFO`] for a
+//! symbol it defines but the source does not name (an object compiled without `-g`), and
+//! [`NO_ATTRIBUTION`] for every symbol of an image with no attribution at all (stripped).
+
+use crate::model::{Attribution, Image};
+use crate::origin::compile_db::normalize;
+use crate::origin::link_map::split_object;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Group of a weak-bind target the image binds but does not define.
+pub const ANOTHER_IMAGE: &str = "(defined in another image)";
+/// Group of a symbol the image defines but its attribution does not name.
+pub const NO_DEBUG_INFO: &str = "(no debug info)";
+/// Group of every symbol of an image without attribution.
+pub const NO_ATTRIBUTION: &str = "(no attribution)";
+
+/// Which origin to group by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OriginLevel {
+    /// The static library (or loose object file).
+    Library,
+    /// The object file (archive member).
+    Object,
+    /// The source file.
+    Source,
+}
+
+/// The keys of one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectKeys {
+    /// See [`OriginLevel::Library`].
+    pub library: String,
+    /// See [`OriginLevel::Object`].
+    pub object: String,
+    /// See [`OriginLevel::Source`]; the object key when the source is unknown.
+    pub source: String,
+    /// The archive's full path, for an archive member.
+    pub archive_path: Option<String>,
+    /// The normalized source path (absolute as recorded), if known.
+    pub source_path: Option<String>,
+}
+
+impl ObjectKeys {
+    /// The key at `level`.
+    pub fn key(&self, level: OriginLevel) -> &str {
+        match level {
+            OriginLevel::Library => &self.library,
+            OriginLevel::Object => &self.object,
+            OriginLevel::Source => &self.source,
+        }
+    }
+}
+
+/// Where one symbol comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Origin {
+    /// Its image has no attribution ([`NO_ATTRIBUTION`]).
+    #[default]
+    Unattributed,
+    /// A weak-bind target its image does not define ([`ANOTHER_IMAGE`]).
+    AnotherImage,
+    /// Defined by its image, not named by the attribution ([`NO_DEBUG_INFO`]).
+    NoDebugInfo,
+    /// From this object.
+    Object(Arc<ObjectKeys>),
+}
+
+impl Origin {
+    /// The group key at `level`.
+    pub fn key(&self, level: OriginLevel) -> &str {
+        match self {
+            Origin::Unattributed => NO_ATTRIBUTION,
+            Origin::AnotherImage => ANOTHER_IMAGE,
+            Origin::NoDebugInfo => NO_DEBUG_INFO,
+            Origin::Object(o) => o.key(level),
+        }
+    }
+
+    /// The object, if known.
+    pub fn object(&self) -> Option<&ObjectKeys> {
+        match self {
+            Origin::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+/// The origin of each symbol of one image: built once per image, then asked per symbol.
+#[derive(Debug, Clone)]
+pub struct Origins<'i> {
+    attribution: Option<&'i Attribution>,
+    /// Per object of the attribution.
+    objects: Vec<Arc<ObjectKeys>>,
+    /// Names the image defines (weak definitions and weak-bind targets defined here, and
+    /// strong overrides).
+    defined: HashSet<&'i str>,
+}
+
+impl<'i> Origins<'i> {
+    /// The origins of `image`'s symbols.
+    pub fn of(image: &'i Image) -> Self {
+        let attribution = image.attribution.as_deref();
+        let objects = attribution
+            .map(|a| object_keys(a).into_iter().map(Arc::new).collect())
+            .unwrap_or_default();
+        let defined = image
+            .weak_definitions
+            .iter()
+            .map(|w| w.name.as_str())
+            .chain(
+                image
+                    .bind_targets
+                    .iter()
+                    .filter(|t| t.defined_here)
+                    .map(|t| t.symbol.as_str()),
+            )
+            .collect();
+        Origins {
+            attribution,
+            objects,
+            defined,
+        }
+    }
+
+    /// No attribution (every key is [`NO_ATTRIBUTION`]).
+    pub fn is_empty(&self) -> bool {
+        self.attribution.is_none()
+    }
+
+    /// The attribution, if any.
+    pub fn attribution(&self) -> Option<&'i Attribution> {
+        self.attribution
+    }
+
+    /// The objects' keys, numbered as the attribution numbers them.
+    pub fn objects(&self) -> &[Arc<ObjectKeys>] {
+        &self.objects
+    }
+
+    /// Where `raw` comes from.
+    pub fn origin(&self, raw: &str) -> Origin {
+        if self.attribution.is_none() {
+            return Origin::Unattributed;
+        }
+        match self.object_of(raw) {
+            Some(o) => Origin::Object(self.objects[o as usize].clone()),
+            None if self.defined.contains(raw) => Origin::NoDebugInfo,
+            None => Origin::AnotherImage,
+        }
+    }
+
+    /// The object `raw` comes from, if the attribution names it.
+    pub fn object_of(&self, raw: &str) -> Option<u32> {
+        self.attribution?.symbols.get(raw).copied()
+    }
+
+    /// The key of symbol `raw` at `level`.
+    pub fn key(&self, raw: &str, level: OriginLevel) -> &str {
+        if self.attribution.is_none() {
+            return NO_ATTRIBUTION;
+        }
+        match self.object_of(raw) {
+            Some(o) => self.objects[o as usize].key(level),
+            None if self.defined.contains(raw) => NO_DEBUG_INFO,
+            None => ANOTHER_IMAGE,
+        }
+    }
+}
+
+/// The keys of every object of `a`.
+pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
+    let sources: Vec<Option<String>> = a
+        .objects
+        .iter()
+        .map(|o| o.source.as_deref().map(|s| normalize(s, None)))
+        .collect();
+    let source_root = common_dir(sources.iter().flatten().map(String::as_str));
+    let loose: Vec<String> = a
+        .objects
+        .iter()
+        .filter(|o| split_object(&o.path).0.is_none())
+        .map(|o| normalize(&o.path, None))
+        .collect();
+    let object_root = common_dir(loose.iter().map(String::as_str));
+    a.objects
+        .iter()
+        .zip(sources)
+        .map(|(o, source_path)| {
+            let (archive, member) = split_object(&o.path);
+            let (library, object, archive_path) = match archive {
+                Some(archive) => {
+                    let lib = file_name(archive).to_string();
+                    let object = format!("{lib}({member})");
+                    (lib, object, Some(archive.to_string()))
+                }
+                None => {
+                    let path = normalize(member, None);
+                    let object = strip_dir(&path, &object_root).to_string();
+                    (file_name(member).to_string(), object, None)
+                }
+            };
+            let source = source_path
+                .as_deref()
+                .map(|s| strip_dir(s, &source_root).to_string())
+                .unwrap_or_else(|| object.clone());
+            ObjectKeys {
+                library,
+                object,
+                source,
+                archive_path,
+                source_path,
+            }
+        })
+        .collect()
+}
+
+/// The last component of a `/`-separated path.
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The longest directory (ending in `/`) that every path starts with; empty when there is
+/// none or only one path (a single path keeps its directories).
+fn common_dir<'a>(paths: impl Iterator<Item = &'a str>) -> String {
+    let mut common: Option<&str> = None;
+    let mut count = 0usize;
+    for p in paths {
+        count += 1;
+        let dir = match p.rfind('/') {
+            Some(i) => &p[..=i],
+            None => "",
+        };
+        common = Some(match common {
+            None => dir,
+            Some(c) => {
+                let n = c
+                    .bytes()
+                    .zip(dir.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                // Back to a directory boundary.
+                match c[..n].rfind('/') {
+                    Some(i) => &c[..=i],
+                    None => "",
+                }
+            }
+        });
+    }
+    if count < 2 {
+        return String::new();
+    }
+    common.unwrap_or_default().to_string()
+}
+
+/// `path` without the directory `dir` (when it starts with it).
+fn strip_dir<'p>(path: &'p str, dir: &str) -> &'p str {
+    match path.strip_prefix(dir) {
+        Some(rest) if !dir.is_empty() && !rest.is_empty() => rest,
+        _ => path,
+    }
+}
+
+/// Symbols per object, for a group's "from" column: the object with the most of `members`
+/// (ties: the lower key), and how many distinct objects `members` come from. Symbols with no
+/// object are not counted.
+pub fn dominant_object<'o>(
+    origins: &'o Origins<'_>,
+    members: impl Iterator<Item = &'o str>,
+) -> Option<(&'o ObjectKeys, usize, usize)> {
+    let mut counts: HashMap<u32, usize> = HashMap::new();
+    for raw in members {
+        if let Some(o) = origins.object_of(raw) {
+            *counts.entry(o).or_default() += 1;
+        }
+    }
+    let objects = counts.len();
+    let (best, n) = counts.into_iter().max_by(|a, b| {
+        a.1.cmp(&b.1).then_with(|| {
+            let (ka, kb) = (&origins.objects[a.0 as usize], &origins.objects[b.0 as usize]);
+            kb.object.cmp(&ka.object)
+        })
+    })?;
+    Some((&origins.objects[best as usize], n, objects))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AttributionSource, Name, ObjectOrigin};
+
+    fn attribution(objects: &[(&str, Option<&str>)]) -> Attribution {
+        Attribution {
+            from: AttributionSource::DebugMap,
+            objects: objects
+                .iter()
+                .map(|(p, s)| ObjectOrigin {
+                    path: Name::from(*p),
+                    source: s.map(Name::from),
+                })
+                .collect(),
+            symbols: HashMap::new(),
+            unplaced: 0,
+        }
+    }
+
+    #[test]
+    fn keys_of_members_and_loose_objects() {
+        let a = attribution(&[
+            (
+                "/b/ws/out/Release/libv8_base_without_compiler.a(interface-descriptors.o)",
+                Some("/b/ws/out/../deps/v8/src/codegen/interface-descriptors.cc"),
+            ),
+            (
+                "/b/ws/out/Release/obj/main.o",
+                Some("/b/ws/out/../src/node_main.cc"),
+            ),
+            ("/b/ws/out/Release/obj/gen/x.o", None),
+        ]);
+        let keys = object_keys(&a);
+        assert_eq!(keys[0].library, "libv8_base_without_compiler.a");
+        assert_eq!(
+            keys[0].object,
+            "libv8_base_without_compiler.a(interface-descriptors.o)"
+        );
+        assert_eq!(keys[0].source, "deps/v8/src/codegen/interface-descriptors.cc");
+        assert_eq!(keys[1].library, "main.o");
+        assert_eq!(keys[1].object, "main.o");
+        assert_eq!(keys[1].source, "src/node_main.cc");
+        assert_eq!(keys[2].object, "gen/x.o");
+        assert_eq!(keys[2].source, "gen/x.o");
+    }
+
+    #[test]
+    fn common_dir_stops_at_a_directory_boundary() {
+        assert_eq!(common_dir(["/a/bc/x", "/a/bd/y"].into_iter()), "/a/");
+        assert_eq!(common_dir(["/a/b/x"].into_iter()), "");
+        assert_eq!(common_dir(["x", "y"].into_iter()), "");
+    }
+}
