@@ -7,6 +7,8 @@
 //!   chained fixups;
 //! * [`log`] — input: `DYLD_PRINT_BINDINGS` logs of every dyld generation, streamed;
 //! * [`input`] — which of the two a file is;
+//! * [`origin`] — input: where symbols come from: link maps (`-map`) and compile databases
+//!   (`compile_commands.json`);
 //! * [`model`] — one model per image: weak definitions, weak-bind targets with their sites, and
 //!   the predicted weak-def lookups;
 //! * [`analysis`] — demangling, grouping by symbol/pattern/template/namespace, diffing,

@@ -158,9 +158,8 @@ fn entry_of(entry: Value) -> Result<CompileCommand, &'static str> {
                 _ => Err("`arguments` has an element that is not a string"),
             })
             .collect::<Result<Vec<_>, _>>()?,
-        (Some(Value::Null) | None, Some(Value::String(command))) => {
-            shlex::split(&command).ok_or("`command` cannot be split (unbalanced quote or trailing backslash)")?
-        }
+        (Some(Value::Null) | None, Some(Value::String(command))) => shlex::split(&command)
+            .ok_or("`command` cannot be split (unbalanced quote or trailing backslash)")?,
         (Some(Value::Null) | None, None | Some(Value::Null)) => {
             return Err("neither `arguments` nor `command`");
         }
@@ -306,12 +305,18 @@ pub fn target_of(cmd: &CompileCommand) -> Option<String> {
     }
     // Xcode
     if let Some(i) = dirs.iter().position(|d| d.starts_with("Objects-normal"))
-        && let Some(t) = dirs[..i].iter().rev().find_map(|d| d.strip_suffix(".build"))
+        && let Some(t) = dirs[..i]
+            .iter()
+            .rev()
+            .find_map(|d| d.strip_suffix(".build"))
     {
         return non_empty(t);
     }
     // gyp: ninja (`obj/…/TARGET.STEM.o`) or make (`obj.TOOLSET/TARGET/…`)
-    if let Some(i) = dirs.iter().position(|&d| d == "obj" || d.starts_with("obj.")) {
+    if let Some(i) = dirs
+        .iter()
+        .position(|&d| d == "obj" || d.starts_with("obj."))
+    {
         let source = cmd.file.rsplit('/').next().unwrap_or("");
         let stem = source.rsplit_once('.').map_or(source, |(s, _)| s);
         if !stem.is_empty()
@@ -477,7 +482,9 @@ impl CompileDbIndex {
         let mut cands: Vec<usize> = cands.to_vec();
         if let Some(o) = object {
             if let Some(p) = &o.loose {
-                keep_if_any(&mut cands, |c| self.outputs[c].as_deref() == Some(p.as_str()));
+                keep_if_any(&mut cands, |c| {
+                    self.outputs[c].as_deref() == Some(p.as_str())
+                });
             }
             keep_if_any(&mut cands, |c| {
                 self.outputs[c].as_deref().map(base_name) == Some(o.name)
@@ -486,9 +493,10 @@ impl CompileDbIndex {
                 let file = base_name(a);
                 let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
                 let bare = stem.strip_prefix("lib").unwrap_or(stem);
-                keep_if_any(&mut cands, |c| {
-                    matches!(self.targets[c].as_deref(), Some(t) if t == file || t == stem || t == bare)
-                });
+                keep_if_any(
+                    &mut cands,
+                    |c| matches!(self.targets[c].as_deref(), Some(t) if t == file || t == stem || t == bare),
+                );
             }
         }
         match cands.as_slice() {
@@ -597,7 +605,10 @@ mod tests {
         let cmds = parse_compile_db(db).unwrap();
         assert_eq!(cmds.len(), 4);
         assert_eq!(cmds[0].output.as_deref(), Some("a.o"));
-        assert_eq!(cmds[0].arguments, strings(&["c++", "-c", "a.cc", "-o", "a.o"]));
+        assert_eq!(
+            cmds[0].arguments,
+            strings(&["c++", "-c", "a.cc", "-o", "a.o"])
+        );
         assert_eq!(
             cmds[1].arguments,
             strings(&["c++", "-DX=a b", "-DY=\"q\"", "-c", "/s/b c.cc"])
@@ -613,10 +624,23 @@ mod tests {
     #[test]
     fn hostile_databases_are_errors() {
         let e = parse_compile_db(b"").unwrap_err();
-        assert!(matches!(e, CompileDbError::Json { line: 1, column: 0, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                CompileDbError::Json {
+                    line: 1,
+                    column: 0,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         let e = parse_compile_db(b"[\n  {\"file\": \"a\",\n  ]").unwrap_err();
         assert!(matches!(e, CompileDbError::Json { line: 3, .. }), "{e:?}");
-        assert!(e.to_string().starts_with("compile database: not JSON: "), "{e}");
+        assert!(
+            e.to_string().starts_with("compile database: not JSON: "),
+            "{e}"
+        );
         assert!(e.to_string().ends_with("(line 3, column 3)"), "{e}");
         let deep = "[".repeat(100_000);
         assert!(matches!(
@@ -639,19 +663,55 @@ mod tests {
             ("[]", "not an object"),
             ("1", "not an object"),
             (r#"{"file": "a.cc", "arguments": ["cc"]}"#, "no `directory`"),
-            (r#"{"directory": null, "file": "a.cc", "arguments": ["cc"]}"#, "no `directory`"),
-            (r#"{"directory": 1, "file": "a.cc", "arguments": ["cc"]}"#, "`directory` is not a string"),
+            (
+                r#"{"directory": null, "file": "a.cc", "arguments": ["cc"]}"#,
+                "no `directory`",
+            ),
+            (
+                r#"{"directory": 1, "file": "a.cc", "arguments": ["cc"]}"#,
+                "`directory` is not a string",
+            ),
             (r#"{"directory": "/b", "arguments": ["cc"]}"#, "no `file`"),
-            (r#"{"directory": "/b", "file": ["a"], "arguments": ["cc"]}"#, "`file` is not a string"),
-            (r#"{"directory": "/b", "file": "a.cc"}"#, "neither `arguments` nor `command`"),
-            (r#"{"directory": "/b", "file": "a.cc", "arguments": null, "command": null}"#, "neither"),
-            (r#"{"directory": "/b", "file": "a.cc", "arguments": "cc -c"}"#, "`arguments` is not an array"),
-            (r#"{"directory": "/b", "file": "a.cc", "arguments": ["cc", 1]}"#, "not a string"),
-            (r#"{"directory": "/b", "file": "a.cc", "command": ["cc"]}"#, "`command` is not a string"),
-            (r#"{"directory": "/b", "file": "a.cc", "command": "cc 'a"}"#, "cannot be split"),
-            (r#"{"directory": "/b", "file": "a.cc", "command": "cc \"a"}"#, "cannot be split"),
-            (r#"{"directory": "/b", "file": "a.cc", "command": "cc a\\"}"#, "cannot be split"),
-            (r#"{"directory": "/b", "file": "a.cc", "command": "cc", "output": 5}"#, "`output` is not a string"),
+            (
+                r#"{"directory": "/b", "file": ["a"], "arguments": ["cc"]}"#,
+                "`file` is not a string",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc"}"#,
+                "neither `arguments` nor `command`",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "arguments": null, "command": null}"#,
+                "neither",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "arguments": "cc -c"}"#,
+                "`arguments` is not an array",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "arguments": ["cc", 1]}"#,
+                "not a string",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": ["cc"]}"#,
+                "`command` is not a string",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc 'a"}"#,
+                "cannot be split",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc \"a"}"#,
+                "cannot be split",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc a\\"}"#,
+                "cannot be split",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc", "output": 5}"#,
+                "`output` is not a string",
+            ),
         ];
         for (entry, what) in cases {
             let db = format!("[{ok}, {entry}]");
@@ -689,8 +749,22 @@ mod tests {
         assert!(!f.ms_compat && !f.hides_by_default());
         assert!(v(&["c++", "-fvisibility-ms-compat"]).hides_by_default());
         // -f/-fno-visibility-inlines-hidden: last wins.
-        assert!(!v(&["c++", "-fvisibility-inlines-hidden", "-fno-visibility-inlines-hidden"]).inlines_hidden);
-        assert!(v(&["c++", "-fno-visibility-inlines-hidden", "-fvisibility-inlines-hidden"]).inlines_hidden);
+        assert!(
+            !v(&[
+                "c++",
+                "-fvisibility-inlines-hidden",
+                "-fno-visibility-inlines-hidden"
+            ])
+            .inlines_hidden
+        );
+        assert!(
+            v(&[
+                "c++",
+                "-fno-visibility-inlines-hidden",
+                "-fvisibility-inlines-hidden"
+            ])
+            .inlines_hidden
+        );
         // Look-alikes and the separate form the driver rejects.
         let f = v(&[
             "c++",
@@ -702,16 +776,29 @@ mod tests {
         ]);
         assert_eq!(f, VisibilityFlags::default());
         // -Xclang: applied after all driver options.
-        let f = v(&["c++", "-Xclang", "-fvisibility=hidden", "-fvisibility=default"]);
+        let f = v(&[
+            "c++",
+            "-Xclang",
+            "-fvisibility=hidden",
+            "-fvisibility=default",
+        ]);
         assert_eq!(f.visibility.as_deref(), Some("hidden"));
         let f = v(&["c++", "-Xclang", "-fvisibility", "-Xclang", "internal"]);
         assert_eq!(f.visibility.as_deref(), Some("internal"));
-        let f = v(&["c++", "-fvisibility-ms-compat", "-Xclang", "-fvisibility=default"]);
+        let f = v(&[
+            "c++",
+            "-fvisibility-ms-compat",
+            "-Xclang",
+            "-fvisibility=default",
+        ]);
         assert!(!f.hides_by_default());
         assert!(v(&["c++", "-Xclang", "-fvisibility-inlines-hidden"]).inlines_hidden);
         // A dangling -Xclang, a dangling cc1 -fvisibility.
         assert_eq!(v(&["c++", "-Xclang"]), VisibilityFlags::default());
-        assert_eq!(v(&["c++", "-Xclang", "-fvisibility"]), VisibilityFlags::default());
+        assert_eq!(
+            v(&["c++", "-Xclang", "-fvisibility"]),
+            VisibilityFlags::default()
+        );
     }
 
     #[test]
@@ -738,17 +825,27 @@ mod tests {
     fn target_of_patterns() {
         let t = |file: &str, output: &str| target_of(&cmd("/b", file, Some(output), &["cc"]));
         assert_eq!(
-            t("../../deps/v8/src/codegen/interface-descriptors.cc",
-              "obj.target/v8_base_without_compiler/deps/v8/src/codegen/interface-descriptors.o").as_deref(),
+            t(
+                "../../deps/v8/src/codegen/interface-descriptors.cc",
+                "obj.target/v8_base_without_compiler/deps/v8/src/codegen/interface-descriptors.o"
+            )
+            .as_deref(),
             Some("v8_base_without_compiler")
         );
         assert_eq!(
-            t("../../deps/v8/src/codegen/interface-descriptors.cc",
-              "obj/deps/v8/v8_base_without_compiler.interface-descriptors.o").as_deref(),
+            t(
+                "../../deps/v8/src/codegen/interface-descriptors.cc",
+                "obj/deps/v8/v8_base_without_compiler.interface-descriptors.o"
+            )
+            .as_deref(),
             Some("v8_base_without_compiler")
         );
         assert_eq!(
-            t("/s/tools/mksnapshot.cc", "obj.host/mksnapshot/tools/mksnapshot.o").as_deref(),
+            t(
+                "/s/tools/mksnapshot.cc",
+                "obj.host/mksnapshot/tools/mksnapshot.o"
+            )
+            .as_deref(),
             Some("mksnapshot")
         );
         assert_eq!(
@@ -764,25 +861,45 @@ mod tests {
             Some("foo_lib")
         );
         assert_eq!(
-            t("pkg/foo.cc", "bazel-out/darwin-fastbuild/bin/pkg/_objs/foo/foo.o").as_deref(),
+            t(
+                "pkg/foo.cc",
+                "bazel-out/darwin-fastbuild/bin/pkg/_objs/foo/foo.o"
+            )
+            .as_deref(),
             Some("foo")
         );
         assert_eq!(
             t("/s/foo.m", "/DD/Build/Intermediates.noindex/P.build/Release/App.build/Objects-normal/arm64/foo.o").as_deref(),
             Some("App")
         );
-        assert_eq!(t("../src/foo.c", "libfoo.a.p/src_foo.c.o").as_deref(), Some("libfoo.a"));
+        assert_eq!(
+            t("../src/foo.c", "libfoo.a.p/src_foo.c.o").as_deref(),
+            Some("libfoo.a")
+        );
         assert_eq!(t("/s/foo.cc", "foo.o"), None);
         assert_eq!(t("/s/foo.cc", "obj/foo.o"), None);
         assert_eq!(t("/s/foo.cc", "CMakeFiles/.dir/foo.o"), None);
         assert_eq!(t("/s/foo.cc", ""), None);
         // No output at all (gyp's compile_commands_json): unknown.
-        assert_eq!(target_of(&cmd("out", "/s/foo.cc", None, &["c++", "-c", "/s/foo.cc"])), None);
+        assert_eq!(
+            target_of(&cmd("out", "/s/foo.cc", None, &["c++", "-c", "/s/foo.cc"])),
+            None
+        );
         // `-o` as the fallback.
-        let c = cmd("/b", "/s/x.cc", None, &["c++", "-c", "/s/x.cc", "-o", "CMakeFiles/t.dir/x.cc.o"]);
+        let c = cmd(
+            "/b",
+            "/s/x.cc",
+            None,
+            &["c++", "-c", "/s/x.cc", "-o", "CMakeFiles/t.dir/x.cc.o"],
+        );
         assert_eq!(output_of(&c), Some("CMakeFiles/t.dir/x.cc.o"));
         assert_eq!(target_of(&c).as_deref(), Some("t"));
-        let c = cmd("/b", "/s/x.cc", None, &["c++", "-objcmt-migrate-all", "-ox.o", "-o"]);
+        let c = cmd(
+            "/b",
+            "/s/x.cc",
+            None,
+            &["c++", "-objcmt-migrate-all", "-ox.o", "-o"],
+        );
         assert_eq!(output_of(&c), Some("x.o"));
     }
 
@@ -794,16 +911,27 @@ mod tests {
             let stem = src.rsplit('/').next().unwrap().rsplit_once('.').unwrap().0;
             let dir = src.rsplit_once('/').unwrap().0;
             let out = format!("obj.target/{target}/{dir}/{stem}.o");
-            cmd(d, &format!("../../{src}"), Some(&out), &["c++", "-c", &format!("../../{src}"), "-o", &out])
+            cmd(
+                d,
+                &format!("../../{src}"),
+                Some(&out),
+                &["c++", "-c", &format!("../../{src}"), "-o", &out],
+            )
         };
         vec![
-            make("v8_base_without_compiler", "deps/v8/src/codegen/interface-descriptors.cc"), // 0
-            make("v8_base_without_compiler", "deps/v8/src/utils/utils.cc"),                     // 1
-            make("libnode", "src/utils.cc"),                                                    // 2
-            make("v8_libbase", "deps/v8/src/base/utils/random-number-generator.cc"),           // 3
-            make("v8_init", "deps/v8/src/init/setup-isolate.cc"),                               // 4
-            make("v8_snapshot", "deps/v8/src/init/setup-isolate.cc"),                           // 5
-            make("libnode", "src/api/utils.cc"),                                                // 6
+            make(
+                "v8_base_without_compiler",
+                "deps/v8/src/codegen/interface-descriptors.cc",
+            ), // 0
+            make("v8_base_without_compiler", "deps/v8/src/utils/utils.cc"), // 1
+            make("libnode", "src/utils.cc"),                                // 2
+            make(
+                "v8_libbase",
+                "deps/v8/src/base/utils/random-number-generator.cc",
+            ), // 3
+            make("v8_init", "deps/v8/src/init/setup-isolate.cc"),           // 4
+            make("v8_snapshot", "deps/v8/src/init/setup-isolate.cc"),       // 5
+            make("libnode", "src/api/utils.cc"),                            // 6
         ]
     }
 
@@ -812,10 +940,18 @@ mod tests {
         let db = node_db();
         let idx = CompileDbIndex::new(&db);
         assert_eq!(
-            idx.find(Some("/home/me/node/out/Release/../../deps/v8/src/codegen/interface-descriptors.cc"), None),
+            idx.find(
+                Some(
+                    "/home/me/node/out/Release/../../deps/v8/src/codegen/interface-descriptors.cc"
+                ),
+                None
+            ),
             Match::Unique(0)
         );
-        assert_eq!(idx.find(Some("/home/me/node/src/utils.cc"), None), Match::Unique(2));
+        assert_eq!(
+            idx.find(Some("/home/me/node/src/utils.cc"), None),
+            Match::Unique(2)
+        );
         // Two targets compile the same file: the object decides, else ambiguous.
         let src = "/home/me/node/deps/v8/src/init/setup-isolate.cc";
         assert_eq!(idx.find(Some(src), None), Match::Ambiguous(2));
@@ -824,7 +960,10 @@ mod tests {
             Match::Unique(5)
         );
         assert_eq!(
-            idx.find(Some(src), Some("/x/out/Release/libv8_init.a(setup-isolate.o)")),
+            idx.find(
+                Some(src),
+                Some("/x/out/Release/libv8_init.a(setup-isolate.o)")
+            ),
             Match::Unique(4)
         );
         assert_eq!(
@@ -833,7 +972,10 @@ mod tests {
         );
         // 2. a loose object by its output path.
         assert_eq!(
-            idx.find(None, Some("/home/me/node/out/Release/./obj.target/libnode/src/api/utils.o")),
+            idx.find(
+                None,
+                Some("/home/me/node/out/Release/./obj.target/libnode/src/api/utils.o")
+            ),
             Match::Unique(6)
         );
     }
@@ -844,19 +986,31 @@ mod tests {
         let idx = CompileDbIndex::new(&db);
         // Built elsewhere: the debug map's path is in another checkout.
         assert_eq!(
-            idx.find(Some("/Users/admin/build/ws/out/../deps/v8/src/codegen/interface-descriptors.cc"), None),
+            idx.find(
+                Some("/Users/admin/build/ws/out/../deps/v8/src/codegen/interface-descriptors.cc"),
+                None
+            ),
             Match::Unique(0)
         );
         // `utils.cc` in three directories: `src/utils.cc` is the longest (2 components).
-        assert_eq!(idx.find(Some("/Users/admin/build/ws/src/utils.cc"), None), Match::Unique(2));
-        assert_eq!(idx.find(Some("/Users/admin/ws/deps/v8/src/utils/utils.cc"), None), Match::Unique(1));
+        assert_eq!(
+            idx.find(Some("/Users/admin/build/ws/src/utils.cc"), None),
+            Match::Unique(2)
+        );
+        assert_eq!(
+            idx.find(Some("/Users/admin/ws/deps/v8/src/utils/utils.cc"), None),
+            Match::Unique(1)
+        );
         // Only the file name in common: not enough, and no object to fall back on.
         assert_eq!(idx.find(Some("/elsewhere/lib/utils.cc"), None), Match::None);
         // Two entries share 3 components with the source: ambiguous unless the object decides.
         let src = "/Users/admin/ws/deps/v8/src/init/setup-isolate.cc";
         assert_eq!(idx.find(Some(src), None), Match::Ambiguous(2));
         assert_eq!(
-            idx.find(Some(src), Some("/Users/admin/ws/out/Release/libv8_snapshot.a(setup-isolate.o)")),
+            idx.find(
+                Some(src),
+                Some("/Users/admin/ws/out/Release/libv8_snapshot.a(setup-isolate.o)")
+            ),
             Match::Unique(5)
         );
         assert_eq!(idx.find(Some("/nowhere.cc"), None), Match::None);
@@ -874,19 +1028,31 @@ mod tests {
         );
         // A source the database does not know, but the member name is unique.
         assert_eq!(
-            idx.find(Some("/gen/interface-descriptors.cc"), Some("/o/libv8_base_without_compiler.a(interface-descriptors.o)")),
+            idx.find(
+                Some("/gen/interface-descriptors.cc"),
+                Some("/o/libv8_base_without_compiler.a(interface-descriptors.o)")
+            ),
             Match::Unique(0)
         );
         // `utils.o` is made by three entries: the archive's target narrows it to one or two.
-        assert_eq!(idx.find(None, Some("/o/libfoo.a(utils.o)")), Match::Ambiguous(3));
+        assert_eq!(
+            idx.find(None, Some("/o/libfoo.a(utils.o)")),
+            Match::Ambiguous(3)
+        );
         assert_eq!(
             idx.find(None, Some("/o/libv8_base_without_compiler.a(utils.o)")),
             Match::Unique(1)
         );
-        assert_eq!(idx.find(None, Some("/o/libnode.a(utils.o)")), Match::Ambiguous(2));
+        assert_eq!(
+            idx.find(None, Some("/o/libnode.a(utils.o)")),
+            Match::Ambiguous(2)
+        );
         // A loose object of another build directory: by its file name.
         assert_eq!(
-            idx.find(None, Some("/other/obj.target/v8_libbase/random-number-generator.o")),
+            idx.find(
+                None,
+                Some("/other/obj.target/v8_libbase/random-number-generator.o")
+            ),
             Match::Unique(3)
         );
         assert_eq!(idx.find(None, Some("/o/libnode.a(nothing.o)")), Match::None);
@@ -917,7 +1083,10 @@ mod tests {
         assert!(!visibility_flags(&db[1].arguments).hides_by_default());
         assert_eq!(output_of(&db[0]), None);
         let idx = CompileDbIndex::new(&db);
-        assert_eq!(idx.find(Some("/Users/ci/node/deps/v8/src/x.cc"), None), Match::Unique(0));
+        assert_eq!(
+            idx.find(Some("/Users/ci/node/deps/v8/src/x.cc"), None),
+            Match::Unique(0)
+        );
         assert_eq!(idx.find(None, Some("/o/libuv.a(y.o)")), Match::None);
     }
 
@@ -928,7 +1097,12 @@ mod tests {
             .map(|i| {
                 let src = format!("../../deps/v8/src/dir{}/file{i}.cc", i % 50);
                 let out = format!("obj.target/t{}/deps/v8/src/dir{}/file{i}.o", i % 7, i % 50);
-                cmd("/home/me/node/out/Release", &src, Some(&out), &["c++", "-c", &src])
+                cmd(
+                    "/home/me/node/out/Release",
+                    &src,
+                    Some(&out),
+                    &["c++", "-c", &src],
+                )
             })
             .collect();
         let start = std::time::Instant::now();
