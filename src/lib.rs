@@ -26,6 +26,7 @@ pub mod input;
 pub mod log;
 pub mod macho;
 pub mod model;
+pub mod origin;
 pub mod output;
 pub mod schema;
 pub mod text;
