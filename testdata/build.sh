@@ -37,6 +37,12 @@ CXX="$(find_tool clang++-22 /usr/lib/llvm-22/bin/clang++)"
 LD="$(find_tool ld64.lld-22 /usr/lib/llvm-22/bin/ld64.lld)"
 OBJDUMP="$(find_tool llvm-objdump-22 /usr/lib/llvm-22/bin/llvm-objdump)"
 LIPO="$(find_tool llvm-lipo-22 /usr/lib/llvm-22/bin/llvm-lipo)"
+AR="$(find_tool llvm-ar-22 /usr/lib/llvm-22/bin/llvm-ar)"
+STRIP="$(find_tool llvm-strip-22 /usr/lib/llvm-22/bin/llvm-strip)"
+DSYMUTIL="$(find_tool dsymutil-22 /usr/lib/llvm-22/bin/dsymutil)"
+# The N_OSO entries' n_value is the object's modification time unless this is set (ld64 and
+# lld): fixtures must not depend on when they were built.
+export ZERO_AR_DATE=1
 
 "$CXX" --version | head -n1 | grep -q 'version 22\.' ||
   die "$CXX is not clang 22: $("$CXX" --version | head -n1)"
@@ -52,8 +58,11 @@ trap 'rm -rf "$WORK"' EXIT
 OUT="$WORK/bin"
 mkdir -p "$OUT"
 
+# -g: DWARF in the objects, so ld64.lld writes the debug map (N_SO/N_OSO stabs) that weakscan
+# attributes symbols with. Source paths are recorded as /weakscan/testdata/src/….
 CXXFLAGS=(-std=c++17 -O2 -nostdinc++ -nostdlib -fno-exceptions -fno-rtti
-          -fno-stack-protector -Wall -Wextra)
+          -fno-stack-protector -Wall -Wextra -g
+          "-ffile-prefix-map=$HERE=/weakscan/testdata" -fdebug-compilation-dir=/weakscan/testdata)
 HIDDEN_FLAGS=(-fvisibility=hidden -fvisibility-inlines-hidden)
 
 # compile OBJDIR ARCH MIN VIS VERSION SOURCE...
@@ -83,8 +92,9 @@ link() {
   local min fixflag
   min="$(min_for "$fixups")"
   [[ $fixups == opcodes ]] && fixflag=-no_fixup_chains || fixflag=-fixup_chains
+  # -oso_prefix: N_OSO paths relative to the build directory, not the random $WORK.
   "$LD" -arch "$arch" -platform_version macos "$min" "$min" "$fixflag" \
-    -syslibroot "$SDK" -lSystem "$@" -o "$out"
+    -oso_prefix "$WORK/" -syslibroot "$SDK" -lSystem "$@" -o "$out"
 }
 
 # build_app NAME VERSION VIS FIXUPS ARCH
@@ -143,6 +153,44 @@ build_lib opcodes arm64
 build_lib chained x86_64
 build_uselib opcodes arm64
 build_uselib chained x86_64
+
+# Attribution fixtures (testdata/attr/): app-attr-x86_64 links main.o and the hidden
+# descriptors_b.o as loose objects and descriptors_a.o from the static library
+# libdescriptors_a.a (compiled without -fvisibility=hidden: the leaking "target"), with its
+# link map, its dSYM, a stripped copy, and the compile_commands.json of the build.
+ATTR="$WORK/attr"
+build_attr() {
+  local objdir="$WORK/obj/attr"
+  mkdir -p "$ATTR" "$objdir/hidden"
+  compile "$objdir" x86_64 11.0 default v1 main descriptors_a
+  compile "$objdir/hidden" x86_64 11.0 hidden v1 descriptors_b
+  (cd "$WORK" && "$AR" rcs --format=darwin obj/attr/libdescriptors_a.a obj/attr/descriptors_a.o)
+  # Relative paths from $WORK: the link map names objects as given.
+  (cd "$WORK" && link bin/app-attr-x86_64 x86_64 opcodes -map attr/app-attr-x86_64.map \
+    obj/attr/main.o obj/attr/libdescriptors_a.a obj/attr/hidden/descriptors_b.o)
+  (cd "$WORK" && "$DSYMUTIL" bin/app-attr-x86_64 -o attr/app-attr-x86_64.dSYM)
+  rm -rf "$ATTR/app-attr-x86_64.dSYM/Contents/Resources/Relocations"
+  "$STRIP" -S "$OUT/app-attr-x86_64" -o "$OUT/app-attr-x86_64-stripped"
+  cp "$objdir/libdescriptors_a.a" "$ATTR/"
+  cp "$objdir/hidden/descriptors_b.o" "$ATTR/descriptors_b-hidden.o"
+  cp "$objdir/main.o" "$ATTR/main.o"
+  local flags="-std=c++17 -O2 -nostdinc++ -nostdlib -fno-exceptions -fno-rtti -g"
+  cat >"$ATTR/compile_commands.json" <<JSON
+[
+  {"directory": "/weakscan/testdata/out", "file": "../src/main.cc",
+   "output": "obj/attr/main.o",
+   "command": "clang++ -target x86_64-apple-macos11.0 $flags -c ../src/main.cc -o obj/attr/main.o"},
+  {"directory": "/weakscan/testdata/out", "file": "../src/descriptors_a.cc",
+   "output": "obj/attr/descriptors_a.o",
+   "arguments": ["clang++", "-target", "x86_64-apple-macos11.0", "-fvisibility=default", "-c",
+                 "../src/descriptors_a.cc", "-o", "obj/attr/descriptors_a.o"]},
+  {"directory": "/weakscan/testdata/out", "file": "../src/descriptors_b.cc",
+   "output": "obj/attr/hidden/descriptors_b.o",
+   "command": "clang++ -target x86_64-apple-macos11.0 $flags -fvisibility=default -fvisibility=hidden -fvisibility-inlines-hidden -c ../src/descriptors_b.cc -o obj/attr/hidden/descriptors_b.o"}
+]
+JSON
+}
+build_attr
 
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
@@ -248,9 +296,10 @@ done <"$WORK/expected.tsv"
 (( fail == 0 )) || die "sanity checks failed; bin/ and expected.tsv left unchanged"
 
 # Install: replace bin/ and expected.tsv only after everything succeeded.
-rm -rf "$BIN"
+rm -rf "$BIN" "$HERE/attr"
 mkdir -p "$BIN"
 cp "$OUT"/* "$BIN"/
+cp -R "$ATTR" "$HERE/attr"
 cp "$WORK/expected.tsv" "$TSV"
 
 echo

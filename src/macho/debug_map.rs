@@ -72,9 +72,10 @@ pub struct DebugObject {
 pub struct DebugMapStats {
     /// Entries with `N_STAB` bits.
     pub stabs: u64,
-    /// Named `N_FUN`, `N_GSYM`, `N_STSYM` and `N_LCSYM` entries.
+    /// `N_FUN` starts, `N_STSYM`, `N_LCSYM` and named `N_GSYM` entries.
     pub symbol_stabs: u64,
-    /// Of those, the ones outside any object's run (or in a run with no `N_OSO`): no object.
+    /// Of those looked at (every `N_GSYM`, the wanted addresses), the ones outside any
+    /// object's run (or in a run with no `N_OSO`): no object.
     pub stray_symbol_stabs: u64,
     /// Runs that had `N_SO` but no `N_OSO`.
     pub runs_without_object: u64,
@@ -105,10 +106,23 @@ struct Run {
     object: Option<u32>,
 }
 
+/// A symbol stab, as [`read_debug_map`] hands it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StabSymbol<'a> {
+    /// An `N_GSYM` (external data: its `n_value` is 0), by name.
+    Name(&'a [u8]),
+    /// An `N_FUN` start (`n_sect` ≠ 0), `N_STSYM` or `N_LCSYM`, by its address (`n_value`):
+    /// the address the export trie gives the same symbol (an offset from the mach header,
+    /// plus the `__TEXT` vm address). Only addresses `wanted` accepts are handed out, so the
+    /// names of the image's ~100k functions are never read.
+    Address(u64),
+}
+
 /// Reads the debug map of a symbol table of `nsyms` entries and a string table of `strsize`
-/// bytes, calling `on_symbol(name, object)` for each named symbol stab inside an object's run
-/// (in string-table order; a name may come more than once). `read_symtab` and `read_strtab`
-/// read the two tables ([`ReadTable`]).
+/// bytes, calling `on_symbol(symbol, object)` for each symbol stab inside an object's run:
+/// functions and static data by address (those `wanted` accepts), external data by name (in
+/// string-table order; a name may come more than once). `read_symtab` and `read_strtab` read
+/// the two tables ([`ReadTable`]).
 ///
 /// Errors: a string offset past the string table, an unterminated string, a run with no
 /// closing `N_SO` or with two `N_OSO` (the error's offset is the entry's byte offset in the
@@ -118,12 +132,15 @@ pub fn read_debug_map<E: From<ParseError>>(
     strsize: u64,
     mut read_symtab: impl ReadTable<E>,
     mut read_strtab: impl ReadTable<E>,
-    mut on_symbol: impl FnMut(&[u8], u32),
+    wanted: impl Fn(u64) -> bool,
+    mut on_symbol: impl FnMut(StabSymbol<'_>, u32),
 ) -> Result<DebugMap, E> {
     let mut stats = DebugMapStats::default();
     let mut markers: Vec<Marker> = Vec::new();
-    // (strx << 32 | entry index): sorted by string offset for the string-table pass.
+    // (strx << 32 | entry index) of N_GSYM: sorted by string offset for the string-table pass.
     let mut named: Vec<u64> = Vec::new();
+    // (entry index, address) of wanted functions and static data.
+    let mut addressed: Vec<(u32, u64)> = Vec::new();
     for_each_nlist(nsyms, &mut read_symtab, |n: Nlist| {
         if !n.is_stab() {
             return Ok(());
@@ -135,15 +152,27 @@ pub fn read_debug_map<E: From<ParseError>>(
                 n_type: n.n_type,
                 strx: n.strx,
             }),
-            N_FUN | N_GSYM | N_STSYM | N_LCSYM => {
-                named.push(u64::from(n.strx) << 32 | u64::from(n.index));
+            N_GSYM => named.push(u64::from(n.strx) << 32 | u64::from(n.index)),
+            // An N_FUN with n_sect 0 ends a function (its n_value is the size).
+            N_FUN if n.n_sect == 0 => {}
+            N_FUN | N_STSYM | N_LCSYM => {
+                stats.symbol_stabs += 1;
+                if wanted(n.n_value) {
+                    addressed.push((n.index, n.n_value));
+                }
             }
             _ => {}
         }
         Ok(())
     })?;
-    if markers.is_empty() && named.is_empty() {
-        return Ok(DebugMap::default());
+    if markers.is_empty() {
+        // Symbol stabs with no object at all.
+        stats.symbol_stabs += named.len() as u64;
+        stats.stray_symbol_stabs = (addressed.len() + named.len()) as u64;
+        return Ok(DebugMap {
+            objects: Vec::new(),
+            stats,
+        });
     }
 
     // The markers' names, then the runs they delimit.
@@ -209,24 +238,35 @@ pub fn read_debug_map<E: From<ParseError>>(
         return Err(ParseError::new("N_OSO with no closing N_SO", u64::from(start) * 16).into());
     }
 
-    // Symbol names, in string-table order, each placed in its run.
-    named.sort_unstable();
-    let offsets: Vec<u32> = named.iter().map(|&k| (k >> 32) as u32).collect();
-    for_each_string(strsize, &offsets, &mut read_strtab, |i, s| {
-        if s.is_empty() {
-            return Ok(()); // the size entry of an N_FUN pair
-        }
-        stats.symbol_stabs += 1;
-        let index = named[i] as u32;
-        // The last run starting at or before the entry.
+    // The object of entry `index`: that of the last run starting at or before it.
+    let object_of = |index: u32| {
         let r = runs.partition_point(|r| r.start <= index);
         match r.checked_sub(1).map(|r| &runs[r]) {
             Some(Run {
                 end,
                 object: Some(object),
                 ..
-            }) if index < *end => on_symbol(s, *object),
-            _ => stats.stray_symbol_stabs += 1,
+            }) if index < *end => Some(*object),
+            _ => None,
+        }
+    };
+    for &(index, address) in &addressed {
+        match object_of(index) {
+            Some(object) => on_symbol(StabSymbol::Address(address), object),
+            None => stats.stray_symbol_stabs += 1,
+        }
+    }
+    // External data by name, in string-table order.
+    named.sort_unstable();
+    let offsets: Vec<u32> = named.iter().map(|&k| (k >> 32) as u32).collect();
+    for_each_string(strsize, &offsets, &mut read_strtab, |i, s| {
+        if s.is_empty() {
+            return Ok(());
+        }
+        stats.symbol_stabs += 1;
+        match object_of(named[i] as u32) {
+            Some(object) => on_symbol(StabSymbol::Name(s), object),
+            None => stats.stray_symbol_stabs += 1,
         }
         Ok(())
     })?;
@@ -266,8 +306,11 @@ mod tests {
             self.raw(strx, n_type, value)
         }
         fn raw(&mut self, strx: u32, n_type: u8, value: u64) -> &mut Self {
+            self.raw_sect(strx, n_type, 1, value)
+        }
+        fn raw_sect(&mut self, strx: u32, n_type: u8, n_sect: u8, value: u64) -> &mut Self {
             self.syms.extend_from_slice(&strx.to_le_bytes());
-            self.syms.extend_from_slice(&[n_type, 1, 0, 0]);
+            self.syms.extend_from_slice(&[n_type, n_sect, 0, 0]);
             self.syms.extend_from_slice(&value.to_le_bytes());
             self
         }
@@ -286,7 +329,14 @@ mod tests {
                 self.strs.len() as u64,
                 |o, l, buf: &mut Vec<u8>| slice(&self.syms, o, l, buf),
                 |o, l, buf: &mut Vec<u8>| slice(&self.strs, o, l, buf),
-                |name, object| found.push((String::from_utf8_lossy(name).into_owned(), object)),
+                |address| address != 0x9999,
+                |symbol, object| {
+                    let shown = match symbol {
+                        StabSymbol::Name(name) => String::from_utf8_lossy(name).into_owned(),
+                        StabSymbol::Address(a) => format!("{a:#x}"),
+                    };
+                    found.push((shown, object))
+                },
             )?;
             found.sort();
             Ok((map, found))
@@ -294,9 +344,10 @@ mod tests {
     }
 
     fn function(t: &mut Tables, name: &str, addr: u64) {
+        // The end entry: no name, no section, the size as value.
         t.entry(N_BNSYM, "", addr)
             .entry(N_FUN, name, addr)
-            .entry(N_FUN, "", 0x10)
+            .raw_sect(1, N_FUN, 0, 0x10)
             .entry(N_ENSYM, "", addr);
     }
 
@@ -309,6 +360,7 @@ mod tests {
             .entry(N_SO, "a.cc", 0)
             .entry(N_OSO, "/build/out/libfoo.a(a.o)", 0);
         function(&mut t, "__ZN3fooIiE3getEv", 0x1000);
+        function(&mut t, "__ZN3fooIiE9unwantedEv", 0x9999);
         t.entry(N_GSYM, "__ZZN3fooIiE3getEvE1x", 0)
             .entry(N_SO, "", 0)
             .entry(N_SO, "/build/src/b.cc", 0) // lld: one full path
@@ -334,13 +386,13 @@ mod tests {
         assert_eq!(
             found,
             vec![
-                ("__ZL3bss".into(), 1),
-                ("__ZL6statics".into(), 1),
-                ("__ZN3fooIiE3getEv".into(), 0),
+                ("0x1000".into(), 0),
+                ("0x2000".into(), 1),
+                ("0x3000".into(), 1),
                 ("__ZZN3fooIiE3getEvE1x".into(), 0),
             ]
         );
-        assert_eq!(map.stats.symbol_stabs, 4);
+        assert_eq!(map.stats.symbol_stabs, 5);
         assert_eq!(map.stats.stray_symbol_stabs, 0);
     }
 
@@ -419,7 +471,9 @@ mod tests {
             .entry(N_GSYM, "_after", 0)
             .entry(N_SO, "", 0);
         let (_, found) = t.read().unwrap();
-        let names: Vec<usize> = found.iter().map(|(n, _)| n.len()).collect();
+        let mut names: Vec<usize> = found.iter().map(|(n, _)| n.len()).collect();
+        names.sort();
+        names.reverse();
         assert_eq!(names, vec![long.len(), 6, 6]);
     }
 }

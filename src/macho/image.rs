@@ -8,10 +8,10 @@ use super::chained_fixups::{
 use super::cursor::symbol_name;
 use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
-    EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, walk_export_trie,
+    EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, ExportTarget, walk_export_trie,
 };
 use super::file::{MachOFile, SliceLocation};
-use super::debug_map::read_debug_map;
+use super::debug_map::{StabSymbol, read_debug_map};
 use super::load_commands::{
     LinkeditRange, LoadCommands, SymtabRange, VM_PROT_WRITE, read_load_commands,
 };
@@ -83,6 +83,8 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
     let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
+    // Per weak definition: its address as an offset from the mach header, if it has one.
+    let mut weak_addresses: Vec<Option<u64>> = Vec::new();
     if let Some(r) = trie_range {
         let trie = linkedit(r, "export trie")?;
         // Counted first, so the list is allocated once, at its size.
@@ -92,8 +94,14 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         })
         .map_err(|e| ctx("export trie", e))?;
         weak_definitions.reserve_exact(weak);
-        walk_export_trie(&trie, |name, flags, _| {
+        weak_addresses.reserve_exact(weak);
+        walk_export_trie(&trie, |name, flags, target| {
             if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
+                weak_addresses.push(match target {
+                    ExportTarget::Address(a) => Some(a),
+                    ExportTarget::StubAndResolver { stub, .. } => Some(stub),
+                    _ => None,
+                });
                 weak_definitions.push(WeakDefinition {
                     name: Name::from(symbol_name(name)),
                     thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
@@ -176,7 +184,13 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     }
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
     let attribution = match lc.symtab {
-        Some(st) => read_attribution(file, loc, st, &weak_definitions, &bind_targets)?,
+        Some(st) => {
+            // Export addresses are offsets from the mach header: from the segment mapping file
+            // offset 0 (__TEXT).
+            let base = lc.segments.iter().find(|s| s.fileoff == 0 && s.filesize > 0);
+            let weak = WeakAddresses::new(base.map(|s| s.vmaddr), &weak_addresses);
+            read_attribution(file, loc, st, &weak_definitions, &weak, &bind_targets)?
+        }
         None => None,
     };
     let path = file.path();
@@ -207,6 +221,7 @@ fn read_attribution(
     loc: &SliceLocation,
     st: SymtabRange,
     weak_definitions: &[WeakDefinition],
+    weak: &WeakAddresses,
     bind_targets: &[BindTarget],
 ) -> Result<Option<Box<Attribution>>> {
     let arch = loc.arch.as_str();
@@ -239,7 +254,19 @@ fn read_attribution(
             file.read_range_into(at, len, "string table", buf)
                 .map_err(ReadError::Read)
         },
-        |raw, object| {
+        |address| weak.contains(address),
+        |symbol, object| {
+            let raw = match symbol {
+                StabSymbol::Address(a) => {
+                    for &w in weak.at(a) {
+                        symbols
+                            .entry(weak_definitions[w as usize].name.clone())
+                            .or_insert(object);
+                    }
+                    return;
+                }
+                StabSymbol::Name(raw) => raw,
+            };
             if !filter.may_contain(raw) {
                 return;
             }
@@ -270,6 +297,41 @@ fn read_attribution(
         symbols,
         unplaced: map.stats.stray_symbol_stabs,
     })))
+}
+
+/// The weak definitions' vm addresses, sorted, each with its index in the image's list.
+struct WeakAddresses {
+    sorted: Vec<(u64, u32)>,
+}
+
+impl WeakAddresses {
+    /// `offsets[i]` is weak definition `i`'s offset from the mach header, mapped at `base`
+    /// (none without a segment at file offset 0).
+    fn new(base: Option<u64>, offsets: &[Option<u64>]) -> Self {
+        let mut sorted: Vec<(u64, u32)> = match base {
+            Some(base) => offsets
+                .iter()
+                .enumerate()
+                .filter_map(|(i, o)| Some((base.wrapping_add((*o)?), i as u32)))
+                .collect(),
+            None => Vec::new(),
+        };
+        sorted.sort_unstable();
+        WeakAddresses { sorted }
+    }
+
+    /// The indexes of the weak definitions at `address`.
+    fn at(&self, address: u64) -> impl Iterator<Item = &u32> {
+        let from = self.sorted.partition_point(|&(a, _)| a < address);
+        self.sorted[from..]
+            .iter()
+            .take_while(move |&&(a, _)| a == address)
+            .map(|(_, i)| i)
+    }
+
+    fn contains(&self, address: u64) -> bool {
+        self.at(address).next().is_some()
+    }
 }
 
 /// A read of the symbol or string table failed, or what it read is malformed.
