@@ -14,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use weakscan::analysis::attribute::{Origin, OriginLevel};
 use weakscan::analysis::check::{CheckReport, EXAMPLES, Figure, ImageCheck, Kind};
 use weakscan::analysis::demangle::{Demangled, demangle_all};
 use weakscan::analysis::group::GroupBy;
@@ -263,8 +264,9 @@ pub fn demangle(data: &[u8]) {
         GroupBy::Template,
         GroupBy::Namespace(1),
         GroupBy::Namespace(3),
+        GroupBy::Origin(OriginLevel::Library),
     ] {
-        let _ = by.key(&name);
+        let _ = by.key(&name, &Origin::Unattributed);
     }
 }
 

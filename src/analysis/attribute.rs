@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// Group of a weak-bind target the image binds but does not define.
 pub const ANOTHER_IMAGE: &str = "(defined in another image)";
 /// Group of a symbol the image defines but its attribution does not name.
-pub const NO_DEBUG_INFO: &str = "(no debug info)";
+pub const NO_DEBUG_INFO: &str = "(defined here, not attributed)";
 /// Group of every symbol of an image without attribution.
 pub const NO_ATTRIBUTION: &str = "(no attribution)";
 
@@ -39,8 +39,9 @@ pub enum OriginLevel {
     Source,
 }
 
-/// The keys of one object.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The keys of one object. Two are equal when their three keys are (the paths are what a
+/// baseline file does not keep).
+#[derive(Debug, Clone, Eq)]
 pub struct ObjectKeys {
     /// See [`OriginLevel::Library`].
     pub library: String,
@@ -52,6 +53,13 @@ pub struct ObjectKeys {
     pub archive_path: Option<String>,
     /// The normalized source path (absolute as recorded), if known.
     pub source_path: Option<String>,
+}
+
+impl PartialEq for ObjectKeys {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.library, &self.object, &self.source)
+            == (&other.library, &other.object, &other.source)
+    }
 }
 
 impl ObjectKeys {
@@ -121,6 +129,7 @@ impl<'i> Origins<'i> {
             .weak_definitions
             .iter()
             .map(|w| w.name.as_str())
+            .chain(image.strong_overrides.iter().map(|n| n.as_str()))
             .chain(
                 image
                     .bind_targets

@@ -18,7 +18,7 @@ use super::load_commands::{
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     Attribution, AttributionSource, BindTarget, FixupFormat, Image, Name, ObjectOrigin, Site,
-    Source, WeakDefinition, predict_lookups,
+    Source, TREAT_AS_WEAK, WeakDefinition, predict_lookups,
 };
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -85,6 +85,9 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
     // Per weak definition: its address as an offset from the mach header, if it has one.
     let mut weak_addresses: Vec<Option<u64>> = Vec::new();
+    // Strong exports of operator new/delete (the treat-as-weak names a main executable may
+    // define to override libc++'s), with their addresses: attributed like weak definitions.
+    let mut strong_exports: Vec<(Name, u64)> = Vec::new();
     if let Some(r) = trie_range {
         let trie = linkedit(r, "export trie")?;
         // Counted first, so the list is allocated once, at its size.
@@ -96,12 +99,22 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         weak_definitions.reserve_exact(weak);
         weak_addresses.reserve_exact(weak);
         walk_export_trie(&trie, |name, flags, target| {
-            if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
-                weak_addresses.push(match target {
-                    ExportTarget::Address(a) => Some(a),
-                    ExportTarget::StubAndResolver { stub, .. } => Some(stub),
-                    _ => None,
-                });
+            let address = match target {
+                ExportTarget::Address(a) => Some(a),
+                ExportTarget::StubAndResolver { stub, .. } => Some(stub),
+                _ => None,
+            };
+            if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION == 0 {
+                if let Some(a) = address
+                    && name.len() <= 40
+                    && let Some(n) = TREAT_AS_WEAK.iter().find(|n| n.as_bytes() == name)
+                {
+                    strong_exports.push((Name::from(*n), a));
+                }
+                return;
+            }
+            {
+                weak_addresses.push(address);
                 weak_definitions.push(WeakDefinition {
                     name: Name::from(symbol_name(name)),
                     thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
@@ -188,7 +201,12 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
             // Export addresses are offsets from the mach header: from the segment mapping file
             // offset 0 (__TEXT).
             let base = lc.segments.iter().find(|s| s.fileoff == 0 && s.filesize > 0);
-            let weak = WeakAddresses::new(base.map(|s| s.vmaddr), &weak_addresses);
+            let weak = WeakAddresses::new(
+                base.map(|s| s.vmaddr),
+                &weak_definitions,
+                &weak_addresses,
+                strong_exports,
+            );
             read_attribution(file, loc, st, &weak_definitions, &weak, &bind_targets)?
         }
         None => None,
@@ -258,10 +276,8 @@ fn read_attribution(
         |symbol, object| {
             let raw = match symbol {
                 StabSymbol::Address(a) => {
-                    for &w in weak.at(a) {
-                        symbols
-                            .entry(weak_definitions[w as usize].name.clone())
-                            .or_insert(object);
+                    for name in weak.at(a) {
+                        symbols.entry(name.clone()).or_insert(object);
                     }
                     return;
                 }
@@ -299,34 +315,41 @@ fn read_attribution(
     })))
 }
 
-/// The weak definitions' vm addresses, sorted, each with its index in the image's list.
+/// The vm addresses of the exports attributed by address (weak definitions, strong
+/// operator new/delete), sorted, each with its name.
 struct WeakAddresses {
-    sorted: Vec<(u64, u32)>,
+    sorted: Vec<(u64, Name)>,
 }
 
 impl WeakAddresses {
     /// `offsets[i]` is weak definition `i`'s offset from the mach header, mapped at `base`
-    /// (none without a segment at file offset 0).
-    fn new(base: Option<u64>, offsets: &[Option<u64>]) -> Self {
-        let mut sorted: Vec<(u64, u32)> = match base {
-            Some(base) => offsets
-                .iter()
-                .enumerate()
-                .filter_map(|(i, o)| Some((base.wrapping_add((*o)?), i as u32)))
-                .collect(),
-            None => Vec::new(),
+    /// (none without a segment at file offset 0); `strong` are more (name, offset) pairs.
+    fn new(
+        base: Option<u64>,
+        weak: &[WeakDefinition],
+        offsets: &[Option<u64>],
+        strong: Vec<(Name, u64)>,
+    ) -> Self {
+        let Some(base) = base else {
+            return WeakAddresses { sorted: Vec::new() };
         };
-        sorted.sort_unstable();
+        let mut sorted: Vec<(u64, Name)> = weak
+            .iter()
+            .zip(offsets)
+            .filter_map(|(w, o)| Some((base.wrapping_add((*o)?), w.name.clone())))
+            .chain(strong.into_iter().map(|(n, o)| (base.wrapping_add(o), n)))
+            .collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         WeakAddresses { sorted }
     }
 
-    /// The indexes of the weak definitions at `address`.
-    fn at(&self, address: u64) -> impl Iterator<Item = &u32> {
-        let from = self.sorted.partition_point(|&(a, _)| a < address);
+    /// The names of the exports at `address`.
+    fn at(&self, address: u64) -> impl Iterator<Item = &Name> {
+        let from = self.sorted.partition_point(|(a, _)| *a < address);
         self.sorted[from..]
             .iter()
-            .take_while(move |&&(a, _)| a == address)
-            .map(|(_, i)| i)
+            .take_while(move |(a, _)| *a == address)
+            .map(|(_, n)| n)
     }
 
     fn contains(&self, address: u64) -> bool {
