@@ -126,6 +126,20 @@ impl SupplierCount {
     }
 }
 
+/// Where a group's symbols come from: its dominant object, and how many objects contribute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GroupFrom {
+    /// The object key ([`super::attribute::OriginLevel::Object`]) with the most of the
+    /// group's distinct symbols (ties: the lower key).
+    pub object: String,
+    /// The group's distinct symbols from it.
+    pub symbols: usize,
+    /// Distinct objects the group's symbols come from.
+    pub objects: usize,
+    /// The group's distinct symbols with no object (another image, not attributed).
+    pub unattributed: usize,
+}
+
 /// One group of one image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Group {
@@ -140,6 +154,10 @@ pub struct Group {
     /// Log only: the images dyld chose for the group's symbols, most first (`None` for a
     /// binary).
     pub suppliers: Option<Vec<SupplierCount>>,
+    /// Where the group's symbols were compiled, when the image has an attribution and the
+    /// grouping is not by origin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<GroupFrom>,
     /// `example` is a weak-bound symbol.
     #[serde(skip)]
     example_is_bound: bool,
@@ -173,6 +191,10 @@ pub struct GroupTable {
     /// For an origin grouping: the distinct keys, and per member the index of its key.
     origin_keys: Vec<String>,
     origin_of: Vec<u32>,
+    /// For another grouping of an attributed image: the object key of each object, and per
+    /// member its object ([`PLAIN`] for none), for [`Group::from`].
+    object_keys: Vec<String>,
+    object_of: Vec<u32>,
     /// Groups, sorted as [`group_image`] says.
     groups: Vec<GroupRec>,
     /// Groups before [`GroupTable::truncate`].
@@ -228,6 +250,18 @@ impl GroupTable {
             Some(level) => origin_keys(image, level, n),
             None => (Vec::new(), Vec::new()),
         };
+        let (object_keys, object_of) = match (&image.attribution, by.origin_level()) {
+            (Some(a), None) => (
+                super::attribute::object_keys(a)
+                    .into_iter()
+                    .map(|k| k.object)
+                    .collect(),
+                (0..n)
+                    .map(|m| a.symbols.get(member(image, m).0).copied().unwrap_or(PLAIN))
+                    .collect(),
+            ),
+            _ => (Vec::new(), Vec::new()),
+        };
         let mut table = GroupTable {
             by,
             zero,
@@ -235,6 +269,8 @@ impl GroupTable {
             entry,
             origin_keys,
             origin_of,
+            object_keys,
+            object_of,
             groups: Vec::new(),
             total: 0,
         };
@@ -390,8 +426,43 @@ impl GroupTable {
             suppliers: image
                 .log()
                 .map(|log| group_suppliers(image, log.lookups_known, members)),
+            from: self.from(image, members),
             example_is_bound,
         }
+    }
+}
+
+impl GroupTable {
+    /// The dominant object of `members` (adjacent by name), if the image is attributed.
+    fn from(&self, image: &Image, members: &[u32]) -> Option<GroupFrom> {
+        if self.object_of.is_empty() {
+            return None;
+        }
+        let mut counts: HashMap<u32, usize> = HashMap::new();
+        let mut unattributed = 0usize;
+        let mut last: Option<&str> = None;
+        for &m in members {
+            let name = member(image, m).0;
+            if last == Some(name) {
+                continue;
+            }
+            last = Some(name);
+            match self.object_of[m as usize] {
+                PLAIN => unattributed += 1,
+                o => *counts.entry(o).or_default() += 1,
+            }
+        }
+        let objects = counts.len();
+        let (best, symbols) = counts.into_iter().max_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then_with(|| self.object_keys[b.0 as usize].cmp(&self.object_keys[a.0 as usize]))
+        })?;
+        Some(GroupFrom {
+            object: self.object_keys[best as usize].clone(),
+            symbols,
+            objects,
+            unattributed,
+        })
     }
 }
 
@@ -490,6 +561,7 @@ impl Group {
             stats,
             example,
             suppliers: None,
+            from: None,
             example_is_bound: true,
         }
     }

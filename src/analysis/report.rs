@@ -6,7 +6,7 @@ use super::group::{
     Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
 };
 use crate::error::{Error, Result};
-use crate::model::{FixupFormat, Image, LogFacts, LogFormat};
+use crate::model::{AttributionSource, FixupFormat, Image, LogFacts, LogFormat};
 use serde::Serialize;
 
 /// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
@@ -51,6 +51,50 @@ pub struct ImageSummary {
     pub suppliers: Option<Vec<SupplierCount>>,
     /// Log only: which dyld wrote it, the process read, and what the reader counted.
     pub log: Option<LogSummary>,
+    /// Binary: where its symbols come from (`null` when nothing tells: a stripped binary, a
+    /// log).
+    pub attribution: Option<AttributionSummary>,
+}
+
+/// How much of an image [`crate::model::Attribution`] covers, in [`ImageSummary::attribution`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttributionSummary {
+    /// `debug_map`, `link_map`, `dsym` or `object`.
+    pub source: AttributionSource,
+    /// Objects (or compile units) it names.
+    pub objects: usize,
+    /// Distinct weak-bound symbols it attributes to an object.
+    pub weak_bound_attributed: usize,
+    /// Weak definitions it attributes to an object.
+    pub weak_defs_attributed: usize,
+    /// Entries of the source that named no object (stray stabs, …).
+    pub unplaced_entries: u64,
+}
+
+impl AttributionSummary {
+    /// The summary of `image`'s attribution, if it has one.
+    pub fn of(image: &Image) -> Option<Self> {
+        let a = image.attribution.as_deref()?;
+        let mut bound: Vec<&str> = image
+            .bind_targets
+            .iter()
+            .map(|t| t.symbol.as_str())
+            .filter(|n| a.symbols.contains_key(*n))
+            .collect();
+        bound.sort_unstable();
+        bound.dedup();
+        Some(AttributionSummary {
+            source: a.from,
+            objects: a.objects.len(),
+            weak_bound_attributed: bound.len(),
+            weak_defs_attributed: image
+                .weak_definitions
+                .iter()
+                .filter(|w| a.symbols.contains_key(w.name.as_str()))
+                .count(),
+            unplaced_entries: a.unplaced,
+        })
+    }
 }
 
 /// What a log says about itself, in [`ImageSummary::log`].
@@ -104,6 +148,7 @@ impl ImageSummary {
                 pid: l.pid,
                 facts: l.facts.clone(),
             }),
+            attribution: AttributionSummary::of(image),
         }
     }
 

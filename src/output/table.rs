@@ -2,6 +2,7 @@
 
 use crate::analysis::check::{CheckReport, clip_middle};
 use crate::analysis::diff::percent_change;
+use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
@@ -243,6 +244,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
                 Cell::new(suppliers_cell(&s.suppliers)),
             ]);
         }
+        if s.log.is_none() {
+            t.add_row(vec![Cell::new("attributed"), Cell::new(attributed(s))]);
+        }
         writeln!(out, "{t}")?;
         log_notes(out, s)?;
         if img.groups.is_empty() {
@@ -262,6 +266,11 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         } else {
             right("weak-def exports")
         });
+        // The "from" column: when the image is attributed and groups are not origins.
+        let from = s.attribution.is_some() && r.group_by.origin_level().is_none();
+        if from {
+            header.push(Cell::new("from"));
+        }
         header.push(Cell::new("example"));
         g.set_header(header);
         for grp in r.groups(img) {
@@ -276,6 +285,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             } else {
                 right(fig(grp.stats.weak_def_exports))
             });
+            if from {
+                row.push(from_cell(grp.from.as_ref()));
+            }
             row.push(example_cell(&grp.key, &grp.example));
             g.add_row(row);
         }
@@ -292,6 +304,31 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
     }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
+}
+
+/// The "attributed" summary row: how many weak-bound symbols the attribution names, or why
+/// there is none and how to get it.
+fn attributed(s: &ImageSummary) -> String {
+    match (&s.attribution, s.weak_bind_symbols) {
+        (Some(a), bound) => format!(
+            "{} of {} weak-bound symbols ({}, {} objects)",
+            a.weak_bound_attributed,
+            fig(bound),
+            a.source.describe(),
+            a.objects
+        ),
+        (None, _) => "none: no debug map (stripped); give --map or --dsym".to_string(),
+    }
+}
+
+/// A group's "from" cell: its dominant object, and how many more contribute.
+fn from_cell(from: Option<&GroupFrom>) -> Cell {
+    Cell::new(match from {
+        None => String::new(),
+        Some(f) if f.objects == 0 => String::from("-"),
+        Some(f) if f.objects == 1 => clip(&f.object),
+        Some(f) => format!("{} +{} more", clip(&f.object), f.objects - 1),
+    })
 }
 
 fn demangle_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
