@@ -4,8 +4,8 @@
 //! This module only parses: [`Cli::request`] turns the arguments into a
 //! [`crate::command::Request`], which [`crate::command::run`] carries out.
 
-use crate::analysis::check::Figure;
 use crate::analysis::attribute::OriginLevel;
+use crate::analysis::check::Figure;
 use crate::analysis::group::GroupBy;
 use crate::command::baseline::BaselineRequest;
 use crate::command::check::{CheckFormat, CheckRequest};

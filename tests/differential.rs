@@ -2,7 +2,7 @@
 //! the object crate (container, segments, export trie, weak binds, chained imports and chains,
 //! nlist `N_WEAK_DEF`), and `llvm-objdump` from LLVM 22 when installed.
 
-use crate::util::{all_fixtures, llvm_objdump, required};
+use crate::util::{all_fixtures, llvm_nm, llvm_objdump, nm_debug_map, required, weakscan};
 use object::LittleEndian as LE;
 use object::macho;
 use object::read::macho::{
@@ -335,4 +335,72 @@ fn images_agree_with_llvm_objdump_22() {
             );
         }
     }
+}
+
+/// Checks weakscan's attribution of every weak-bound symbol and weak definition of `bin`'s
+/// x86_64 slice against the debug map as llvm-nm-22 prints it: the same object for each symbol
+/// llvm-nm names, and no object for the others. Returns how many symbols were compared.
+pub fn attribution_agrees_with_llvm_nm(nm: &Path, bin: &Path) -> usize {
+    let out = weakscan()
+        .args(["baseline", "--arch", "x86_64", "-o", "-"])
+        .arg(bin)
+        .output()
+        .expect("run weakscan");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let debug_map = nm_debug_map(nm, bin);
+    let mut compared = 0;
+    for list in ["weak_bound", "weak_definitions"] {
+        for sym in doc["symbols"][0][list].as_array().expect("symbol list") {
+            let raw = sym["symbol"].as_str().expect("symbol");
+            let object = sym["origin"]["object"].as_str().unwrap_or("(none)");
+            match debug_map.get(raw) {
+                Some(oso) => {
+                    // `dir/libfoo.a(member.o)` is keyed `libfoo.a(member.o)`; a loose object by
+                    // its path below the objects' common directory.
+                    let expected_tail = match oso.rsplit_once('/') {
+                        Some((_, file)) if oso.ends_with(')') => file,
+                        _ => oso.as_str(),
+                    };
+                    assert!(
+                        expected_tail.ends_with(object) || oso.ends_with(object),
+                        "{}: {raw}: weakscan says {object}, llvm-nm says {oso}",
+                        bin.display()
+                    );
+                }
+                None => assert!(
+                    object.starts_with('('),
+                    "{}: {raw}: weakscan says {object}, llvm-nm has no stab",
+                    bin.display()
+                ),
+            }
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn attribution_agrees_with_llvm_nm_on_every_x86_64_fixture() {
+    let Some(nm) = llvm_nm() else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-nm from LLVM 22 is required but missing"
+        );
+        eprintln!("skipping: llvm-nm from LLVM 22 not found");
+        return;
+    };
+    let mut total = 0;
+    for bin in all_fixtures() {
+        let name = bin.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.contains("x86_64") || name.contains("universal")) {
+            continue;
+        }
+        total += attribution_agrees_with_llvm_nm(&nm, &bin);
+    }
+    assert!(total > 200, "only {total} symbols compared");
 }

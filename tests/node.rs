@@ -195,3 +195,116 @@ fn node_check_against_a_20_11_0_baseline() {
         ]
     );
 }
+
+/// `scan --by library|object --format json` on a Node build: each group's weak-bound symbols.
+fn by(version: &str, level: &str) -> Option<(serde_json::Value, Vec<(String, u64)>)> {
+    let bin = node_binary(version)?;
+    let doc = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--by",
+        level,
+        "--top",
+        "1000",
+        bin.to_str().unwrap(),
+    ]);
+    let groups = doc["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| {
+            (
+                g["key"].as_str().expect("key").to_string(),
+                g["weak_bound_symbols"].as_u64().expect("figure"),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    Some((doc, groups))
+}
+
+/// Issue 11's figures: of 6800 weak-bound symbols of 22.11.0, 6794 have a debug-map entry, by
+/// static library as listed, and the 2158 of the published investigation come from one object.
+#[test]
+fn node_22_attribution_by_library_and_object() {
+    let Some((doc, libraries)) = by("22.11.0", "library") else {
+        return;
+    };
+    let a = &doc["images"][0]["attribution"];
+    assert_eq!(a["source"], "debug_map");
+    assert_eq!(a["weak_bound_attributed"], 6794);
+    assert_eq!(a["objects"], 2654);
+    let expected = [
+        ("libv8_base_without_compiler.a", 3939),
+        ("libnode.a", 1635),
+        ("libv8_compiler.a", 1041),
+        ("libv8_turboshaft.a", 91),
+        ("libicui18n.a", 68),
+        ("libada.a", 10),
+        ("(defined in another image)", 6),
+        ("libicuucx.a", 5),
+        ("libv8_libbase.a", 4),
+        ("libv8_abseil.a", 1),
+    ];
+    let mut got = libraries.clone();
+    got.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut want: Vec<(String, u64)> = expected.iter().map(|(k, n)| (k.to_string(), *n)).collect();
+    want.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    assert_eq!(got, want);
+    let (_, objects) = by("22.11.0", "object").expect("cached");
+    assert_eq!(
+        objects[..2],
+        [
+            (
+                "libv8_base_without_compiler.a(interface-descriptors.o)".to_string(),
+                2158
+            ),
+            (
+                "libv8_compiler.a(instruction-selector-x64.o)".to_string(),
+                892
+            ),
+        ]
+    );
+}
+
+/// After the fix (24.11.1): V8 no longer leaks; Node's own code (libnode.a) still does.
+#[test]
+fn node_24_attribution_after_the_fix() {
+    let Some((doc, libraries)) = by("24.11.1", "library") else {
+        return;
+    };
+    assert_eq!(
+        doc["images"][0]["attribution"]["weak_bound_attributed"],
+        1834
+    );
+    assert_eq!(doc["images"][0]["weak_bind_symbols"], 1842);
+    assert_eq!(libraries[0], ("libnode.a".to_string(), 1717));
+    let v8: u64 = libraries
+        .iter()
+        .filter(|(k, _)| k.starts_with("libv8"))
+        .map(|(_, n)| n)
+        .sum();
+    assert!(v8 < 10, "V8 still leaks {v8} weak-bound symbols");
+}
+
+/// Every weak-bound symbol and weak definition of two Node builds is attributed to the object
+/// llvm-nm-22 `-ap` shows its stab under.
+#[test]
+fn node_attribution_agrees_with_llvm_nm() {
+    let Some(nm) = crate::util::llvm_nm() else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-nm from LLVM 22 is required but missing"
+        );
+        eprintln!("skipping: llvm-nm from LLVM 22 not found");
+        return;
+    };
+    for version in ["22.11.0", "24.11.1"] {
+        let Some(bin) = node_binary(version) else {
+            continue;
+        };
+        let n = crate::differential::attribution_agrees_with_llvm_nm(&nm, &bin);
+        assert!(n > 3_000, "node {version}: only {n} symbols compared");
+    }
+}

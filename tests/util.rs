@@ -67,6 +67,56 @@ pub fn required(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| v == "1")
 }
 
+/// `llvm-nm` from LLVM 22, if installed (`WEAKSCAN_LLVM_NM` overrides the path).
+pub fn llvm_nm() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("WEAKSCAN_LLVM_NM").map(PathBuf::from),
+        Some(PathBuf::from("/usr/lib/llvm-22/bin/llvm-nm")),
+        Some(PathBuf::from("llvm-nm-22")),
+    ];
+    candidates.into_iter().flatten().find(|c| {
+        Command::new(c).arg("--version").output().is_ok_and(|o| {
+            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("version 22.")
+        })
+    })
+}
+
+/// The debug map as `llvm-nm -ap` prints it: symbol name → the `N_OSO` path of the object
+/// whose stabs name it (`N_FUN`, `N_GSYM`, `N_STSYM`, `N_LCSYM`), the first one winning.
+pub fn nm_debug_map(nm: &Path, bin: &Path) -> std::collections::HashMap<String, String> {
+    let out = Command::new(nm)
+        .args(["-ap", "--arch", "x86_64"])
+        .arg(bin)
+        .output()
+        .expect("run llvm-nm");
+    assert!(out.status.success(), "llvm-nm -ap {}", bin.display());
+    let text = String::from_utf8(out.stdout).expect("UTF-8 llvm-nm output");
+    let mut map = std::collections::HashMap::new();
+    let mut object: Option<String> = None;
+    for line in text.lines() {
+        // `VALUE - SECT DESC TYPE NAME` for stabs (TYPE right-aligned).
+        let mut it = line.split_whitespace();
+        let (Some(_), Some("-"), Some(_), Some(_), Some(kind)) =
+            (it.next(), it.next(), it.next(), it.next(), it.next())
+        else {
+            continue;
+        };
+        let name = it.collect::<Vec<_>>().join(" ");
+        let name = name.as_str();
+        match kind {
+            "OSO" => object = Some(name.to_string()),
+            "SO" if name.is_empty() => object = None,
+            "FUN" | "GSYM" | "STSYM" | "LCSYM" if !name.is_empty() => {
+                if let Some(o) = &object {
+                    map.entry(name.to_string()).or_insert_with(|| o.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    map
+}
+
 /// `llvm-objdump` from LLVM 22, if installed (`WEAKSCAN_LLVM_OBJDUMP` overrides the path).
 pub fn llvm_objdump() -> Option<PathBuf> {
     let candidates = [

@@ -299,7 +299,10 @@ pub fn dominant_object<'o>(
     let objects = counts.len();
     let (best, n) = counts.into_iter().max_by(|a, b| {
         a.1.cmp(&b.1).then_with(|| {
-            let (ka, kb) = (&origins.objects[a.0 as usize], &origins.objects[b.0 as usize]);
+            let (ka, kb) = (
+                &origins.objects[a.0 as usize],
+                &origins.objects[b.0 as usize],
+            );
             kb.object.cmp(&ka.object)
         })
     })?;
@@ -345,7 +348,10 @@ mod tests {
             keys[0].object,
             "libv8_base_without_compiler.a(interface-descriptors.o)"
         );
-        assert_eq!(keys[0].source, "deps/v8/src/codegen/interface-descriptors.cc");
+        assert_eq!(
+            keys[0].source,
+            "deps/v8/src/codegen/interface-descriptors.cc"
+        );
         assert_eq!(keys[1].library, "main.o");
         assert_eq!(keys[1].object, "main.o");
         assert_eq!(keys[1].source, "src/node_main.cc");

@@ -130,7 +130,7 @@ impl SupplierCount {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GroupFrom {
     /// The object key ([`super::attribute::OriginLevel::Object`]) with the most of the
-    /// group's distinct symbols (ties: the lower key).
+    /// group's distinct symbols (ties: the lower key); empty when none has an object.
     pub object: String,
     /// The group's distinct symbols from it.
     pub symbols: usize,
@@ -453,10 +453,17 @@ impl GroupTable {
             }
         }
         let objects = counts.len();
-        let (best, symbols) = counts.into_iter().max_by(|a, b| {
+        let Some((best, symbols)) = counts.into_iter().max_by(|a, b| {
             a.1.cmp(&b.1)
                 .then_with(|| self.object_keys[b.0 as usize].cmp(&self.object_keys[a.0 as usize]))
-        })?;
+        }) else {
+            return Some(GroupFrom {
+                object: String::new(),
+                symbols: 0,
+                objects: 0,
+                unattributed,
+            });
+        };
         Some(GroupFrom {
             object: self.object_keys[best as usize].clone(),
             symbols,

@@ -15,13 +15,13 @@ use crate::analysis::attribute::{
     ANOTHER_IMAGE, NO_ATTRIBUTION, NO_DEBUG_INFO, ObjectKeys, Origin,
 };
 use crate::analysis::tally::{SymbolEntry, entry};
-use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::schema::SCHEMA_VERSION;
 use crate::text::escape_bytes;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use crate::schema::BASELINE_COMMAND as COMMAND;
 

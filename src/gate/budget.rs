@@ -66,7 +66,9 @@ fn groups_of<'e>(
         if allow.allows(&e.raw, &name, &e.origin) {
             continue;
         }
-        let g = out.entry(by.key(&name, &e.origin).into_owned()).or_default();
+        let g = out
+            .entry(by.key(&name, &e.origin).into_owned())
+            .or_default();
         g.value = g.value.saturating_add(c);
         g.members.push(&e.raw);
     }
@@ -112,7 +114,9 @@ pub fn evaluate(
     let allowed_sum = |entries: &[SymbolEntry], f: Figure| -> usize {
         entries
             .iter()
-            .filter(|e| e.contribution(f) > 0 && allow.allows(&e.raw, &names.lookup(&e.raw), &e.origin))
+            .filter(|e| {
+                e.contribution(f) > 0 && allow.allows(&e.raw, &names.lookup(&e.raw), &e.origin)
+            })
             .map(|e| e.contribution(f))
             .fold(0usize, usize::saturating_add)
     };

@@ -216,7 +216,9 @@ pub fn read_debug_map<E: From<ParseError>>(
             }
             (N_SO, false, None) => open = Some((m.index, Some(name), None)),
             (_, _, Some((_, _, Some(_)))) => {
-                return Err(ParseError::new("two N_OSO entries with no N_SO between", at(m)).into());
+                return Err(
+                    ParseError::new("two N_OSO entries with no N_SO between", at(m)).into(),
+                );
             }
             (_, _, Some((_, source, object @ None))) => {
                 *object = Some(objects.len() as u32);

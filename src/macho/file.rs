@@ -141,7 +141,13 @@ impl MachOFile {
 
     /// [`MachOFile::read_range`] into `buf` (cleared first), reusing its allocation: for
     /// structures read a window at a time (the symbol and string tables).
-    pub fn read_range_into(&self, offset: u64, len: u64, what: &str, buf: &mut Vec<u8>) -> Result<()> {
+    pub fn read_range_into(
+        &self,
+        offset: u64,
+        len: u64,
+        what: &str,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
         let end = offset.checked_add(len);
         if end.is_none_or(|e| e > self.len) {
             return Err(self.error(

@@ -6,12 +6,12 @@ use super::chained_fixups::{
     BIND_SPECIAL_DYLIB_WEAK_LOOKUP, ChainedFixup, Visited, parse_chained_fixups_with, walk_chain,
 };
 use super::cursor::symbol_name;
+use super::debug_map::{StabSymbol, read_debug_map};
 use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
     EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, ExportTarget, walk_export_trie,
 };
 use super::file::{MachOFile, SliceLocation};
-use super::debug_map::{StabSymbol, read_debug_map};
 use super::load_commands::{
     LinkeditRange, LoadCommands, SymtabRange, VM_PROT_WRITE, read_load_commands,
 };
@@ -200,7 +200,10 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         Some(st) => {
             // Export addresses are offsets from the mach header: from the segment mapping file
             // offset 0 (__TEXT).
-            let base = lc.segments.iter().find(|s| s.fileoff == 0 && s.filesize > 0);
+            let base = lc
+                .segments
+                .iter()
+                .find(|s| s.fileoff == 0 && s.filesize > 0);
             let weak = WeakAddresses::new(
                 base.map(|s| s.vmaddr),
                 &weak_definitions,
@@ -390,8 +393,9 @@ impl NameFilter {
         };
         let head = word(&raw[..raw.len().min(8)]);
         let tail = word(&raw[raw.len().saturating_sub(8)..]);
-        let h = (head ^ tail.rotate_left(29) ^ (raw.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-            .wrapping_mul(0xff51_afd7_ed55_8ccd);
+        let h =
+            (head ^ tail.rotate_left(29) ^ (raw.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .wrapping_mul(0xff51_afd7_ed55_8ccd);
         (h >> 44) as usize % Self::BITS
     }
 

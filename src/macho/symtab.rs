@@ -130,7 +130,10 @@ pub fn for_each_string<E: From<ParseError>>(
     mut read: impl ReadTable<E>,
     mut visit: impl FnMut(usize, &[u8]) -> Result<(), E>,
 ) -> Result<(), E> {
-    debug_assert!(offsets.windows(2).all(|w| w[0] <= w[1]), "offsets not sorted");
+    debug_assert!(
+        offsets.windows(2).all(|w| w[0] <= w[1]),
+        "offsets not sorted"
+    );
     let mut i = 0usize;
     let mut window = Window {
         start: 0,
