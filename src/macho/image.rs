@@ -342,7 +342,7 @@ impl WeakAddresses {
             .filter_map(|(w, o)| Some((base.wrapping_add((*o)?), w.name.clone())))
             .chain(strong.into_iter().map(|(n, o)| (base.wrapping_add(o), n)))
             .collect();
-        sorted.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        sorted.sort_unstable_by_key(|a| a.0);
         WeakAddresses { sorted }
     }
 
@@ -414,7 +414,7 @@ impl NameFilter {
     fn may_contain(&self, raw: &[u8]) -> bool {
         let s = Self::slot(raw);
         self.bits[s / 64] & (1 << (s % 64)) != 0
-            || (self.escaped && raw.iter().any(|&b| b < 0x20 || b >= 0x7f))
+            || (self.escaped && raw.iter().any(|&b| !(0x20..0x7f).contains(&b)))
     }
 }
 
