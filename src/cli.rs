@@ -39,6 +39,10 @@ pub enum Command {
         /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// clang's compile_commands.json of the build: name the compile command of each object
+        /// the weak symbols come from, and whether it compiles with -fvisibility=hidden.
+        #[arg(long, value_name = "FILE")]
+        compile_commands: Option<PathBuf>,
         #[command(flatten)]
         opts: CommonOpts,
     },
@@ -438,13 +442,18 @@ impl Cli {
                 arch: args.arch.filter(),
                 group_by: args.by.group_by(args.depth),
             }),
-            Command::Scan { files, opts } => Request::Scan(ScanRequest {
+            Command::Scan {
+                files,
+                compile_commands,
+                opts,
+            } => Request::Scan(ScanRequest {
                 files: files.clone(),
                 read: opts.read_options(),
                 group_by: opts.group_by(),
                 top: opts.top(),
                 format: opts.format.into(),
                 output: opts.output.clone(),
+                compile_commands: compile_commands.clone(),
             }),
             Command::Diff {
                 old,

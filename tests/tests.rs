@@ -19,6 +19,7 @@
 
 mod util;
 
+mod attribution;
 mod check;
 mod cli;
 mod differential;

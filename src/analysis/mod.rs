@@ -9,3 +9,4 @@ pub mod group;
 pub mod report;
 pub mod tally;
 pub mod verify;
+pub mod visibility;

@@ -179,6 +179,8 @@ pub struct ImageReport<'a> {
     pub groups: GroupTable,
     /// Number of groups before the cut.
     pub groups_total: usize,
+    /// Its objects joined to a compile database (`scan --compile-commands`).
+    pub visibility: Option<super::visibility::VisibilityReport>,
 }
 
 /// `weakscan scan`. Groups are held compactly and built as they are read
@@ -238,6 +240,7 @@ pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<
                 image,
                 groups,
                 groups_total,
+                visibility: None,
             }
         })
         .collect();

@@ -3,8 +3,10 @@
 use super::{Format, emit, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report;
-use crate::error::Result;
+use crate::analysis::visibility::visibility_report;
+use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
+use crate::origin::compile_db::{CompileDbIndex, parse_compile_db};
 use crate::output;
 use std::path::PathBuf;
 
@@ -23,6 +25,8 @@ pub struct ScanRequest {
     pub format: Format,
     /// `--output` (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// `--compile-commands`: a compile database to join attributed objects to.
+    pub compile_commands: Option<PathBuf>,
 }
 
 /// Runs `weakscan scan`: always exit 0 on success.
@@ -32,7 +36,18 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
     for f in &req.files {
         images.extend(read_input(f, &req.read)?);
     }
-    let report = scan_report(&images, req.group_by, req.top)?;
+    let mut report = scan_report(&images, req.group_by, req.top)?;
+    if let Some(path) = &req.compile_commands {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+        let commands =
+            parse_compile_db(&bytes).map_err(|e| Error::new(ErrorKind::Malformed, path, e))?;
+        let index = CompileDbIndex::new(&commands);
+        for img in &mut report.images {
+            if img.image.attribution.is_some() {
+                img.visibility = Some(visibility_report(img.image, &commands, &index));
+            }
+        }
+    }
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::scan(out, &report),
         Format::Json => output::json::scan(out, &report),

@@ -19,6 +19,17 @@ struct ScanJson<'a> {
     images: Vec<&'a ImageSummary>,
     groups: ScanGroups<'a>,
     demangle_failures: usize,
+    /// `scan --compile-commands`: per image, its objects and their compile commands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    compile_commands: Vec<ArchVisibility<'a>>,
+}
+
+#[derive(Serialize)]
+struct ArchVisibility<'a> {
+    path: &'a str,
+    arch: Option<&'a str>,
+    #[serde(flatten)]
+    report: &'a crate::analysis::visibility::VisibilityReport,
 }
 
 #[derive(Serialize)]
@@ -157,6 +168,17 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
         images: report.images.iter().map(|i| &i.summary).collect(),
         groups: ScanGroups(report),
         demangle_failures: report.demangle_failures,
+        compile_commands: report
+            .images
+            .iter()
+            .filter_map(|i| {
+                Some(ArchVisibility {
+                    path: &i.summary.path,
+                    arch: i.summary.arch.as_deref(),
+                    report: i.visibility.as_ref()?,
+                })
+            })
+            .collect(),
     }
 }
 

@@ -5,6 +5,7 @@ use crate::analysis::diff::percent_change;
 use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
+use crate::analysis::visibility::{Compiled, VisibilityReport};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 use std::io::{self, Write};
@@ -301,9 +302,108 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
         }
         out.write_all(b"\n")?;
+        if let Some(v) = &img.visibility {
+            compile_commands(out, v, img.groups.len().max(1))?;
+        }
     }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
+}
+
+/// The objects' compile commands (`scan --compile-commands`): the `top` objects with the most
+/// lookups, each with its visibility, then the libraries with objects compiled with default
+/// visibility, and the fix for the largest.
+fn compile_commands(out: &mut dyn Write, v: &VisibilityReport, top: usize) -> io::Result<()> {
+    let mut t = table();
+    t.set_header(vec![
+        Cell::new("object"),
+        right("weak-bound symbols"),
+        right("lookups"),
+        right("weak-def exports"),
+        Cell::new("compiled with"),
+        Cell::new("target"),
+        Cell::new("source"),
+    ]);
+    for o in v.objects.iter().take(top) {
+        let (with, target) = match &o.compiled {
+            Compiled::Found {
+                visibility,
+                inlines_hidden,
+                ms_compat,
+                target,
+                ..
+            } => {
+                let mut with = match (visibility, ms_compat) {
+                    (_, true) => "-fvisibility-ms-compat".to_string(),
+                    (Some(v), _) => format!("-fvisibility={v}"),
+                    (None, _) => "default visibility (no -fvisibility)".to_string(),
+                };
+                if *inlines_hidden {
+                    with.push_str(" -fvisibility-inlines-hidden");
+                }
+                (with, target.clone().unwrap_or_default())
+            }
+            Compiled::Ambiguous { entries } => (format!("{entries} entries fit"), String::new()),
+            Compiled::NotFound => ("no entry".to_string(), String::new()),
+        };
+        t.add_row(vec![
+            cell(&o.object),
+            right(o.weak_bound_symbols.to_string()),
+            right(o.lookups.to_string()),
+            right(o.weak_def_exports.to_string()),
+            Cell::new(with),
+            cell(&target),
+            cell(&o.source),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    if v.objects.len() > top {
+        writeln!(
+            out,
+            "({top} of {} objects shown; --top N to change)",
+            v.objects.len()
+        )?;
+    }
+    let unknown: usize = v.libraries.iter().map(|l| l.objects_unknown).sum();
+    for l in v.libraries.iter().filter(|l| l.objects_default > 0) {
+        let targets = if l.targets.is_empty() {
+            String::new()
+        } else {
+            format!(" (target {})", l.targets.join(", "))
+        };
+        writeln!(
+            out,
+            "{}: {} weak-bound symbols, {} lookups from {} of its {} objects compiled without -fvisibility=hidden{targets}",
+            clip(&l.library),
+            l.weak_bound_symbols_default,
+            l.lookups_default,
+            l.objects_default,
+            l.objects
+        )?;
+    }
+    if unknown > 0 {
+        writeln!(
+            out,
+            "{unknown} objects have no unique entry in the compile database (see \"compiled with\")"
+        )?;
+    }
+    if let Some(o) = v.objects.iter().find(|o| o.compiled.leaks()) {
+        let target = match &o.compiled {
+            Compiled::Found {
+                target: Some(t), ..
+            } => format!(" (target {})", clip(t)),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "fix: {} lookups from {}, compiled without -fvisibility=hidden{target}: add -fvisibility=hidden -fvisibility-inlines-hidden to its compile flags, or mark what must stay exported with __attribute__((visibility(\"default\")))",
+            o.lookups,
+            clip(&o.source)
+        )?;
+    } else {
+        writeln!(out, "every object found is compiled with hidden visibility")?;
+    }
+    out.write_all(b"\n")
 }
 
 /// The "attributed" summary row: how many weak-bound symbols the attribution names, or why

@@ -1,0 +1,184 @@
+//! Attribution (issue 11): the debug map, `--by library|object|source`, compile commands, and
+//! their bad inputs, on the fixtures of `testdata/attr/` (built by `testdata/build.sh`).
+
+use crate::util::{fixture, json, testdata, weakscan};
+
+/// One test per case.
+macro_rules! case {
+    ($name:ident, $body:block) => {
+        #[test]
+        fn $name() $body
+    };
+}
+
+fn attr(name: &str) -> String {
+    testdata().join("attr").join(name).display().to_string()
+}
+
+fn bin(name: &str) -> String {
+    fixture(name).display().to_string()
+}
+
+/// (key, weak-bound symbols) of each group of `scan --by BY` of `file`.
+fn groups(file: &str, by: &str) -> Vec<(String, u64)> {
+    let doc = json(&["scan", "--format", "json", "--by", by, file]);
+    doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["key"].as_str().unwrap().to_string(),
+                g["weak_bound_symbols"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Exit code 2 and one stderr line containing `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = weakscan().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "weakscan {args:?}: {out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+    assert!(err.contains(needle), "stderr {err:?}, wanted {needle:?}");
+}
+
+case!(by_library_object_and_source_from_the_debug_map, {
+    let f = bin("app-attr-x86_64");
+    assert_eq!(
+        groups(&f, "library"),
+        [
+            ("(defined in another image)".to_string(), 3),
+            ("libdescriptors_a.a".to_string(), 15),
+            ("main.o".to_string(), 5),
+        ]
+    );
+    assert_eq!(
+        groups(&f, "object")[1],
+        ("libdescriptors_a.a(descriptors_a.o)".to_string(), 15)
+    );
+    assert_eq!(
+        groups(&f, "source")[1],
+        ("descriptors_a.cc".to_string(), 15)
+    );
+    let doc = json(&["scan", "--format", "json", &f]);
+    let a = &doc["images"][0]["attribution"];
+    assert_eq!(a["source"], "debug_map");
+    assert_eq!(a["objects"], 3);
+    assert_eq!(a["weak_bound_attributed"], 20);
+    // The template table names where each group comes from.
+    let g = &doc["groups"][0];
+    assert_eq!(g["key"], "v8::internal::StaticCallInterfaceDescriptor<…>");
+    assert_eq!(g["from"]["object"], "libdescriptors_a.a(descriptors_a.o)");
+    assert_eq!(g["from"]["objects"], 1);
+});
+
+case!(
+    stripped_binary_has_the_same_figures_and_says_attribution_is_unavailable,
+    {
+        let full = json(&["scan", "--format", "json", &bin("app-attr-x86_64")]);
+        let stripped = json(&["scan", "--format", "json", &bin("app-attr-x86_64-stripped")]);
+        for f in [
+            "weak_def_exports",
+            "weak_bind_sites",
+            "weak_bind_symbols",
+            "predicted_weak_lookups",
+        ] {
+            assert_eq!(full["images"][0][f], stripped["images"][0][f], "{f}");
+        }
+        assert!(stripped["images"][0]["attribution"].is_null());
+        let out = weakscan()
+            .args(["scan", &bin("app-attr-x86_64-stripped")])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("none: no debug map (stripped)"), "{text}");
+        assert_eq!(
+            groups(&bin("app-attr-x86_64-stripped"), "library")[0].0,
+            "(no attribution)"
+        );
+    }
+);
+
+case!(compile_commands_name_the_leaking_translation_unit, {
+    let doc = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--compile-commands",
+        &attr("compile_commands.json"),
+        &bin("app-attr-x86_64"),
+    ]);
+    let v = &doc["compile_commands"][0];
+    let first = &v["objects"][0];
+    assert_eq!(first["object"], "libdescriptors_a.a(descriptors_a.o)");
+    assert_eq!(first["weak_bound_symbols"], 15);
+    assert_eq!(first["compiled"]["status"], "found");
+    assert_eq!(first["compiled"]["visibility"], "default");
+    assert_eq!(first["compiled"]["hidden"], false);
+    assert_eq!(first["compiled"]["file"], "../src/descriptors_a.cc");
+    // descriptors_b.o is compiled hidden: it leaks nothing, so it is not listed.
+    let objects: Vec<&str> = v["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["object"].as_str().unwrap())
+        .collect();
+    assert!(
+        !objects.iter().any(|o| o.contains("descriptors_b")),
+        "{objects:?}"
+    );
+    let out = weakscan()
+        .args([
+            "scan",
+            "--compile-commands",
+            &attr("compile_commands.json"),
+            &bin("app-attr-x86_64"),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "fix: 15 lookups from descriptors_a.cc, compiled without -fvisibility=hidden"
+        ),
+        "{text}"
+    );
+});
+
+case!(a_policy_can_budget_a_library, {
+    let out = weakscan()
+        .args([
+            "check",
+            "--by",
+            "library",
+            "--group",
+            "libdescriptors_*.a=0",
+            &bin("app-attr-x86_64"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("libdescriptors_a.a"), "{text}");
+});
+
+case!(bad_compile_databases_are_one_line_errors, {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let f = bin("app-attr-x86_64");
+    let not_json = write("a.json", "{ not json");
+    fails_with(&["scan", "--compile-commands", &not_json, &f], "not JSON");
+    let no_file = write("b.json", r#"[{"directory": "/", "command": "cc -c x.c"}]"#);
+    fails_with(&["scan", "--compile-commands", &no_file, &f], "entry 0");
+    let missing = dir.path().join("missing.json").display().to_string();
+    fails_with(
+        &["scan", "--compile-commands", &missing, &f],
+        "missing.json",
+    );
+});
