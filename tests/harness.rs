@@ -40,7 +40,7 @@ pub type Harness = fn(&[u8]);
 
 /// The fuzz targets, by name (also the directory names under `fuzz/corpus` and
 /// `tests/regressions`).
-pub const TARGETS: [(&str, Harness); 12] = [
+pub const TARGETS: [(&str, Harness); 17] = [
     ("export_trie", export_trie),
     ("bind_opcodes", bind_opcodes),
     ("chained_fixups", chained_fixups),
@@ -53,6 +53,11 @@ pub const TARGETS: [(&str, Harness); 12] = [
     ("cli", cli),
     ("render", render),
     ("pairs", pairs),
+    ("debug_map", debug_map),
+    ("link_map", link_map),
+    ("compile_db", compile_db),
+    ("archive", archive),
+    ("dsym", dsym),
 ];
 
 /// One error message must be one line.
@@ -225,6 +230,120 @@ pub fn macho(data: &[u8]) {
         Err(e) => {
             one_line(&e.message);
             assert!(e.message.starts_with("fuzz-input: "), "{e}");
+        }
+    }
+}
+
+/// The debug-map reader: the first byte picks where the input splits into a symbol table
+/// (whole 16-byte entries) and a string table; every function/data address is wanted.
+///
+/// Invariants: at most one object per `N_OSO` entry (so per 16 bytes), every object number
+/// handed out names an object, and every path is one line.
+pub fn debug_map(data: &[u8]) {
+    use weakscan::macho::debug_map::read_debug_map;
+    let Some((&cut, rest)) = data.split_first() else {
+        return;
+    };
+    let split = (rest.len() * usize::from(cut) / 255) & !15;
+    let (syms, strs) = rest.split_at(split);
+    let read = |table: &[u8], off: u64, len: u64, buf: &mut Vec<u8>| {
+        let part = table
+            .get(off as usize..(off + len) as usize)
+            .expect("reads stay inside the table");
+        buf.clear();
+        buf.extend_from_slice(part);
+        Ok::<(), weakscan::error::ParseError>(())
+    };
+    let mut handed = Vec::new();
+    match read_debug_map(
+        (syms.len() / 16) as u32,
+        strs.len() as u64,
+        |o, l, b: &mut Vec<u8>| read(syms, o, l, b),
+        |o, l, b: &mut Vec<u8>| read(strs, o, l, b),
+        |_| true,
+        |_, object| handed.push(object),
+    ) {
+        Ok(map) => {
+            assert!(map.objects.len() <= syms.len() / 16);
+            assert!(handed.iter().all(|&o| (o as usize) < map.objects.len()));
+            for o in &map.objects {
+                one_line(&o.path);
+                one_line(o.source.as_deref().unwrap_or(""));
+            }
+        }
+        Err(e) => one_line(&e.to_string()),
+    }
+}
+
+/// The link-map parser. Invariants: every object index handed out is listed, and the counts
+/// are at most the lines of the input.
+pub fn link_map(data: &[u8]) {
+    let mut indexes = Vec::new();
+    match weakscan::origin::link_map::parse_link_map(data, |_, object, _| indexes.push(object)) {
+        Ok(header) => {
+            assert!(indexes.iter().all(|&o| (o as usize) < header.objects.len()));
+            let lines = data.split(|&b| b == b'\n').count();
+            assert!(header.symbols + header.dead_stripped <= lines);
+        }
+        Err(e) => one_line(&e.to_string()),
+    }
+}
+
+/// The compile-database reader, the visibility flags of every entry, and the index asked for
+/// each entry's own source (which it must find, uniquely or among equals).
+pub fn compile_db(data: &[u8]) {
+    use weakscan::origin::compile_db::{
+        CompileDbIndex, Match, parse_compile_db, target_of, visibility_flags,
+    };
+    match parse_compile_db(data) {
+        Ok(commands) => {
+            let index = CompileDbIndex::new(&commands);
+            for c in commands.iter().take(64) {
+                let _ = visibility_flags(&c.arguments).hides_by_default();
+                let _ = target_of(c);
+                let source = weakscan::origin::compile_db::normalize(&c.file, Some(&c.directory));
+                assert_ne!(
+                    index.find(Some(&source), None),
+                    Match::None,
+                    "an entry's own source is not found: {source:?}"
+                );
+            }
+        }
+        Err(e) => one_line(&e.to_string()),
+    }
+}
+
+/// The archive reader. Invariants: every member lies inside the input, names are one line.
+pub fn archive(data: &[u8]) {
+    match weakscan::macho::archive::read_members_bytes(data) {
+        Ok(m) => {
+            for member in &m.members {
+                assert!(member.offset.saturating_add(member.size) <= data.len() as u64);
+                one_line(&member.name);
+            }
+        }
+        Err(e) => one_line(&e.to_string()),
+    }
+}
+
+/// The dSYM reader on the input as a DWARF file (x86_64, any UUID: most inputs stop at the UUID
+/// check, so the first 16 bytes of a long input are used as the expected UUID too).
+pub fn dsym(data: &[u8]) {
+    let mut uuid = [0u8; 16];
+    if let Some(head) = data.get(..16) {
+        uuid.copy_from_slice(head);
+    }
+    for uuid in [uuid, [0u8; 16]] {
+        match weakscan::origin::dsym::read_dsym_bytes(Path::new("fuzz.dSYM"), data, "x86_64", uuid)
+        {
+            Ok(index) => {
+                let n = index.units().len();
+                for a in [0u64, 0x1_0000_0000, u64::MAX] {
+                    assert!(index.unit_of_address(a).is_none_or(|u| u < n));
+                }
+                assert!(index.unit_of_name("__Z1fv").is_none_or(|u| u < n));
+            }
+            Err(e) => one_line(&e.message),
         }
     }
 }
@@ -1527,7 +1646,45 @@ pub fn seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
                 out.push(("chained_fixups", input));
             }
         }
+        // The debug map: a split byte, the symbol table, the string table.
+        if let Some(loc) = file.slices().unwrap_or_default().first()
+            && let Ok(lc) = read_load_commands(&file, loc)
+            && let Some(st) = lc.symtab
+        {
+            let at = |off: u32, len: usize| {
+                let start = loc.offset as usize + off as usize;
+                bytes.get(start..start + len).unwrap_or_default().to_vec()
+            };
+            let syms = at(st.symoff, st.nsyms as usize * 16);
+            let strs = at(st.stroff, st.strsize as usize);
+            let cut = (syms.len() * 255 / (syms.len() + strs.len()).max(1)) as u8;
+            let mut input = vec![cut];
+            input.extend(syms);
+            input.extend(strs);
+            out.push(("debug_map", input));
+        }
         out.push(("macho", bytes));
+    }
+    let attr = testdata.join("attr");
+    for (target, file) in [
+        ("link_map", attr.join("app-attr-x86_64.map")),
+        ("link_map", testdata.join("origin/lld-x86_64.map")),
+        ("compile_db", attr.join("compile_commands.json")),
+        ("archive", attr.join("libdescriptors_a.a")),
+        ("archive", testdata.join("archive/libweak-gnu.a")),
+        ("archive", testdata.join("archive/libweak-darwin.a")),
+        (
+            "dsym",
+            attr.join("app-attr-x86_64.dSYM/Contents/Resources/DWARF/app-attr-x86_64"),
+        ),
+        (
+            "dsym",
+            testdata.join("origin/liba.dylib.dSYM/Contents/Resources/DWARF/liba.dylib"),
+        ),
+    ] {
+        if let Ok(bytes) = std::fs::read(&file) {
+            out.push((target, bytes));
+        }
     }
     for path in sorted(&testdata.join("logs")) {
         if path.extension().is_some_and(|e| e == "log")
