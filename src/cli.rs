@@ -18,6 +18,7 @@ use crate::gate::pattern::Pattern;
 use crate::gate::policy::{Flags, GroupBudget, Increase, RuleSet};
 use crate::input::{InputKind, ReadOptions};
 use crate::macho::ArchFilter;
+use crate::origin::attach::OriginFiles;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -43,6 +44,8 @@ pub enum Command {
         /// the weak symbols come from, and whether it compiles with -fvisibility=hidden.
         #[arg(long, value_name = "FILE")]
         compile_commands: Option<PathBuf>,
+        #[command(flatten)]
+        origin: OriginOpts,
         #[command(flatten)]
         opts: CommonOpts,
     },
@@ -90,6 +93,8 @@ pub struct CheckArgs {
     /// Mach-O files (thin or universal); each slice is checked on its own; `-` is stdin.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub origin: OriginOpts,
     /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
@@ -152,6 +157,8 @@ pub struct CheckArgs {
 pub struct BaselineArgs {
     /// The Mach-O file (thin or universal); `-` is stdin.
     pub file: PathBuf,
+    #[command(flatten)]
+    pub origin: OriginOpts,
     /// Write here instead of stdout: a regular file is replaced atomically (temp file, fsync,
     /// rename; a symlink is kept and its target written); a device or FIFO is written
     /// directly; `-` is stdout.
@@ -238,6 +245,28 @@ pub struct CommonOpts {
     /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+}
+
+/// `--map` / `--dsym`: attribution for a stripped binary.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OriginOpts {
+    /// The link map of the binary (`ld64 -map FILE`, `ld64.lld -map FILE`): attribute symbols
+    /// by name to the objects it lists (for a stripped binary).
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<PathBuf>,
+    /// The binary's dSYM (a `.dSYM` bundle or its DWARF file): attribute weak definitions to
+    /// compile units by address; its UUID must match the binary's.
+    #[arg(long, value_name = "PATH")]
+    pub dsym: Option<PathBuf>,
+}
+
+impl OriginOpts {
+    fn files(&self) -> OriginFiles {
+        OriginFiles {
+            map: self.map.clone(),
+            dsym: self.dsym.clone(),
+        }
+    }
 }
 
 /// `--input-kind`.
@@ -361,6 +390,7 @@ impl CheckArgs {
             allow_groups: patterns("--allow-group", &self.allow_groups)?,
         };
         Ok(CheckRequest {
+            origin: self.origin.files(),
             files: self.files.clone(),
             config: self.config.clone(),
             no_config: self.no_config,
@@ -438,6 +468,7 @@ impl Cli {
             Command::Check(args) => Request::Check(args.request()?),
             Command::Baseline(args) => Request::Baseline(BaselineRequest {
                 file: args.file.clone(),
+                origin: args.origin.files(),
                 output: args.output.clone(),
                 arch: args.arch.filter(),
                 group_by: args.by.group_by(args.depth),
@@ -445,8 +476,10 @@ impl Cli {
             Command::Scan {
                 files,
                 compile_commands,
+                origin,
                 opts,
             } => Request::Scan(ScanRequest {
+                origin: origin.files(),
                 files: files.clone(),
                 read: opts.read_options(),
                 group_by: opts.group_by(),

@@ -174,6 +174,10 @@ pub struct WeakDefinition {
     pub name: Name,
     /// Kind is `THREAD_LOCAL` (llvm-objdump prints `[weak_def, per-thread]`).
     pub thread_local: bool,
+    /// Its unslid vm address (the trie's offset from the mach header plus the `__TEXT` vm
+    /// address); `None` for a re-export, an absolute symbol, or an image with no segment at
+    /// file offset 0.
+    pub address: Option<u64>,
 }
 
 /// One fixup site: a location that dyld writes the bound address into.
@@ -366,6 +370,8 @@ pub struct Image {
     /// Where the image's symbols were compiled: from its debug map, or a link map, dSYM or the
     /// object files themselves. `None` when nothing tells (a stripped binary, a log).
     pub attribution: Option<Box<Attribution>>,
+    /// `LC_UUID` of a binary, if it has one (a dSYM must have the same).
+    pub uuid: Option<[u8; 16]>,
 }
 
 /// Where an [`Attribution`] came from.

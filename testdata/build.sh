@@ -168,6 +168,8 @@ build_attr() {
   # Relative paths from $WORK: the link map names objects as given.
   (cd "$WORK" && link bin/app-attr-x86_64 x86_64 opcodes -map attr/app-attr-x86_64.map \
     obj/attr/main.o obj/attr/libdescriptors_a.a obj/attr/hidden/descriptors_b.o)
+  # The map names the SDK by its path on this machine: make it the same everywhere.
+  sed -i "s|$HERE/|/weakscan/testdata/|g" "$ATTR/app-attr-x86_64.map"
   (cd "$WORK" && "$DSYMUTIL" bin/app-attr-x86_64 -o attr/app-attr-x86_64.dSYM)
   rm -rf "$ATTR/app-attr-x86_64.dSYM/Contents/Resources/Relocations"
   "$STRIP" -S "$OUT/app-attr-x86_64" -o "$OUT/app-attr-x86_64-stripped"

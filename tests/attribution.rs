@@ -182,3 +182,84 @@ case!(bad_compile_databases_are_one_line_errors, {
         "missing.json",
     );
 });
+
+case!(
+    a_link_map_attributes_a_stripped_binary_like_its_debug_map,
+    {
+        let stripped = bin("app-attr-x86_64-stripped");
+        let map = attr("app-attr-x86_64.map");
+        let by_map = json(&[
+            "scan", "--format", "json", "--by", "library", "--map", &map, &stripped,
+        ]);
+        assert_eq!(by_map["images"][0]["attribution"]["source"], "link_map");
+        assert_eq!(
+            groups(&bin("app-attr-x86_64"), "library"),
+            by_map["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| (
+                    g["key"].as_str().unwrap().to_string(),
+                    g["weak_bound_symbols"].as_u64().unwrap()
+                ))
+                .filter(|(k, _)| !k.starts_with("(defined here"))
+                .collect::<Vec<_>>()
+        );
+    }
+);
+
+case!(a_dsym_attributes_weak_definitions_to_compile_units, {
+    let stripped = bin("app-attr-x86_64-stripped");
+    let dsym = attr("app-attr-x86_64.dSYM");
+    let doc = json(&[
+        "scan", "--format", "json", "--by", "source", "--dsym", &dsym, &stripped,
+    ]);
+    assert_eq!(doc["images"][0]["attribution"]["source"], "dsym");
+    let keys: Vec<&str> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(
+        keys.contains(&"descriptors_a.cc") && keys.contains(&"main.cc"),
+        "{keys:?}"
+    );
+    // A dSYM of another binary is refused, naming both UUIDs.
+    fails_with(
+        &["scan", "--dsym", &dsym, &bin("app-default-chained-x86_64")],
+        "does not match the binary's UUID",
+    );
+});
+
+case!(bad_attribution_files_are_one_line_errors, {
+    let dir = tempfile::tempdir().unwrap();
+    let f = bin("app-attr-x86_64-stripped");
+    let bad_map = dir.path().join("bad.map");
+    std::fs::write(
+        &bad_map,
+        "# Path: x\n# Object files:\n[  0] linker synthesized\n[ 7] oops\n",
+    )
+    .unwrap();
+    fails_with(
+        &["scan", "--map", bad_map.to_str().unwrap(), &f],
+        "bad.map:4",
+    );
+    let arm = dir.path().join("arm.map");
+    std::fs::write(
+        &arm,
+        "# Path: x\n# Arch: arm64\n# Object files:\n[  0] linker synthesized\n",
+    )
+    .unwrap();
+    fails_with(
+        &["scan", "--map", arm.to_str().unwrap(), &f],
+        "link map of arm64",
+    );
+    fails_with(
+        &["scan", "--map", &attr("app-attr-x86_64.map"), &f, &f],
+        "describe one binary",
+    );
+    let garbage = dir.path().join("x.dSYM");
+    std::fs::write(&garbage, b"not a dwarf file").unwrap();
+    fails_with(&["scan", "--dsym", garbage.to_str().unwrap(), &f], "x.dSYM");
+});

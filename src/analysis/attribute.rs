@@ -197,12 +197,26 @@ pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
         .iter()
         .map(|o| o.source.as_deref().map(|s| normalize(s, None)))
         .collect();
-    let source_root = common_dir(sources.iter().flatten().map(String::as_str));
+    // Common directories over the objects symbols come from (a link map also lists dylibs).
+    let mut used = vec![false; a.objects.len()];
+    for &o in a.symbols.values() {
+        if let Some(u) = used.get_mut(o as usize) {
+            *u = true;
+        }
+    }
+    let source_root = common_dir(
+        sources
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| **u)
+            .filter_map(|(s, _)| s.as_deref()),
+    );
     let loose: Vec<String> = a
         .objects
         .iter()
-        .filter(|o| split_object(&o.path).0.is_none())
-        .map(|o| normalize(&o.path, None))
+        .zip(&used)
+        .filter(|(o, u)| **u && split_object(&o.path).0.is_none())
+        .map(|(o, _)| normalize(&o.path, None))
         .collect();
     let object_root = common_dir(loose.iter().map(String::as_str));
     a.objects
@@ -342,6 +356,10 @@ mod tests {
             ),
             ("/b/ws/out/Release/obj/gen/x.o", None),
         ]);
+        let mut a = a;
+        for (i, s) in ["_a", "_b", "_c"].iter().enumerate() {
+            a.symbols.insert(Name::from(*s), i as u32);
+        }
         let keys = object_keys(&a);
         assert_eq!(keys[0].library, "libv8_base_without_compiler.a");
         assert_eq!(

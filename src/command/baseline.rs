@@ -25,6 +25,8 @@ pub struct BaselineRequest {
     pub arch: ArchFilter,
     /// The grouping of the recorded groups and per-symbol `group` keys.
     pub group_by: GroupBy,
+    /// `--map` / `--dsym`.
+    pub origin: crate::origin::attach::OriginFiles,
 }
 
 /// Runs `weakscan baseline`: the baseline JSON on stdout, or written to `output` (see
@@ -33,7 +35,8 @@ pub struct BaselineRequest {
 ///
 /// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
 pub fn run(req: &BaselineRequest) -> Result<u8> {
-    let images = read_binary(&req.file, &req.arch)?;
+    let mut images = read_binary(&req.file, &req.arch)?;
+    crate::origin::attach::attach(&mut images, &req.origin)?;
     let report = scan_report(&images, req.group_by, None)?;
     let names = demangle_all(images.iter().flat_map(Image::symbol_names))?;
     emit(req.output.as_ref(), |out| {

@@ -55,6 +55,8 @@ pub struct CheckRequest {
     pub format: CheckFormat,
     /// `--output` (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// `--map` / `--dsym`.
+    pub origin: crate::origin::attach::OriginFiles,
 }
 
 /// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
@@ -121,6 +123,8 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
     for f in &req.files {
         images.extend(read_binary(f, &req.arch)?);
     }
+    super::one_binary_for(&req.origin, req.files.len())?;
+    crate::origin::attach::attach(&mut images, &req.origin)?;
     if let Some(b) = &base {
         pair_arches(b, &images, &req.arch, &req.files[0])?;
     }

@@ -75,3 +75,16 @@ pub fn one_stdin(paths: &[&Path]) -> Result<()> {
     }
     Ok(())
 }
+
+/// `--map` and `--dsym` describe one binary: refused with several inputs.
+pub(crate) fn one_binary_for(
+    origin: &crate::origin::attach::OriginFiles,
+    inputs: usize,
+) -> Result<()> {
+    if !origin.is_empty() && inputs > 1 {
+        return Err(crate::error::Error::usage(
+            "--map and --dsym describe one binary: give one input with them",
+        ));
+    }
+    Ok(())
+}

@@ -1,11 +1,12 @@
 //! `weakscan scan FILE…`: weak definitions, weak binds and lookups of binaries or logs, grouped.
 
-use super::{Format, emit, one_stdin};
+use super::{Format, emit, one_binary_for, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report;
 use crate::analysis::visibility::visibility_report;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
+use crate::origin::attach::{OriginFiles, attach};
 use crate::origin::compile_db::{CompileDbIndex, parse_compile_db};
 use crate::output;
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub struct ScanRequest {
     pub output: Option<PathBuf>,
     /// `--compile-commands`: a compile database to join attributed objects to.
     pub compile_commands: Option<PathBuf>,
+    /// `--map` / `--dsym`.
+    pub origin: OriginFiles,
 }
 
 /// Runs `weakscan scan`: always exit 0 on success.
@@ -36,6 +39,8 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
     for f in &req.files {
         images.extend(read_input(f, &req.read)?);
     }
+    one_binary_for(&req.origin, req.files.len())?;
+    attach(&mut images, &req.origin)?;
     let mut report = scan_report(&images, req.group_by, req.top)?;
     if let Some(path) = &req.compile_commands {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;

@@ -60,6 +60,7 @@ mod tests {
             weak_definitions: vec![WeakDefinition {
                 name: "__ZN2v81AE".into(),
                 thread_local: false,
+                address: None,
             }],
             bind_targets: vec![
                 BindTarget {
@@ -97,6 +98,7 @@ mod tests {
             ],
             source: Source::Binary,
             attribution: None,
+            uuid: None,
         };
         let t = tally(&image);
         assert_eq!(t.len(), 2);

@@ -666,6 +666,7 @@ impl Recorder {
                         facts: Default::default(),
                     }),
                     attribution: None,
+                    uuid: None,
                 },
             ));
         }

@@ -80,6 +80,13 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         file.read_range(loc.offset + u64::from(r.offset), u64::from(r.size), what)
     };
 
+    // Export addresses are offsets from the mach header: from the segment mapping file offset 0
+    // (__TEXT).
+    let text_base = lc
+        .segments
+        .iter()
+        .find(|s| s.fileoff == 0 && s.filesize > 0)
+        .map(|s| s.vmaddr);
     // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
     let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
@@ -116,6 +123,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
             {
                 weak_addresses.push(address);
                 weak_definitions.push(WeakDefinition {
+                    address: address.zip(text_base).map(|(a, b)| b.wrapping_add(a)),
                     name: Name::from(symbol_name(name)),
                     thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
                         == EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
@@ -232,6 +240,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         lookups,
         source: Source::Binary,
         attribution,
+        uuid: lc.uuid,
     })
 }
 

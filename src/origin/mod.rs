@@ -6,8 +6,10 @@
 //!   binaries;
 //! * [`compile_db`] — clang's JSON compilation database (`compile_commands.json`): the command
 //!   that compiled each source file, its visibility flags, and an index that finds the entry of a
-//!   source path or an object file.
+//!   source path or an object file;
+//! * [`attach`] — a link map or dSYM joined to the images of one binary (`--map`, `--dsym`).
 
+pub mod attach;
 pub mod compile_db;
 pub mod dsym;
 pub mod link_map;

@@ -1,0 +1,185 @@
+//! Attaching a link map (`--map`) or a dSYM (`--dsym`) to the images of one binary, for a
+//! stripped binary whose own debug map is gone (or to replace it).
+//!
+//! * **Link map**: joined by symbol name. The map has no weak or exported flag, so each of the
+//!   image's weak-bound symbols and weak definitions is looked up among the map's `# Symbols:`
+//!   lines; an entry of file `[  0]` (linker synthesized: stubs, lazy pointers that carry their
+//!   target's name) is passed over for one of a real object. Linkers differ on which copy of a
+//!   weak symbol they keep — ld64 the more visible (a non-weak over a weak definition, else the
+//!   first), ld64.lld the first in link order — and the map names the object whose copy was
+//!   kept; other objects may define the same instantiation (see `docs/attribution.md`). The
+//!   map's `# Arch:` must be the slice's arch.
+//! * **dSYM**: each weak definition's address (from the export trie) is looked up among the
+//!   compile units' code and data ranges, else its name among their linkage names
+//!   ([`super::dsym`]). A dSYM names compile units, not object files: the object and library
+//!   keys are the unit's source file. The dSYM's UUID must be the slice's `LC_UUID`.
+
+use super::dsym::read_dsym;
+use super::link_map::parse_link_map;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Attribution, AttributionSource, Image, Name, ObjectOrigin};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The attribution files given on the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OriginFiles {
+    /// `--map FILE`.
+    pub map: Option<PathBuf>,
+    /// `--dsym PATH` (a `.dSYM` bundle or its DWARF file).
+    pub dsym: Option<PathBuf>,
+}
+
+impl OriginFiles {
+    /// Neither is given.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_none() && self.dsym.is_none()
+    }
+}
+
+/// Replaces the attribution of each binary image in `images` with the one `files` give.
+///
+/// Errors: both files given (usage), a log among `images` (usage), an unreadable or malformed
+/// map or dSYM (naming the file), a map of another arch, a dSYM of another binary (UUID), a
+/// binary with no `LC_UUID` given a dSYM.
+pub fn attach(images: &mut [Image], files: &OriginFiles) -> Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    if files.map.is_some() && files.dsym.is_some() {
+        return Err(Error::usage("give --map or --dsym, not both"));
+    }
+    for image in images.iter_mut() {
+        if image.is_log() {
+            return Err(Error::usage(format!(
+                "--map and --dsym apply to binaries, and {} is a dyld log",
+                image.path
+            )));
+        }
+        let attribution = match (&files.map, &files.dsym) {
+            (Some(map), _) => from_link_map(image, map)?,
+            (_, Some(dsym)) => from_dsym(image, dsym)?,
+            _ => continue,
+        };
+        image.attribution = Some(Box::new(attribution));
+    }
+    Ok(())
+}
+
+/// The image's weak-bound and weak-defined names, keyed by their text.
+fn wanted(image: &Image) -> HashMap<&str, &Name> {
+    image
+        .bind_targets
+        .iter()
+        .map(|t| &t.symbol)
+        .chain(image.weak_definitions.iter().map(|w| &w.name))
+        .map(|n| (n.as_str(), n))
+        .collect()
+}
+
+fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
+    let text = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+    let wanted = wanted(image);
+    let mut symbols: HashMap<Name, u32> = HashMap::new();
+    let mut synthesized = 0u64;
+    let header = parse_link_map(&text, |name, object, _| {
+        if let Some(n) = wanted.get(name) {
+            if object == 0 {
+                synthesized += 1;
+            } else {
+                symbols.entry((*n).clone()).or_insert(object);
+            }
+        }
+    })
+    .map_err(|e| {
+        let message = e.to_string();
+        Error::at(ErrorKind::Malformed, path, e.line, 1, message)
+    })?;
+    // A dylib's (or text stub's) entries are imports, not definitions of this image.
+    symbols.retain(|_, o| !header.objects.get(*o as usize).is_some_and(|p| is_dylib(p)));
+    if let (Some(map_arch), Some(arch)) = (&header.arch, &image.arch)
+        && map_arch != arch
+    {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            path,
+            format!("link map of {map_arch}, given for the {arch} slice (choose it with --arch)"),
+        ));
+    }
+    Ok(Attribution {
+        from: AttributionSource::LinkMap,
+        objects: header
+            .objects
+            .iter()
+            .map(|o| ObjectOrigin {
+                path: Name::from(crate::text::escape(o).into_owned()),
+                source: None,
+            })
+            .collect(),
+        symbols,
+        unplaced: synthesized,
+    })
+}
+
+/// A dynamic library or text stub among a map's files (`libSystem.tbd`, `libc++.1.dylib`,
+/// `Foo.framework/Foo`): the map lists it for the symbols imported from it.
+fn is_dylib(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with(".tbd")
+        || name.ends_with(".dylib")
+        || (path.contains(".framework/") && !path.ends_with(')') && !name.contains('.'))
+}
+
+fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
+    let arch = image.arch.as_deref().unwrap_or_default();
+    let Some(uuid) = image.uuid else {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            Path::new(&image.path),
+            format!("{arch}: no LC_UUID, so no dSYM can be matched to it"),
+        ));
+    };
+    let index = read_dsym(path, arch, uuid)?;
+    let mut symbols: HashMap<Name, u32> = HashMap::new();
+    let mut misses = 0u64;
+    let defined: HashMap<&str, Option<u64>> = image
+        .weak_definitions
+        .iter()
+        .map(|w| (w.name.as_str(), w.address))
+        .collect();
+    for (name, n) in wanted(image) {
+        let Some(address) = defined.get(name) else {
+            continue; // bound, defined in another image
+        };
+        let unit = address
+            .and_then(|a| index.unit_of_address(a))
+            .or_else(|| index.unit_of_name(name));
+        match unit {
+            Some(u) => {
+                symbols.insert(n.clone(), u as u32);
+            }
+            None => misses += 1,
+        }
+    }
+    let objects = index
+        .units()
+        .iter()
+        .map(|u| {
+            let source = match &u.comp_dir {
+                Some(dir) if !u.name.starts_with('/') => format!("{dir}/{}", u.name),
+                _ => u.name.clone(),
+            };
+            let source = Name::from(crate::text::escape(&source).into_owned());
+            ObjectOrigin {
+                path: source.clone(),
+                source: Some(source),
+            }
+        })
+        .collect();
+    Ok(Attribution {
+        from: AttributionSource::Dsym,
+        objects,
+        symbols,
+        unplaced: misses,
+    })
+}
