@@ -24,10 +24,15 @@ echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinf
 echo "weakscan $("$ws" --version | cut -d' ' -f2); $("$objdump" --version | grep -m1 version | sed 's/^ *//'); $(c++filt --version | head -1)"
 echo
 json=$(mktemp)
+# Attribution costs: the same scan of a copy stripped of its debug map (llvm-strip -S).
+strip=${LLVM_STRIP:-/usr/lib/llvm-22/bin/llvm-strip}
+stripped=$(mktemp -d)/node-$old-stripped
+"$strip" -S "$a" -o "$stripped"
 hyperfine -N --warmup 3 --runs "$runs" --style none --export-json "$json" \
   -n "weakscan diff node-$old node-$new" "$ws diff $a $b" \
   -n "weakscan diff --format json (both)" "$ws diff --format json $a $b" \
-  -n "weakscan scan node-$old" "$ws scan $a" >/dev/null
+  -n "weakscan scan node-$old" "$ws scan $a" \
+  -n "weakscan scan node-$old, stripped (no attribution)" "$ws scan $stripped" >/dev/null
 hyperfine --warmup 3 --runs "$runs" --style none --export-json "$json.pipe" \
   -n "llvm-objdump --weak-bind --exports-trie, piped to c++filt (node-$old only)" \
   "$objdump --macho --weak-bind --exports-trie $a | c++filt" >/dev/null
@@ -42,9 +47,10 @@ for path in sys.argv[1:]:
 PY
 rm -f "$json" "$json.pipe"
 echo
-for cmd in "diff $a $b" "scan $a"; do
+for cmd in "diff $a $b" "scan $a" "scan $stripped"; do
   kb=$( { /usr/bin/time -f '%M' "$ws" $cmd >/dev/null; } 2>&1 | tail -1)
-  echo "peak memory, weakscan ${cmd%% *}: $((kb / 1024)) MB (max RSS ${kb} KB)"
+  echo "peak memory, weakscan ${cmd%% *} ${cmd##*/}: $((kb / 1024)) MB (max RSS ${kb} KB)"
 done
+rm -rf "$(dirname "$stripped")"
 kb=$( { /usr/bin/time -f '%M' "$objdump" --macho --weak-bind --exports-trie "$a" >/dev/null; } 2>&1 | tail -1)
 echo "peak memory, llvm-objdump alone on node-$old: $((kb / 1024)) MB"
