@@ -188,7 +188,11 @@ pub fn kind_of(head: &[u8]) -> InputKind {
         .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
     // A file shorter than a magic number that starts like one is a cut binary.
     let cut_magic = head.len() < 4 && MAGICS.iter().any(|m| m.to_be_bytes().starts_with(head));
-    if cut_magic || magic.is_some_and(|m| MAGICS.contains(&m)) || head.contains(&0) {
+    if cut_magic
+        || magic.is_some_and(|m| MAGICS.contains(&m))
+        || head.starts_with(crate::macho::object::AR_MAGIC)
+        || head.contains(&0)
+    {
         InputKind::Binary
     } else {
         InputKind::Log

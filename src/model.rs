@@ -318,6 +318,9 @@ pub struct PidLines {
 pub enum Source {
     /// A Mach-O file: every figure except seen lookups.
     Binary,
+    /// An object file or static archive, before linking: only weak-def exports (an upper
+    /// bound of the linked image's; see `macho::object`).
+    Object,
     /// A dyld log.
     Log(LogSource),
 }
@@ -440,7 +443,7 @@ impl Image {
     /// The log it was read from, if any.
     pub fn log(&self) -> Option<&LogSource> {
         match &self.source {
-            Source::Binary => None,
+            Source::Binary | Source::Object => None,
             Source::Log(l) => Some(l),
         }
     }
@@ -450,9 +453,13 @@ impl Image {
         self.log().is_some()
     }
 
-    /// `binary` or `log`.
+    /// `binary`, `object` (an object file or archive) or `log`.
     pub fn input_kind(&self) -> &'static str {
-        if self.is_log() { "log" } else { "binary" }
+        match self.source {
+            Source::Binary => "binary",
+            Source::Object => "object",
+            Source::Log(_) => "log",
+        }
     }
 
     /// The arch, or for a log the image name: what `diff` pairs images by.
@@ -466,14 +473,22 @@ impl Image {
         (!self.is_log()).then_some(self.weak_definitions.len())
     }
 
-    /// Weak-bind targets are known (always for a binary).
+    /// Weak-bind targets are known (always for a binary, never before linking).
     pub fn targets_known(&self) -> bool {
-        self.log().is_none_or(|l| l.targets_known)
+        match &self.source {
+            Source::Binary => true,
+            Source::Object => false,
+            Source::Log(l) => l.targets_known,
+        }
     }
 
-    /// Weak-bind locations are known (always for a binary).
+    /// Weak-bind locations are known (always for a binary, never before linking).
     pub fn sites_known(&self) -> bool {
-        self.log().is_none_or(|l| l.sites_known)
+        match &self.source {
+            Source::Binary => true,
+            Source::Object => false,
+            Source::Log(l) => l.sites_known,
+        }
     }
 
     /// Locations bound by weak binds.
@@ -496,7 +511,7 @@ impl Image {
     /// The "looking for weak-def symbol" lines dyld4 (macOS 15) prints when this image is the
     /// main executable; `None` for a log.
     pub fn predicted_weak_lookups(&self) -> Option<usize> {
-        (!self.is_log()).then_some(self.lookups.len())
+        matches!(self.source, Source::Binary).then_some(self.lookups.len())
     }
 
     /// The lookup lines a log shows for this image; `None` for a binary, or a log without
@@ -509,9 +524,10 @@ impl Image {
 
     /// Predicted lookups for a binary, seen ones for a log: the lookups figure of groups.
     pub fn weak_lookups(&self) -> Option<usize> {
-        match self.log() {
-            None => Some(self.lookups.len()),
-            Some(_) => self.seen_weak_lookups(),
+        match &self.source {
+            Source::Binary => Some(self.lookups.len()),
+            Source::Object => None,
+            Source::Log(_) => self.seen_weak_lookups(),
         }
     }
 
@@ -537,6 +553,7 @@ impl Image {
     pub fn filetype_name(&self) -> Option<String> {
         Some(match self.filetype? {
             MH_EXECUTE => "MH_EXECUTE".into(),
+            0x1 => "MH_OBJECT".into(),
             MH_DYLIB => "MH_DYLIB".into(),
             MH_BUNDLE => "MH_BUNDLE".into(),
             other => goblin::mach::header::filetype_to_str(other).to_string(),

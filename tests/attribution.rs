@@ -263,3 +263,106 @@ case!(bad_attribution_files_are_one_line_errors, {
     std::fs::write(&garbage, b"not a dwarf file").unwrap();
     fails_with(&["scan", "--dsym", garbage.to_str().unwrap(), &f], "x.dSYM");
 });
+
+/// The raw names of `file`'s weak definitions (from its baseline).
+fn weak_definitions(file: &str) -> std::collections::BTreeSet<String> {
+    let out = weakscan()
+        .args(["baseline", "-o", "-", file])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["symbols"][0]["weak_definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["symbol"].as_str().unwrap().to_string())
+        .collect()
+}
+
+case!(objects_and_archives_predict_the_linked_weak_definitions, {
+    // app-attr-x86_64 is linked from exactly these three inputs.
+    let mut predicted = weak_definitions(&attr("main.o"));
+    predicted.extend(weak_definitions(&attr("libdescriptors_a.a")));
+    let hidden = weak_definitions(&attr("descriptors_b-hidden.o"));
+    assert!(
+        hidden.is_empty(),
+        "a -fvisibility=hidden object exports {hidden:?}"
+    );
+    let linked = weak_definitions(&bin("app-attr-x86_64"));
+    assert_eq!(predicted, linked, "the prediction is the linked export set");
+    // Figures an object cannot give are absent, not zero; each symbol names its member.
+    let doc = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--by",
+        "object",
+        &attr("libdescriptors_a.a"),
+    ]);
+    let img = &doc["images"][0];
+    assert_eq!(img["input_kind"], "object");
+    assert_eq!(img["filetype"], "MH_OBJECT");
+    assert!(img["predicted_weak_lookups"].is_null() && img["weak_bind_symbols"].is_null());
+    assert_eq!(
+        doc["groups"][0]["key"],
+        "libdescriptors_a.a(descriptors_a.o)"
+    );
+    assert_eq!(doc["groups"][0]["weak_def_exports"], 17);
+});
+
+case!(a_gate_runs_on_a_library_before_linking, {
+    let out = weakscan()
+        .args([
+            "check",
+            &attr("libdescriptors_a.a"),
+            "--max-weak-def-exports",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = weakscan()
+        .args([
+            "check",
+            &attr("descriptors_b-hidden.o"),
+            "--max-weak-def-exports",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+});
+
+case!(archives_that_lie_are_one_line_errors, {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = std::fs::read(attr("libdescriptors_a.a")).unwrap();
+    // A member header whose size runs past the end of the file.
+    let mut lying = lib.clone();
+    let size_field = 8 + 48;
+    lying[size_field..size_field + 10].copy_from_slice(b"9999999999");
+    let p = dir.path().join("lying.a");
+    std::fs::write(&p, &lying).unwrap();
+    fails_with(&["scan", p.to_str().unwrap()], "lying.a");
+    // A member that is not a Mach-O object.
+    let mut text = b"!<arch>\n".to_vec();
+    text.extend_from_slice(
+        format!(
+            "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+            "x.o/", 0, 0, 0, 644, 40
+        )
+        .as_bytes(),
+    );
+    text.extend_from_slice(&b"notmacho".repeat(5));
+    let p = dir.path().join("text.a");
+    std::fs::write(&p, &text).unwrap();
+    fails_with(
+        &["scan", p.to_str().unwrap()],
+        "text.a(x.o): not a 64-bit little-endian Mach-O object",
+    );
+    // --arch naming no slice.
+    fails_with(
+        &["scan", "--arch", "arm64", &attr("libdescriptors_a.a")],
+        "no arm64 slice",
+    );
+});

@@ -15,6 +15,7 @@ use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{
     LinkeditRange, LoadCommands, SymtabRange, VM_PROT_WRITE, read_load_commands,
 };
+use super::object::{AR_MAGIC, MH_OBJECT, read_object_image};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     Attribution, AttributionSource, BindTarget, FixupFormat, Image, Name, ObjectOrigin, Site,
@@ -50,6 +51,30 @@ pub fn read_bytes(path: &Path, bytes: Vec<u8>, filter: &ArchFilter) -> Result<Ve
 /// same checks and errors as [`read_file`].
 pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> {
     let path = file.path();
+    // A static archive (not universal): one image, of its members' arch.
+    if file.len() >= 8 && file.read_range(0, 8, "archive magic")? == AR_MAGIC {
+        let loc = SliceLocation {
+            arch: String::new(),
+            cputype: 0,
+            cpusubtype: 0,
+            offset: 0,
+            size: file.len(),
+        };
+        let image = read_object_image(file, &loc, true)?;
+        if let ArchFilter::Only(want) = filter
+            && image.arch.as_deref() != Some(want.as_str())
+        {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                path,
+                format!(
+                    "no {want} slice (the archive's objects are {})",
+                    image.arch.as_deref().unwrap_or("of no arch")
+                ),
+            ));
+        }
+        return Ok(vec![image]);
+    }
     let slices = file.slices()?;
     let chosen: Vec<&SliceLocation> = match filter {
         ArchFilter::All => slices.iter().collect(),
@@ -69,8 +94,20 @@ pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> 
         .collect()
 }
 
-/// Reads one slice into an [`Image`].
+/// Reads one slice into an [`Image`]: a linked image, or an object file or archive (a
+/// universal archive's slice) before linking ([`super::object`]).
 pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
+    if loc.size >= 16 {
+        let head = file.read_range(loc.offset, 16, "slice header")?;
+        if head[..8] == AR_MAGIC[..] {
+            return read_object_image(file, loc, true);
+        }
+        if head[..4] == [0xcf, 0xfa, 0xed, 0xfe]
+            && u32::from_le_bytes([head[12], head[13], head[14], head[15]]) == MH_OBJECT
+        {
+            return read_object_image(file, loc, false);
+        }
+    }
     let lc = read_load_commands(file, loc)?;
     let arch = loc.arch.as_str();
     let ctx = |what: &str, e: crate::error::ParseError| {

@@ -12,6 +12,7 @@ pub mod export_trie;
 pub mod file;
 pub mod image;
 pub mod load_commands;
+pub mod object;
 pub mod symtab;
 
 pub use file::MachOFile;

@@ -250,6 +250,12 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         }
         writeln!(out, "{t}")?;
         log_notes(out, s)?;
+        if s.input_kind == "object" {
+            writeln!(
+                out,
+                "before linking: an upper bound of the weak definitions the linked image exports (export lists, -hidden-l, dead stripping and LTO remove some); weak binds and lookups exist only after linking\n"
+            )?;
+        }
         if img.groups.is_empty() {
             writeln!(out, "no weak symbols\n")?;
             continue;
@@ -410,6 +416,13 @@ fn compile_commands(out: &mut dyn Write, v: &VisibilityReport, top: usize) -> io
 /// there is none and how to get it.
 fn attributed(s: &ImageSummary) -> String {
     match (&s.attribution, s.weak_bind_symbols) {
+        (Some(a), None) => format!(
+            "{} of {} weak definitions ({}, {} objects)",
+            a.weak_defs_attributed,
+            fig(s.weak_def_exports),
+            a.source.describe(),
+            a.objects
+        ),
         (Some(a), bound) => format!(
             "{} of {} weak-bound symbols ({}, {} objects)",
             a.weak_bound_attributed,
