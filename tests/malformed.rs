@@ -292,6 +292,26 @@ fn corpus() -> Vec<Case> {
         &[(0x4000, x86.clone()), (0x10000, arm.clone())],
     );
     cases.push(case("fat-truncated", full[..0x10000 + 4096].to_vec()));
+    // The debug map (LC_SYMTAB stabs).
+    let st = command(&x86, 0x2);
+    let (symoff, nsyms) = (le32(&x86, st + 8) as usize, le32(&x86, st + 12) as usize);
+    let strsize = le32(&x86, st + 20);
+    let stab_types: Vec<u8> = (0..nsyms).map(|i| x86[symoff + i * 16 + 4]).collect();
+    let first_oso = stab_types.iter().position(|&t| t == 0x66).expect("an N_OSO");
+    let last_so = stab_types.iter().rposition(|&t| t == 0x64).expect("an N_SO");
+    let mut b = x86.clone();
+    put32(&mut b, symoff + first_oso * 16, strsize + 100);
+    cases.push(case("stab-string-past-string-table", b));
+    let mut b = x86.clone();
+    b[symoff + last_so * 16 + 4] = 0x2e; // the closing N_SO becomes an N_BNSYM
+    cases.push(case("stab-oso-without-closing-so", b));
+    let mut b = x86.clone();
+    put32(&mut b, st + 12, 0x0fff_ffff); // nsyms
+    cases.push(case("symtab-past-end", b));
+    // A static archive whose first member's size runs past the end of the file.
+    let mut b = std::fs::read(testdata().join("attr/libdescriptors_a.a")).expect("archive");
+    b[8 + 48..8 + 58].copy_from_slice(b"9999999999");
+    cases.push(case("archive-member-size-lies", b));
     cases
 }
 
