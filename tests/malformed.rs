@@ -297,8 +297,14 @@ fn corpus() -> Vec<Case> {
     let (symoff, nsyms) = (le32(&x86, st + 8) as usize, le32(&x86, st + 12) as usize);
     let strsize = le32(&x86, st + 20);
     let stab_types: Vec<u8> = (0..nsyms).map(|i| x86[symoff + i * 16 + 4]).collect();
-    let first_oso = stab_types.iter().position(|&t| t == 0x66).expect("an N_OSO");
-    let last_so = stab_types.iter().rposition(|&t| t == 0x64).expect("an N_SO");
+    let first_oso = stab_types
+        .iter()
+        .position(|&t| t == 0x66)
+        .expect("an N_OSO");
+    let last_so = stab_types
+        .iter()
+        .rposition(|&t| t == 0x64)
+        .expect("an N_SO");
     let mut b = x86.clone();
     put32(&mut b, symoff + first_oso * 16, strsize + 100);
     cases.push(case("stab-string-past-string-table", b));

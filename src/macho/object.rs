@@ -73,13 +73,8 @@ pub fn object_weak_definitions(
     let word = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
     match word(0) {
         0xfeed_facf => {}
-        0x0b17_c0de | 0xdec0_170b => {
-            return Err(file.error(
-                ErrorKind::Unsupported,
-                format!("{what}: LLVM bitcode (an LTO build): its symbols cannot be read"),
-            ));
-        }
-        _ if h.starts_with(b"BC\xc0\xde") => {
+        // The bitcode wrapper, or raw bitcode ("BC" 0xC0DE).
+        m if m == 0x0b17_c0de || h.starts_with(b"BC\xc0\xde") => {
             return Err(file.error(
                 ErrorKind::Unsupported,
                 format!("{what}: LLVM bitcode (an LTO build): its symbols cannot be read"),
@@ -284,4 +279,115 @@ pub fn read_object_image(file: &MachOFile, loc: &SliceLocation, archive: bool) -
         })),
         uuid: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn nlist(n_type: u8, n_desc: u16) -> Nlist {
+        Nlist {
+            index: 0,
+            strx: 1,
+            n_type,
+            n_sect: 1,
+            n_desc,
+            n_value: 0,
+        }
+    }
+
+    #[test]
+    fn which_symbols_the_link_exports_weak() {
+        let ext = N_SECT | N_EXT;
+        assert!(exports_weak_definition(&nlist(ext, N_WEAK_DEF)));
+        assert!(!exports_weak_definition(&nlist(ext, 0)), "strong");
+        assert!(
+            !exports_weak_definition(&nlist(ext | N_PEXT, N_WEAK_DEF)),
+            "hidden"
+        );
+        assert!(
+            !exports_weak_definition(&nlist(N_SECT, N_WEAK_DEF)),
+            "local"
+        );
+        assert!(
+            !exports_weak_definition(&nlist(N_EXT, N_WEAK_DEF)),
+            "undefined"
+        );
+        assert!(
+            !exports_weak_definition(&nlist(ext, N_WEAK_DEF | N_WEAK_REF)),
+            "auto-hide"
+        );
+        assert!(!exports_weak_definition(&nlist(0x24, N_WEAK_DEF)), "a stab");
+    }
+
+    /// An MH_OBJECT of one LC_SYMTAB with the given (n_type, n_desc, name) entries.
+    fn object(entries: &[(u8, u16, &str)]) -> Vec<u8> {
+        let mut strs = b" \0".to_vec();
+        let mut syms = Vec::new();
+        for (t, d, name) in entries {
+            syms.extend((strs.len() as u32).to_le_bytes());
+            syms.extend([*t, 1]);
+            syms.extend(d.to_le_bytes());
+            syms.extend(0u64.to_le_bytes());
+            strs.extend(name.as_bytes());
+            strs.push(0);
+        }
+        let symoff = 32 + 24;
+        let stroff = symoff + syms.len();
+        let mut b = Vec::new();
+        for w in [0xfeed_facf_u32, 0x0100_0007, 3, MH_OBJECT, 1, 24, 0, 0] {
+            b.extend(w.to_le_bytes());
+        }
+        for w in [2u32, 24, symoff as u32, entries.len() as u32, stroff as u32] {
+            b.extend(w.to_le_bytes());
+        }
+        b.extend((strs.len() as u32).to_le_bytes());
+        b.extend(syms);
+        b.extend(strs);
+        b
+    }
+
+    fn read(bytes: Vec<u8>) -> Result<(String, Vec<Name>)> {
+        let len = bytes.len() as u64;
+        let file = MachOFile::from_bytes(Path::new("t.o"), bytes);
+        object_weak_definitions(&file, 0, len, "t.o")
+    }
+
+    #[test]
+    fn hand_made_object() {
+        let ext = N_SECT | N_EXT;
+        let (arch, names) = read(object(&[
+            (ext, N_WEAK_DEF, "__ZN1AIiE1fEv"),
+            (ext | N_PEXT, N_WEAK_DEF, "__ZN1AIiE6hiddenEv"),
+            (ext, N_WEAK_DEF | N_WEAK_REF, "__ZN1AIiE8autohideEv"),
+            (ext, 0, "_main"),
+            (ext, N_WEAK_DEF, "__ZN1AIiE1fEv"), // a repeat counts once
+        ]))
+        .unwrap();
+        assert_eq!(arch, "x86_64");
+        assert_eq!(names, vec![Name::from("__ZN1AIiE1fEv")]);
+    }
+
+    #[test]
+    fn bad_objects_are_errors() {
+        let mut b = object(&[(N_SECT | N_EXT, N_WEAK_DEF, "_x")]);
+        b[36 + 4..36 + 8].copy_from_slice(&0x00ff_0000u32.to_le_bytes()); // nsyms
+        let e = read(b).unwrap_err();
+        assert!(e.message.contains("symbol table runs past the end"), "{e}");
+        let mut b = object(&[(N_SECT | N_EXT, N_WEAK_DEF, "_x")]);
+        b[32 + 24..32 + 28].copy_from_slice(&0xffffu32.to_le_bytes()); // n_strx
+        let e = read(b).unwrap_err();
+        assert!(
+            e.message.contains("string offset past the string table"),
+            "{e}"
+        );
+        let mut wrapper = 0x0b17_c0de_u32.to_le_bytes().to_vec();
+        wrapper.resize(64, 0);
+        let e = read(wrapper).unwrap_err();
+        assert!(e.message.contains("LLVM bitcode"), "{e}");
+        assert_eq!(e.kind, ErrorKind::Unsupported);
+        let e = read(vec![0; 16]).unwrap_err();
+        assert!(e.message.contains("truncated mach header"), "{e}");
+    }
 }
