@@ -18,7 +18,7 @@
 use crate::model::{Attribution, Image};
 use crate::origin::compile_db::normalize;
 use crate::origin::link_map::split_object;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Group of a weak-bind target the image binds but does not define.
@@ -297,36 +297,11 @@ fn strip_dir<'p>(path: &'p str, dir: &str) -> &'p str {
     }
 }
 
-/// Symbols per object, for a group's "from" column: the object with the most of `members`
-/// (ties: the lower key), and how many distinct objects `members` come from. Symbols with no
-/// object are not counted.
-pub fn dominant_object<'o>(
-    origins: &'o Origins<'_>,
-    members: impl Iterator<Item = &'o str>,
-) -> Option<(&'o ObjectKeys, usize, usize)> {
-    let mut counts: HashMap<u32, usize> = HashMap::new();
-    for raw in members {
-        if let Some(o) = origins.object_of(raw) {
-            *counts.entry(o).or_default() += 1;
-        }
-    }
-    let objects = counts.len();
-    let (best, n) = counts.into_iter().max_by(|a, b| {
-        a.1.cmp(&b.1).then_with(|| {
-            let (ka, kb) = (
-                &origins.objects[a.0 as usize],
-                &origins.objects[b.0 as usize],
-            );
-            kb.object.cmp(&ka.object)
-        })
-    })?;
-    Some((&origins.objects[best as usize], n, objects))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::{AttributionSource, Name, ObjectOrigin};
+    use std::collections::HashMap;
 
     fn attribution(objects: &[(&str, Option<&str>)]) -> Attribution {
         Attribution {

@@ -173,7 +173,7 @@ pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Gro
 /// No entry in [`Demangled`]: the member's name is shown plain.
 const PLAIN: u32 = u32::MAX;
 
-/// The groups of one image, held compactly: at most 8 bytes per member and 16 per group, with
+/// The groups of one image, held compactly: at most 8 bytes per member (16 with attribution) and 16 per group, with
 /// no text. A group's key, example, sites and suppliers are worked out when it is read
 /// ([`GroupTable::groups`]), so only the groups shown cost their text, one at a time.
 ///
