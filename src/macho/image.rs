@@ -127,8 +127,6 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
     let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
-    // Per weak definition: its address as an offset from the mach header, if it has one.
-    let mut weak_addresses: Vec<Option<u64>> = Vec::new();
     // Strong exports of operator new/delete (the treat-as-weak names a main executable may
     // define to override libc++'s), with their addresses: attributed like weak definitions.
     let mut strong_exports: Vec<(Name, u64)> = Vec::new();
@@ -141,7 +139,6 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         })
         .map_err(|e| ctx("export trie", e))?;
         weak_definitions.reserve_exact(weak);
-        weak_addresses.reserve_exact(weak);
         walk_export_trie(&trie, |name, flags, target| {
             let address = match target {
                 ExportTarget::Address(a) => Some(a),
@@ -158,7 +155,6 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
                 return;
             }
             {
-                weak_addresses.push(address);
                 weak_definitions.push(WeakDefinition {
                     address: address.zip(text_base).map(|(a, b)| b.wrapping_add(a)),
                     name: Name::from(symbol_name(name)),
@@ -243,18 +239,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
     let attribution = match lc.symtab {
         Some(st) => {
-            // Export addresses are offsets from the mach header: from the segment mapping file
-            // offset 0 (__TEXT).
-            let base = lc
-                .segments
-                .iter()
-                .find(|s| s.fileoff == 0 && s.filesize > 0);
-            let weak = WeakAddresses::new(
-                base.map(|s| s.vmaddr),
-                &weak_definitions,
-                &weak_addresses,
-                strong_exports,
-            );
+            let weak = WeakAddresses::new(text_base, &weak_definitions, strong_exports);
             read_attribution(file, loc, st, &weak_definitions, &weak, &bind_targets)?
         }
         None => None,
@@ -371,21 +356,15 @@ struct WeakAddresses {
 }
 
 impl WeakAddresses {
-    /// `offsets[i]` is weak definition `i`'s offset from the mach header, mapped at `base`
-    /// (none without a segment at file offset 0); `strong` are more (name, offset) pairs.
-    fn new(
-        base: Option<u64>,
-        weak: &[WeakDefinition],
-        offsets: &[Option<u64>],
-        strong: Vec<(Name, u64)>,
-    ) -> Self {
+    /// The weak definitions with an address, and `strong`: (name, offset from the mach header)
+    /// pairs of an image mapped at `base` (none without a segment at file offset 0).
+    fn new(base: Option<u64>, weak: &[WeakDefinition], strong: Vec<(Name, u64)>) -> Self {
         let Some(base) = base else {
             return WeakAddresses { sorted: Vec::new() };
         };
         let mut sorted: Vec<(u64, Name)> = weak
             .iter()
-            .zip(offsets)
-            .filter_map(|(w, o)| Some((base.wrapping_add((*o)?), w.name.clone())))
+            .filter_map(|w| Some((w.address?, w.name.clone())))
             .chain(strong.into_iter().map(|(n, o)| (base.wrapping_add(o), n)))
             .collect();
         sorted.sort_unstable_by_key(|a| a.0);
