@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: `weakscan diff` of two Node.js builds against the manual pipeline
-# `llvm-objdump --macho --weak-bind --exports-trie NODE | c++filt` on ONE of them.
+# `llvm-objdump --macho --weak-bind --exports-trie NODE | c++filt -_` on ONE of them (`-_`: the
+# Mach-O names carry a leading underscore that GNU c++filt only strips when told).
 # Median of repeated runs (hyperfine), then peak memory (GNU time, max RSS) of weakscan.
 # Needs: the Node cache (scripts/fetch-node.sh), hyperfine, llvm-22, binutils' c++filt.
 # Usage: scripts/bench.sh [OLD_VERSION NEW_VERSION]   (default 22.11.0 24.11.1)
@@ -34,8 +35,8 @@ hyperfine -N --warmup 3 --runs "$runs" --style none --export-json "$json" \
   -n "weakscan scan node-$old" "$ws scan $a" \
   -n "weakscan scan node-$old, stripped (no attribution)" "$ws scan $stripped" >/dev/null
 hyperfine --warmup 3 --runs "$runs" --style none --export-json "$json.pipe" \
-  -n "llvm-objdump --weak-bind --exports-trie, piped to c++filt (node-$old only)" \
-  "$objdump --macho --weak-bind --exports-trie $a | c++filt" >/dev/null
+  -n "llvm-objdump --weak-bind --exports-trie, piped to c++filt -_ (node-$old only)" \
+  "$objdump --macho --weak-bind --exports-trie $a | c++filt -_" >/dev/null
 python3 - "$json" "$json.pipe" <<'PY'
 import json, statistics, sys
 print("| command | median ms | mean ms | min ms | max ms | runs |")

@@ -414,6 +414,11 @@ pub struct ObjectOrigin {
     pub source: Option<Name>,
 }
 
+/// Raw symbol name → object number. FxHash (rustc-hash): the keys are long symbol names that
+/// SipHash would spend most of a lookup on, and none comes from an attacker who could choose
+/// collisions cheaper than the file's own size allows.
+pub type SymbolObjects = rustc_hash::FxHashMap<Name, u32>;
+
 /// Where each symbol of an image comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attribution {
@@ -423,7 +428,7 @@ pub struct Attribution {
     pub objects: Vec<ObjectOrigin>,
     /// Raw symbol name → object number, for the image's weak-bind targets and weak
     /// definitions that the source names (the first entry wins when it names one twice).
-    pub symbols: std::collections::HashMap<Name, u32>,
+    pub symbols: SymbolObjects,
     /// Entries of the source that named no object (stray stabs, runs without `N_OSO`), for
     /// the report: nothing is dropped silently.
     pub unplaced: u64,

@@ -301,7 +301,6 @@ fn strip_dir<'p>(path: &'p str, dir: &str) -> &'p str {
 mod tests {
     use super::*;
     use crate::model::{AttributionSource, Name, ObjectOrigin};
-    use std::collections::HashMap;
 
     fn attribution(objects: &[(&str, Option<&str>)]) -> Attribution {
         Attribution {
@@ -313,7 +312,7 @@ mod tests {
                     source: s.map(Name::from),
                 })
                 .collect(),
-            symbols: HashMap::new(),
+            symbols: Default::default(),
             unplaced: 0,
         }
     }

@@ -32,7 +32,7 @@
 //! * a run with `N_SO` but no `N_OSO` (an object with no path) is counted, and its symbol
 //!   stabs with the named stabs outside any run ([`DebugMapStats::stray_symbol_stabs`]).
 //!
-//! The table is read in windows ([`super::symtab`]): the stabs' string offsets are collected
+//! The table is read in windows of 64 KiB ([`super::symtab`]): the stabs' string offsets are collected
 //! first (8 bytes per symbol stab), then the string table is read in ascending offset order,
 //! only where those names are.
 

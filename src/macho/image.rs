@@ -282,7 +282,7 @@ fn read_attribution(
         ReadError::Read(e) => e,
     };
     // The names asked for, keyed by their text, with a cheap prefilter (see `NameFilter`).
-    let mut wanted: HashMap<&str, &Name> = HashMap::new();
+    let mut wanted: rustc_hash::FxHashMap<&str, &Name> = Default::default();
     for n in bind_targets
         .iter()
         .map(|t| &t.symbol)
@@ -291,7 +291,8 @@ fn read_attribution(
         wanted.entry(n.as_str()).or_insert(n);
     }
     let filter = NameFilter::new(wanted.keys().copied());
-    let mut symbols: HashMap<Name, u32> = HashMap::with_capacity(wanted.len());
+    let mut symbols =
+        crate::model::SymbolObjects::with_capacity_and_hasher(wanted.len(), Default::default());
     let base = loc.offset;
     let map = read_debug_map(
         st.nsyms,

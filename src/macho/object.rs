@@ -37,7 +37,6 @@ use crate::error::{ErrorKind, ParseError, Result};
 use crate::model::{
     Attribution, AttributionSource, FixupFormat, Image, Name, ObjectOrigin, Source, WeakDefinition,
 };
-use std::collections::HashMap;
 
 /// `MH_OBJECT`.
 pub const MH_OBJECT: u32 = 0x1;
@@ -196,7 +195,7 @@ pub fn read_object_image(file: &MachOFile, loc: &SliceLocation, archive: bool) -
         .map(|n| crate::text::escape_path(std::path::Path::new(n)))
         .unwrap_or_default();
     let mut objects: Vec<ObjectOrigin> = Vec::new();
-    let mut symbols: HashMap<Name, u32> = HashMap::new();
+    let mut symbols = crate::model::SymbolObjects::default();
     let mut definitions: Vec<WeakDefinition> = Vec::new();
     let mut arch: Option<String> = None;
     let mut add = |member_arch: String, names: Vec<Name>, object: ObjectOrigin| -> Result<()> {

@@ -80,7 +80,7 @@ fn wanted(image: &Image) -> HashMap<&str, &Name> {
 fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
     let text = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
     let wanted = wanted(image);
-    let mut symbols: HashMap<Name, u32> = HashMap::new();
+    let mut symbols = crate::model::SymbolObjects::default();
     let mut synthesized = 0u64;
     let header = parse_link_map(&text, |name, object, _| {
         if let Some(n) = wanted.get(name) {
@@ -140,7 +140,7 @@ fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
         ));
     };
     let index = read_dsym(path, arch, uuid)?;
-    let mut symbols: HashMap<Name, u32> = HashMap::new();
+    let mut symbols = crate::model::SymbolObjects::default();
     let mut misses = 0u64;
     let defined: HashMap<&str, Option<u64>> = image
         .weak_definitions
