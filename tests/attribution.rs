@@ -366,3 +366,41 @@ case!(archives_that_lie_are_one_line_errors, {
         "no arm64 slice",
     );
 });
+
+case!(a_policy_file_groups_by_library, {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("weakscan.toml");
+    std::fs::write(
+        &policy,
+        "[grouping]\nby = \"library\"\n\n[groups]\n\"libdescriptors_*.a\" = 15\n\"main.o\" = 4\n",
+    )
+    .unwrap();
+    let out = weakscan()
+        .args(["check", "--format", "json", "--config"])
+        .arg(&policy)
+        .arg(bin("app-attr-x86_64"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let budgets: Vec<(String, u64, bool)> = doc["images"][0]["budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["pattern"].as_str().unwrap_or_default().to_string(),
+                b["value"].as_u64().unwrap(),
+                b["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    // libdescriptors_a.a holds 15 (within 15), main.o 5 (over 4).
+    assert_eq!(
+        budgets,
+        [
+            ("libdescriptors_*.a".to_string(), 15, true),
+            ("main.o".to_string(), 5, false)
+        ]
+    );
+});
