@@ -177,6 +177,8 @@ pub struct Offender {
     /// Up to [`EXAMPLES`] demangled members (new since the baseline when ranked by growth),
     /// of distinct patterns first, sorted.
     pub examples: Vec<String>,
+    /// The raw Mach-O name of each of `examples`, in the same order.
+    pub examples_mangled: Vec<String>,
     /// The pattern key of each example (for short display).
     #[serde(skip)]
     pub example_patterns: Vec<String>,

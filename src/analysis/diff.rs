@@ -58,6 +58,8 @@ pub struct GroupDelta {
     pub delta: StatsDelta,
     /// A demangled member (from the new build when it has one).
     pub example: String,
+    /// `example`'s raw Mach-O symbol name.
+    pub example_mangled: String,
 }
 
 /// Pairs the groups of two builds by key; sorted by |Δ lookups|, then |Δ weak-bound symbols|,
@@ -87,6 +89,10 @@ pub fn diff_groups(
                 new,
                 delta: StatsDelta::between(&old, &new),
                 example: n.or(o).map(|g| g.example.clone()).unwrap_or_default(),
+                example_mangled: n
+                    .or(o)
+                    .map(|g| g.example_mangled.clone())
+                    .unwrap_or_default(),
             }
         })
         .collect();
@@ -107,10 +113,14 @@ pub fn diff_groups(
 /// Weak-bound symbols (demangled) only in the new build and only in the old one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SymbolChanges {
-    /// In the new build only, sorted.
+    /// In the new build only, sorted (by printed name, then raw name).
     pub added: Vec<String>,
+    /// The raw Mach-O name of each of `added`, in the same order.
+    pub added_mangled: Vec<String>,
     /// In the old build only, sorted.
     pub removed: Vec<String>,
+    /// The raw Mach-O name of each of `removed`, in the same order.
+    pub removed_mangled: Vec<String>,
 }
 
 /// Compares the weak-bound symbol sets of two images; `None` when either input does not tell
@@ -123,17 +133,21 @@ pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> Option
         i.bind_targets.iter().map(|t| t.symbol.as_str()).collect()
     }
     let (o, n) = (set(old), set(new));
-    let show = |v: Vec<&&str>| -> Vec<String> {
-        let mut out: Vec<String> = v
+    let show = |v: Vec<&&str>| -> (Vec<String>, Vec<String>) {
+        let mut out: Vec<(String, String)> = v
             .into_iter()
-            .map(|s| names.lookup(s).demangled().to_string())
+            .map(|s| (names.lookup(s).demangled().to_string(), s.to_string()))
             .collect();
         out.sort();
-        out
+        out.into_iter().unzip()
     };
+    let (added, added_mangled) = show(n.difference(&o).collect());
+    let (removed, removed_mangled) = show(o.difference(&n).collect());
     Some(SymbolChanges {
-        added: show(n.difference(&o).collect()),
-        removed: show(o.difference(&n).collect()),
+        added,
+        added_mangled,
+        removed,
+        removed_mangled,
     })
 }
 
@@ -154,7 +168,7 @@ mod tests {
             sites: Some(lookups),
             weak_def_exports: Some(0),
         };
-        Group::new(key.into(), stats, key.into())
+        Group::new(key.into(), stats, key.into(), format!("__Z{key}"))
     }
 
     #[test]

@@ -151,6 +151,12 @@ pub struct Group {
     /// One demangled member: the first in sort order among the weak-bound ones, else among
     /// all members (so the same group shows the same example in every slice and build).
     pub example: String,
+    /// `example`'s raw Mach-O symbol name (with its leading `_`).
+    pub example_mangled: String,
+    /// `--by symbol` only: the key's raw Mach-O name (the example's; names that print alike
+    /// share a group).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mangled: Option<String>,
     /// Log only: the images dyld chose for the group's symbols, most first (`None` for a
     /// binary).
     pub suppliers: Option<Vec<SupplierCount>>,
@@ -397,21 +403,22 @@ impl GroupTable {
             })
             .sum();
         // The least demangled name among the bound members, else among all.
-        let mut example: Option<(bool, &str)> = None;
+        let mut example: Option<(bool, &str, &str)> = None;
         for &m in members {
-            let bound = matches!(member(image, m).1, Add::Bound(_));
+            let (raw, add) = member(image, m);
+            let bound = matches!(add, Add::Bound(_));
             let shown = self.name(image, names, m).demangled();
             let better = match example {
                 None => true,
-                Some((was_bound, was)) => {
-                    (bound && !was_bound) || (bound == was_bound && shown < was)
+                Some((was_bound, was, was_raw)) => {
+                    (bound && !was_bound) || (bound == was_bound && (shown, raw) < (was, was_raw))
                 }
             };
             if better {
-                example = Some((bound, shown));
+                example = Some((bound, shown, raw));
             }
         }
-        let (example_is_bound, example) = example.unwrap_or((false, ""));
+        let (example_is_bound, example, example_mangled) = example.unwrap_or((false, "", ""));
         let z = self.zero;
         let stats = GroupStats {
             weak_bound_symbols: z.weak_bound_symbols.map(|_| g.bound as usize),
@@ -423,6 +430,8 @@ impl GroupTable {
             key,
             stats,
             example: example.to_string(),
+            example_mangled: example_mangled.to_string(),
+            mangled: (self.by == GroupBy::Symbol).then(|| example_mangled.to_string()),
             suppliers: image
                 .log()
                 .map(|log| group_suppliers(image, log.lookups_known, members)),
@@ -561,12 +570,14 @@ pub fn suppliers(image: &Image) -> Option<HashMap<&str, &str>> {
 pub const NO_SUPPLIER: &str = "(none)";
 
 impl Group {
-    /// A group with the given figures and example.
-    pub fn new(key: String, stats: GroupStats, example: String) -> Self {
+    /// A group with the given figures and example (`example_mangled` its raw name).
+    pub fn new(key: String, stats: GroupStats, example: String, example_mangled: String) -> Self {
         Group {
             key,
             stats,
             example,
+            example_mangled,
+            mangled: None,
             suppliers: None,
             from: None,
             example_is_bound: true,

@@ -80,6 +80,8 @@ pub struct VerifyGroup {
     pub suppliers: Vec<SupplierCount>,
     /// A demangled member (the lowest-sorted differing one, else the lowest-sorted one).
     pub example: String,
+    /// `example`'s raw Mach-O name.
+    pub example_mangled: String,
 }
 
 /// One symbol whose predicted and seen counts differ.
@@ -87,8 +89,10 @@ pub struct VerifyGroup {
 pub struct VerifySymbol {
     /// Demangled name.
     pub symbol: String,
-    /// Raw name.
+    /// Raw Mach-O name (the same as `mangled`; kept for schema compatibility).
     pub raw: String,
+    /// Raw Mach-O name.
+    pub mangled: String,
     /// Its counts.
     #[serde(flatten)]
     pub counts: Counts,
@@ -280,12 +284,14 @@ pub fn verify(
             counts: Counts::default(),
             suppliers: Vec::new(),
             example: name.demangled().to_string(),
+            example_mangled: raw.to_string(),
         });
         g.counts.add(&c);
         let differs = c.differences() > 0;
         // Members are visited in raw-name order; prefer a differing example.
         if differs && g.counts.differences() == c.differences() {
             name.demangled().clone_into(&mut g.example);
+            raw.clone_into(&mut g.example_mangled);
         }
         let supplier = (c.seen > 0).then(|| {
             supplier_of
@@ -304,6 +310,7 @@ pub fn verify(
             symbols.push(VerifySymbol {
                 symbol: name.demangled().to_string(),
                 raw: raw.clone(),
+                mangled: raw.clone(),
                 counts: c,
                 supplier: supplier.map(str::to_string),
             });

@@ -283,17 +283,21 @@ pub fn evaluate(
         };
         // Up to EXAMPLES members, of distinct patterns first (a static, its guard variable and
         // the function holding them say more than three statics), shown sorted.
-        let example = |members: &mut dyn Iterator<Item = &str>| -> (Vec<String>, Vec<String>) {
-            let mut all: Vec<(String, String)> = members
+        let example = |members: &mut dyn Iterator<Item = &str>| -> Examples {
+            let mut all: Vec<(String, String, String)> = members
                 .map(|raw| {
                     let n = names.lookup(raw);
-                    (n.demangled().to_string(), n.pattern().to_string())
+                    (
+                        n.demangled().to_string(),
+                        n.pattern().to_string(),
+                        raw.to_string(),
+                    )
                 })
                 .collect();
             all.sort();
             all.dedup_by(|a, b| a.0 == b.0);
             let mut patterns = BTreeSet::new();
-            let mut picked: Vec<&(String, String)> = Vec::new();
+            let mut picked: Vec<&(String, String, String)> = Vec::new();
             for e in &all {
                 if picked.len() < EXAMPLES && patterns.insert(&e.1) {
                     picked.push(e);
@@ -305,10 +309,13 @@ pub fn evaluate(
                 }
             }
             picked.sort();
-            picked
-                .into_iter()
-                .map(|(d, p)| (d.clone(), p.clone()))
-                .unzip()
+            let mut out = Examples::default();
+            for (d, p, raw) in picked {
+                out.0.push(d.clone());
+                out.1.push(p.clone());
+                out.2.push(raw.clone());
+            }
+            out
         };
         let grew = budgets
             .iter()
@@ -335,16 +342,18 @@ pub fn evaluate(
                     .copied()
                     .filter(|m| !old.contains(m))
                     .peekable();
-                let (examples, example_patterns) = if added.peek().is_some() {
-                    example(&mut added)
-                } else {
-                    example(&mut g.members.iter().copied())
-                };
+                let Examples(examples, example_patterns, examples_mangled) =
+                    if added.peek().is_some() {
+                        example(&mut added)
+                    } else {
+                        example(&mut g.members.iter().copied())
+                    };
                 offending_groups.push(Offender {
                     key: k.clone(),
                     value: g.value,
                     baseline: Some(before.get(k).map_or(0, |o| o.value)),
                     examples,
+                    examples_mangled,
                     example_patterns,
                 });
             }
@@ -359,12 +368,14 @@ pub fn evaluate(
                 .collect();
             ranked.sort_by(|a, b| b.1.value.cmp(&a.1.value).then(a.0.cmp(b.0)));
             for (k, g) in ranked.into_iter().take(top) {
-                let (examples, example_patterns) = example(&mut g.members.iter().copied());
+                let Examples(examples, example_patterns, examples_mangled) =
+                    example(&mut g.members.iter().copied());
                 offending_groups.push(Offender {
                     key: k.clone(),
                     value: g.value,
                     baseline: None,
                     examples,
+                    examples_mangled,
                     example_patterns,
                 });
             }
@@ -397,6 +408,10 @@ pub fn evaluate(
     })
 }
 
+/// An offender's examples: printed names, their patterns, their raw names (same order).
+#[derive(Default)]
+struct Examples(Vec<String>, Vec<String>, Vec<String>);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,6 +431,7 @@ mod tests {
             value: 3,
             baseline: None,
             examples: vec!["A<int>::f(int)".into(), "A<long long>::g(long long)".into()],
+            examples_mangled: vec!["__Z1fIiEvv".into(), "__Z1gIxEvv".into()],
             example_patterns: vec!["A<…>::f(…)".into(), "A<…>::g(…)".into()],
         };
         assert_eq!(o.examples_within(20), ["A<int>::f(int)", "A<…>::g(…)"]);

@@ -19,6 +19,8 @@
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
 //! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
 
+pub mod cxxfilt;
+
 use crate::error::{Error, ErrorKind, Result};
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
@@ -487,45 +489,73 @@ fn undemangled(raw: &str) -> SymbolName {
 }
 
 /// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
+///
+/// The printed form is [`cxxfilt::print`]'s (GNU libiberty, as `c++filt -_`) when the build has
+/// libiberty, else cpp_demangle's; the grouping keys always come from cpp_demangle's structure.
+/// A name libiberty does not demangle is kept raw and counted, as c++filt prints it unchanged;
+/// one that libiberty demangles but cpp_demangle cannot parse is printed, with the printed form
+/// as its pattern, template and (global) namespace.
 pub fn demangle_one(raw: &str) -> SymbolName {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if !plain.starts_with("_Z") {
         return undemangled(raw);
     }
-    let failed = || failed(raw);
-    let parse = ParseOptions::default().recursion_limit(RECURSION_LIMIT);
-    let Ok(sym) = BorrowedSymbol::new_with_options(plain.as_bytes(), &parse) else {
-        return failed();
+    let limit = plain
+        .len()
+        .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
+        .saturating_add(MAX_DEMANGLED_EXTRA_BYTES);
+    #[cfg(weakscan_libiberty)]
+    let printed = match cxxfilt::print(plain, limit) {
+        Ok(text) => Some(text),
+        Err(_) => return failed(raw),
     };
+    #[cfg(not(weakscan_libiberty))]
+    let printed: Option<String> = None;
+    match (structure(plain, limit, printed.is_none()), printed) {
+        (Some((cpp_text, keys)), printed) => {
+            let demangled = printed.unwrap_or(cpp_text);
+            let (pattern, name_start, template_end, namespace_ends) = keys;
+            let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
+            n.name_start = name_start;
+            n.template_end = template_end;
+            n.namespace_ends = namespace_ends;
+            n
+        }
+        (None, Some(printed)) => SymbolName::plain(&printed, NameKind::Cxx),
+        (None, None) => failed(raw),
+    }
+}
+
+/// The keys of [`KeySink::finish`].
+type KeyParts = (String, u32, u32, Box<[u32]>);
+
+/// cpp_demangle's printed form (when `keep_text`, else empty) and keys of `plain`, or `None` if
+/// it cannot parse or print it within `limit` bytes.
+fn structure(plain: &str, limit: usize, keep_text: bool) -> Option<(String, KeyParts)> {
+    let parse = ParseOptions::default().recursion_limit(RECURSION_LIMIT);
+    let sym = BorrowedSymbol::new_with_options(plain.as_bytes(), &parse).ok()?;
     let print = DemangleOptions::new().recursion_limit(RECURSION_LIMIT);
     let mut keys = KeySink {
-        full: String::with_capacity(plain.len() * 2),
+        full: String::with_capacity(if keep_text { plain.len() * 2 } else { 0 }),
+        keep_text,
         pattern: String::with_capacity(plain.len()),
-        limit: plain
-            .len()
-            .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
-            .saturating_add(MAX_DEMANGLED_EXTRA_BYTES),
+        limit,
         ..KeySink::default()
     };
-    if sym.structured_demangle(&mut keys, &print).is_err() {
-        return failed();
-    }
-    let demangled = std::mem::take(&mut keys.full);
-    let Some((pattern, name_start, template_end, namespace_ends)) = keys.finish() else {
-        return failed();
-    };
-    let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
-    n.name_start = name_start;
-    n.template_end = template_end;
-    n.namespace_ends = namespace_ends;
-    n
+    sym.structured_demangle(&mut keys, &print).ok()?;
+    let text = std::mem::take(&mut keys.full);
+    Some((text, keys.finish()?))
 }
 
 /// Builds the grouping keys from cpp_demangle's structured output.
 #[derive(Default)]
 struct KeySink {
-    /// Everything written: the demangled name as c++filt prints it.
+    /// Everything written (when `keep_text`): cpp_demangle's printed form.
     full: String,
+    /// Keep the printed form (else only its length is counted).
+    keep_text: bool,
+    /// Bytes written.
+    written: usize,
     /// Most bytes `full` may hold before printing is abandoned.
     limit: usize,
     /// Open nodes.
@@ -566,7 +596,7 @@ impl KeySink {
 
     /// The pattern, where its name proper starts, where its template ends, and where each
     /// leading namespace component ends (`None` past 4 GiB, which the print limit forbids).
-    fn finish(self) -> Option<(String, u32, u32, Box<[u32]>)> {
+    fn finish(self) -> Option<KeyParts> {
         let off = |x: usize| u32::try_from(x).ok();
         let template_end = self.template_end.unwrap_or(self.pattern.len());
         let namespace_components = self.component_namespace.iter().take_while(|&&n| n).count();
@@ -600,10 +630,13 @@ impl DemangleWrite for KeySink {
     }
 
     fn write_string(&mut self, s: &str) -> fmt::Result {
-        if self.full.len() + s.len() > self.limit {
+        if self.written + s.len() > self.limit {
             return Err(fmt::Error);
         }
-        self.full.push_str(s);
+        self.written += s.len();
+        if self.keep_text {
+            self.full.push_str(s);
+        }
         self.keys(s);
         Ok(())
     }

@@ -1,0 +1,54 @@
+/*
+ * weakscan's bounded call into GNU libiberty, the demangler GNU c++filt runs.
+ *
+ * c++filt (binutils/cxxfilt.c, demangle_it) calls cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI |
+ * DMGL_VERBOSE) with the AUTO style, which for a `_Z` name tries rust_demangle (legacy Rust
+ * names are `_ZN…17h<hash>E`) and then cplus_demangle_v3 (libiberty/cplus-dem.c). This does the
+ * same through the callback forms of both functions, which allocate nothing: their working
+ * memory is on the stack (cp-demangle.c, d_demangle_callback and
+ * cplus_demangle_print_callback). So the printing can be abandoned with longjmp as soon as the
+ * text would outgrow the caller's buffer, which bounds both the output and the time (a 253-byte
+ * name that back-references itself prints 436 MB in 3.2 s when left to finish).
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <string.h>
+#include <demangle.h>
+
+/* The flags of c++filt, with the style cplus_demangle adds (current_demangling_style). */
+#define WEAKSCAN_CXXFILT_FLAGS (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE | DMGL_AUTO)
+
+struct weakscan_sink {
+  char *buf;
+  size_t len;
+  size_t cap;
+  jmp_buf full;
+};
+
+static void weakscan_write(const char *s, size_t n, void *opaque) {
+  struct weakscan_sink *out = opaque;
+  if (n > out->cap - out->len)
+    longjmp(out->full, 1);
+  memcpy(out->buf + out->len, s, n);
+  out->len += n;
+}
+
+/*
+ * Demangles the NUL-terminated `name` (without the Mach-O `_`) into `buf` (`cap` bytes, not
+ * NUL-terminated). Returns the printed length, -1 if libiberty does not demangle the name (c++filt
+ * then prints it unchanged), or -2 if the printed form would be longer than `cap` bytes.
+ */
+long weakscan_cxxfilt(const char *name, char *buf, size_t cap) {
+  struct weakscan_sink out;
+  out.buf = buf;
+  out.len = 0;
+  out.cap = cap;
+  if (setjmp(out.full))
+    return -2;
+  if (rust_demangle_callback(name, WEAKSCAN_CXXFILT_FLAGS, weakscan_write, &out))
+    return (long)out.len;
+  out.len = 0;
+  if (cplus_demangle_v3_callback(name, WEAKSCAN_CXXFILT_FLAGS, weakscan_write, &out))
+    return (long)out.len;
+  return -1;
+}
