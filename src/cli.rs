@@ -24,8 +24,21 @@ use std::path::PathBuf;
 
 /// Find the C++ weak symbols dyld must coalesce at launch, explain where they come from, and
 /// diff two builds.
+/// `--version`: the version and which code prints C++ names (see `build.rs`).
+#[cfg(weakscan_libiberty)]
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nnames printed by: GNU libiberty, exactly as c++filt -_ prints them"
+);
+/// `--version`: the version and which code prints C++ names (see `build.rs`).
+#[cfg(not(weakscan_libiberty))]
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nnames printed by: cpp_demangle (built without GNU libiberty: some names differ from c++filt -_; see docs/names.md)"
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "weakscan", version, about, long_about = None)]
+#[command(name = "weakscan", version, long_version = LONG_VERSION, about, long_about = None)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

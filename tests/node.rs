@@ -7,7 +7,7 @@
 use crate::util::{json, required, weakscan};
 use std::path::PathBuf;
 
-fn node_binary(version: &str) -> Option<PathBuf> {
+pub fn node_binary(version: &str) -> Option<PathBuf> {
     let cache = std::env::var_os("WEAKSCAN_NODE_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/node"));

@@ -29,5 +29,6 @@ mod io;
 mod logs;
 mod malformed;
 mod mutation;
+mod names;
 mod node;
 mod properties;

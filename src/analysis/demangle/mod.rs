@@ -25,6 +25,7 @@ use crate::error::{Error, ErrorKind, Result};
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
+use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -239,6 +240,9 @@ pub struct Demangled<'a> {
     names: Vec<(&'a str, SymbolName)>,
     /// How many `_Z` names failed to demangle (kept raw).
     pub failures: usize,
+    /// Scopes the names show to be classes (see [`proven_class`]), which namespace keys stop
+    /// before.
+    classes: FxHashSet<Box<str>>,
 }
 
 impl<'a> Demangled<'a> {
@@ -247,6 +251,7 @@ impl<'a> Demangled<'a> {
         Demangled {
             names: Vec::with_capacity(n),
             failures: 0,
+            classes: FxHashSet::default(),
         }
     }
 
@@ -264,6 +269,7 @@ impl<'a> Demangled<'a> {
     /// cpp_demangle's freed working memory, are then wholly free.
     pub fn merge_keeping(&mut self, other: Demangled<'a>, keys: Keys) {
         self.failures += other.failures;
+        self.classes.extend(other.classes);
         let sorted = match (self.names.last(), other.names.first()) {
             (Some(a), Some(b)) => a.0 < b.0,
             _ => true,
@@ -279,6 +285,7 @@ impl<'a> Demangled<'a> {
             self.names.sort_by(|a, b| a.0.cmp(b.0));
             self.names.dedup_by(|a, b| a.0 == b.0);
         }
+        apply_classes(&mut self.names, &self.classes);
     }
 
     /// Demangles `sorted` (distinct names, sorted) in batches of `batch` names with
@@ -292,9 +299,11 @@ impl<'a> Demangled<'a> {
             .map(|raw| (raw, SymbolName::plain("", NameKind::Failed)))
             .collect();
         let mut failures = 0;
+        let mut classes = FxHashSet::default();
         for chunk in names.chunks_mut(batch.max(1)) {
             let done = demangle_all(chunk.iter().map(|e| e.0))?;
             failures += done.failures;
+            classes.extend(done.classes);
             // One result per name of the chunk, in its order (both sorted and distinct).
             for (slot, (raw, name)) in chunk.iter_mut().zip(done.names) {
                 debug_assert_eq!(slot.0, raw);
@@ -306,7 +315,12 @@ impl<'a> Demangled<'a> {
             }
         }
         names.retain(|(_, n)| n.kind == NameKind::Cxx);
-        Ok(Demangled { names, failures })
+        apply_classes(&mut names, &classes);
+        Ok(Demangled {
+            names,
+            failures,
+            classes,
+        })
     }
 
     /// No name is stored (every name is shown plain).
@@ -442,7 +456,56 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Dema
     if !out.names.is_sorted_by(|a, b| a.0 < b.0) {
         out.names.sort_by(|a, b| a.0.cmp(b.0));
     }
+    out.classes = out
+        .names
+        .iter()
+        .filter_map(|(_, n)| proven_class(n))
+        .map(Box::from)
+        .collect();
+    apply_classes(&mut out.names, &out.classes);
     Ok(out)
+}
+
+/// The scope that `n` shows to be a class, if any: `X` for `vtable for X`, `VTT for X`,
+/// `typeinfo for X`, `typeinfo name for X`, and for a constructor or destructor `X::Y(…)` or
+/// `X::~Y(…)` whose `Y` is `X`'s last component (template arguments aside). A name cut to its
+/// template keys ([`Keys::Template`]) shows what is left of it.
+fn proven_class(n: &SymbolName) -> Option<&str> {
+    if n.kind != NameKind::Cxx || n.keys == Keys::None {
+        return None;
+    }
+    let pattern = n.pattern();
+    let (prefix, proper) = pattern.split_at_checked(n.name_start as usize)?;
+    match prefix {
+        "vtable for " | "VTT for " | "typeinfo for " | "typeinfo name for " => return Some(proper),
+        "" => {}
+        _ => return None,
+    }
+    let head = &proper[..proper.find("(…)")?];
+    let (scope, last) = head.rsplit_once("::")?;
+    let prev = scope.rsplit_once("::").map_or(scope, |(_, p)| p);
+    let prev = prev.strip_suffix("<…>").unwrap_or(prev);
+    let last = last.strip_prefix('~').unwrap_or(last);
+    (!last.is_empty() && last == prev).then_some(scope)
+}
+
+/// Cuts each name's namespace components before the first one that `classes` holds (a class is
+/// not a namespace, `--by namespace`).
+fn apply_classes(names: &mut [(&str, SymbolName)], classes: &FxHashSet<Box<str>>) {
+    if classes.is_empty() {
+        return;
+    }
+    for (_, n) in names.iter_mut() {
+        let start = n.name_start as usize;
+        let cut = n.namespace_ends.iter().position(|&end| {
+            n.pattern()
+                .get(start..end as usize)
+                .is_some_and(|scope| classes.contains(scope))
+        });
+        if let Some(i) = cut {
+            n.namespace_ends = n.namespace_ends[..i].into();
+        }
+    }
 }
 
 /// Names of one chunk, demangled one by one; a name that panics is kept raw.
@@ -531,9 +594,120 @@ type KeyParts = (String, u32, u32, Box<[u32]>);
 
 /// cpp_demangle's printed form (when `keep_text`, else empty) and keys of `plain`, or `None` if
 /// it cannot parse or print it within `limit` bytes.
+///
+/// Special names whose form cpp_demangle prints otherwise than c++filt (`{vtable(X)}`, `{vtt(X)}`,
+/// `{virtual override thunk(…)}`) or cannot parse (`_ZTA`, template parameter objects) are read
+/// through the name that holds their structure — the class's typeinfo, the thunk's target — and
+/// given c++filt's prefix (see [`special`]).
 fn structure(plain: &str, limit: usize, keep_text: bool) -> Option<(String, KeyParts)> {
+    let Some(sp) = special(plain) else {
+        return structure_of(plain, limit, keep_text, false);
+    };
+    let (text, (pattern, name_start, template_end, ends)) =
+        structure_of(&sp.parse, limit, keep_text, sp.tail)?;
+    let rest = pattern.strip_prefix(sp.drop)?;
+    let text = match text.strip_prefix(sp.drop) {
+        Some(t) if keep_text => format!("{}{t}", sp.prefix),
+        _ => text,
+    };
+    // Offsets move by the difference of the prefixes; the name proper starts after the new one.
+    let shift = |x: u32| -> Option<u32> {
+        (x as usize)
+            .checked_sub(sp.drop.len())?
+            .checked_add(sp.prefix.len())
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    let ends = ends
+        .iter()
+        .map(|&e| shift(e))
+        .collect::<Option<Box<[u32]>>>()?;
+    let pattern = format!("{}{rest}", sp.prefix);
+    Some((
+        text,
+        (pattern, shift(name_start)?, shift(template_end)?, ends),
+    ))
+}
+
+/// A special name read through another one: c++filt's prefix for it, the name cpp_demangle
+/// parses instead, the prefix that name prints with (replaced by `prefix`), and whether bytes
+/// may follow it (the initializer of a template parameter object).
+struct Special {
+    prefix: &'static str,
+    parse: String,
+    drop: &'static str,
+    tail: bool,
+}
+
+/// The [`Special`] reading of `plain`, for the special names of the Itanium ABI (5.1.4.1
+/// `<special-name>`) that cpp_demangle prints unlike c++filt or cannot parse: `TV` vtable, `TT`
+/// VTT, `TA` template parameter object (as `TI` typeinfo of its type), `Th`/`Tv`/`Tc` thunks (as
+/// their target encoding, after the call offsets).
+fn special(plain: &str) -> Option<Special> {
+    let rest = plain.strip_prefix("_ZT")?;
+    let typeinfo = |prefix: &'static str, ty: &str, tail: bool| Special {
+        prefix,
+        parse: format!("_ZTI{ty}"),
+        drop: "typeinfo for ",
+        tail,
+    };
+    let thunk = |prefix: &'static str, encoding: &str| Special {
+        prefix,
+        parse: format!("_Z{encoding}"),
+        drop: "",
+        tail: false,
+    };
+    // <call-offset> ::= h <nv-offset> _ | v <v-offset> _ ; a <v-offset> is two numbers.
+    fn call_offset(s: &str) -> Option<&str> {
+        let (kind, rest) = (s.as_bytes().first()?, &s[1..]);
+        let numbers = match kind {
+            b'h' => 1,
+            b'v' => 2,
+            _ => return None,
+        };
+        let mut rest = rest;
+        for _ in 0..numbers {
+            let n = rest.strip_prefix('n').unwrap_or(rest);
+            let digits = n.bytes().take_while(u8::is_ascii_digit).count();
+            rest = n[digits..].strip_prefix('_')?;
+            if digits == 0 {
+                return None;
+            }
+        }
+        Some(rest)
+    }
+    match rest.as_bytes().first()? {
+        b'V' => Some(typeinfo("vtable for ", &rest[1..], false)),
+        b'T' => Some(typeinfo("VTT for ", &rest[1..], false)),
+        b'A' => Some(typeinfo(
+            "template parameter object for ",
+            rest.strip_prefix("AXtl")?,
+            true,
+        )),
+        b'h' => Some(thunk("non-virtual thunk to ", call_offset(rest)?)),
+        b'v' => Some(thunk("virtual thunk to ", call_offset(rest)?)),
+        b'c' => Some(thunk(
+            "covariant return thunk to ",
+            call_offset(call_offset(&rest[1..])?)?,
+        )),
+        _ => None,
+    }
+}
+
+/// [`structure`] of a name cpp_demangle reads as it is (followed by other bytes if `tail`).
+fn structure_of(
+    plain: &str,
+    limit: usize,
+    keep_text: bool,
+    tail: bool,
+) -> Option<(String, KeyParts)> {
     let parse = ParseOptions::default().recursion_limit(RECURSION_LIMIT);
-    let sym = BorrowedSymbol::new_with_options(plain.as_bytes(), &parse).ok()?;
+    let sym = if tail {
+        BorrowedSymbol::with_tail_and_options(plain.as_bytes(), &parse)
+            .ok()?
+            .0
+    } else {
+        BorrowedSymbol::new_with_options(plain.as_bytes(), &parse).ok()?
+    };
     let print = DemangleOptions::new().recursion_limit(RECURSION_LIMIT);
     let mut keys = KeySink {
         full: String::with_capacity(if keep_text { plain.len() * 2 } else { 0 }),
@@ -580,6 +754,11 @@ struct KeySink {
     component_namespace: Vec<bool>,
     /// Offsets in `pattern` of the `::` separating the name's components.
     separators: Vec<usize>,
+    /// The last write was `operator` inside the name.
+    after_operator: bool,
+    /// Inside a conversion operator's type (`operator std::vector<int>`): its template
+    /// arguments are not the name's.
+    conversion: bool,
 }
 
 impl KeySink {
@@ -647,9 +826,10 @@ impl KeySink {
         if self.template_args > 0 {
             return;
         }
+        let after_operator = std::mem::take(&mut self.after_operator);
         if std::mem::take(&mut self.closing_template_args) && s == ">" {
             self.pattern.push('>');
-            if self.template_end.is_none() {
+            if self.template_end.is_none() && !self.conversion {
                 self.template_end = Some(self.pattern.len());
             }
             return;
@@ -672,7 +852,26 @@ impl KeySink {
             }
             return;
         }
+        if let Some(rest) = s.strip_prefix("{lambda(") {
+            // A closure type: its parameter list is collapsed like a function's, the `)#N}` after
+            // it kept.
+            self.pattern.push_str("{lambda(…)");
+            self.params = 1;
+            self.component_is_entity = true;
+            if !rest.is_empty() {
+                return self.keys(rest);
+            }
+            return;
+        }
+        if after_operator && s == " " && !self.stack.is_empty() {
+            // `operator` then a space inside the name: a conversion operator, whose type follows.
+            self.conversion = true;
+        }
+        if s == "operator" && !self.stack.is_empty() {
+            self.after_operator = true;
+        }
         if self.stack.is_empty() && s.starts_with('(') {
+            self.conversion = false;
             // A parameter list of the name (outside every node).
             self.pattern.push_str("(…)");
             self.params = 1;
@@ -706,6 +905,7 @@ impl KeySink {
             return;
         }
         if s == "::" && self.in_name_structure() {
+            self.conversion = false;
             self.separators.push(self.pattern.len());
             self.component_namespace
                 .push(!std::mem::take(&mut self.component_is_entity));
@@ -849,5 +1049,231 @@ mod tests {
         let n = demangle_one("__ZN2ns1fESt4pairIiiE");
         assert_eq!(n.pattern(), "ns::f(…)");
         assert_eq!(n.template(), "ns::f(…)");
+    }
+
+    /// Names cpp_demangle 0.5.1 printed otherwise than GNU c++filt on Node.js builds (issue 12),
+    /// each printed as c++filt does; every expectation is `c++filt -_` (binutils 2.40) output.
+    #[cfg(weakscan_libiberty)]
+    mod printed_as_cxxfilt {
+        use super::super::demangle_one;
+
+        fn printed(raw: &str) -> String {
+            demangle_one(raw).demangled().to_string()
+        }
+
+        #[test]
+        fn regression_empty_template_parameter_pack() {
+            assert_eq!(
+                printed(
+                    "__ZN2v88internal11interpreter14BytecodeTraitsILNS1_19ImplicitRegisterUseE0EJEE13kOperandTypesE"
+                ),
+                "v8::internal::interpreter::BytecodeTraits<(v8::internal::interpreter::ImplicitRegisterUse)0>::kOperandTypes"
+            );
+        }
+
+        #[test]
+        fn regression_rvalue_reference_parameter() {
+            assert_eq!(
+                printed(
+                    "__ZZN4node11SPrintFImplIRiJS1_PKcEEENSt3__112basic_stringIcNS4_11char_traitsIcEENS4_9allocatorIcEEEES3_OT_DpOT0_E4args"
+                ),
+                "node::SPrintFImpl<int&, int&, char const*>(char const*, int&, int&, char const*&&)::args"
+            );
+        }
+
+        #[test]
+        fn regression_qualifier_on_the_wrong_component() {
+            assert_eq!(
+                printed(
+                    "__ZN2v88internal8compiler20InstructionSelectorTINS1_15TurbofanAdapterEE17SwapShuffleInputsERNS3_15SimdShuffleViewE"
+                ),
+                "v8::internal::compiler::InstructionSelectorT<v8::internal::compiler::TurbofanAdapter>::SwapShuffleInputs(v8::internal::compiler::TurbofanAdapter::SimdShuffleView&)"
+            );
+        }
+
+        #[test]
+        fn regression_constructor_template_dropped_its_first_parameter() {
+            assert_eq!(
+                printed(
+                    "__ZN2v88internal16CallOptimizationC1INS0_7IsolateEEEPT_NS0_6HandleINS0_6ObjectEEE"
+                ),
+                "v8::internal::CallOptimization::CallOptimization<v8::internal::Isolate>(v8::internal::Isolate*, v8::internal::Handle<v8::internal::Object>)"
+            );
+        }
+
+        #[test]
+        fn regression_local_name_printed_the_enclosing_return_type() {
+            assert_eq!(
+                printed("__ZZN4node6MallocIcEEPT_mE4args"),
+                "node::Malloc<char>(unsigned long)::args"
+            );
+            assert_eq!(
+                printed(
+                    "__ZZN4node11Environment11CloseHandleI11uv_handle_sPFvPS2_EEEvPT_T0_ENUlS3_E_8__invokeES3_"
+                ),
+                "node::Environment::CloseHandle<uv_handle_s, void (*)(uv_handle_s*)>(uv_handle_s*, void (*)(uv_handle_s*))::{lambda(uv_handle_s*)#1}::__invoke(uv_handle_s*)"
+            );
+        }
+
+        #[test]
+        fn regression_function_pointer_template_argument_with_parameters() {
+            assert_eq!(
+                printed(
+                    "__ZN4node10StreamBase8JSMethodIXadL_ZNS0_6WritevERKN2v820FunctionCallbackInfoINS2_5ValueEEEEEEEvS7_"
+                ),
+                "void node::StreamBase::JSMethod<&node::StreamBase::Writev>(v8::FunctionCallbackInfo<v8::Value> const&)"
+            );
+        }
+
+        #[test]
+        fn regression_integer_literal_as_a_cast() {
+            assert_eq!(
+                printed("__ZZN4node16MaybeStackBufferIjLm64EEixEmE4args"),
+                "node::MaybeStackBuffer<unsigned int, 64ul>::operator[](unsigned long)::args"
+            );
+        }
+
+        #[test]
+        fn regression_enable_if_expression_parentheses() {
+            assert_eq!(
+                printed(
+                    "__ZN2v84base4bits15CountPopulationIjEENSt3__19enable_ifIXaasr3std11is_unsignedIT_EE5valuelestS5_Li8EEjE4typeES5_"
+                ),
+                "std::__1::enable_if<std::is_unsigned<unsigned int>::value&&((sizeof (unsigned int))<=(8)), unsigned int>::type v8::base::bits::CountPopulation<unsigned int>(unsigned int)"
+            );
+        }
+
+        #[test]
+        fn regression_doubled_const() {
+            assert_eq!(
+                printed("__ZN2v88internal15SearchStringRawIKhKtEElPNS0_7IsolateEPKT_iPKT0_ii"),
+                "long v8::internal::SearchStringRaw<unsigned char const, unsigned short const>(v8::internal::Isolate*, unsigned char const*, int, unsigned short const*, int, int)"
+            );
+        }
+
+        #[test]
+        fn regression_vtable_vtt_and_thunks_in_braces() {
+            assert_eq!(printed("__ZTVN3ada3urlE"), "vtable for ada::url");
+            assert_eq!(
+                printed("__ZTTN2v88internal8compiler12TurboCfgFileE"),
+                "VTT for v8::internal::compiler::TurboCfgFile"
+            );
+            assert_eq!(
+                printed("__ZThn40_N6v8impl9ReferenceD0Ev"),
+                "non-virtual thunk to v8impl::Reference::~Reference()"
+            );
+        }
+
+        #[test]
+        fn regression_template_parameter_object_not_demangled() {
+            assert_eq!(
+                printed("__ZTAXtlN2ns1SELi1EEE"),
+                "template parameter object for ns::S{1}"
+            );
+        }
+    }
+
+    /// Group keys of the special names (issue 12): under their class, never `{vtable(…`.
+    mod special_name_keys {
+        use super::super::demangle_one;
+
+        #[test]
+        fn vtable_groups_under_its_class() {
+            let n = demangle_one("__ZTVN2v88internal12DeserializerINS0_12LocalIsolateEEE");
+            assert_eq!(n.pattern(), "vtable for v8::internal::Deserializer<…>");
+            assert_eq!(n.template(), "v8::internal::Deserializer<…>");
+            assert_eq!(n.namespace(2), "v8::internal");
+        }
+
+        #[test]
+        fn vtt_typeinfo_and_typeinfo_name_group_under_their_class() {
+            for (raw, prefix) in [
+                (
+                    "__ZTTN2v88internal12DeserializerINS0_7IsolateEEE",
+                    "VTT for ",
+                ),
+                (
+                    "__ZTIN2v88internal12DeserializerINS0_7IsolateEEE",
+                    "typeinfo for ",
+                ),
+                (
+                    "__ZTSN2v88internal12DeserializerINS0_7IsolateEEE",
+                    "typeinfo name for ",
+                ),
+            ] {
+                let n = demangle_one(raw);
+                assert_eq!(
+                    n.pattern(),
+                    format!("{prefix}v8::internal::Deserializer<…>")
+                );
+                assert_eq!(n.template(), "v8::internal::Deserializer<…>");
+                assert_eq!(n.namespace(2), "v8::internal");
+            }
+        }
+
+        #[test]
+        fn thunks_group_under_their_target() {
+            let n = demangle_one("__ZThn40_N6v8impl9ReferenceD0Ev");
+            assert_eq!(
+                n.pattern(),
+                "non-virtual thunk to v8impl::Reference::~Reference(…)"
+            );
+            assert_eq!(n.namespace(1), "v8impl");
+            let v = demangle_one("__ZTv0_n24_N2ns1AIiE1fEv");
+            assert_eq!(v.pattern(), "virtual thunk to ns::A<…>::f(…)");
+            assert_eq!(v.template(), "ns::A<…>");
+            let c = demangle_one("__ZTch0_h16_N2ns1B5cloneEv");
+            assert_eq!(c.pattern(), "covariant return thunk to ns::B::clone(…)");
+        }
+
+        #[test]
+        fn template_parameter_object_groups_under_its_template() {
+            let n = demangle_one(
+                "__ZTAXtlN2v84base3tmp13StringLiteralILm11EEEtlNSt3__15arrayIcLm11EEEtlA11_cLc103ELc114ELc97ELc112ELc104ELc45ELc122ELc111ELc110ELc101EEEEE",
+            );
+            assert_eq!(n.kind, super::super::NameKind::Cxx);
+            assert_eq!(
+                n.pattern(),
+                "template parameter object for v8::base::tmp::StringLiteral<…>"
+            );
+            assert_eq!(n.template(), "v8::base::tmp::StringLiteral<…>");
+            assert_eq!(n.namespace(3), "v8::base::tmp");
+        }
+
+        #[test]
+        fn conversion_operator_to_a_template_type_is_no_template_key() {
+            // ns::A::operator std::vector<int>() (A is no template)
+            let n = demangle_one("__ZN2ns1AcvNSt3__16vectorIiEEEv");
+            assert_eq!(n.pattern(), "ns::A::operator std::__1::vector<…>(…)");
+            assert_eq!(n.template(), n.pattern());
+            // ns::B<int>::operator std::vector<int>(): the class's template
+            let t = demangle_one("__ZN2ns1BIiEcvNSt3__16vectorIiEEEv");
+            assert_eq!(t.template(), "ns::B<…>");
+        }
+
+        #[test]
+        fn lambda_parameter_lists_collapse_in_patterns() {
+            let n = demangle_one(
+                "__ZZN4node14ThreadPoolWork12ScheduleWorkEvENUlP9uv_work_sE_8__invokeES2_",
+            );
+            assert_eq!(
+                n.pattern(),
+                "node::ThreadPoolWork::ScheduleWork(…)::{lambda(…)#1}::__invoke(…)"
+            );
+        }
+
+        #[test]
+        fn a_class_shown_by_its_constructor_is_no_namespace() {
+            let d = super::super::demangle_all([
+                "__ZN4node11http_parser6ParserC2Ev",
+                "__ZZN4node11http_parser6Parser10InitializeEvE4args",
+            ])
+            .unwrap();
+            let n = d.lookup("__ZZN4node11http_parser6Parser10InitializeEvE4args");
+            assert_eq!(n.namespace(5), "node::http_parser");
+            // Alone, nothing shows `Parser` to be a class.
+            let alone = demangle_one("__ZZN4node11http_parser6Parser10InitializeEvE4args");
+            assert_eq!(alone.namespace(5), "node::http_parser::Parser");
+        }
     }
 }

@@ -1,0 +1,224 @@
+//! Printed names against GNU `c++filt -_` (binutils), and group keys against printed names.
+//!
+//! * Every weak name weakscan lists for the committed fixtures and for the CI Node builds
+//!   (weak-bound and weak-exported, `scan --by symbol`) is piped through `c++filt -_`; every C++
+//!   name must print exactly as c++filt prints it. The one deliberate difference (docs/names.md):
+//!   a C name is shown without the Mach-O `_`, which c++filt leaves on.
+//! * Each name's pattern (the key `--by pattern` uses; template and namespace keys are prefixes of
+//!   it) must be the printed name with template-argument and parameter lists elided: its literal
+//!   components appear, in order, in the printed name.
+//!
+//! Skipped (and saying so) without GNU c++filt or a weakscan built without libiberty, unless
+//! `WEAKSCAN_REQUIRE_CXXFILT=1` (CI) makes that a failure.
+
+use crate::node::node_binary;
+use crate::util::{all_fixtures, json, required, weakscan};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// GNU c++filt is installed and weakscan prints names with libiberty; else says why it skips.
+fn reference_available() -> bool {
+    let gnu = Command::new("c++filt")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("GNU"));
+    let version = weakscan()
+        .arg("--version")
+        .output()
+        .expect("weakscan --version");
+    let libiberty = String::from_utf8_lossy(&version.stdout).contains("GNU libiberty");
+    let why = match (gnu, libiberty) {
+        (true, true) => return true,
+        (false, _) => "GNU c++filt (binutils) is not installed",
+        (_, false) => "weakscan was built without GNU libiberty",
+    };
+    assert!(!required("WEAKSCAN_REQUIRE_CXXFILT"), "{why}");
+    eprintln!("SKIPPED: {why}");
+    false
+}
+
+/// `names` through `c++filt -_`, one output line per name.
+fn cxxfilt(names: &[String]) -> Vec<String> {
+    let mut child = Command::new("c++filt")
+        .arg("-_")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run c++filt");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = names.join("\n") + "\n";
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("c++filt output");
+    writer.join().unwrap().expect("write to c++filt");
+    let text = String::from_utf8(out.stdout).expect("UTF-8 from c++filt");
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), names.len(), "one c++filt line per name");
+    lines
+}
+
+/// (mangled, printed) of every symbol `scan --by symbol` lists for `file`.
+fn listed(file: &Path) -> Vec<(String, String)> {
+    let doc = json(&[
+        "scan",
+        "--by",
+        "symbol",
+        "--format",
+        "json",
+        file.to_str().unwrap(),
+    ]);
+    doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["mangled"].as_str().unwrap().to_string(),
+                g["key"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Checks every listed name of `file` against c++filt; returns (C++ names, C names).
+fn compare(file: &Path) -> (usize, usize) {
+    let listed = listed(file);
+    let mangled: Vec<String> = listed.iter().map(|l| l.0.clone()).collect();
+    let reference = cxxfilt(&mangled);
+    let (mut cxx, mut c, mut wrong) = (0, 0, Vec::new());
+    for ((raw, shown), gnu) in listed.iter().zip(&reference) {
+        if raw.starts_with("__Z") {
+            cxx += 1;
+            if shown != gnu {
+                wrong.push(format!("{raw}\n  weakscan: {shown}\n  c++filt:  {gnu}"));
+            }
+        } else {
+            // The documented difference: c++filt leaves a C name as it is.
+            c += 1;
+            assert_eq!(gnu, raw, "c++filt changed a C name");
+            assert_eq!(Some(shown.as_str()), raw.strip_prefix('_'), "{raw}");
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}: {} of {cxx} C++ names differ from c++filt -_, e.g.\n{}",
+        file.display(),
+        wrong.len(),
+        wrong[..wrong.len().min(10)].join("\n")
+    );
+    (cxx, c)
+}
+
+#[test]
+fn fixture_names_print_as_gnu_cxxfilt() {
+    if !reference_available() {
+        return;
+    }
+    let mut cxx = 0;
+    for f in all_fixtures() {
+        cxx += compare(&f).0;
+    }
+    assert!(cxx > 50, "the fixtures hold C++ names ({cxx})");
+}
+
+#[test]
+fn node_names_print_as_gnu_cxxfilt() {
+    if !reference_available() {
+        return;
+    }
+    // C++ and C names listed per build (docs/names.md quotes these counts).
+    for (version, want_cxx, want_c) in [
+        ("20.11.0", 5449, 0),
+        ("22.11.0", 9566, 0),
+        ("24.11.1", 1487, 9),
+    ] {
+        let Some(bin) = node_binary(version) else {
+            continue;
+        };
+        assert_eq!(compare(&bin), (want_cxx, want_c), "node {version}");
+    }
+}
+
+/// The literal runs of a pattern: its text split at each elided list (`<…>`, `(…)`).
+fn literal_runs(pattern: &str) -> Vec<&str> {
+    pattern.split('…').collect()
+}
+
+/// `pattern` is `printed` with template-argument and parameter lists elided, after an optional
+/// return type: each literal run appears in order, the first at the start of the name proper
+/// and the last at the end.
+fn pattern_agrees(printed: &str, pattern: &str) -> bool {
+    let runs = literal_runs(pattern);
+    let mut expr = String::from("^(?:.* )?");
+    for (i, run) in runs.iter().enumerate() {
+        if i > 0 {
+            expr.push_str(".*?");
+        }
+        expr.push_str(&regex::escape(run));
+    }
+    expr.push('$');
+    regex::Regex::new(&expr).unwrap().is_match(printed)
+}
+
+/// Every `(`, `<`, `{` of `key` is closed, in order (an `operator<` aside).
+fn balanced(key: &str) -> bool {
+    let key = key.replace("operator<<", "").replace("operator>>", "");
+    let key = key
+        .replace("operator<", "")
+        .replace("operator>", "")
+        .replace("->", "");
+    let mut open = Vec::new();
+    for c in key.chars() {
+        match c {
+            '(' | '<' | '{' => open.push(c),
+            ')' if open.pop() != Some('(') => return false,
+            '>' if open.pop() != Some('<') => return false,
+            '}' if open.pop() != Some('{') => return false,
+            _ => {}
+        }
+    }
+    open.is_empty()
+}
+
+#[test]
+fn keys_agree_with_printed_names_on_every_node_name() {
+    use weakscan::analysis::demangle::{NameKind, demangle_all};
+    let mut files: Vec<std::path::PathBuf> = all_fixtures();
+    for version in ["20.11.0", "22.11.0", "24.11.1"] {
+        files.extend(node_binary(version));
+    }
+    let mut raws: Vec<String> = Vec::new();
+    for f in &files {
+        raws.extend(listed(f).into_iter().map(|l| l.0));
+    }
+    raws.sort();
+    raws.dedup();
+    let names = demangle_all(raws.iter().map(String::as_str)).unwrap();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for raw in &raws {
+        let n = names.lookup(raw);
+        if n.kind != NameKind::Cxx {
+            continue;
+        }
+        checked += 1;
+        let (printed, pattern) = (n.demangled(), n.pattern());
+        let ok = pattern_agrees(printed, pattern)
+            && pattern.contains(n.template())
+            && balanced(n.template())
+            && balanced(pattern);
+        if !ok {
+            wrong.push(format!(
+                "{raw}\n  printed:  {printed}\n  pattern:  {pattern}\n  template: {}",
+                n.template()
+            ));
+        }
+    }
+    assert!(checked > 0);
+    assert!(
+        wrong.is_empty(),
+        "{} of {checked} names have keys that disagree with the printed name, e.g.\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(12)].join("\n")
+    );
+}
