@@ -43,6 +43,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Print every symbol name raw (`__ZN2v8…`, as in the binary and dyld's log) instead of
+    /// demangled; groups are still formed from the demangled names.
+    #[arg(long, global = true)]
+    pub no_demangle: bool,
 }
 
 /// Subcommands.

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    weakscan::analysis::demangle::show_raw_names(cli.no_demangle);
     match cli.request().and_then(|r| weakscan::command::run(&r)) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

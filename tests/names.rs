@@ -222,3 +222,89 @@ fn keys_agree_with_printed_names_on_every_node_name() {
         wrong[..wrong.len().min(12)].join("\n")
     );
 }
+
+#[test]
+fn no_demangle_prints_raw_names_everywhere() {
+    let f = crate::util::fixture("app-default-chained-x86_64");
+    let doc = json(&[
+        "scan",
+        "--no-demangle",
+        "--by",
+        "symbol",
+        "--format",
+        "json",
+        f.to_str().unwrap(),
+    ]);
+    let groups = doc["groups"].as_array().unwrap();
+    assert!(groups.len() > 10);
+    for g in groups {
+        assert_eq!(g["key"], g["mangled"], "{g}");
+        assert_eq!(g["example"], g["example_mangled"], "{g}");
+        assert!(g["key"].as_str().unwrap().starts_with('_'), "{g}");
+    }
+    // Groups are still formed from the demangled structure.
+    let by_template = json(&[
+        "scan",
+        "--no-demangle",
+        "--format",
+        "json",
+        f.to_str().unwrap(),
+    ]);
+    let keys: Vec<&str> = by_template["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(
+        keys.contains(&"v8::internal::StaticCallInterfaceDescriptor<…>"),
+        "{keys:?}"
+    );
+    // diff --symbols lists raw names, with the mangled list beside it all the same.
+    let v2 = crate::util::fixture("app-v2-default-chained-x86_64");
+    let diff = json(&[
+        "diff",
+        "--symbols",
+        "--no-demangle",
+        "--format",
+        "json",
+        f.to_str().unwrap(),
+        v2.to_str().unwrap(),
+    ]);
+    let sym = &diff["symbols"][0];
+    assert!(!sym["added"].as_array().unwrap().is_empty());
+    assert_eq!(sym["added"], sym["added_mangled"]);
+}
+
+#[test]
+fn mangled_names_sit_beside_printed_ones() {
+    let f = crate::util::fixture("app-default-chained-x86_64");
+    let v2 = crate::util::fixture("app-v2-default-chained-x86_64");
+    let diff = json(&[
+        "diff",
+        "--symbols",
+        "--format",
+        "json",
+        f.to_str().unwrap(),
+        v2.to_str().unwrap(),
+    ]);
+    let sym = &diff["symbols"][0];
+    let (added, mangled) = (
+        sym["added"].as_array().unwrap(),
+        sym["added_mangled"].as_array().unwrap(),
+    );
+    assert_eq!(added.len(), mangled.len());
+    for (a, m) in added.iter().zip(mangled) {
+        let a = a.as_str().unwrap();
+        let m = m.as_str().unwrap();
+        assert!(m.starts_with("__Z") && !a.starts_with("__Z"), "{a} / {m}");
+        let again = weakscan::analysis::demangle::demangle_one(m);
+        assert_eq!(again.demangled(), a);
+    }
+    for g in diff["groups"].as_array().unwrap() {
+        assert!(
+            g["example_mangled"].as_str().unwrap().starts_with('_'),
+            "{g}"
+        );
+    }
+}

@@ -374,8 +374,27 @@ impl<'a> Demangled<'a> {
     }
 }
 
-/// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw.
+/// `--no-demangle` is in effect (see [`show_raw_names`]).
+static RAW_NAMES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--no-demangle`: from now on every name is printed as its raw Mach-O symbol name (with its
+/// leading `_`), as c++filt users grep for them; grouping keys (pattern, template, namespace)
+/// are still read from the demangled structure. Process-wide; set before any demangling.
+pub fn show_raw_names(on: bool) {
+    RAW_NAMES.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`show_raw_names`] is on.
+pub fn raw_names() -> bool {
+    RAW_NAMES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw
+/// (every name raw under `--no-demangle`).
 pub fn plain_text(raw: &str) -> &str {
+    if raw_names() {
+        return raw;
+    }
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if plain.starts_with("_Z") { raw } else { plain }
 }
@@ -548,7 +567,7 @@ fn undemangled(raw: &str) -> SymbolName {
     if plain.starts_with("_Z") {
         return failed(raw);
     }
-    SymbolName::plain(plain, NameKind::C)
+    SymbolName::plain(plain_text(raw), NameKind::C)
 }
 
 /// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
@@ -576,7 +595,11 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     let printed: Option<String> = None;
     match (structure(plain, limit, printed.is_none()), printed) {
         (Some((cpp_text, keys)), printed) => {
-            let demangled = printed.unwrap_or(cpp_text);
+            let demangled = if raw_names() {
+                raw.to_string()
+            } else {
+                printed.unwrap_or(cpp_text)
+            };
             let (pattern, name_start, template_end, namespace_ends) = keys;
             let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
             n.name_start = name_start;
@@ -584,6 +607,7 @@ pub fn demangle_one(raw: &str) -> SymbolName {
             n.namespace_ends = namespace_ends;
             n
         }
+        (None, Some(_)) if raw_names() => SymbolName::plain(raw, NameKind::Cxx),
         (None, Some(printed)) => SymbolName::plain(&printed, NameKind::Cxx),
         (None, None) => failed(raw),
     }
