@@ -40,7 +40,7 @@ pub type Harness = fn(&[u8]);
 
 /// The fuzz targets, by name (also the directory names under `fuzz/corpus` and
 /// `tests/regressions`).
-pub const TARGETS: [(&str, Harness); 17] = [
+pub const TARGETS: [(&str, Harness); 18] = [
     ("export_trie", export_trie),
     ("bind_opcodes", bind_opcodes),
     ("chained_fixups", chained_fixups),
@@ -58,6 +58,7 @@ pub const TARGETS: [(&str, Harness); 17] = [
     ("compile_db", compile_db),
     ("archive", archive),
     ("dsym", dsym),
+    ("cxxfilt", cxxfilt),
 ];
 
 /// One error message must be one line.
@@ -386,6 +387,44 @@ pub fn demangle(data: &[u8]) {
         GroupBy::Origin(OriginLevel::Library),
     ] {
         let _ = by.key(&name, &Origin::Unattributed);
+    }
+}
+
+/// GNU libiberty through weakscan's bounded call (`cxxfilt.c`), on the input as a `_Z` name
+/// (prefixed when it is not one), and the whole demangling of it as a Mach-O name.
+///
+/// Invariants: never a crash (the fuzz build runs under AddressSanitizer; see docs/names.md for
+/// an instrumented libiberty), the printed form within its bound, and printed forms come from
+/// libiberty exactly when it demangles the name.
+pub fn cxxfilt(data: &[u8]) {
+    use weakscan::analysis::demangle::cxxfilt::{Refusal, print};
+    use weakscan::analysis::demangle::{
+        MAX_DEMANGLED_BYTES_PER_BYTE, MAX_DEMANGLED_EXTRA_BYTES, NameKind, demangle_one,
+    };
+    let text = String::from_utf8_lossy(data);
+    let plain = if text.starts_with("_Z") {
+        text.into_owned()
+    } else {
+        format!("_Z{text}")
+    };
+    let limit = plain.len() * MAX_DEMANGLED_BYTES_PER_BYTE + MAX_DEMANGLED_EXTRA_BYTES;
+    let printed = print(&plain, limit);
+    if let Ok(t) = &printed {
+        assert!(t.len() <= limit, "{} bytes past the bound {limit}", t.len());
+    }
+    // A tighter bound stops the same printing early.
+    if let Ok(t) = &printed
+        && !t.is_empty()
+    {
+        assert_eq!(print(&plain, t.len() - 1), Err(Refusal::TooLong));
+        assert_eq!(print(&plain, t.len()).as_ref(), Ok(t));
+    }
+    let n = demangle_one(&format!("_{plain}"));
+    match (&printed, n.kind) {
+        (Ok(t), NameKind::Cxx) => assert_eq!(n.demangled(), t),
+        (Ok(_), kind) => panic!("libiberty demangles it, weakscan shows it {kind:?}"),
+        (Err(Refusal::Unavailable), _) => {}
+        (Err(_), kind) => assert_eq!(kind, NameKind::Failed),
     }
 }
 
@@ -1701,6 +1740,7 @@ pub fn seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
                     .find(|w| w.starts_with(b"__Z"));
                 if let Some(s) = symbol {
                     out.push(("demangle", s[1..].to_vec()));
+                    out.push(("cxxfilt", s[1..].to_vec()));
                 }
             }
             out.push(("log", bytes));

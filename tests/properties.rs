@@ -379,6 +379,11 @@ fn mutated_symbol_names() {
 }
 
 #[test]
+fn mutated_names_through_libiberty() {
+    mutate_target("cxxfilt", harness::cxxfilt, 512);
+}
+
+#[test]
 fn an_unchanged_figure_passes_any_accepted_increase() {
     use weakscan::gate::policy::{Increase, MAX_INCREASE_COUNT, MAX_INCREASE_PERCENT};
     let text = prop_oneof![

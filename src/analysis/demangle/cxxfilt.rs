@@ -60,6 +60,14 @@ pub enum Refusal {
     BadInput,
     /// The printed bytes are not UTF-8 (a length that cuts a multi-byte character).
     NotUtf8,
+    /// This build has no libiberty ([`printer`] is [`Printer::CppDemangle`]).
+    Unavailable,
+}
+
+/// Without libiberty: always [`Refusal::Unavailable`].
+#[cfg(not(weakscan_libiberty))]
+pub fn print(_plain: &str, _limit: usize) -> Result<String, Refusal> {
+    Err(Refusal::Unavailable)
 }
 
 /// Prints `plain` (a mangled name without the Mach-O `_`) as c++filt does, in at most `limit`
@@ -75,22 +83,34 @@ pub fn print(plain: &str, limit: usize) -> Result<String, Refusal> {
     if plain.len() > MAX_NAME_BYTES || plain.as_bytes().contains(&0) {
         return Err(Refusal::BadInput);
     }
-    let mut name = Vec::with_capacity(plain.len() + 1);
-    name.extend_from_slice(plain.as_bytes());
-    name.push(0);
-    let mut buf = vec![0u8; limit];
-    // SAFETY: `name` is NUL-terminated; `buf` has `limit` writable bytes, and weakscan_cxxfilt
-    // writes at most that many and returns how many it wrote.
-    let n = unsafe { weakscan_cxxfilt(name.as_ptr().cast(), buf.as_mut_ptr().cast(), limit) };
-    match n {
-        -1 => Err(Refusal::NotMangled),
-        -2 => Err(Refusal::TooLong),
-        n if n >= 0 && (n as usize) <= limit => {
-            buf.truncate(n as usize);
-            String::from_utf8(buf).map_err(|_| Refusal::NotUtf8)
-        }
-        _ => Err(Refusal::TooLong),
+    thread_local! {
+        /// The NUL-terminated name and the output room, reused by every name of a thread.
+        static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new()))
+        };
     }
+    BUFFERS.with_borrow_mut(|(name, out)| {
+        name.clear();
+        name.extend_from_slice(plain.as_bytes());
+        name.push(0);
+        out.clear();
+        out.reserve(limit);
+        // SAFETY: `name` is NUL-terminated; `out` has room for `limit` bytes, and
+        // weakscan_cxxfilt writes at most that many and returns how many it wrote.
+        let n = unsafe { weakscan_cxxfilt(name.as_ptr().cast(), out.as_mut_ptr().cast(), limit) };
+        let text = match n {
+            -1 => return Err(Refusal::NotMangled),
+            n if n >= 0 && (n as usize) <= limit => {
+                // SAFETY: the first `n` bytes were written (see above).
+                unsafe { out.set_len(n as usize) };
+                &out[..]
+            }
+            _ => return Err(Refusal::TooLong),
+        };
+        std::str::from_utf8(text)
+            .map(str::to_string)
+            .map_err(|_| Refusal::NotUtf8)
+    })
 }
 
 #[cfg(all(test, weakscan_libiberty))]
@@ -119,6 +139,31 @@ mod tests {
             Err(Refusal::TooLong)
         );
         assert_eq!(print("_Znwm", 0), Err(Refusal::TooLong));
+    }
+
+    #[test]
+    fn regression_exponential_name_stops_at_the_bound() {
+        // Each level back-references the previous one twice (libiberty left to finish prints
+        // 2^levels copies). 32 levels: a 300-byte name.
+        let mut name = String::from("_Z1f1AIS_S_E");
+        for j in 1..=32usize {
+            let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            let (mut n, mut id) = (j - 1, Vec::new());
+            loop {
+                id.push(digits[n % 36]);
+                n /= 36;
+                if n == 0 {
+                    break;
+                }
+            }
+            id.reverse();
+            let sub = format!("S{}_", String::from_utf8(id).unwrap());
+            name.push_str(&format!("S_I{sub}{sub}E"));
+        }
+        let start = std::time::Instant::now();
+        assert_eq!(print(&name, 16 * name.len() + 256), Err(Refusal::TooLong));
+        // Not a timing assertion of the suite: a hang would show here as a stuck test.
+        let _ = start.elapsed();
     }
 
     #[test]
