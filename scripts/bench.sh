@@ -22,7 +22,7 @@ a=$cache/$old/node
 b=$cache/$new/node
 
 echo "machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-echo "weakscan $("$ws" --version | cut -d' ' -f2); $("$objdump" --version | grep -m1 version | sed 's/^ *//'); $(c++filt --version | head -1)"
+echo "weakscan $("$ws" --version | head -1 | cut -d' ' -f2) ($("$ws" --version | sed -n 2p)); $("$objdump" --version | grep -m1 version | sed 's/^ *//'); $(c++filt --version | head -1)"
 echo
 json=$(mktemp)
 # Attribution costs: the same scan of a copy stripped of its debug map (llvm-strip -S).

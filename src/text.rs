@@ -27,6 +27,11 @@ pub fn needs_escape(c: char) -> bool {
 
 /// `s` with every character of [`needs_escape`] escaped; borrowed when there is none.
 pub fn escape(s: &str) -> Cow<'_, str> {
+    // Fast path: printable ASCII (every mangled name) needs nothing; a byte loop the compiler
+    // vectorizes, where the `char` walk below decodes each character.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return Cow::Borrowed(s);
+    }
     if !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);
     }

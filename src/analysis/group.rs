@@ -280,7 +280,9 @@ impl GroupTable {
             groups: Vec::new(),
             total: 0,
         };
-        let key = |m: u32| table.key(image, names, m);
+        // Each member's key worked out once: the sort compares them many times.
+        let keys: Vec<&str> = (0..n).map(|m| table.key(image, names, m)).collect();
+        let key = |m: u32| keys[m as usize];
         let raw = |m: u32| member(image, m).0;
         let mut order: Vec<u32> = (0..n).collect();
         order.sort_unstable_by(|&a, &b| {
@@ -447,7 +449,7 @@ impl GroupTable {
         if self.object_of.is_empty() {
             return None;
         }
-        let mut counts: HashMap<u32, usize> = HashMap::new();
+        let mut counts: rustc_hash::FxHashMap<u32, usize> = Default::default();
         let mut unattributed = 0usize;
         let mut last: Option<&str> = None;
         for &m in members {

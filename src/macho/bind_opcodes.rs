@@ -42,7 +42,6 @@
 use super::cursor::{Cursor, symbol_name};
 use crate::error::ParseError;
 use crate::model::Name;
-use std::collections::HashMap;
 
 /// `BIND_OPCODE_DONE`.
 pub const BIND_OPCODE_DONE: u8 = 0x00;
@@ -191,7 +190,7 @@ pub fn walk_weak_binds(
 ) -> Result<WeakBindNames, ParseError> {
     let mut state = State {
         names: WeakBindNames::default(),
-        ids: HashMap::new(),
+        ids: Default::default(),
         binds: 0,
         segments,
         pointer_size,
@@ -280,7 +279,7 @@ pub fn walk_weak_binds(
 struct State<'a> {
     names: WeakBindNames,
     /// Name → index into `names.symbols`.
-    ids: HashMap<Name, u32>,
+    ids: rustc_hash::FxHashMap<Name, u32>,
     /// Locations bound so far.
     binds: usize,
     segments: &'a [SegmentBounds],

@@ -21,7 +21,6 @@ use crate::model::{
     Attribution, AttributionSource, BindTarget, FixupFormat, Image, Name, ObjectOrigin, Site,
     Source, TREAT_AS_WEAK, WeakDefinition, predict_lookups,
 };
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Which slices of a universal file to read.
@@ -222,8 +221,9 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     };
     // Which targets the image defines itself: the sets are as large as the targets, not as
     // the export trie.
-    let target_names: HashSet<&str> = bind_targets.iter().map(|t| t.symbol.as_str()).collect();
-    let defined: HashSet<&str> = weak_definitions
+    let target_names: rustc_hash::FxHashSet<&str> =
+        bind_targets.iter().map(|t| t.symbol.as_str()).collect();
+    let defined: rustc_hash::FxHashSet<&str> = weak_definitions
         .iter()
         .map(|w| w.name.as_str())
         .filter(|n| target_names.contains(n))
@@ -462,7 +462,7 @@ fn chained_targets(
     // targets, their names interned (imports may share a name).
     let mut target_of: Vec<u32> = Vec::new();
     let mut targets: Vec<BindTarget> = Vec::new();
-    let mut interned: HashMap<&[u8], Name> = HashMap::new();
+    let mut interned: rustc_hash::FxHashMap<&[u8], Name> = Default::default();
     let (header, segments) =
         parse_chained_fixups_with(blob, lc.segments.len(), lc.dylib_count, |_, imp| {
             if imp.library_ordinal != BIND_SPECIAL_DYLIB_WEAK_LOOKUP {

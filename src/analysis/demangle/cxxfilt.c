@@ -34,6 +34,17 @@ static void weakscan_write(const char *s, size_t n, void *opaque) {
 }
 
 /*
+ * Whether `name` can be a legacy Rust name: rust_demangle_callback (libiberty/rust-demangle.c,
+ * rust_demangle_callback) accepts a `_Z` name only if it starts with `_ZN` and holds the hash
+ * segment `17h` + 16 hex digits before its final `E` (and any `.suffix`); it first checks every
+ * byte of the name, so testing these necessary conditions here spares that walk for C++ names
+ * without changing any result.
+ */
+static int weakscan_maybe_legacy_rust(const char *name) {
+  return strncmp(name, "_ZN", 3) == 0 && strstr(name + 3, "17h") != NULL;
+}
+
+/*
  * Demangles the NUL-terminated `name` (without the Mach-O `_`) into `buf` (`cap` bytes, not
  * NUL-terminated). Returns the printed length, -1 if libiberty does not demangle the name (c++filt
  * then prints it unchanged), or -2 if the printed form would be longer than `cap` bytes.
@@ -45,7 +56,8 @@ long weakscan_cxxfilt(const char *name, char *buf, size_t cap) {
   out.cap = cap;
   if (setjmp(out.full))
     return -2;
-  if (rust_demangle_callback(name, WEAKSCAN_CXXFILT_FLAGS, weakscan_write, &out))
+  if (weakscan_maybe_legacy_rust(name) &&
+      rust_demangle_callback(name, WEAKSCAN_CXXFILT_FLAGS, weakscan_write, &out))
     return (long)out.len;
   out.len = 0;
   if (cplus_demangle_v3_callback(name, WEAKSCAN_CXXFILT_FLAGS, weakscan_write, &out))

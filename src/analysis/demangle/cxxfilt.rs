@@ -133,6 +133,24 @@ mod tests {
     }
 
     #[test]
+    fn legacy_rust_names_as_cxxfilt() {
+        // c++filt's cplus_demangle tries rust_demangle first (DMGL_VERBOSE keeps the hash); so
+        // does weakscan, also with a `.suffix` after the final `E`.
+        assert_eq!(
+            print("_ZN4core3fmt5Write9write_fmt17h0123456789abcdefE", 1024).unwrap(),
+            "core::fmt::Write::write_fmt::h0123456789abcdef"
+        );
+        assert_eq!(
+            print(
+                "_ZN4core3fmt5Write9write_fmt17h0123456789abcdefE.llvm.42",
+                1024
+            )
+            .unwrap(),
+            "core::fmt::Write::write_fmt::h0123456789abcdef"
+        );
+    }
+
+    #[test]
     fn output_bound_stops_the_printing() {
         assert_eq!(
             print("_ZNK5boost16cpp_regex_traitsIcE7isctypeEcj", 20),

@@ -243,6 +243,12 @@ pub struct Demangled<'a> {
     /// Scopes the names show to be classes (see [`proven_class`]), which namespace keys stop
     /// before.
     classes: FxHashSet<Box<str>>,
+    /// FxHash of a raw name → its position in `names`, built on the first
+    /// [`Demangled::position`] (a hash of a long name costs less than the dozen comparisons of
+    /// long shared prefixes a binary search makes). Keyed by hash so the type stays covariant
+    /// in `'a`; a position is used only after its name compares equal, and a name whose hash
+    /// another took falls back to the binary search.
+    index: std::sync::OnceLock<rustc_hash::FxHashMap<u64, u32>>,
 }
 
 impl<'a> Demangled<'a> {
@@ -252,6 +258,7 @@ impl<'a> Demangled<'a> {
             names: Vec::with_capacity(n),
             failures: 0,
             classes: FxHashSet::default(),
+            index: std::sync::OnceLock::new(),
         }
     }
 
@@ -270,6 +277,7 @@ impl<'a> Demangled<'a> {
     pub fn merge_keeping(&mut self, other: Demangled<'a>, keys: Keys) {
         self.failures += other.failures;
         self.classes.extend(other.classes);
+        self.index = std::sync::OnceLock::new();
         let sorted = match (self.names.last(), other.names.first()) {
             (Some(a), Some(b)) => a.0 < b.0,
             _ => true,
@@ -320,6 +328,7 @@ impl<'a> Demangled<'a> {
             names,
             failures,
             classes,
+            index: std::sync::OnceLock::new(),
         })
     }
 
@@ -362,10 +371,24 @@ impl<'a> Demangled<'a> {
         if !needs_demangling(raw) {
             return None;
         }
-        self.names
-            .binary_search_by(|(n, _)| (*n).cmp(raw))
-            .ok()
-            .and_then(|i| u32::try_from(i).ok())
+        let index = self.index.get_or_init(|| {
+            let mut map = rustc_hash::FxHashMap::default();
+            map.reserve(self.names.len());
+            for (i, (n, _)) in self.names.iter().enumerate() {
+                if let Ok(i) = u32::try_from(i) {
+                    map.entry(name_hash(n)).or_insert(i);
+                }
+            }
+            map
+        });
+        match index.get(&name_hash(raw)) {
+            Some(&i) if self.names.get(i as usize).is_some_and(|(n, _)| *n == raw) => Some(i),
+            _ => self
+                .names
+                .binary_search_by(|(n, _)| (*n).cmp(raw))
+                .ok()
+                .and_then(|i| u32::try_from(i).ok()),
+        }
     }
 
     /// The entry at `position`.
@@ -387,6 +410,12 @@ pub fn show_raw_names(on: bool) {
 /// Whether [`show_raw_names`] is on.
 pub fn raw_names() -> bool {
     RAW_NAMES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The FxHash of a raw name (for [`Demangled::position`]).
+fn name_hash(raw: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(raw)
 }
 
 /// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw
