@@ -1,10 +1,12 @@
 //! Demangling and the structured keys that grouping uses.
 //!
-//! Each distinct Mach-O symbol name is demangled once with cpp_demangle (after dropping the
-//! extra leading `_` that Mach-O puts before every C and C++ name). Besides the printed name,
-//! the *structure* cpp_demangle reports through [`DemangleWrite`] (template-argument lists as
+//! Each distinct Mach-O symbol name is demangled once (after dropping the extra leading `_` that
+//! Mach-O puts before every C and C++ name). Its printed form is GNU c++filt's (GNU libiberty
+//! through [`cxxfilt`], when the build has it; else cpp_demangle's). Its keys come from the
+//! *structure* cpp_demangle reports through [`DemangleWrite`] (template-argument lists as
 //! `TemplateArgs` nodes, qualified names as `NestedName`/`Prefix` nodes, parameter lists as the
-//! `(` … `)` written outside every node) gives three keys without any regex on the text:
+//! `(` … `)` written outside every node), without any regex on the text (docs/names.md; the
+//! integration test `keys_agree_with_printed_names_on_every_node_name` checks that both agree):
 //!
 //! * `pattern`: every template-argument list collapsed to `<…>` and every parameter list of the
 //!   name to `(…)`, e.g. `v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers`;
@@ -13,7 +15,9 @@
 //!   `v8::internal::StaticCallInterfaceDescriptor<…>` (the pattern when there is none);
 //! * `scope`: the components of the qualified name before its last one, e.g.
 //!   `["v8", "internal", "StaticCallInterfaceDescriptor<…>", "Initialize(…)"]`; only its
-//!   leading namespace components are kept, as where each ends in `pattern`.
+//!   leading namespace components are kept, as where each ends in `pattern`, and of those only
+//!   the ones before the first that the names read together show to be a class (a constructor,
+//!   destructor, vtable, VTT or typeinfo of it: see `proven_class`).
 //!
 //! cpp_demangle's default recursion limits (parse 96, print 128) reject real V8 symbols, so
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
