@@ -374,7 +374,7 @@ impl FigureArg {
 }
 
 impl CheckArgs {
-    /// The request for [`crate::gate::command::check`]. Errors: a bad `--allow` pattern.
+    /// The request for [`crate::command::check`]. Errors: a bad `--allow` pattern.
     pub fn request(&self) -> Result<CheckRequest> {
         let patterns = |flag: &str, list: &[String]| -> Result<Vec<Pattern>> {
             list.iter()

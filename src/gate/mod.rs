@@ -4,7 +4,7 @@
 //!
 //! * [`pattern`] — a glob or `re:` regex over group keys and symbol names;
 //! * [`policy`] — the policy file (`weakscan.toml`) and the command-line budgets, validated and
-//!   merged into [`policy::Rules`] per arch;
+//!   merged into [`policy::RuleSet`] per arch;
 //! * [`allow`] — the allowlist that takes symbols out of the count;
 //! * [`baseline`] — reading a baseline file back (writing one is [`crate::output::baseline`]);
 //! * [`budget`] — evaluating the rules into a [`crate::analysis::check::CheckReport`] of

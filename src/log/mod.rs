@@ -1,7 +1,7 @@
 //! Input: `DYLD_PRINT_BINDINGS` logs, read as a stream.
 //!
 //! * [`reader`] — bytes to lines, in bounded memory (CRLF, invalid UTF-8, a cut last line);
-//! * [`line`] — one line to its writer (`dyld[PID]: `, syslog, dyld2's `dyld: `) and message,
+//! * [`line`](mod@line) — one line to its writer (`dyld[PID]: `, syslog, dyld2's `dyld: `) and message,
 //!   matched against dyld's format strings verbatim;
 //! * [`record`] — the messages of one process to the model's images.
 //!
