@@ -102,6 +102,23 @@ pub enum Command {
     /// Write a baseline for `check --baseline`: scan's JSON plus the per-symbol list,
     /// byte-identical across runs.
     Baseline(BaselineArgs),
+    /// Print a completion script for SHELL (e.g. `weakscan completions bash >
+    /// ~/.local/share/bash-completion/completions/weakscan`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+        /// Write here instead of stdout.
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
+    /// Print the man page, weakscan(1) and one page per subcommand, in roff (e.g. `weakscan
+    /// man > weakscan.1 && man ./weakscan.1`).
+    Man {
+        /// Write here instead of stdout.
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// `weakscan check`.
@@ -481,7 +498,19 @@ impl Cli {
     /// The request this command line asks for. Errors: a bad `--allow`, `--allow-group` or
     /// `--group` pattern (usage).
     pub fn request(&self) -> Result<Request> {
+        use crate::command::completions::{GenerateRequest, Generated};
+        use clap::CommandFactory;
         Ok(match &self.command {
+            Command::Completions { shell, output } => Request::Generate(GenerateRequest {
+                what: Generated::Completions(*shell),
+                command: Cli::command(),
+                output: output.clone(),
+            }),
+            Command::Man { output } => Request::Generate(GenerateRequest {
+                what: Generated::Man,
+                command: Cli::command(),
+                output: output.clone(),
+            }),
             Command::Check(args) => Request::Check(args.request()?),
             Command::Baseline(args) => Request::Baseline(BaselineRequest {
                 file: args.file.clone(),

@@ -425,3 +425,59 @@ case!(fat_magic_64_is_read, {
         assert_eq!(img["weak_bind_sites"], 44);
     }
 });
+
+#[test]
+fn completions_cover_every_subcommand_and_parse() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = weakscan().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        for sub in [
+            "scan",
+            "diff",
+            "verify",
+            "check",
+            "baseline",
+            "completions",
+            "man",
+        ] {
+            assert!(text.contains(sub), "{shell} completion lacks {sub}");
+        }
+        assert!(text.contains("no-demangle"), "{shell}: global flags");
+    }
+    // The bash script is valid bash.
+    let out = weakscan().args(["completions", "bash"]).output().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("weakscan.bash");
+    std::fs::write(&script, &out.stdout).unwrap();
+    let status = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .status()
+        .unwrap();
+    assert!(status.success(), "bash -n rejects the completion script");
+}
+
+#[test]
+fn man_page_has_a_page_per_subcommand() {
+    let out = weakscan().arg("man").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(".ie") || text.contains(".TH weakscan 1"),
+        "{}",
+        &text[..200]
+    );
+    for sub in ["scan", "diff", "verify", "check", "baseline"] {
+        assert!(
+            text.contains(&format!(".TH weakscan-{sub} 1")),
+            "no page for {sub}"
+        );
+    }
+    // -o writes the same bytes through the safe writer.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("weakscan.1");
+    let written = weakscan().args(["man", "-o"]).arg(&path).output().unwrap();
+    assert!(written.status.success());
+    assert_eq!(std::fs::read(&path).unwrap(), text.as_bytes());
+}

@@ -1129,6 +1129,7 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
                 && !summary
         }
         Command::Baseline(a) => fixture(&a.file) && a.output.is_none(),
+        Command::Completions { output, .. } | Command::Man { output } => output.is_none(),
     }
 }
 
@@ -1187,6 +1188,7 @@ pub fn cli(data: &[u8]) {
             assert!(a.depth >= 1);
             true
         }
+        Command::Completions { .. } | Command::Man { .. } => false,
     };
     if !safe_to_run(&cli) {
         return;
@@ -1210,6 +1212,7 @@ pub fn cli(data: &[u8]) {
             Request::Verify(r) => &mut r.output,
             Request::Check(r) => &mut r.output,
             Request::Baseline(r) => &mut r.output,
+            Request::Generate(r) => &mut r.output,
         };
         *output = Some(out_path.clone());
     }

@@ -8,6 +8,7 @@
 
 pub mod baseline;
 pub mod check;
+pub mod completions;
 pub mod diff;
 pub mod scan;
 pub mod verify;
@@ -30,6 +31,8 @@ pub enum Request {
     Check(check::CheckRequest),
     /// `weakscan baseline`.
     Baseline(baseline::BaselineRequest),
+    /// `weakscan completions` and `weakscan man`.
+    Generate(completions::GenerateRequest),
 }
 
 /// `--format` of `scan`, `diff` and `verify`.
@@ -49,6 +52,7 @@ pub fn run(req: &Request) -> Result<u8> {
         Request::Verify(r) => verify::run(r),
         Request::Check(r) => check::run(r),
         Request::Baseline(r) => baseline::run(r),
+        Request::Generate(r) => completions::run(r),
     }
 }
 
