@@ -501,16 +501,16 @@ impl Cli {
         use crate::command::completions::{GenerateRequest, Generated};
         use clap::CommandFactory;
         Ok(match &self.command {
-            Command::Completions { shell, output } => Request::Generate(GenerateRequest {
+            Command::Completions { shell, output } => Request::Generate(Box::new(GenerateRequest {
                 what: Generated::Completions(*shell),
                 command: Cli::command(),
                 output: output.clone(),
-            }),
-            Command::Man { output } => Request::Generate(GenerateRequest {
+            })),
+            Command::Man { output } => Request::Generate(Box::new(GenerateRequest {
                 what: Generated::Man,
                 command: Cli::command(),
                 output: output.clone(),
-            }),
+            })),
             Command::Check(args) => Request::Check(args.request()?),
             Command::Baseline(args) => Request::Baseline(BaselineRequest {
                 file: args.file.clone(),

@@ -32,7 +32,7 @@ pub enum Request {
     /// `weakscan baseline`.
     Baseline(baseline::BaselineRequest),
     /// `weakscan completions` and `weakscan man`.
-    Generate(completions::GenerateRequest),
+    Generate(Box<completions::GenerateRequest>),
 }
 
 /// `--format` of `scan`, `diff` and `verify`.
