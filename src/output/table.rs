@@ -256,8 +256,17 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
                 "before linking: an upper bound of the weak definitions the linked image exports (export lists, -hidden-l, dead stripping and LTO remove some); weak binds and lookups exist only after linking\n"
             )?;
         }
-        if img.groups.is_empty() {
+        if img.groups_total == 0 {
             writeln!(out, "no weak symbols\n")?;
+            continue;
+        }
+        if img.groups.is_empty() {
+            // --top 0: the totals above, no rows.
+            writeln!(
+                out,
+                "(0 of {} groups shown; --top N to change)\n",
+                img.groups_total
+            )?;
             continue;
         }
         let mut g = table();
@@ -537,8 +546,15 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
         }
         writeln!(out, "{t}\n{totals}")?;
         let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
-        if changed.is_empty() {
+        if p.groups_changed == 0 {
             writeln!(out, "no group changed\n")?;
+        } else if changed.is_empty() {
+            // --top 0: the totals above, no rows.
+            writeln!(
+                out,
+                "(0 of {} changed groups shown; --top N to change)\n",
+                p.groups_changed
+            )?;
         } else {
             let mut g = table();
             g.set_header(vec![
