@@ -501,11 +501,13 @@ impl Cli {
         use crate::command::completions::{GenerateRequest, Generated};
         use clap::CommandFactory;
         Ok(match &self.command {
-            Command::Completions { shell, output } => Request::Generate(Box::new(GenerateRequest {
-                what: Generated::Completions(*shell),
-                command: Cli::command(),
-                output: output.clone(),
-            })),
+            Command::Completions { shell, output } => {
+                Request::Generate(Box::new(GenerateRequest {
+                    what: Generated::Completions(*shell),
+                    command: Cli::command(),
+                    output: output.clone(),
+                }))
+            }
             Command::Man { output } => Request::Generate(Box::new(GenerateRequest {
                 what: Generated::Man,
                 command: Cli::command(),

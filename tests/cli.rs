@@ -485,14 +485,26 @@ fn man_page_has_a_page_per_subcommand() {
 #[test]
 fn regression_top_0_said_no_weak_symbols() {
     let f = fixture("app-default-chained-x86_64");
-    let out = weakscan().args(["scan", "--top", "0"]).arg(&f).output().unwrap();
+    let out = weakscan()
+        .args(["scan", "--top", "0"])
+        .arg(&f)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("no weak symbols"), "{text}");
     assert!(text.contains("weak-bound symbols"), "totals kept: {text}");
-    assert!(text.contains("(0 of 10 groups shown; --top N to change)"), "{text}");
+    assert!(
+        text.contains("(0 of 10 groups shown; --top N to change)"),
+        "{text}"
+    );
     let v2 = fixture("app-v2-default-chained-x86_64");
-    let out = weakscan().args(["diff", "--top", "0"]).arg(&f).arg(&v2).output().unwrap();
+    let out = weakscan()
+        .args(["diff", "--top", "0"])
+        .arg(&f)
+        .arg(&v2)
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("no group changed"), "{text}");
     assert!(text.contains("(0 of 1 changed groups shown"), "{text}");

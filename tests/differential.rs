@@ -297,7 +297,7 @@ fn images_agree_with_llvm_objdump_22() {
             !required("WEAKSCAN_REQUIRE_LLVM"),
             "llvm-objdump from LLVM 22 is required but missing"
         );
-        eprintln!("skipping: llvm-objdump from LLVM 22 not found");
+        crate::util::skip("llvm-objdump from LLVM 22 not found (apt-get install llvm-22)");
         return;
     };
     for path in all_fixtures() {
@@ -391,7 +391,7 @@ fn attribution_agrees_with_llvm_nm_on_every_x86_64_fixture() {
             !required("WEAKSCAN_REQUIRE_LLVM"),
             "llvm-nm from LLVM 22 is required but missing"
         );
-        eprintln!("skipping: llvm-nm from LLVM 22 not found");
+        crate::util::skip("llvm-nm from LLVM 22 not found (apt-get install llvm-22)");
         return;
     };
     let mut total = 0;

@@ -34,7 +34,7 @@ fn reference_available() -> bool {
         (_, false) => "weakscan was built without GNU libiberty",
     };
     assert!(!required("WEAKSCAN_REQUIRE_CXXFILT"), "{why}");
-    eprintln!("SKIPPED: {why}");
+    crate::util::skip(why);
     false
 }
 

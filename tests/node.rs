@@ -20,10 +20,10 @@ pub fn node_binary(version: &str) -> Option<PathBuf> {
         "{} is missing: run scripts/fetch-node.sh",
         bin.display()
     );
-    eprintln!(
-        "skipping: {} not cached (scripts/fetch-node.sh)",
+    crate::util::skip(&format!(
+        "{} not cached (scripts/fetch-node.sh)",
         bin.display()
-    );
+    ));
     None
 }
 
@@ -297,7 +297,7 @@ fn node_attribution_agrees_with_llvm_nm() {
             !required("WEAKSCAN_REQUIRE_LLVM"),
             "llvm-nm from LLVM 22 is required but missing"
         );
-        eprintln!("skipping: llvm-nm from LLVM 22 not found");
+        crate::util::skip("llvm-nm from LLVM 22 not found (apt-get install llvm-22)");
         return;
     };
     for version in ["22.11.0", "24.11.1"] {

@@ -193,3 +193,15 @@ pub fn uleb(mut v: u64, out: &mut Vec<u8>) {
         out.push(byte | 0x80);
     }
 }
+
+/// Reports a skipped test in the test output itself: `SKIPPED <test>: <why>` on the process's
+/// stderr, which libtest does not capture (it captures only `print!`/`eprint!`), so a run of
+/// `cargo test` shows every skip next to the test's `ok`.
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {why}");
+}
