@@ -287,12 +287,12 @@ case!(not_macho, {
     );
     fails_with(
         &["scan", "--input-kind", "binary", path],
-        "not a Mach-O file (magic 0x622f2123)",
+        "not a Mach-O file: a text file, not a Mach-O binary",
     );
     let elf = temp_file(b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00");
     fails_with(
         &["scan", elf.path().to_str().unwrap()],
-        "not a Mach-O file (magic 0x464c457f)",
+        "not a Mach-O file: an ELF file (a Linux or BSD binary); weakscan reads macOS Mach-O images",
     );
 });
 
@@ -508,4 +508,76 @@ fn regression_top_0_said_no_weak_symbols() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("no group changed"), "{text}");
     assert!(text.contains("(0 of 1 changed groups shown"), "{text}");
+}
+
+#[test]
+fn errors_name_what_the_file_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pad = vec![0u8; 64];
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "elf",
+            [b"\x7fELF\x02\x01\x01".as_slice(), &pad].concat(),
+            "an ELF file",
+        ),
+        (
+            "pe.exe",
+            [b"MZ\x90\x00".as_slice(), &pad].concat(),
+            "a PE/COFF file",
+        ),
+        (
+            "x.gz",
+            [b"\x1f\x8b\x08\x00".as_slice(), &pad].concat(),
+            "a gzip file",
+        ),
+        (
+            "x.zip",
+            [b"PK\x03\x04".as_slice(), &pad].concat(),
+            "a zip archive",
+        ),
+        (
+            "Main.class",
+            [b"\xca\xfe\xba\xbe\x00\x00\x00\x34".as_slice(), &pad].concat(),
+            "a Java class file",
+        ),
+        (
+            "i386",
+            [b"\xce\xfa\xed\xfe".as_slice(), &pad].concat(),
+            "32-bit Mach-O",
+        ),
+        (
+            "notes.txt",
+            b"just some notes\nmore text\n".to_vec(),
+            "a text file, not a Mach-O binary",
+        ),
+    ];
+    pad.clear();
+    for (name, bytes, want) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = weakscan()
+            .args(["scan", "--input-kind", "binary"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(name) && err.contains(want), "{name}: {err}");
+    }
+    // A log where verify needs the binary: the arguments swapped.
+    let log = crate::util::testdata().join("logs/dyld4-macos14-opcodes.log");
+    let bin = fixture("app-default-opcodes-x86_64");
+    let out = weakscan()
+        .arg("verify")
+        .arg(&log)
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("DYLD_PRINT_BINDINGS log") && err.contains("swapped"),
+        "{err}"
+    );
 }

@@ -220,6 +220,15 @@ impl MachOFile {
     fn fat_slices(&self, is_64: bool) -> Result<Vec<SliceLocation>> {
         let head = self.read_range(0, SIZEOF_FAT_HEADER as u64, "fat header")?;
         let nfat = u32::from_be_bytes([head[4], head[5], head[6], head[7]]);
+        // A Java class file starts with the same 0xcafebabe; its next four bytes are the class
+        // file version (u16 minor, u16 major: 45 for JDK 1.1 … 69 for JDK 25). file(1)
+        // (libmagic's `cafebabe` rule) tells them apart by the count: under 20 is universal.
+        if !is_64 && nfat >= 20 && (45..=80).contains(&(nfat & 0xffff)) {
+            return Err(self.error(
+                ErrorKind::Malformed,
+                "not a Mach-O file: a Java class file (magic 0xcafebabe, class file version where a universal file has its slice count)",
+            ));
+        }
         if nfat == 0 {
             return Err(self.error(
                 ErrorKind::Malformed,
@@ -319,11 +328,55 @@ fn thin_cpu(file: &MachOFile, hdr: &[u8]) -> Result<(u32, u32)> {
             ErrorKind::Unsupported,
             "big-endian Mach-O images are not supported",
         )),
-        _ => Err(file.error(
-            ErrorKind::Malformed,
-            format!("not a Mach-O file (magic {magic_le:#010x})"),
-        )),
+        _ => {
+            let head = file.read_range(0, file.len.min(4096), "header")?;
+            Err(file.error(
+                ErrorKind::Malformed,
+                match foreign_format(&head) {
+                    Some(what) => format!("not a Mach-O file: {what}"),
+                    None => format!("not a Mach-O file (magic {magic_le:#010x})"),
+                },
+            ))
+        }
     }
+}
+
+/// What a file that is not Mach-O is, from its first bytes, for the error that refuses it: the
+/// formats a user is likely to pass by mistake (ELF, PE/COFF, gzip, zip, a text file such as a
+/// dyld log given where a binary is needed). `None` when it is none of them.
+pub fn foreign_format(head: &[u8]) -> Option<&'static str> {
+    let starts = |m: &[u8]| head.starts_with(m);
+    if starts(b"\x7fELF") {
+        return Some("an ELF file (a Linux or BSD binary); weakscan reads macOS Mach-O images");
+    }
+    if starts(b"MZ") {
+        return Some("a PE/COFF file (a Windows binary); weakscan reads macOS Mach-O images");
+    }
+    if starts(b"\x1f\x8b") {
+        return Some("a gzip file: decompress it first");
+    }
+    if starts(b"PK\x03\x04") {
+        return Some("a zip archive (an .ipa, .jar or zipped app?): unzip it first");
+    }
+    if starts(b"\xfe\xed\xfa\xce") || starts(b"\xce\xfa\xed\xfe") {
+        return Some("a 32-bit Mach-O image, which weakscan does not read");
+    }
+    let text = std::str::from_utf8(head)
+        .or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
+        .ok()
+        .filter(|t| !t.is_empty() && t.len() + 4 >= head.len())
+        .filter(|t| t.chars().all(|c| !c.is_control() || c.is_whitespace()))?;
+    // A dyld log line: `dyld[PID]: …` (dyld4), `dyld: …` (dyld2), also after a syslog prefix.
+    let log_line = |l: &str| {
+        l.split_once("dyld[")
+            .is_some_and(|(_, rest)| rest.split_once("]: ").is_some())
+            || l.contains("dyld: ")
+    };
+    Some(if text.lines().take(64).any(log_line) {
+        "a text file, apparently a DYLD_PRINT_BINDINGS log, where a Mach-O binary is needed (arguments swapped?)"
+    } else {
+        "a text file, not a Mach-O binary"
+    })
 }
 
 #[cfg(unix)]
