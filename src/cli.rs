@@ -76,6 +76,10 @@ pub enum Command {
         /// Also list the weak-bound symbols added and removed.
         #[arg(long)]
         symbols: bool,
+        /// Compare the OLD-arch slice of the old build with the NEW-arch slice of the new one
+        /// (e.g. x86_64=arm64); without it, builds that share no arch are an error (exit 2).
+        #[arg(long, value_name = "OLD=NEW", value_parser = parse_pair_arch)]
+        pair_arch: Option<(String, String)>,
         #[command(flatten)]
         opts: CommonOpts,
     },
@@ -540,8 +544,10 @@ impl Cli {
                 old,
                 new,
                 symbols,
+                pair_arch,
                 opts,
             } => Request::Diff(DiffRequest {
+                pair_arch: pair_arch.clone(),
                 old: old.clone(),
                 new: new.clone(),
                 symbols: *symbols,
@@ -579,4 +585,16 @@ impl From<Format> for command::Format {
             Format::Json => command::Format::Json,
         }
     }
+}
+
+/// `--pair-arch OLD=NEW`: two arch names (`x86_64`, `arm64`, `arm64e`, …).
+fn parse_pair_arch(s: &str) -> std::result::Result<(String, String), String> {
+    let (a, b) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected OLD=NEW, e.g. x86_64=arm64"))?;
+    let ok = |x: &str| !x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok(a) || !ok(b) {
+        return Err(format!("{s:?}: expected two arch names, e.g. x86_64=arm64"));
+    }
+    Ok((a.to_string(), b.to_string()))
 }

@@ -581,3 +581,45 @@ fn errors_name_what_the_file_is() {
         "{err}"
     );
 }
+
+#[test]
+fn regression_diff_of_builds_without_a_common_arch_passed_silently() {
+    let x86 = fixture("app-default-chained-x86_64");
+    let arm = fixture("app-default-opcodes-arm64");
+    let out = weakscan().arg("diff").arg(&x86).arg(&arm).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no architecture in common")
+            && err.contains("x86_64")
+            && err.contains("arm64"),
+        "{err}"
+    );
+    // --pair-arch says which slices to compare.
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        "--pair-arch",
+        "x86_64=arm64",
+        x86.to_str().unwrap(),
+        arm.to_str().unwrap(),
+    ]);
+    assert_eq!(doc["old"][0]["arch"], "x86_64", "{doc}");
+    assert_eq!(doc["new"][0]["arch"], "arm64", "{doc}");
+    assert_eq!(
+        doc["totals"].as_array().unwrap().len(),
+        1,
+        "one pair: {doc}"
+    );
+    // A slice the file does not have is named.
+    let out = weakscan()
+        .args(["diff", "--pair-arch", "x86_64=arm64e"])
+        .arg(&x86)
+        .arg(&arm)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no arm64e slice (it has arm64)"));
+}

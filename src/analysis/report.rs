@@ -290,12 +290,59 @@ pub struct DiffReport {
 /// Errors: a universal binary against a log (the log does not say its arch: `--arch` picks
 /// the slice).
 pub fn pair_images<'a>(old: &'a [Image], new: &'a [Image]) -> Result<Vec<(&'a Image, &'a Image)>> {
+    pair_images_with(old, new, None)
+}
+
+/// [`pair_images`], or with `pair` = `(old arch, new arch)` (`--pair-arch`) the one slice of
+/// each side of those arches.
+///
+/// Errors (usage, exit 2): two binaries that share no arch and no `pair` (a CI job comparing
+/// an x86_64 build with an arm64 one would otherwise pass on two lines of "only in"); a `pair`
+/// arch a side does not have; `pair` with a log.
+pub fn pair_images_with<'a>(
+    old: &'a [Image],
+    new: &'a [Image],
+    pair: Option<(&str, &str)>,
+) -> Result<Vec<(&'a Image, &'a Image)>> {
     let any_log = old.iter().chain(new).any(Image::is_log);
+    let arches =
+        |side: &[Image]| -> String { side.iter().map(Image::label).collect::<Vec<_>>().join(", ") };
+    if let Some((a, b)) = pair {
+        if any_log {
+            return Err(Error::usage(
+                "--pair-arch pairs slices of two binaries; a log has no arch".to_string(),
+            ));
+        }
+        let find = |side: &'a [Image], arch: &str| -> Result<&'a Image> {
+            side.iter()
+                .find(|i| i.arch.as_deref() == Some(arch))
+                .ok_or_else(|| {
+                    Error::usage(format!(
+                        "--pair-arch: {} has no {arch} slice (it has {})",
+                        side.first().map_or("", |i| i.path.as_str()),
+                        arches(side)
+                    ))
+                })
+        };
+        return Ok(vec![(find(old, a)?, find(new, b)?)]);
+    }
     if !any_log {
-        return Ok(new
+        let pairs: Vec<_> = new
             .iter()
             .filter_map(|n| old.iter().find(|o| o.arch == n.arch).map(|o| (o, n)))
-            .collect());
+            .collect();
+        if pairs.is_empty() && !old.is_empty() && !new.is_empty() {
+            return Err(Error::usage(format!(
+                "no architecture in common: {} has {}, {} has {}; compare two slices with --pair-arch OLD=NEW (e.g. --pair-arch {}={})",
+                old[0].path,
+                arches(old),
+                new[0].path,
+                arches(new),
+                old[0].label(),
+                new[0].label()
+            )));
+        }
+        return Ok(pairs);
     }
     for side in [old, new] {
         if side.len() > 1 && !side[0].is_log() {
@@ -331,8 +378,20 @@ pub fn diff_report(
     top: Option<usize>,
     with_symbols: bool,
 ) -> Result<DiffReport> {
+    diff_report_paired(old, new, by, top, with_symbols, None)
+}
+
+/// [`diff_report`] with `pair` as [`pair_images_with`] takes it (`--pair-arch`).
+pub fn diff_report_paired(
+    old: &[Image],
+    new: &[Image],
+    by: GroupBy,
+    top: Option<usize>,
+    with_symbols: bool,
+    pair: Option<(&str, &str)>,
+) -> Result<DiffReport> {
+    let pairs_of = pair_images_with(old, new, pair)?;
     let names = names_of(old.iter().chain(new), by)?;
-    let pairs_of = pair_images(old, new)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {
         let all = diff_groups(

@@ -2,7 +2,7 @@
 
 use super::{Format, emit, one_stdin};
 use crate::analysis::group::GroupBy;
-use crate::analysis::report::diff_report;
+use crate::analysis::report::diff_report_paired;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
 use crate::output;
@@ -27,6 +27,9 @@ pub struct DiffRequest {
     pub format: Format,
     /// `--output` (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// `--pair-arch OLD=NEW`: compare the OLD slice of the old build with the NEW slice of the
+    /// new one (builds that share no arch are an error without it).
+    pub pair_arch: Option<(String, String)>,
 }
 
 /// Runs `weakscan diff`: exit 0 on success.
@@ -46,7 +49,18 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
         (old_images, new_images)
     });
     let (old_images, new_images) = (old_images?, new_images?);
-    let report = diff_report(&old_images, &new_images, req.group_by, req.top, req.symbols)?;
+    let pair = req
+        .pair_arch
+        .as_ref()
+        .map(|(a, b)| (a.as_str(), b.as_str()));
+    let report = diff_report_paired(
+        &old_images,
+        &new_images,
+        req.group_by,
+        req.top,
+        req.symbols,
+        pair,
+    )?;
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::diff(out, &report),
         Format::Json => output::json::diff(out, &report),
