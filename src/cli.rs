@@ -47,6 +47,10 @@ pub struct Cli {
     /// demangled; groups are still formed from the demangled names.
     #[arg(long, global = true)]
     pub no_demangle: bool,
+    /// Fit tables to N columns, wrapping long cells (default: the terminal's width when the
+    /// report goes to a terminal, else full width).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
 }
 
 /// Subcommands.

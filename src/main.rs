@@ -23,7 +23,15 @@ fn main() -> ExitCode {
         }
     };
     weakscan::analysis::demangle::show_raw_names(cli.no_demangle);
-    match cli.request().and_then(|r| weakscan::command::run(&r)) {
+    let run = |r: weakscan::command::Request| {
+        use weakscan::output::table;
+        table::set_width(
+            cli.width
+                .or_else(|| r.output().is_none().then(table::terminal_width).flatten()),
+        );
+        weakscan::command::run(&r)
+    };
+    match cli.request().and_then(run) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // The message is already one line (see weakscan::text); stderr errors are moot.

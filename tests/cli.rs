@@ -623,3 +623,38 @@ fn regression_diff_of_builds_without_a_common_arch_passed_silently() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no arm64e slice (it has arm64)"));
 }
+
+#[test]
+fn tables_fit_the_width_asked_for() {
+    let f = fixture("app-default-chained-x86_64");
+    let v2 = fixture("app-v2-default-chained-x86_64");
+    for (args, width) in [
+        (vec!["scan", "--width", "80"], 80),
+        (vec!["scan", "--width", "120", "--by", "symbol"], 120),
+        (vec!["diff", "--width", "80", "--symbols"], 80),
+    ] {
+        let mut cmd = weakscan();
+        cmd.args(&args).arg(&f);
+        if args[0] == "diff" {
+            cmd.arg(&v2);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        // Table lines (box drawing) fit; free text lines (symbol lists, notes) may not.
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with(['│', '┌', '└', '╞', '├']))
+        {
+            assert!(
+                line.chars().count() <= width,
+                "{args:?}: {} > {width}: {line}",
+                line.chars().count()
+            );
+        }
+    }
+    // Piped without --width: full width, as the golden files hold.
+    let out = weakscan().arg("scan").arg(&f).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l.chars().count() > 120));
+}

@@ -44,6 +44,21 @@ pub enum Format {
     Json,
 }
 
+impl Request {
+    /// Where the report goes: `--output`, `None` for stdout.
+    pub fn output(&self) -> Option<&PathBuf> {
+        match self {
+            Request::Scan(r) => r.output.as_ref(),
+            Request::Diff(r) => r.output.as_ref(),
+            Request::Verify(r) => r.output.as_ref(),
+            Request::Check(r) => r.output.as_ref(),
+            Request::Baseline(r) => r.output.as_ref(),
+            Request::Generate(r) => r.output.as_ref(),
+        }
+        .filter(|p| p.as_os_str() != "-")
+    }
+}
+
 /// Runs `req`: the exit code, or the error to print (exit 2).
 pub fn run(req: &Request) -> Result<u8> {
     match req {

@@ -15,9 +15,42 @@ const EXAMPLE_WIDTH: usize = 90;
 
 fn table() -> Table {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
+    t.load_style(UTF8_FULL_CONDENSED).force_no_tty();
+    match width() {
+        Some(w) => t
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(w),
+        None => t.set_content_arrangement(ContentArrangement::Disabled),
+    };
     t
+}
+
+/// The width tables are fitted to (0: none, full width).
+static WIDTH: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+
+/// Fits every table from now on to `width` columns (comfy-table's dynamic arrangement: long
+/// cells wrap), or prints them at full width (`None`, the default: piped output and golden files
+/// stay stable). Process-wide; `main` sets it from `--width`, else from the terminal when the
+/// report goes to one.
+pub fn set_width(width: Option<u16>) {
+    WIDTH.store(width.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// See [`set_width`].
+pub fn width() -> Option<u16> {
+    match WIDTH.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => None,
+        w => Some(w),
+    }
+}
+
+/// The width of the terminal on stdout, if stdout is one (comfy-table's own detection).
+pub fn terminal_width() -> Option<u16> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    Table::new().width()
 }
 
 /// Widest text cell, in characters: a longer key, name or path keeps its head and tail with `…`
@@ -32,6 +65,36 @@ fn cell(s: &str) -> Cell {
 
 fn right(s: impl ToString) -> Cell {
     Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
+}
+
+/// A header over a column of figures: one word per line when tables are fitted to a width (so
+/// "weak-bound symbols" costs 10 columns, not 18).
+fn figure_header(s: &str) -> Cell {
+    let text = if width().is_some() {
+        s.replace(' ', "\n")
+    } else {
+        s.to_string()
+    };
+    Cell::new(text).set_alignment(CellAlignment::Right)
+}
+
+/// When tables are fitted to a width: the figure columns (every right-aligned header) keep
+/// their content width and never wrap; the text columns share the rest.
+fn fit_figures(t: &mut Table, header: &[bool]) {
+    if width().is_none() {
+        return;
+    }
+    for (i, figure) in header.iter().enumerate() {
+        if *figure && let Some(c) = t.column_mut(i) {
+            c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+    }
+    // The key (first column) is what the table is about: at least a third of the width.
+    if let Some(c) = t.column_mut(0) {
+        c.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+            comfy_table::Width::Percentage(33),
+        ));
+    }
 }
 
 fn clip(s: &str) -> String {
@@ -273,22 +336,26 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         let is_log = s.log.is_some();
         let mut header = vec![
             Cell::new(r.group_by.as_str()),
-            right("weak-bound symbols"),
-            right(if is_log { "lookups seen" } else { "lookups" }),
-            right("sites"),
+            figure_header("weak-bound symbols"),
+            figure_header(if is_log { "lookups seen" } else { "lookups" }),
+            figure_header("sites"),
         ];
+        let mut figures = vec![false, true, true, true];
         header.push(if is_log {
             Cell::new("definitions from")
         } else {
-            right("weak-def exports")
+            figure_header("weak-def exports")
         });
+        figures.push(!is_log);
         // The "from" column: when the image is attributed and groups are not origins.
         let from = s.attribution.is_some() && r.group_by.origin_level().is_none();
         if from {
             header.push(Cell::new("from"));
+            figures.push(false);
         }
         header.push(Cell::new("example"));
         g.set_header(header);
+        fit_figures(&mut g, &figures);
         for grp in r.groups(img) {
             let mut row = vec![
                 cell(&grp.key),
@@ -559,13 +626,14 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             let mut g = table();
             g.set_header(vec![
                 Cell::new(r.group_by.as_str()),
-                right("lookups old → new"),
-                right("Δ lookups"),
-                right("Δ symbols"),
-                right("Δ sites"),
-                right("Δ exports"),
+                figure_header("lookups old → new"),
+                figure_header("Δ lookups"),
+                figure_header("Δ symbols"),
+                figure_header("Δ sites"),
+                figure_header("Δ exports"),
                 Cell::new("example"),
             ]);
+            fit_figures(&mut g, &[false, true, true, true, true, true, false]);
             for grp in &changed {
                 g.add_row(vec![
                     cell(&grp.key),
