@@ -1,7 +1,7 @@
 //! Real input: official Node.js macOS binaries (20.11.0, 22.11.0, 24.11.1) from the npm registry
 //! (`scripts/fetch-node.sh` puts them in `$WEAKSCAN_NODE_CACHE`, default `.cache/node`).
 //! Reference figures: llvm-objdump from LLVM 22, and DYLD_PRINT_BINDINGS for the 2158
-//! (../shared/docs/dyld-weak-binding.md). Skipped when the cache is absent, unless
+//! (docs/dyld-weak-binding.md). Skipped when the cache is absent, unless
 //! `WEAKSCAN_REQUIRE_NODE=1` (CI) makes that a failure.
 
 use crate::util::{json, required, weakscan};

@@ -15,7 +15,7 @@
 //! the whole line is program output.
 //!
 //! Messages are matched against dyld's format strings verbatim (see `docs/logs.md` and
-//! `../shared/docs/dyld-weak-binding.md` for every string and the dyld function that prints
+//! `docs/dyld-weak-binding.md` for every string and the dyld function that prints
 //! it). Symbol names are bytes in the log; they become `String`s losslessly, invalid UTF-8 as
 //! `\xNN` (as for names read from Mach-O files).
 

@@ -67,11 +67,11 @@ fn right(s: impl ToString) -> Cell {
     Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
 }
 
-/// A header over a column of figures: one word per line when tables are fitted to a width (so
-/// "weak-bound symbols" costs 10 columns, not 18).
+/// A header over a column of figures: on two lines (at its first space) when tables are fitted to
+/// a width and it is longer than 10 characters (so "weak-bound symbols" costs 10 columns, not 18).
 fn figure_header(s: &str) -> Cell {
-    let text = if width().is_some() {
-        s.replace(' ', "\n")
+    let text = if width().is_some() && s.chars().count() > 10 {
+        s.replacen(' ', "\n", 1)
     } else {
         s.to_string()
     };
@@ -111,6 +111,9 @@ fn clip(s: &str) -> String {
 fn example_cell(key: &str, example: &str) -> Cell {
     Cell::new(if example == key {
         String::new()
+    } else if let Some(w) = width() {
+        // Fitted to a width: about two lines of the example column, its head and tail kept.
+        clip_middle(example, (usize::from(w) / 3).max(24))
     } else {
         clip(example)
     })
