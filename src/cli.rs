@@ -361,6 +361,11 @@ pub enum Format {
     Table,
     /// JSON with `schema_version`.
     Json,
+    /// Markdown for a pull-request comment (scan and diff; also appended to
+    /// $GITHUB_STEP_SUMMARY when it is set).
+    Markdown,
+    /// GitHub Actions annotations (scan and diff; the Markdown goes to $GITHUB_STEP_SUMMARY).
+    Github,
 }
 
 impl ArchArg {
@@ -480,6 +485,7 @@ impl CommonOpts {
         match (self.top, self.format) {
             (Some(n), _) => Some(n),
             (None, Format::Table) => Some(20),
+            (None, Format::Markdown | Format::Github) => Some(10),
             (None, Format::Json) => None,
         }
     }
@@ -587,6 +593,8 @@ impl From<Format> for command::Format {
         match f {
             Format::Table => command::Format::Table,
             Format::Json => command::Format::Json,
+            Format::Markdown => command::Format::Markdown,
+            Format::Github => command::Format::Github,
         }
     }
 }

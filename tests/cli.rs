@@ -658,3 +658,75 @@ fn tables_fit_the_width_asked_for() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().any(|l| l.chars().count() > 120));
 }
+
+case!(golden_diff_markdown_for_a_pull_request_comment, {
+    golden(
+        "diff-v1-v2-chained-x86_64.md",
+        &[
+            "diff",
+            "--format",
+            "markdown",
+            "bin/app-default-chained-x86_64",
+            "bin/app-v2-default-chained-x86_64",
+        ],
+    );
+});
+
+case!(golden_diff_github_annotations, {
+    golden(
+        "diff-v1-v2-chained-x86_64.github.txt",
+        &[
+            "diff",
+            "--format",
+            "github",
+            "bin/app-default-chained-x86_64",
+            "bin/app-v2-default-chained-x86_64",
+        ],
+    );
+});
+
+case!(golden_scan_markdown, {
+    golden(
+        "scan-app-default-chained-x86_64.md",
+        &[
+            "scan",
+            "--format",
+            "markdown",
+            "--top",
+            "3",
+            "bin/app-default-chained-x86_64",
+        ],
+    );
+});
+
+#[test]
+fn scan_and_diff_append_markdown_to_the_job_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let f = fixture("app-default-chained-x86_64");
+    let v2 = fixture("app-v2-default-chained-x86_64");
+    let out = weakscan()
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["diff", "--format", "github"])
+        .arg(&f)
+        .arg(&v2)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.starts_with("::warning title=weakscan diff::"),
+        "{stdout}"
+    );
+    let text = std::fs::read_to_string(&summary).unwrap();
+    assert!(text.starts_with("earlier step\n## weakscan diff: this change adds 60 weak-def lookups (83 → 143, +72.3%)"), "{text}");
+    // verify has no Markdown: refused, exit 2, before reading anything.
+    let out = weakscan()
+        .args(["verify", "--format", "markdown"])
+        .arg(&f)
+        .arg(crate::util::testdata().join("logs/dyld4-macos14-chained.log"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -209,25 +209,7 @@ fn pair_arches(b: &Baseline, images: &[Image], filter: &ArchFilter, file: &Path)
     Ok(())
 }
 
-/// Appends the Markdown report to `$GITHUB_STEP_SUMMARY` when that is set; a failure to write it
-/// is reported on stderr and does not change the outcome.
+/// Appends the Markdown report to `$GITHUB_STEP_SUMMARY` when that is set.
 fn append_step_summary(report: &CheckReport) {
-    let Some(path) = std::env::var_os(STEP_SUMMARY_VAR).filter(|p| !p.is_empty()) else {
-        return;
-    };
-    let written = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|f| {
-            let mut w = std::io::BufWriter::new(f);
-            output::markdown::check(&mut w, report)?;
-            std::io::Write::flush(&mut w)
-        });
-    if let Err(e) = written {
-        eprintln!(
-            "weakscan: warning: cannot append to ${STEP_SUMMARY_VAR} ({}): {e}",
-            crate::text::escape(&Path::new(&path).display().to_string())
-        );
-    }
+    super::append_step_summary(|w| output::markdown::check(w, report));
 }

@@ -64,6 +64,11 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::diff(out, &report),
         Format::Json => output::json::diff(out, &report),
+        Format::Markdown => output::markdown::diff(out, &report),
+        Format::Github => output::github::diff(out, &report),
     })?;
+    if matches!(req.format, Format::Markdown | Format::Github) {
+        super::append_step_summary(|w| output::markdown::diff(w, &report));
+    }
     Ok(0)
 }

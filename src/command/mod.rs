@@ -15,7 +15,7 @@ pub mod verify;
 
 use crate::error::{Error, Result};
 use crate::output::sink::Sink;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// A parsed command line.
@@ -42,6 +42,34 @@ pub enum Format {
     Table,
     /// JSON with `schema_version`.
     Json,
+    /// Markdown (scan, diff), also appended to `$GITHUB_STEP_SUMMARY`.
+    Markdown,
+    /// GitHub Actions annotations (scan, diff); the Markdown goes to `$GITHUB_STEP_SUMMARY`.
+    Github,
+}
+
+/// Appends a Markdown report to `$GITHUB_STEP_SUMMARY` when that is set; a failure to write it is
+/// reported on stderr and does not change the outcome.
+pub fn append_step_summary(render: impl FnOnce(&mut dyn Write) -> io::Result<()>) {
+    let Some(path) = std::env::var_os(check::STEP_SUMMARY_VAR).filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            render(&mut w)?;
+            w.flush()
+        });
+    if let Err(e) = written {
+        eprintln!(
+            "weakscan: warning: cannot append to ${} ({}): {e}",
+            check::STEP_SUMMARY_VAR,
+            crate::text::escape(&Path::new(&path).display().to_string())
+        );
+    }
 }
 
 impl Request {

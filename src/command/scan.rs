@@ -56,6 +56,11 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::scan(out, &report),
         Format::Json => output::json::scan(out, &report),
+        Format::Markdown => output::markdown::scan(out, &report),
+        Format::Github => output::github::scan(out, &report),
     })?;
+    if matches!(req.format, Format::Markdown | Format::Github) {
+        super::append_step_summary(|w| output::markdown::scan(w, &report));
+    }
     Ok(0)
 }

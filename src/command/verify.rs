@@ -34,6 +34,12 @@ pub struct VerifyRequest {
 /// Runs `weakscan verify`: exit 0 when the binary and the log agree within the tolerance, 1
 /// when they do not.
 pub fn run(req: &VerifyRequest) -> Result<u8> {
+    if matches!(req.format, Format::Markdown | Format::Github) {
+        return Err(crate::error::Error::usage(
+            "verify writes --format table or json (markdown and github are for scan, diff and check)"
+                .to_string(),
+        ));
+    }
     one_stdin(&[&req.binary, &req.log])?;
     let mut read = req.read.clone();
     read.kind = Some(InputKind::Binary);
@@ -65,6 +71,7 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::verify(out, &report),
         Format::Json => output::json::verify(out, &report),
+        Format::Markdown | Format::Github => unreachable!("refused before reading"),
     })?;
     Ok(if report.agrees { 0 } else { 1 })
 }

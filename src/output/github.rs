@@ -1,8 +1,10 @@
-//! GitHub Actions output of `weakscan check` (`--format github`): one `::error` annotation per
-//! failing budget, one with the offending groups and the fix per failing image, `::notice` for
-//! notes and the verdict. See "Workflow commands for GitHub Actions".
+//! GitHub Actions output (`--format github`; see "Workflow commands for GitHub Actions"). `check`:
+//! one `::error` annotation per failing budget, one with the offending groups and the fix per
+//! failing image, `::notice` for notes and the verdict. `scan` and `diff`: one `::notice` per
+//! image or pair (`::warning` when a diff's lookups grew) with the figures and largest groups.
 
 use crate::analysis::check::CheckReport;
+use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use std::io::{self, Write};
 
 /// Escapes an annotation message (`%`, CR, LF).
@@ -70,5 +72,65 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
     let level = if r.passed { "notice" } else { "error" };
     annotation(out, level, "weakscan check", &r.verdict())?;
     writeln!(out, "weakscan check {}", r.verdict())?;
+    Ok(())
+}
+
+/// Renders a diff report as workflow commands: per pair of images one `::notice` with the change
+/// in lookups and the groups that moved most (`::warning` when lookups grew), then a plain line.
+pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
+    for p in &r.pairs {
+        let lookups = |s: &ImageSummary| s.predicted_weak_lookups.or(s.seen_weak_lookups);
+        let (o, n) = (lookups(&p.old), lookups(&p.new));
+        let grew = matches!((o, n), (Some(o), Some(n)) if n > o);
+        let fig = |v: Option<usize>| v.map_or_else(|| "n/a".to_string(), |v| v.to_string());
+        let mut text = format!(
+            "{} → {} ({}): weak-def lookups {} → {}, weak-bound symbols {} → {}; {} groups changed",
+            p.old.path,
+            p.new.path,
+            p.label,
+            fig(o),
+            fig(n),
+            fig(p.old.weak_bind_symbols),
+            fig(p.new.weak_bind_symbols),
+            p.groups_changed
+        );
+        for g in p.groups.iter().filter(|g| !g.delta.is_zero()).take(5) {
+            let d = g
+                .delta
+                .lookups
+                .map_or_else(|| "n/a".into(), |d| format!("{d:+}"));
+            text += &format!("\n  {}: {d} lookups", g.key);
+        }
+        annotation(
+            out,
+            if grew { "warning" } else { "notice" },
+            "weakscan diff",
+            &text,
+        )?;
+    }
+    writeln!(out, "weakscan diff: {} pairs compared", r.pairs.len())?;
+    Ok(())
+}
+
+/// Renders a scan report as workflow commands: one `::notice` per image with its figures and
+/// largest groups, then a plain line.
+pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
+    for img in &r.images {
+        let s = &img.summary;
+        let fig = |v: Option<usize>| v.map_or_else(|| "n/a".to_string(), |v| v.to_string());
+        let mut text = format!(
+            "{} ({}): {} weak-def lookups, {} weak-bound symbols, {} weak-def exports",
+            s.path,
+            s.arch.as_deref().unwrap_or(&s.image),
+            fig(s.predicted_weak_lookups.or(s.seen_weak_lookups)),
+            fig(s.weak_bind_symbols),
+            fig(s.weak_def_exports)
+        );
+        for g in r.groups(img).take(5) {
+            text += &format!("\n  {}: {} lookups", g.key, fig(g.stats.lookups));
+        }
+        annotation(out, "notice", "weakscan scan", &text)?;
+    }
+    writeln!(out, "weakscan scan: {} images", r.images.len())?;
     Ok(())
 }

@@ -1,7 +1,9 @@
-//! Markdown output of `weakscan check` (`--format markdown`): for a pull-request comment or the
-//! GitHub job summary (`$GITHUB_STEP_SUMMARY`, where `markdown` and `github` append it).
+//! Markdown output of `weakscan check`, `scan` and `diff` (`--format markdown`): for a
+//! pull-request comment or the GitHub job summary (`$GITHUB_STEP_SUMMARY`, where `markdown` and
+//! `github` append it).
 
 use crate::analysis::check::CheckReport;
+use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use std::io::{self, Write};
 
 /// Longest example shown, in characters.
@@ -160,6 +162,223 @@ fn with_code_flags(s: &str) -> String {
         out = out.replace(flag, &format!("`{flag}`"));
     }
     out
+}
+
+/// `old → new` of a figure with its change, or `n/a`.
+fn change(old: Option<usize>, new: Option<usize>) -> String {
+    let (Some(o), Some(n)) = (old, new) else {
+        return "n/a".into();
+    };
+    let d = n as i64 - o as i64;
+    match crate::analysis::diff::percent_change(old, new) {
+        Some(p) => format!("{d:+} ({p:+.1}%)"),
+        None if d == 0 => "0".into(),
+        None => format!("{d:+} (new)"),
+    }
+}
+
+fn fig(v: Option<usize>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |n| n.to_string())
+}
+
+fn signed(v: Option<i64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |d| format!("{d:+}"))
+}
+
+/// Lookups of an image: predicted for a binary, seen for a log.
+fn lookups(s: &ImageSummary) -> Option<usize> {
+    s.predicted_weak_lookups.or(s.seen_weak_lookups)
+}
+
+/// The example column: the example unless it is the key itself, clipped.
+fn example(key: &str, example: &str) -> String {
+    if key == example {
+        String::new()
+    } else {
+        code(&crate::output::clip_middle(example, EXAMPLE_WIDTH))
+    }
+}
+
+/// Renders a diff report as GitHub-flavoured Markdown for a pull-request comment or the job
+/// summary: a headline with the change in lookups and the group that moved most, then per pair of
+/// images the figures and the groups that changed most (ends with a blank line).
+pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
+    let (mut old, mut new) = (0usize, 0usize);
+    for p in &r.pairs {
+        old += lookups(&p.old).unwrap_or(0);
+        new += lookups(&p.new).unwrap_or(0);
+    }
+    let top = r
+        .pairs
+        .iter()
+        .flat_map(|p| p.groups.iter())
+        .filter(|g| !g.delta.is_zero())
+        .max_by_key(|g| g.delta.lookups.unwrap_or(0).unsigned_abs());
+    let percent = crate::analysis::diff::percent_change(Some(old), Some(new))
+        .map_or_else(|| "new".to_string(), |p| format!("{p:+.1}%"));
+    let headline = match new.cmp(&old) {
+        std::cmp::Ordering::Equal => format!("weak-def lookups unchanged ({old})"),
+        std::cmp::Ordering::Greater => format!(
+            "this change adds {} weak-def lookups ({old} → {new}, {percent})",
+            new - old
+        ),
+        std::cmp::Ordering::Less => format!(
+            "this change removes {} weak-def lookups ({old} → {new}, {percent})",
+            old - new
+        ),
+    };
+    writeln!(out, "## weakscan diff: {headline}\n")?;
+    if let Some(g) = top {
+        writeln!(
+            out,
+            "Largest change: {} ({} lookups).\n",
+            code(&g.key),
+            signed(g.delta.lookups)
+        )?;
+    }
+    for p in &r.pairs {
+        writeln!(
+            out,
+            "### {} → {} ({})\n",
+            code(&p.old.path),
+            code(&p.new.path),
+            cell(&p.label)
+        )?;
+        writeln!(out, "| figure | old | new | change |\n|---|---:|---:|---:|")?;
+        for (name, a, b) in [
+            (
+                "weak-def exports",
+                p.old.weak_def_exports,
+                p.new.weak_def_exports,
+            ),
+            (
+                "weak-bind sites",
+                p.old.weak_bind_sites,
+                p.new.weak_bind_sites,
+            ),
+            (
+                "weak-bound symbols",
+                p.old.weak_bind_symbols,
+                p.new.weak_bind_symbols,
+            ),
+            ("weak-def lookups", lookups(&p.old), lookups(&p.new)),
+        ] {
+            writeln!(
+                out,
+                "| {name} | {} | {} | {} |",
+                fig(a),
+                fig(b),
+                change(a, b)
+            )?;
+        }
+        out.write_all(b"\n")?;
+        let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
+        if p.groups_changed == 0 {
+            writeln!(out, "No group changed.\n")?;
+            continue;
+        }
+        writeln!(
+            out,
+            "| {} | lookups old → new | Δ lookups | Δ symbols | Δ exports | example |\n|---|---:|---:|---:|---:|---|",
+            r.group_by.as_str()
+        )?;
+        for g in &changed {
+            writeln!(
+                out,
+                "| {} | {} → {} | {} | {} | {} | {} |",
+                code(&g.key),
+                fig(g.old.lookups),
+                fig(g.new.lookups),
+                signed(g.delta.lookups),
+                signed(g.delta.weak_bound_symbols),
+                signed(g.delta.weak_def_exports),
+                example(&g.key, &g.example)
+            )?;
+        }
+        if changed.len() < p.groups_changed {
+            writeln!(
+                out,
+                "\n{} of {} changed groups shown.",
+                changed.len(),
+                p.groups_changed
+            )?;
+        }
+        out.write_all(b"\n")?;
+    }
+    for (side, list) in [("old", &r.only_old), ("new", &r.only_new)] {
+        for s in list {
+            writeln!(
+                out,
+                "Only in the {side} build: {} ({}).\n",
+                code(&s.path),
+                cell(s.arch.as_deref().unwrap_or(&s.image))
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Renders a scan report as GitHub-flavoured Markdown: per image its figures and largest groups
+/// (ends with a blank line).
+pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
+    writeln!(out, "## weakscan scan\n")?;
+    for img in &r.images {
+        let s = &img.summary;
+        writeln!(
+            out,
+            "### {} ({})\n",
+            code(&s.path),
+            cell(s.arch.as_deref().unwrap_or(&s.image))
+        )?;
+        writeln!(out, "| figure | value |\n|---|---:|")?;
+        for (name, v) in [
+            ("weak-def exports", s.weak_def_exports),
+            ("weak-bind sites", s.weak_bind_sites),
+            ("weak-bound symbols", s.weak_bind_symbols),
+            ("weak-def lookups", lookups(s)),
+        ] {
+            writeln!(out, "| {name} | {} |", fig(v))?;
+        }
+        out.write_all(b"\n")?;
+        if img.groups.is_empty() {
+            writeln!(
+                out,
+                "{}\n",
+                if img.groups_total == 0 {
+                    "No weak symbols."
+                } else {
+                    "No groups shown (--top 0)."
+                }
+            )?;
+            continue;
+        }
+        writeln!(
+            out,
+            "| {} | weak-bound symbols | lookups | weak-def exports | example |\n|---|---:|---:|---:|---|",
+            r.group_by.as_str()
+        )?;
+        for g in r.groups(img) {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                code(&g.key),
+                fig(g.stats.weak_bound_symbols),
+                fig(g.stats.lookups),
+                fig(g.stats.weak_def_exports),
+                example(&g.key, &g.example)
+            )?;
+        }
+        if img.groups.len() < img.groups_total {
+            writeln!(
+                out,
+                "\n{} of {} groups shown.",
+                img.groups.len(),
+                img.groups_total
+            )?;
+        }
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

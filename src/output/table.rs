@@ -67,11 +67,14 @@ fn right(s: impl ToString) -> Cell {
     Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
 }
 
-/// A header over a column of figures: on two lines (at its first space) when tables are fitted to
-/// a width and it is longer than 10 characters (so "weak-bound symbols" costs 10 columns, not 18).
+/// A header over a column of figures: one word per line when tables are fitted to a width (so
+/// "weak-bound symbols" costs 10 columns, not 18; "lookups old → new" becomes "lookups" over
+/// "old→new").
 fn figure_header(s: &str) -> Cell {
-    let text = if width().is_some() && s.chars().count() > 10 {
-        s.replacen(' ', "\n", 1)
+    let text = if width().is_some() {
+        s.replace(" old → new", "\u{0}")
+            .replace(' ', "\n")
+            .replace('\u{0}', "\nold→new")
     } else {
         s.to_string()
     };
