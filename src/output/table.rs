@@ -81,6 +81,15 @@ fn figure_header(s: &str) -> Cell {
     Cell::new(text).set_alignment(CellAlignment::Right)
 }
 
+/// Below this fitted width the group tables leave out their example column: it would be a few
+/// characters wide (the key and the figures come first).
+const EXAMPLES_FROM_WIDTH: u16 = 100;
+
+/// Whether group tables show their example column (always, unless fitted to a narrow width).
+fn show_examples() -> bool {
+    width().is_none_or(|w| w >= EXAMPLES_FROM_WIDTH)
+}
+
 /// When tables are fitted to a width: the figure columns (every right-aligned header) keep
 /// their content width and never wrap; the text columns share the rest.
 fn fit_figures(t: &mut Table, header: &[bool]) {
@@ -359,7 +368,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             header.push(Cell::new("from"));
             figures.push(false);
         }
-        header.push(Cell::new("example"));
+        if show_examples() {
+            header.push(Cell::new("example"));
+        }
         g.set_header(header);
         fit_figures(&mut g, &figures);
         for grp in r.groups(img) {
@@ -377,7 +388,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             if from {
                 row.push(from_cell(grp.from.as_ref()));
             }
-            row.push(example_cell(&grp.key, &grp.example));
+            if show_examples() {
+                row.push(example_cell(&grp.key, &grp.example));
+            }
             g.add_row(row);
         }
         writeln!(out, "{g}")?;
@@ -630,18 +643,21 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             )?;
         } else {
             let mut g = table();
-            g.set_header(vec![
+            let mut header = vec![
                 Cell::new(r.group_by.as_str()),
                 figure_header("lookups old → new"),
                 figure_header("Δ lookups"),
                 figure_header("Δ symbols"),
                 figure_header("Δ sites"),
                 figure_header("Δ exports"),
-                Cell::new("example"),
-            ]);
+            ];
+            if show_examples() {
+                header.push(Cell::new("example"));
+            }
+            g.set_header(header);
             fit_figures(&mut g, &[false, true, true, true, true, true, false]);
             for grp in &changed {
-                g.add_row(vec![
+                let mut row = vec![
                     cell(&grp.key),
                     right(format!(
                         "{} → {}",
@@ -652,8 +668,11 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
                     right(signed(grp.delta.weak_bound_symbols)),
                     right(signed(grp.delta.sites)),
                     right(signed(grp.delta.weak_def_exports)),
-                    example_cell(&grp.key, &grp.example),
-                ]);
+                ];
+                if show_examples() {
+                    row.push(example_cell(&grp.key, &grp.example));
+                }
+                g.add_row(row);
             }
             writeln!(out, "{g}")?;
             if changed.len() < p.groups_changed {
