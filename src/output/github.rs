@@ -4,7 +4,8 @@
 //! image or pair (`::warning` when a diff's lookups grew) with the figures and largest groups.
 
 use crate::analysis::check::CheckReport;
-use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
+use crate::analysis::report::{DiffReport, ScanReport};
+use crate::output::{fig, signed};
 use std::io::{self, Write};
 
 /// Escapes an annotation message (`%`, CR, LF).
@@ -79,10 +80,8 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
 /// in lookups and the groups that moved most (`::warning` when lookups grew), then a plain line.
 pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     for p in &r.pairs {
-        let lookups = |s: &ImageSummary| s.predicted_weak_lookups.or(s.seen_weak_lookups);
-        let (o, n) = (lookups(&p.old), lookups(&p.new));
+        let (o, n) = (p.old.stats().lookups, p.new.stats().lookups);
         let grew = matches!((o, n), (Some(o), Some(n)) if n > o);
-        let fig = |v: Option<usize>| v.map_or_else(|| "n/a".to_string(), |v| v.to_string());
         let mut text = format!(
             "{} → {} ({}): weak-def lookups {} → {}, weak-bound symbols {} → {}; {} groups changed",
             p.old.path,
@@ -95,11 +94,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             p.groups_changed
         );
         for g in p.groups.iter().filter(|g| !g.delta.is_zero()).take(5) {
-            let d = g
-                .delta
-                .lookups
-                .map_or_else(|| "n/a".into(), |d| format!("{d:+}"));
-            text += &format!("\n  {}: {d} lookups", g.key);
+            text += &format!("\n  {}: {} lookups", g.key, signed(g.delta.lookups));
         }
         annotation(
             out,
@@ -117,12 +112,11 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
 pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
     for img in &r.images {
         let s = &img.summary;
-        let fig = |v: Option<usize>| v.map_or_else(|| "n/a".to_string(), |v| v.to_string());
         let mut text = format!(
             "{} ({}): {} weak-def lookups, {} weak-bound symbols, {} weak-def exports",
             s.path,
             s.arch.as_deref().unwrap_or(&s.image),
-            fig(s.predicted_weak_lookups.or(s.seen_weak_lookups)),
+            fig(s.stats().lookups),
             fig(s.weak_bind_symbols),
             fig(s.weak_def_exports)
         );

@@ -3,7 +3,8 @@
 //! `github` append it).
 
 use crate::analysis::check::CheckReport;
-use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
+use crate::analysis::report::{DiffReport, ScanReport};
+use crate::output::{change, fig, signed};
 use std::io::{self, Write};
 
 /// Longest example shown, in characters.
@@ -164,32 +165,6 @@ fn with_code_flags(s: &str) -> String {
     out
 }
 
-/// `old → new` of a figure with its change, or `n/a`.
-fn change(old: Option<usize>, new: Option<usize>) -> String {
-    let (Some(o), Some(n)) = (old, new) else {
-        return "n/a".into();
-    };
-    let d = n as i64 - o as i64;
-    match crate::analysis::diff::percent_change(old, new) {
-        Some(p) => format!("{d:+} ({p:+.1}%)"),
-        None if d == 0 => "0".into(),
-        None => format!("{d:+} (new)"),
-    }
-}
-
-fn fig(v: Option<usize>) -> String {
-    v.map_or_else(|| "n/a".to_string(), |n| n.to_string())
-}
-
-fn signed(v: Option<i64>) -> String {
-    v.map_or_else(|| "n/a".to_string(), |d| format!("{d:+}"))
-}
-
-/// Lookups of an image: predicted for a binary, seen for a log.
-fn lookups(s: &ImageSummary) -> Option<usize> {
-    s.predicted_weak_lookups.or(s.seen_weak_lookups)
-}
-
 /// The example column: the example unless it is the key itself, clipped.
 fn example(key: &str, example: &str) -> String {
     if key == example {
@@ -205,8 +180,8 @@ fn example(key: &str, example: &str) -> String {
 pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     let (mut old, mut new) = (0usize, 0usize);
     for p in &r.pairs {
-        old += lookups(&p.old).unwrap_or(0);
-        new += lookups(&p.new).unwrap_or(0);
+        old += p.old.stats().lookups.unwrap_or(0);
+        new += p.new.stats().lookups.unwrap_or(0);
     }
     let top = r
         .pairs
@@ -261,7 +236,11 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
                 p.old.weak_bind_symbols,
                 p.new.weak_bind_symbols,
             ),
-            ("weak-def lookups", lookups(&p.old), lookups(&p.new)),
+            (
+                "weak-def lookups",
+                p.old.stats().lookups,
+                p.new.stats().lookups,
+            ),
         ] {
             writeln!(
                 out,
@@ -335,7 +314,7 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             ("weak-def exports", s.weak_def_exports),
             ("weak-bind sites", s.weak_bind_sites),
             ("weak-bound symbols", s.weak_bind_symbols),
-            ("weak-def lookups", lookups(s)),
+            ("weak-def lookups", s.stats().lookups),
         ] {
             writeln!(out, "| {name} | {} |", fig(v))?;
         }

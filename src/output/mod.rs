@@ -10,3 +10,30 @@ pub mod sink;
 pub mod table;
 
 pub use crate::analysis::check::clip_middle;
+
+/// Shown for a figure the input cannot give.
+pub(crate) const NOT_AVAILABLE: &str = "n/a";
+
+/// A figure, or [`NOT_AVAILABLE`] when the input cannot give it.
+pub(crate) fn fig(v: Option<usize>) -> String {
+    v.map_or_else(|| NOT_AVAILABLE.to_string(), |n| n.to_string())
+}
+
+/// A signed change (`+60`, `-3`), or [`NOT_AVAILABLE`].
+pub(crate) fn signed(d: Option<i64>) -> String {
+    d.map_or_else(|| NOT_AVAILABLE.to_string(), |d| format!("{d:+}"))
+}
+
+/// The change from `old` to `new` with its percentage (`+60 (+72.3%)`, `+5 (new)`, `0`), or
+/// [`NOT_AVAILABLE`].
+pub(crate) fn change(old: Option<usize>, new: Option<usize>) -> String {
+    let (Some(o), Some(n)) = (old, new) else {
+        return NOT_AVAILABLE.into();
+    };
+    let d = n as i64 - o as i64;
+    match crate::analysis::diff::percent_change(old, new) {
+        Some(p) => format!("{d:+} ({p:+.1}%)"),
+        None if d == 0 => "0".into(),
+        None => format!("{d:+} (new)"),
+    }
+}

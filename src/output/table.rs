@@ -1,11 +1,11 @@
 //! Human-readable output (`--format table`): a summary per image, then the group table.
 
 use crate::analysis::check::{CheckReport, clip_middle};
-use crate::analysis::diff::percent_change;
 use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
+use crate::output::{NOT_AVAILABLE, change, fig, signed};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 use std::io::{self, Write};
@@ -130,14 +130,6 @@ fn example_cell(key: &str, example: &str) -> Cell {
         clip(example)
     })
 }
-
-/// A figure, or `n/a` when the input cannot give it.
-pub(crate) fn fig(v: Option<usize>) -> String {
-    v.map_or_else(|| NOT_AVAILABLE.to_string(), |n| n.to_string())
-}
-
-/// Shown for a figure the input cannot give.
-pub(crate) const NOT_AVAILABLE: &str = "n/a";
 
 fn opt(v: Option<&str>) -> String {
     v.unwrap_or(NOT_AVAILABLE).to_string()
@@ -547,22 +539,6 @@ fn demangle_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
         )?;
     }
     Ok(())
-}
-
-fn change(old: Option<usize>, new: Option<usize>) -> String {
-    let (Some(o), Some(n)) = (old, new) else {
-        return NOT_AVAILABLE.into();
-    };
-    let d = n as i64 - o as i64;
-    match percent_change(old, new) {
-        Some(p) => format!("{d:+} ({p:+.1}%)"),
-        None if d == 0 => "0".into(),
-        None => format!("{d:+} (new)"),
-    }
-}
-
-fn signed(d: Option<i64>) -> String {
-    d.map_or_else(|| NOT_AVAILABLE.to_string(), |d| format!("{d:+}"))
 }
 
 /// "predicted weak-def lookups", "weak-def lookups seen", or "weak-def lookups (predicted →
