@@ -313,7 +313,7 @@ impl<'a> Demangled<'a> {
         let mut failures = 0;
         let mut classes = FxHashSet::default();
         for chunk in names.chunks_mut(batch.max(1)) {
-            let done = demangle_all(chunk.iter().map(|e| e.0))?;
+            let done = demangle_batch(chunk.iter().map(|e| e.0))?;
             failures += done.failures;
             classes.extend(done.classes);
             // One result per name of the chunk, in its order (both sorted and distinct).
@@ -444,6 +444,14 @@ pub fn plain_text(raw: &str) -> &str {
 ///
 /// Errors (`Io`, without a file): no demangling thread could be started.
 pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
+    let mut out = demangle_batch(names)?;
+    apply_classes(&mut out.names, &out.classes);
+    Ok(out)
+}
+
+/// [`demangle_all`] with the classes the names show collected but not yet applied (a caller
+/// demangling in batches applies the union once, [`Demangled::of_sorted`]).
+fn demangle_batch<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
     let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
@@ -514,7 +522,6 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Dema
         .filter_map(|(_, n)| proven_class(n))
         .map(Box::from)
         .collect();
-    apply_classes(&mut out.names, &out.classes);
     Ok(out)
 }
 
@@ -975,6 +982,29 @@ impl KeySink {
 mod tests {
     use super::*;
 
+    /// A Mach-O name (with its `_`) whose printed form doubles with each of its `levels`: each
+    /// level back-references the previous one twice (`S<seq-id>_`, seq-id in base 36).
+    pub(crate) fn exponential_name(levels: usize) -> String {
+        let sub = |j: usize| {
+            let digits = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            let (mut n, mut id) = (j - 1, Vec::new());
+            loop {
+                id.push(digits[n % 36]);
+                n /= 36;
+                if n == 0 {
+                    break;
+                }
+            }
+            id.reverse();
+            format!("S{}_", String::from_utf8(id).unwrap())
+        };
+        let mut raw = String::from("__Z1f1AIS_S_E");
+        for j in 1..=levels {
+            raw.push_str(&format!("S_I{}{}E", sub(j), sub(j)));
+        }
+        raw
+    }
+
     #[test]
     fn v8_descriptor_static() {
         // registers, a local static of StaticCallInterfaceDescriptor<…>::Initialize(…)
@@ -1066,29 +1096,8 @@ mod tests {
 
     #[test]
     fn exponential_expansion_is_a_counted_failure() {
-        // Each level back-references the previous one twice: the printed name doubles per level.
-        let name = |levels: usize| {
-            let mut raw = String::from("__Z1f1AIS_S_E");
-            for j in 1..=levels {
-                raw.push_str(&format!("S_I{}{}E", sub(j), sub(j)));
-            }
-            raw
-        };
+        let name = exponential_name;
         let raw = name(32);
-        fn sub(j: usize) -> String {
-            // S<seq-id>_ with seq-id in base 36, upper case
-            let digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ".as_bytes();
-            let (mut n, mut out) = (j - 1, Vec::new());
-            loop {
-                out.push(digits[n % 36]);
-                n /= 36;
-                if n == 0 {
-                    break;
-                }
-            }
-            out.reverse();
-            format!("S{}_", String::from_utf8(out).unwrap())
-        }
         let d = demangle_all([raw.as_str()]).unwrap();
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup(&raw).kind, NameKind::Failed);
