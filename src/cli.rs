@@ -127,6 +127,16 @@ pub enum Command {
         #[arg(short, long, value_name = "PATH")]
         output: Option<PathBuf>,
     },
+    /// Print the JSON Schema (draft 2020-12) of a `--format json` document or of a baseline
+    /// file (also in docs/schemas/).
+    Schema {
+        /// The document.
+        #[arg(value_enum)]
+        document: crate::schema::Document,
+        /// Write here instead of stdout.
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// `weakscan check`.
@@ -524,6 +534,11 @@ impl Cli {
             }
             Command::Man { output } => Request::Generate(Box::new(GenerateRequest {
                 what: Generated::Man,
+                command: Cli::command(),
+                output: output.clone(),
+            })),
+            Command::Schema { document, output } => Request::Generate(Box::new(GenerateRequest {
+                what: Generated::Schema(*document),
                 command: Cli::command(),
                 output: output.clone(),
             })),

@@ -145,7 +145,7 @@ pub const TREAT_AS_WEAK: [&str; 22] = [
 ];
 
 /// Where an image's binds are encoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FixupFormat {
     /// `LC_DYLD_INFO(_ONLY)` bind opcode streams.
@@ -207,7 +207,7 @@ pub struct BindTarget {
 }
 
 /// Why dyld makes a weak-def lookup.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LookupReason {
     /// A weak-bind target of the image (opcode target or chained import with ordinal -3).
@@ -233,7 +233,7 @@ pub struct Lookup {
 }
 
 /// Which dyld wrote a log, as far as its lines tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LogFormat {
     /// dyld2 (macOS 11 and earlier): `dyld: … bind: …` lines, no lookup lines.
@@ -260,7 +260,7 @@ impl LogFormat {
 }
 
 /// What a log says about itself (shared by every image read from it).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LogFacts {
     /// Lines in the file.
     pub lines: u64,
@@ -305,7 +305,7 @@ pub struct LogFacts {
 pub const MAX_LISTED_PIDS: usize = 256;
 
 /// One process in a log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PidLines {
     /// Its PID (`None` for dyld2 lines).
     pub pid: Option<u32>,
@@ -378,7 +378,7 @@ pub struct Image {
 }
 
 /// Where an [`Attribution`] came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AttributionSource {
     /// The image's own stabs (`N_OSO`/`N_SO`, see `macho::debug_map`).

@@ -6,3 +6,72 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// The `command` value of a baseline file (`weakscan baseline`).
 pub const BASELINE_COMMAND: &str = "baseline";
+
+/// The `group_by` value of a JSON document, as [`crate::analysis::group::GroupBy::as_str`]
+/// writes it (the namespace depth is a separate field). Only its JSON Schema is used.
+#[derive(schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+pub(crate) enum GroupByName {
+    Symbol,
+    Pattern,
+    Template,
+    Namespace,
+    Library,
+    Object,
+    Source,
+}
+
+/// A `--format json` document (or baseline file) that has a JSON Schema
+/// (`weakscan schema NAME`, `docs/schemas/NAME.schema.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Document {
+    /// `weakscan scan --format json`.
+    Scan,
+    /// `weakscan diff --format json`.
+    Diff,
+    /// `weakscan check --format json`.
+    Check,
+    /// `weakscan verify --format json`.
+    Verify,
+    /// A baseline file (`weakscan baseline`).
+    Baseline,
+}
+
+impl Document {
+    /// Every document, in the order of the docs.
+    pub const ALL: [Document; 5] = [
+        Document::Scan,
+        Document::Diff,
+        Document::Check,
+        Document::Verify,
+        Document::Baseline,
+    ];
+
+    /// The `command` value of the document, and the name of its schema file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Document::Scan => "scan",
+            Document::Diff => "diff",
+            Document::Check => "check",
+            Document::Verify => "verify",
+            Document::Baseline => BASELINE_COMMAND,
+        }
+    }
+
+    /// One line on what writes the document, for the schema's `description`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Document::Scan => "What `weakscan scan --format json` writes. Fields: docs/json.md.",
+            Document::Diff => "What `weakscan diff --format json` writes. Fields: docs/json.md.",
+            Document::Check => "What `weakscan check --format json` writes. Fields: docs/json.md.",
+            Document::Verify => {
+                "What `weakscan verify --format json` writes. Fields: docs/json.md."
+            }
+            Document::Baseline => {
+                "A baseline file (`weakscan baseline -o FILE`): scan's document with every group, \
+                 plus each symbol per arch. Fields: docs/json.md."
+            }
+        }
+    }
+}

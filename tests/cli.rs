@@ -440,6 +440,7 @@ fn completions_cover_every_subcommand_and_parse() {
             "baseline",
             "completions",
             "man",
+            "schema",
         ] {
             assert!(text.contains(sub), "{shell} completion lacks {sub}");
         }
@@ -456,6 +457,24 @@ fn completions_cover_every_subcommand_and_parse() {
         .status()
         .unwrap();
     assert!(status.success(), "bash -n rejects the completion script");
+    // Loaded into bash, it completes subcommands and `schema`'s documents.
+    let complete = |words: &str| {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source \"$1\"; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+                 COMP_LINE=\"${{COMP_WORDS[*]}}\"; COMP_POINT=${{#COMP_LINE}}; \
+                 _weakscan weakscan \"${{COMP_WORDS[-1]}}\" \"${{COMP_WORDS[-2]}}\"; echo \"${{COMPREPLY[*]}}\""
+            ))
+            .arg("bash")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    assert_eq!(complete("weakscan sc"), "scan schema");
+    assert!(complete("weakscan schema ''").contains("scan diff check verify baseline"));
 }
 
 #[test]

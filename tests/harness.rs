@@ -1139,7 +1139,9 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
                 && !summary
         }
         Command::Baseline(a) => fixture(&a.file) && a.output.is_none(),
-        Command::Completions { output, .. } | Command::Man { output } => output.is_none(),
+        Command::Completions { output, .. }
+        | Command::Man { output }
+        | Command::Schema { output, .. } => output.is_none(),
     }
 }
 
@@ -1198,7 +1200,7 @@ pub fn cli(data: &[u8]) {
             assert!(a.depth >= 1);
             true
         }
-        Command::Completions { .. } | Command::Man { .. } => false,
+        Command::Completions { .. } | Command::Man { .. } | Command::Schema { .. } => false,
     };
     if !safe_to_run(&cli) {
         return;

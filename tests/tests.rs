@@ -15,7 +15,8 @@
 //!   fixed-seed mutation run of every harness; `mutation` mutates whole fixtures and logs;
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
-//!   devices and FIFOs without replacing them.
+//!   devices and FIFOs without replacing them;
+//! * `schema` keeps `docs/schemas/` current and validates real outputs against it.
 
 mod util;
 
@@ -32,3 +33,4 @@ mod mutation;
 mod names;
 mod node;
 mod properties;
+mod schema;

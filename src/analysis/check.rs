@@ -9,7 +9,19 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// A figure that budgets limit (the JSON field name of [`ImageSummary`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Figure {
     /// `predicted_weak_lookups`: predicted "looking for weak-def symbol" lines.
@@ -69,7 +81,7 @@ pub const ACCEPT: &str = "if the change is intended, regenerate the baseline (we
 pub const EXAMPLES: usize = 3;
 
 /// Which kind of budget a finding is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// An absolute maximum.
@@ -81,7 +93,7 @@ pub enum Kind {
 }
 
 /// One evaluated budget.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     /// The kind of budget.
     pub kind: Kind,
@@ -149,7 +161,7 @@ pub fn change(old: usize, new: usize) -> String {
 }
 
 /// A figure of one image: as the input gives it, what allowed symbols add, and what counts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct FigureLine {
     /// The figure.
     pub figure: Figure,
@@ -165,7 +177,7 @@ pub struct FigureLine {
 }
 
 /// A group that explains a failure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Offender {
     /// The group key.
     pub key: String,
@@ -212,7 +224,7 @@ impl Offender {
 }
 
 /// The check of one image.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ImageCheck {
     /// The input file.
     pub path: String,
@@ -240,7 +252,7 @@ impl ImageCheck {
 }
 
 /// The result of `weakscan check`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
     /// Every budget of every image holds.
     pub passed: bool,
@@ -250,6 +262,7 @@ pub struct CheckReport {
     pub baseline: Option<String>,
     /// The grouping of group budgets and offending groups (`template`, `namespace`, …).
     #[serde(serialize_with = "group_by_name")]
+    #[schemars(with = "crate::schema::GroupByName")]
     pub group_by: GroupBy,
     /// The namespace depth, with namespace grouping.
     #[serde(skip_serializing_if = "Option::is_none")]

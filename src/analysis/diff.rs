@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Signed change of each [`GroupStats`] figure (new − old); `None` where either side lacks the
 /// figure.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct StatsDelta {
     /// Change in distinct weak-bound symbols.
     pub weak_bound_symbols: Option<i64>,
@@ -46,7 +46,7 @@ impl StatsDelta {
 }
 
 /// One group in both builds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GroupDelta {
     /// The grouping key.
     pub key: String,
@@ -111,7 +111,7 @@ pub fn diff_groups(
 }
 
 /// Weak-bound symbols (demangled) only in the new build and only in the old one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SymbolChanges {
     /// In the new build only, sorted (by printed name, then raw name).
     pub added: Vec<String>,

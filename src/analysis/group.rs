@@ -77,7 +77,7 @@ impl GroupBy {
 
 /// The four figures of a group (or of a whole image); `None` where the input cannot give the
 /// figure (see [`Image`]'s accessors: a log has no exports, and may lack sites or lookups).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GroupStats {
     /// Distinct weak-bound symbol names.
     pub weak_bound_symbols: Option<usize>,
@@ -102,7 +102,7 @@ impl GroupStats {
 }
 
 /// How many of a group's symbols one image supplied (logs only).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SupplierCount {
     /// The image dyld chose: its full path from a lookup's `using` line, or its leaf name
     /// from a bind line when the log has no lookup lines; `(none)` when nothing defined it.
@@ -127,7 +127,7 @@ impl SupplierCount {
 }
 
 /// Where a group's symbols come from: its dominant object, and how many objects contribute.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct GroupFrom {
     /// The object key ([`super::attribute::OriginLevel::Object`]) with the most of the
     /// group's distinct symbols (ties: the lower key); empty when none has an object.
@@ -141,7 +141,7 @@ pub struct GroupFrom {
 }
 
 /// One group of one image.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Group {
     /// The grouping key.
     pub key: String,

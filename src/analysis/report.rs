@@ -11,7 +11,7 @@ use serde::Serialize;
 
 /// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
 /// input cannot give is `None` (JSON `null`), never 0.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ImageSummary {
     /// The input file.
     pub path: String,
@@ -57,7 +57,7 @@ pub struct ImageSummary {
 }
 
 /// How much of an image [`crate::model::Attribution`] covers, in [`ImageSummary::attribution`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct AttributionSummary {
     /// `debug_map`, `link_map`, `dsym` or `object`.
     pub source: AttributionSource,
@@ -98,7 +98,7 @@ impl AttributionSummary {
 }
 
 /// What a log says about itself, in [`ImageSummary::log`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LogSummary {
     /// `dyld2`, `dyld4_no_lookups`, `dyld4` or `dyld4_macos26`.
     pub format: LogFormat,

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// What was compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// Predicted lookups against `looking for weak-def symbol` lines.
@@ -32,7 +32,7 @@ pub enum Basis {
 }
 
 /// Predicted and seen counts of one symbol or group.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Counts {
     /// Predicted from the binary.
     pub predicted: usize,
@@ -69,7 +69,7 @@ impl Counts {
 }
 
 /// One group (`--by`) of the comparison.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct VerifyGroup {
     /// The grouping key.
     pub key: String,
@@ -85,7 +85,7 @@ pub struct VerifyGroup {
 }
 
 /// One symbol whose predicted and seen counts differ.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct VerifySymbol {
     /// Demangled name.
     pub symbol: String,

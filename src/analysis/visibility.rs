@@ -19,7 +19,7 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 /// How an object was compiled, as far as the compile database tells.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Compiled {
     /// Its entry.
@@ -56,7 +56,7 @@ impl Compiled {
 }
 
 /// One object's weak symbols and its compile command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ObjectVisibility {
     /// The object key (`libfoo.a(foo.o)`).
     pub object: String,
@@ -76,7 +76,7 @@ pub struct ObjectVisibility {
 
 /// A library's objects summed: how many of its weak symbols come from translation units
 /// compiled with default visibility.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LibraryVisibility {
     /// The library key.
     pub library: String,
@@ -95,7 +95,7 @@ pub struct LibraryVisibility {
 }
 
 /// The visibility report of one image.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct VisibilityReport {
     /// Objects with weak symbols, most lookups first.
     pub objects: Vec<ObjectVisibility>,

@@ -1,9 +1,11 @@
-//! `weakscan completions SHELL` and `weakscan man`: shell completions (clap_complete) and a
-//! roff man page (clap_mangen), generated from the command line's own definition, so they never
-//! disagree with `--help`.
+//! `weakscan completions SHELL`, `weakscan man` and `weakscan schema DOCUMENT`: shell
+//! completions (clap_complete) and a roff man page (clap_mangen), generated from the command
+//! line's own definition, so they never disagree with `--help`; and the JSON Schema of a
+//! document (schemars), generated from the types that write it.
 
 use super::emit;
 use crate::error::Result;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// What to generate.
@@ -13,9 +15,11 @@ pub enum Generated {
     Completions(clap_complete::Shell),
     /// The man page, `weakscan(1)`, with each subcommand's options.
     Man,
+    /// The JSON Schema of a document ([`crate::output::json::schema`]).
+    Schema(crate::schema::Document),
 }
 
-/// `weakscan completions` / `weakscan man`.
+/// `weakscan completions` / `weakscan man` / `weakscan schema`.
 #[derive(Debug, Clone)]
 pub struct GenerateRequest {
     /// What to write.
@@ -26,7 +30,7 @@ pub struct GenerateRequest {
     pub output: Option<PathBuf>,
 }
 
-/// Writes the completions or the man page. Errors: the output cannot be written (exit 2).
+/// Writes the completions, the man page or the schema. Errors: the output cannot be written (exit 2).
 pub fn run(req: &GenerateRequest) -> Result<u8> {
     let mut command = req.command.clone();
     emit(req.output.as_ref(), |out| match req.what {
@@ -43,6 +47,11 @@ pub fn run(req: &GenerateRequest) -> Result<u8> {
                 clap_mangen::Man::new(sub.clone().name(name)).render(out)?;
             }
             Ok(())
+        }
+        Generated::Schema(doc) => {
+            let schema = crate::output::json::schema(doc);
+            serde_json::to_writer_pretty(&mut *out, &schema)?;
+            out.write_all(b"\n")
         }
     })?;
     Ok(0)

@@ -16,13 +16,13 @@ use std::io::{self, Write};
 
 pub use crate::schema::BASELINE_COMMAND as COMMAND;
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct Extra<'a> {
     weakscan_version: &'static str,
     symbols: Vec<ArchSymbols<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ArchSymbols<'a> {
     arch: &'a str,
     weak_bound: Vec<BoundJson<'a>>,
@@ -30,7 +30,7 @@ struct ArchSymbols<'a> {
     other_lookups: Vec<LookupJson<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct BoundJson<'a> {
     symbol: &'a str,
     demangled: String,
@@ -42,7 +42,7 @@ struct BoundJson<'a> {
     origin: Option<OriginJson<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct DefinitionJson<'a> {
     symbol: &'a str,
     demangled: String,
@@ -52,7 +52,7 @@ struct DefinitionJson<'a> {
     origin: Option<OriginJson<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct LookupJson<'a> {
     symbol: &'a str,
     demangled: String,
@@ -63,7 +63,7 @@ struct LookupJson<'a> {
 
 /// A symbol's library, object and source keys (`--by library|object|source`); absent when
 /// the image has no attribution.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct OriginJson<'a> {
     library: &'a str,
     object: &'a str,
@@ -144,4 +144,9 @@ pub fn render(
             symbols,
         },
     )
+}
+
+/// The JSON Schema of a baseline file: scan's document followed by [`Extra`]'s fields.
+pub(crate) fn schema(generator: schemars::SchemaGenerator) -> schemars::Schema {
+    generator.into_root_schema_for::<super::json::ScanWith<'static, Extra<'static>>>()
 }

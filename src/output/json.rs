@@ -6,17 +6,20 @@ use crate::analysis::diff::{GroupDelta, StatsDelta, SymbolChanges, percent_chang
 use crate::analysis::group::{Group, GroupStats};
 use crate::analysis::report::{DiffReport, ImageSummary, PairReport, ScanReport};
 use crate::analysis::verify::{Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol};
+use crate::schema::Document;
 use serde::Serialize;
 use std::io::{self, Write};
 
 pub use crate::schema::SCHEMA_VERSION;
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ScanJson<'a> {
     schema_version: u32,
     command: &'static str,
+    #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     images: Vec<&'a ImageSummary>,
+    #[schemars(with = "Vec<ArchGroup<'static>>")]
     groups: ScanGroups<'a>,
     demangle_failures: usize,
     /// `scan --compile-commands`: per image, its objects and their compile commands.
@@ -24,7 +27,7 @@ struct ScanJson<'a> {
     compile_commands: Vec<ArchVisibility<'a>>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ArchVisibility<'a> {
     path: &'a str,
     arch: Option<&'a str>,
@@ -32,7 +35,7 @@ struct ArchVisibility<'a> {
     report: &'a crate::analysis::visibility::VisibilityReport,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ArchGroup<'a> {
     path: &'a str,
     image: &'a str,
@@ -59,10 +62,11 @@ impl Serialize for ScanGroups<'_> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct DiffJson<'a> {
     schema_version: u32,
     command: &'static str,
+    #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     old: Vec<&'a ImageSummary>,
     new: Vec<&'a ImageSummary>,
@@ -77,7 +81,7 @@ struct DiffJson<'a> {
 
 /// Which pair a diff entry belongs to: the arch (`null` when a log is involved) and the image
 /// name.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct PairKey<'a> {
     arch: Option<&'a str>,
     image: &'a str,
@@ -92,7 +96,7 @@ impl<'a> PairKey<'a> {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct TotalsJson<'a> {
     #[serde(flatten)]
     pair: PairKey<'a>,
@@ -103,7 +107,7 @@ struct TotalsJson<'a> {
     percent: PercentJson,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct PercentJson {
     weak_bound_symbols: Option<f64>,
     lookups: Option<f64>,
@@ -111,7 +115,7 @@ struct PercentJson {
     weak_def_exports: Option<f64>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ArchGroupDelta<'a> {
     #[serde(flatten)]
     pair: PairKey<'a>,
@@ -119,7 +123,7 @@ struct ArchGroupDelta<'a> {
     group: &'a GroupDelta,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct ArchSymbols<'a> {
     #[serde(flatten)]
     pair: PairKey<'a>,
@@ -136,6 +140,25 @@ pub fn scan(out: &mut dyn Write, report: &ScanReport<'_>) -> io::Result<()> {
     to_writer(out, &scan_doc(report, "scan"))
 }
 
+/// A scan document with more fields after scan's own (a baseline file).
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct ScanWith<'a, T: Serialize> {
+    #[serde(flatten)]
+    scan: ScanJson<'a>,
+    #[serde(flatten)]
+    extra: &'a T,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct CheckJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    #[serde(flatten)]
+    report: &'a CheckReport,
+    /// What to do: one line per kind of failure (empty when the check passed).
+    fix: Vec<&'static str>,
+}
+
 /// Renders a scan report as pretty JSON with `command` set to `command` and the fields of
 /// `extra` (a struct) after scan's own; `weakscan baseline` writes its files this way.
 pub fn scan_with(
@@ -144,16 +167,9 @@ pub fn scan_with(
     command: &'static str,
     extra: &impl Serialize,
 ) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct With<'a, T: Serialize> {
-        #[serde(flatten)]
-        scan: ScanJson<'a>,
-        #[serde(flatten)]
-        extra: &'a T,
-    }
     to_writer(
         out,
-        &With {
+        &ScanWith {
             scan: scan_doc(report, command),
             extra,
         },
@@ -252,10 +268,11 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
     to_writer(out, &doc)
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 struct VerifyJson<'a> {
     schema_version: u32,
     command: &'static str,
+    #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     binary: &'a ImageSummary,
     log: &'a ImageSummary,
@@ -301,14 +318,6 @@ fn to_writer(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
 /// Renders a `weakscan check` report as pretty JSON (with a trailing newline): the report's
 /// fields (see `docs/json.md`) and `fix`, what to do (empty when the check passed).
 pub fn check(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct CheckJson<'a> {
-        schema_version: u32,
-        command: &'static str,
-        #[serde(flatten)]
-        report: &'a CheckReport,
-        fix: Vec<&'static str>,
-    }
     to_writer(
         out,
         &CheckJson {
@@ -318,4 +327,35 @@ pub fn check(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
             fix: report.fix(),
         },
     )
+}
+
+/// schemars' draft 2020-12 settings for what is written (a field skipped when empty is not
+/// required), not for what is read.
+pub(crate) fn generator() -> schemars::SchemaGenerator {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+}
+
+/// The JSON Schema (draft 2020-12) of one `--format json` document, generated by schemars from
+/// the types that write it, with `command` and `schema_version` fixed to the values written.
+/// `docs/schemas/<name>.schema.json` holds each one; a test keeps them current.
+pub fn schema(doc: Document) -> serde_json::Value {
+    let schema = match doc {
+        Document::Scan => generator().into_root_schema_for::<ScanJson<'static>>(),
+        Document::Diff => generator().into_root_schema_for::<DiffJson<'static>>(),
+        Document::Check => generator().into_root_schema_for::<CheckJson<'static>>(),
+        Document::Verify => generator().into_root_schema_for::<VerifyJson<'static>>(),
+        Document::Baseline => super::baseline::schema(generator()),
+    };
+    let mut v = schema.to_value();
+    v["title"] = format!(
+        "weakscan {} (--format json), schema_version {SCHEMA_VERSION}",
+        doc.name()
+    )
+    .into();
+    v["description"] = doc.description().into();
+    v["properties"]["command"] = serde_json::json!({ "const": doc.name() });
+    v["properties"]["schema_version"] = serde_json::json!({ "const": SCHEMA_VERSION });
+    v
 }

@@ -12,7 +12,7 @@
 //! cpp_demangle, which differs from c++filt on some names (docs/names.md lists the kinds).
 
 /// Which code prints the names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Printer {
     /// GNU libiberty, as `c++filt -_` (the build found it).

@@ -48,7 +48,7 @@ pub const MAX_DEMANGLED_EXTRA_BYTES: usize = 256;
 pub const MAX_DEMANGLED_BYTES_PER_BYTE: usize = 16;
 
 /// How a name was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NameKind {
     /// An Itanium C++ mangled name, demangled.

@@ -1,0 +1,302 @@
+//! The JSON Schemas in `docs/schemas/` are what `weakscan schema` generates (`WEAKSCAN_BLESS=1`
+//! rewrites them), and real outputs of every JSON-writing command validate against them — and
+//! against a strict copy that refuses any field the schema does not name, so a field added to an
+//! output without reaching its schema fails here.
+
+use crate::util::{testdata, weakscan};
+use serde_json::Value;
+use std::path::PathBuf;
+
+macro_rules! case {
+    ($name:ident, $body:block) => {
+        #[test]
+        fn $name() $body
+    };
+}
+
+const DOCUMENTS: [&str; 5] = ["scan", "diff", "check", "verify", "baseline"];
+
+fn committed(doc: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/schemas")
+        .join(format!("{doc}.schema.json"))
+}
+
+fn generated(doc: &str) -> String {
+    let out = weakscan().args(["schema", doc]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "schema {doc}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn schema(doc: &str) -> Value {
+    let text = std::fs::read_to_string(committed(doc)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `schema` with `additionalProperties: false` on every object schema that lists properties.
+fn strict(mut schema: Value) -> Value {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                    map.insert("additionalProperties".into(), Value::Bool(false));
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut schema);
+    schema
+}
+
+/// The errors of `instance` against `schema`, one line each.
+fn errors(schema: &Value, instance: &Value) -> Vec<String> {
+    let validator = jsonschema::validator_for(schema).expect("a valid JSON Schema");
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+fn assert_valid(doc: &str, args: &[&str], instance: &Value) {
+    for (kind, s) in [
+        ("schema", schema(doc)),
+        ("strict schema", strict(schema(doc))),
+    ] {
+        let errs = errors(&s, instance);
+        assert!(
+            errs.is_empty(),
+            "weakscan {args:?} against the {kind} of {doc}: {errs:#?}"
+        );
+    }
+}
+
+fn bin(name: &str) -> String {
+    testdata().join("bin").join(name).display().to_string()
+}
+fn log(name: &str) -> String {
+    testdata().join("logs").join(name).display().to_string()
+}
+fn attr(name: &str) -> String {
+    testdata().join("attr").join(name).display().to_string()
+}
+
+/// Runs weakscan with `args` (which must ask for JSON), expecting exit `code`, and returns the
+/// document.
+fn run(args: &[&str], code: i32) -> Value {
+    let out = weakscan().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(code), "weakscan {args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("weakscan {args:?}: {e}"))
+}
+
+case!(schemas_are_current, {
+    let bless = std::env::var_os("WEAKSCAN_BLESS").is_some();
+    for doc in DOCUMENTS {
+        let text = generated(doc);
+        if bless {
+            std::fs::write(committed(doc), &text).unwrap();
+        }
+        let on_disk = std::fs::read_to_string(committed(doc)).unwrap_or_default();
+        assert!(
+            on_disk == text,
+            "docs/schemas/{doc}.schema.json is not what `weakscan schema {doc}` prints \
+             (WEAKSCAN_BLESS=1 cargo test schema rewrites it; review the diff)"
+        );
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+        assert_eq!(v["properties"]["command"]["const"], doc);
+        jsonschema::validator_for(&v).unwrap_or_else(|e| panic!("{doc}: not a valid schema: {e}"));
+    }
+});
+
+case!(scan_outputs_validate, {
+    let mut cases: Vec<Vec<String>> = Vec::new();
+    for entry in std::fs::read_dir(testdata().join("bin")).unwrap() {
+        let p = entry.unwrap().path().display().to_string();
+        cases.push(vec![p.clone()]);
+        cases.push(vec!["--by".into(), "symbol".into(), p]);
+    }
+    for l in [
+        "dyld2-macos11.log",
+        "dyld4-macos15-chained.log",
+        "dyld4-macos26-opcodes.log",
+        "noisy.log",
+    ] {
+        cases.push(vec![log(l)]);
+    }
+    cases.push(vec![
+        "--by".into(),
+        "library".into(),
+        bin("app-attr-x86_64"),
+    ]);
+    cases.push(vec![
+        "--by".into(),
+        "namespace".into(),
+        "--depth".into(),
+        "2".into(),
+        bin("app-attr-x86_64"),
+    ]);
+    cases.push(vec![
+        "--compile-commands".into(),
+        attr("compile_commands.json"),
+        bin("app-attr-x86_64"),
+    ]);
+    cases.push(vec![
+        "--map".into(),
+        attr("app-attr-x86_64.map"),
+        bin("app-attr-x86_64-stripped"),
+    ]);
+    cases.push(vec![attr("libdescriptors_a.a"), attr("main.o")]);
+    for extra in &cases {
+        let mut args = vec!["scan", "--format", "json"];
+        args.extend(extra.iter().map(String::as_str));
+        let doc = run(&args, 0);
+        assert_valid("scan", &args, &doc);
+    }
+});
+
+case!(diff_outputs_validate, {
+    let pairs = [
+        (
+            bin("app-default-chained-x86_64"),
+            bin("app-v2-default-chained-x86_64"),
+        ),
+        (
+            bin("app-default-chained-universal"),
+            bin("app-v2-default-chained-universal"),
+        ),
+        (
+            bin("app-default-chained-universal"),
+            bin("app-v2-default-chained-arm64"),
+        ),
+        (
+            bin("app-default-opcodes-x86_64"),
+            log("dyld4-macos15-opcodes.log"),
+        ),
+        (bin("app-attr-x86_64"), bin("app-attr-x86_64-stripped")),
+    ];
+    for (old, new) in &pairs {
+        for extra in [&[][..], &["--symbols"][..], &["--by", "library"][..]] {
+            let mut args = vec!["diff", "--format", "json", old, new];
+            args.extend(extra);
+            let doc = run(&args, 0);
+            assert_valid("diff", &args, &doc);
+        }
+    }
+});
+
+case!(check_outputs_validate, {
+    let f = bin("app-attr-x86_64");
+    for (args, code) in [
+        (
+            vec![
+                "check",
+                "--format",
+                "json",
+                "--max-predicted-weak-lookups",
+                "100000",
+                &f,
+            ],
+            0,
+        ),
+        (
+            vec![
+                "check",
+                "--format",
+                "json",
+                "--max-predicted-weak-lookups",
+                "1",
+                "--group",
+                "libdescriptors_*.a=0",
+                "--by",
+                "library",
+                &f,
+            ],
+            1,
+        ),
+        (
+            vec![
+                "check",
+                "--format",
+                "json",
+                "--max-weak-bind-symbols",
+                "3",
+                "--by",
+                "namespace",
+                "--depth",
+                "1",
+                &f,
+            ],
+            1,
+        ),
+    ] {
+        let doc = run(&args, code);
+        assert_valid("check", &args, &doc);
+    }
+});
+
+case!(verify_outputs_validate, {
+    for (b, l, code) in [
+        ("app-default-chained-x86_64", "dyld4-macos15-chained.log", 0),
+        (
+            "app-v2-default-chained-x86_64",
+            "dyld4-macos15-chained.log",
+            1,
+        ),
+        ("app-default-opcodes-x86_64", "dyld2-macos11.log", 0),
+        ("app-default-opcodes-x86_64", "dyld4-macos14-opcodes.log", 0),
+    ] {
+        let (b, l) = (bin(b), log(l));
+        let args = ["verify", "--format", "json", &b, &l];
+        let doc = run(&args, code);
+        assert_valid("verify", &args, &doc);
+    }
+});
+
+case!(baseline_files_validate, {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, f) in [
+        bin("app-attr-x86_64"),
+        bin("app-default-chained-universal"),
+        bin("libweak-chained-x86_64.dylib"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = dir.path().join(format!("b{i}.json"));
+        let o = out.display().to_string();
+        let args = ["baseline", f, "-o", &o];
+        weakscan().args(args).assert().code(0);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_valid("baseline", &args, &doc);
+    }
+});
+
+case!(schema_validation_can_fail, {
+    // The same checks refuse a document with a wrong type, a missing field or an unknown one.
+    let args = [
+        "scan",
+        "--format",
+        "json",
+        &bin("app-default-chained-x86_64"),
+    ];
+    let doc = run(&args, 0);
+    let mut wrong_type = doc.clone();
+    wrong_type["images"][0]["weak_def_exports"] = "36".into();
+    assert!(!errors(&schema("scan"), &wrong_type).is_empty());
+    let mut missing = doc.clone();
+    missing["groups"][0].as_object_mut().unwrap().remove("key");
+    assert!(!errors(&schema("scan"), &missing).is_empty());
+    let mut unknown = doc.clone();
+    unknown["groups"][0]["lookups_per_launch"] = 3.into();
+    assert!(
+        errors(&schema("scan"), &unknown).is_empty(),
+        "the published schema allows additions"
+    );
+    assert!(!errors(&strict(schema("scan")), &unknown).is_empty());
+    let mut command = doc;
+    command["command"] = "diff".into();
+    assert!(!errors(&schema("scan"), &command).is_empty());
+});
