@@ -58,9 +58,22 @@ pub struct Cli {
 pub enum Command {
     /// Weak definitions, weak binds and dyld lookups of Mach-O files or dyld logs, grouped.
     Scan {
-        /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin.
-        #[arg(required = true)]
+        /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin. A
+        /// directory or bundle (.app, .framework) is read as a whole process (see --process).
+        #[arg(required_unless_present = "process")]
         files: Vec<PathBuf>,
+        /// Read the whole process of this main executable: the dylibs it loads (LC_LOAD_DYLIB,
+        /// @rpath, @loader_path, @executable_path) in dyld's load order, who wins each weak
+        /// symbol and what each image costs (docs/process.md).
+        #[arg(long, value_name = "MAIN", conflicts_with = "files")]
+        process: Option<PathBuf>,
+        /// With a process: also look for dependencies by leaf name in DIR (repeatable).
+        #[arg(long = "search", value_name = "DIR")]
+        search: Vec<PathBuf>,
+        /// With a process: where absolute install names (/usr/lib/…) are looked for; without
+        /// it system libraries are outside (in the dyld shared cache) and not read.
+        #[arg(long, value_name = "DIR")]
+        sysroot: Option<PathBuf>,
         /// clang's compile_commands.json of the build: name the compile command of each object
         /// the weak symbols come from, and whether it compiles with -fvisibility=hidden.
         #[arg(long, value_name = "FILE")]
@@ -518,6 +531,55 @@ pub fn one_line(e: &clap::Error) -> String {
     crate::text::escape(&parts.join(" ")).into_owned()
 }
 
+/// A process scan, when `--process MAIN` is given or the one input is a directory. Errors: a
+/// directory among several inputs, `--search`/`--sysroot` without a process, `--map`-like
+/// options that describe one binary.
+fn process_request(
+    files: &[PathBuf],
+    process: &Option<PathBuf>,
+    search: &[PathBuf],
+    sysroot: &Option<PathBuf>,
+    opts: &CommonOpts,
+) -> Result<Option<crate::command::process::ProcessRequest>> {
+    let input = match process {
+        Some(p) => Some(p.clone()),
+        None => {
+            let dirs = files.iter().filter(|f| f.is_dir()).count();
+            match (dirs, files.len()) {
+                (0, _) => None,
+                (1, 1) => Some(files[0].clone()),
+                _ => {
+                    return Err(crate::error::Error::usage(
+                        "a directory or bundle is read as one process: give it as the only input",
+                    ));
+                }
+            }
+        }
+    };
+    let Some(input) = input else {
+        if !search.is_empty() || sysroot.is_some() {
+            return Err(crate::error::Error::usage(
+                "--search and --sysroot apply to a process: give --process MAIN, a bundle or a directory",
+            ));
+        }
+        return Ok(None);
+    };
+    Ok(Some(crate::command::process::ProcessRequest {
+        input,
+        load: crate::process::load::LoadOptions {
+            arch: match opts.filter() {
+                crate::macho::image::ArchFilter::Only(a) => Some(a),
+                crate::macho::image::ArchFilter::All => None,
+            },
+            search: search.to_vec(),
+            sysroot: sysroot.clone(),
+        },
+        top: opts.top(),
+        format: opts.format.into(),
+        output: opts.output.clone(),
+    }))
+}
+
 impl Cli {
     /// The request this command line asks for. Errors: a bad `--allow`, `--allow-group` or
     /// `--group` pattern (usage).
@@ -552,10 +614,14 @@ impl Cli {
             }),
             Command::Scan {
                 files,
+                process,
+                search,
+                sysroot,
                 compile_commands,
                 origin,
                 opts,
             } => Request::Scan(ScanRequest {
+                process: process_request(files, process, search, sysroot, opts)?,
                 origin: origin.files(),
                 files: files.clone(),
                 read: opts.read_options(),

@@ -30,6 +30,7 @@ pub mod macho;
 pub mod model;
 pub mod origin;
 pub mod output;
+pub mod process;
 pub mod schema;
 pub mod text;
 

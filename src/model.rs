@@ -344,6 +344,56 @@ pub struct LogSource {
     pub facts: std::sync::Arc<LogFacts>,
 }
 
+/// How an image links a dylib: the kind of its load command (`<mach-o/loader.h>`). dyld4 loads
+/// all four the same way (`JustInTimeLoader::loadDependents`); a missing weak one is skipped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DylibLink {
+    /// `LC_LOAD_DYLIB`.
+    Regular,
+    /// `LC_LOAD_WEAK_DYLIB`: may be missing.
+    Weak,
+    /// `LC_REEXPORT_DYLIB`.
+    Reexport,
+    /// `LC_LOAD_UPWARD_DYLIB`.
+    Upward,
+}
+
+impl DylibLink {
+    /// The load command's name (`LC_LOAD_WEAK_DYLIB`, …).
+    pub fn load_command(self) -> &'static str {
+        match self {
+            DylibLink::Regular => "LC_LOAD_DYLIB",
+            DylibLink::Weak => "LC_LOAD_WEAK_DYLIB",
+            DylibLink::Reexport => "LC_REEXPORT_DYLIB",
+            DylibLink::Upward => "LC_LOAD_UPWARD_DYLIB",
+        }
+    }
+}
+
+/// One dependency of an image, in load-command order (its index + 1 is its library ordinal).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct LinkedDylib {
+    /// The `dylib.name` of the `dylib_command`: an absolute path or one starting with
+    /// `@rpath/`, `@loader_path/` or `@executable_path/` (escaped as one line, see
+    /// [`crate::text`]).
+    pub install_name: String,
+    /// Which load command.
+    pub link: DylibLink,
+}
+
+/// What dyld needs to find an image's dependencies: from its load commands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Linkage {
+    /// `LC_ID_DYLIB`'s name (a dylib's install name), if any.
+    pub install_name: Option<String>,
+    /// `LC_LOAD_DYLIB`, `LC_LOAD_WEAK_DYLIB`, `LC_REEXPORT_DYLIB` and `LC_LOAD_UPWARD_DYLIB`, in
+    /// order.
+    pub dylibs: Vec<LinkedDylib>,
+    /// `LC_RPATH` paths, in order.
+    pub rpaths: Vec<String>,
+}
+
 /// One image: a thin file, one slice of a universal file, or one image named in a dyld log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
@@ -375,6 +425,8 @@ pub struct Image {
     pub attribution: Option<Box<Attribution>>,
     /// `LC_UUID` of a binary, if it has one (a dSYM must have the same).
     pub uuid: Option<[u8; 16]>,
+    /// A linked image's install name, dependencies and rpaths (`None` for a log or an object).
+    pub linkage: Option<Box<Linkage>>,
 }
 
 /// Where an [`Attribution`] came from.

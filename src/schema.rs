@@ -36,16 +36,20 @@ pub enum Document {
     Verify,
     /// A baseline file (`weakscan baseline`).
     Baseline,
+    /// `weakscan scan APP|DIR --format json` or `scan --process MAIN --format json`: a whole
+    /// process.
+    Process,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 5] = [
+    pub const ALL: [Document; 6] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
         Document::Verify,
         Document::Baseline,
+        Document::Process,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -56,6 +60,7 @@ impl Document {
             Document::Check => "check",
             Document::Verify => "verify",
             Document::Baseline => BASELINE_COMMAND,
+            Document::Process => "process",
         }
     }
 
@@ -67,6 +72,10 @@ impl Document {
             Document::Check => "What `weakscan check --format json` writes. Fields: docs/json.md.",
             Document::Verify => {
                 "What `weakscan verify --format json` writes. Fields: docs/json.md."
+            }
+            Document::Process => {
+                "What `weakscan scan APP|DIR --format json` (or `scan --process MAIN`) writes: a \
+                 whole process. Fields: docs/json.md, docs/process.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): scan's document with every group, \

@@ -3,6 +3,7 @@
 
 pub mod attribute;
 pub mod check;
+pub mod coalesce;
 pub mod demangle;
 pub mod diff;
 pub mod group;

@@ -220,7 +220,7 @@ fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>, by: GroupBy) -> Res
 }
 
 /// Names demangled per [`demangle_all`](super::demangle::demangle_all) call.
-const DEMANGLE_BATCH: usize = 1 << 15;
+pub(crate) const DEMANGLE_BATCH: usize = 1 << 15;
 
 /// Builds the scan report of `images`, keeping at most `top` groups per image.
 ///

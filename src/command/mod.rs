@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod check;
 pub mod completions;
 pub mod diff;
+pub mod process;
 pub mod scan;
 pub mod verify;
 

@@ -30,10 +30,15 @@ pub struct ScanRequest {
     pub compile_commands: Option<PathBuf>,
     /// `--map` / `--dsym`.
     pub origin: OriginFiles,
+    /// `--process MAIN` (or a directory given as the input): `--search` and `--sysroot` with it.
+    pub process: Option<super::process::ProcessRequest>,
 }
 
 /// Runs `weakscan scan`: always exit 0 on success.
 pub fn run(req: &ScanRequest) -> Result<u8> {
+    if let Some(p) = &req.process {
+        return super::process::run(p);
+    }
     one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let mut images = Vec::new();
     for f in &req.files {

@@ -99,6 +99,7 @@ mod tests {
             source: Source::Binary,
             attribution: None,
             uuid: None,
+            linkage: None,
         };
         let t = tally(&image);
         assert_eq!(t.len(), 2);

@@ -667,6 +667,7 @@ impl Recorder {
                     }),
                     attribution: None,
                     uuid: None,
+                    linkage: None,
                 },
             ));
         }

@@ -9,7 +9,8 @@ use super::cursor::symbol_name;
 use super::debug_map::{StabSymbol, read_debug_map};
 use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
-    EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, ExportTarget, walk_export_trie,
+    EXPORT_SYMBOL_FLAGS_REEXPORT, EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, ExportTarget,
+    walk_export_trie,
 };
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{
@@ -263,6 +264,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         source: Source::Binary,
         attribution,
         uuid: lc.uuid,
+        linkage: Some(Box::new(lc.linkage)),
     })
 }
 
@@ -572,4 +574,56 @@ fn chained_targets(
         t.sites.shrink_to_fit();
     }
     Ok(targets)
+}
+
+/// How an image's export trie holds a name (`EXPORT_SYMBOL_FLAGS_*`, `<mach-o/loader.h>`), as
+/// dyld's `Loader::hasExportedSymbol` reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportKind {
+    /// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION`.
+    Weak,
+    /// A definition without the weak flag (regular, thread-local, absolute, resolver).
+    Strong,
+    /// `EXPORT_SYMBOL_FLAGS_REEXPORT`: defined by one of the image's dependencies.
+    Reexport,
+}
+
+/// The names among `wanted` that slice `loc` of `file` exports, each with its kind, in trie
+/// order: what a weak-def lookup for each name finds in this image. One walk of the export trie
+/// (`LC_DYLD_EXPORTS_TRIE`, else `LC_DYLD_INFO`'s export range); names are compared as raw bytes.
+/// Errors: the same as [`read_image`] for the load commands and the trie.
+pub fn exports_among(
+    file: &MachOFile,
+    loc: &SliceLocation,
+    wanted: &rustc_hash::FxHashSet<&[u8]>,
+) -> Result<Vec<(String, ExportKind)>> {
+    let lc = read_load_commands(file, loc)?;
+    let Some(r) = lc.exports_trie.or(lc.dyld_info_exports) else {
+        return Ok(Vec::new());
+    };
+    let trie = file.read_range(
+        loc.offset + u64::from(r.offset),
+        u64::from(r.size),
+        "export trie",
+    )?;
+    let mut found = Vec::new();
+    walk_export_trie(&trie, |name, flags, _| {
+        if wanted.contains(name) {
+            let kind = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
+                ExportKind::Reexport
+            } else if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
+                ExportKind::Weak
+            } else {
+                ExportKind::Strong
+            };
+            found.push((symbol_name(name), kind));
+        }
+    })
+    .map_err(|e| {
+        file.error(
+            ErrorKind::Malformed,
+            format!("{}: export trie: {e}", loc.arch),
+        )
+    })?;
+    Ok(found)
 }

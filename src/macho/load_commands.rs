@@ -14,6 +14,7 @@
 use super::cursor::symbol_name;
 use super::file::{MachOFile, SliceLocation};
 use crate::error::{ErrorKind, Result};
+use crate::model::{DylibLink, Linkage, LinkedDylib};
 use goblin::mach::header::{Header64, SIZEOF_HEADER_64};
 use goblin::mach::load_command::{
     CommandVariant, LoadCommand, SIZEOF_SEGMENT_COMMAND_64, Section64,
@@ -89,6 +90,8 @@ pub struct LoadCommands {
     pub symtab: Option<SymtabRange>,
     /// `LC_UUID`, when present.
     pub uuid: Option<[u8; 16]>,
+    /// `LC_ID_DYLIB`, the dylib commands and `LC_RPATH`s.
+    pub linkage: Linkage,
 }
 
 /// `struct symtab_command` (`<mach-o/loader.h>`): where the nlist_64 entries and the string
@@ -110,6 +113,26 @@ pub struct SymtabRange {
 fn fixed_name(raw: &[u8; 16]) -> String {
     let len = raw.iter().position(|&b| b == 0).unwrap_or(16);
     symbol_name(&raw[..len])
+}
+
+/// The `lc_str` whose offset (from the start of the command) is at `at` in `cmd`: a
+/// NUL-terminated string inside the command (`union lc_str` in `<mach-o/loader.h>`; dyld's
+/// `MachOFile::forEachDependentDylib` requires the same). Errors: an offset outside the
+/// command, or no NUL before its end.
+fn lc_str(cmd: &[u8], at: usize) -> std::result::Result<String, String> {
+    let off = super::cursor::le_u32(cmd, at).ok_or("truncated lc_str")? as usize;
+    if off < at + 4 || off >= cmd.len() {
+        return Err(format!(
+            "string offset {off} is outside the command ({} bytes)",
+            cmd.len()
+        ));
+    }
+    let tail = &cmd[off..];
+    let len = tail
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or("string is not NUL-terminated inside the command")?;
+    Ok(symbol_name(&tail[..len]))
 }
 
 /// Reads and checks the mach header and load commands of the slice at `loc`.
@@ -159,6 +182,7 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         dylib_count: 0,
         symtab: None,
         uuid: None,
+        linkage: Linkage::default(),
     };
     // Every LINKEDIT blob any load command points at, for the layout check below.
     let mut blobs: Vec<LinkeditBlob> = Vec::new();
@@ -338,7 +362,29 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             CommandVariant::LoadDylib(_)
             | CommandVariant::LoadWeakDylib(_)
             | CommandVariant::ReexportDylib(_)
-            | CommandVariant::LoadUpwardDylib(_) => out.dylib_count += 1,
+            | CommandVariant::LoadUpwardDylib(_) => {
+                out.dylib_count += 1;
+                let link = match lc.command {
+                    CommandVariant::LoadWeakDylib(_) => DylibLink::Weak,
+                    CommandVariant::ReexportDylib(_) => DylibLink::Reexport,
+                    CommandVariant::LoadUpwardDylib(_) => DylibLink::Upward,
+                    _ => DylibLink::Regular,
+                };
+                let install_name =
+                    lc_str(bytes, 8).map_err(|e| bad(format!("load command {i}: {e}")))?;
+                out.linkage.dylibs.push(LinkedDylib { install_name, link });
+            }
+            CommandVariant::IdDylib(_) => {
+                if out.linkage.install_name.is_some() {
+                    return Err(bad("more than one LC_ID_DYLIB".into()));
+                }
+                let name = lc_str(bytes, 8).map_err(|e| bad(format!("LC_ID_DYLIB: {e}")))?;
+                out.linkage.install_name = Some(name);
+            }
+            CommandVariant::Rpath(_) => {
+                let path = lc_str(bytes, 8).map_err(|e| bad(format!("LC_RPATH: {e}")))?;
+                out.linkage.rpaths.push(path);
+            }
             _ => {}
         }
         off += size;

@@ -277,6 +277,7 @@ pub fn read_object_image(file: &MachOFile, loc: &SliceLocation, archive: bool) -
             unplaced: 0,
         })),
         uuid: None,
+        linkage: None,
     })
 }
 

@@ -347,6 +347,9 @@ pub fn schema(doc: Document) -> serde_json::Value {
         Document::Check => generator().into_root_schema_for::<CheckJson<'static>>(),
         Document::Verify => generator().into_root_schema_for::<VerifyJson<'static>>(),
         Document::Baseline => super::baseline::schema(generator()),
+        Document::Process => {
+            generator().into_root_schema_for::<super::process::ProcessJson<'static>>()
+        }
     };
     let mut v = schema.to_value();
     v["title"] = format!(

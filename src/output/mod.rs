@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod github;
 pub mod json;
 pub mod markdown;
+pub mod process;
 pub mod sink;
 pub mod table;
 

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 /// Longest example shown in a table cell, in characters.
 const EXAMPLE_WIDTH: usize = 90;
 
-fn table() -> Table {
+pub(crate) fn table() -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED).force_no_tty();
     match width() {
@@ -59,18 +59,18 @@ pub fn terminal_width() -> Option<u16> {
 pub const MAX_CELL_WIDTH: usize = 160;
 
 /// A text cell clipped to [`MAX_CELL_WIDTH`].
-fn cell(s: &str) -> Cell {
+pub(crate) fn cell(s: &str) -> Cell {
     Cell::new(clip_middle(s, MAX_CELL_WIDTH))
 }
 
-fn right(s: impl ToString) -> Cell {
+pub(crate) fn right(s: impl ToString) -> Cell {
     Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
 }
 
 /// A header over a column of figures: one word per line when tables are fitted to a width (so
 /// "weak-bound symbols" costs 10 columns, not 18; "lookups old → new" becomes "lookups" over
 /// "old→new").
-fn figure_header(s: &str) -> Cell {
+pub(crate) fn figure_header(s: &str) -> Cell {
     let text = if width().is_some() {
         s.replace(" old → new", "\u{0}")
             .replace(' ', "\n")
@@ -92,7 +92,7 @@ fn show_examples() -> bool {
 
 /// When tables are fitted to a width: the figure columns (every right-aligned header) keep
 /// their content width and never wrap; the text columns share the rest.
-fn fit_figures(t: &mut Table, header: &[bool]) {
+pub(crate) fn fit_figures(t: &mut Table, header: &[bool]) {
     if width().is_none() {
         return;
     }

@@ -1,0 +1,45 @@
+//! `weakscan scan APP|DIR` and `weakscan scan --process MAIN`: a whole process — the main
+//! executable and the dylibs dyld loads with it ([`crate::process`]), coalesced as dyld4 does
+//! it ([`crate::analysis::coalesce`]).
+
+use super::{Format, emit};
+use crate::analysis::coalesce::coalesce;
+use crate::error::{Error, Result};
+use crate::output;
+use crate::process::bundle::locate;
+use crate::process::load::{LoadOptions, load};
+use std::path::PathBuf;
+
+/// What a process scan was asked to do.
+#[derive(Debug, Clone)]
+pub struct ProcessRequest {
+    /// The main executable, a bundle (`.app`, `.framework`) or a directory.
+    pub input: PathBuf,
+    /// `--arch`, `--search`, `--sysroot`.
+    pub load: LoadOptions,
+    /// Duplicate groups shown per process (`None`: all).
+    pub top: Option<usize>,
+    /// Table or JSON.
+    pub format: Format,
+    /// `--output` (stdout when `None`).
+    pub output: Option<PathBuf>,
+}
+
+/// Runs a process scan: exit 0 on success, whatever problems were met finding the images (they
+/// are reported and counted). Errors (exit 2): the main executable cannot be found or read, a
+/// format other than table or JSON.
+pub fn run(req: &ProcessRequest) -> Result<u8> {
+    if matches!(req.format, Format::Markdown | Format::Github) {
+        return Err(Error::usage(
+            "a process scan writes --format table or json (markdown and github: not yet)",
+        ));
+    }
+    let located = locate(&req.input)?;
+    let processes = load(&located, &req.load)?;
+    let reports = processes.iter().map(coalesce).collect::<Result<Vec<_>>>()?;
+    emit(req.output.as_ref(), |out| match req.format {
+        Format::Json => output::process::json(out, &reports),
+        _ => output::process::table_out(out, &reports, req.top),
+    })?;
+    Ok(0)
+}

@@ -1,0 +1,212 @@
+//! Which file is a process's main executable, and which directory bounds what may be read.
+//!
+//! * a file: it is the main executable; the root is the `.app` it sits in
+//!   (`X.app/Contents/MacOS/x`), else its directory;
+//! * an `.app` (or any directory with `Contents/Info.plist`): `Contents/MacOS/` +
+//!   `CFBundleExecutable` (Apple's "Bundle Programming Guide", macOS bundle layout);
+//! * a `.framework` (or a directory with `Resources/Info.plist` or `Info.plist`): its
+//!   `CFBundleExecutable` beside `Resources/` (a dylib: the analysis starts from it);
+//! * another directory: its one `MH_EXECUTE` file at the top level.
+//!
+//! The property list is read with the `plist` crate (XML and binary). Errors (exit 2): a
+//! bundle without an `Info.plist`, a malformed one, one without `CFBundleExecutable` or naming
+//! a file that is not there, a directory with no or several executables.
+
+use crate::error::{Error, ErrorKind, Result};
+use std::path::{Path, PathBuf};
+
+/// The main executable of a process and the root directory of its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The main executable.
+    pub main: PathBuf,
+    /// The directory nothing outside of which is read (besides `--search` and `--sysroot`).
+    pub root: PathBuf,
+}
+
+/// Finds the main executable of `input` (a file, bundle or directory) as the module docs say.
+pub fn locate(input: &Path) -> Result<Located> {
+    let meta = std::fs::metadata(input).map_err(|e| Error::io(input, &e))?;
+    if !meta.is_dir() {
+        let root = enclosing_app(input)
+            .or_else(|| input.parent().map(Path::to_path_buf))
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        return Ok(Located {
+            main: input.to_path_buf(),
+            root,
+        });
+    }
+    let plists = [
+        ("Contents/Info.plist", "Contents/MacOS"),
+        ("Resources/Info.plist", ""),
+        ("Versions/Current/Resources/Info.plist", "Versions/Current"),
+        ("Info.plist", ""),
+    ];
+    for (plist, exe_dir) in plists {
+        let path = input.join(plist);
+        if path.is_file() {
+            let exe = bundle_executable(&path)?;
+            let main = input.join(exe_dir).join(&exe);
+            if !main.is_file() {
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    &path,
+                    format!(
+                        "CFBundleExecutable {exe:?} names no file ({} is missing)",
+                        crate::text::escape_path(&main)
+                    ),
+                ));
+            }
+            return Ok(Located {
+                main,
+                root: input.to_path_buf(),
+            });
+        }
+    }
+    let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if matches!(ext, "app" | "framework" | "bundle") {
+        return Err(Error::new(
+            ErrorKind::Malformed,
+            input,
+            format!(
+                "a .{ext} without Contents/Info.plist or Resources/Info.plist: name the main \
+                 executable with --process FILE"
+            ),
+        ));
+    }
+    let mut executables: Vec<PathBuf> = Vec::new();
+    let entries = std::fs::read_dir(input).map_err(|e| Error::io(input, &e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(input, &e))?;
+        let p = entry.path();
+        if p.is_file() && is_main_executable(&p) {
+            executables.push(p);
+        }
+    }
+    executables.sort();
+    match executables.len() {
+        1 => Ok(Located {
+            main: executables.remove(0),
+            root: input.to_path_buf(),
+        }),
+        0 => Err(Error::new(
+            ErrorKind::Usage,
+            input,
+            "no Mach-O executable (MH_EXECUTE) at the top of this directory: name the main \
+             executable with --process FILE",
+        )),
+        n => Err(Error::new(
+            ErrorKind::Usage,
+            input,
+            format!(
+                "{n} Mach-O executables at the top of this directory ({}): name one with \
+                 --process FILE",
+                executables
+                    .iter()
+                    .filter_map(|p| p.file_name())
+                    .map(|n| n.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// `CFBundleExecutable` of the property list at `path`: a plain file name.
+fn bundle_executable(path: &Path) -> Result<String> {
+    let bad = |what: String| Error::new(ErrorKind::Malformed, path, what);
+    let value = plist::Value::from_file(path).map_err(|e| {
+        // The plist crate's errors may span lines; one line is kept.
+        bad(format!("not a readable property list: {e}"))
+    })?;
+    let dict = value
+        .as_dictionary()
+        .ok_or_else(|| bad("the property list is not a dictionary".into()))?;
+    let exe = dict
+        .get("CFBundleExecutable")
+        .ok_or_else(|| bad("no CFBundleExecutable key".into()))?
+        .as_string()
+        .ok_or_else(|| bad("CFBundleExecutable is not a string".into()))?;
+    if exe.is_empty() || exe.contains('/') || exe == ".." || exe == "." {
+        return Err(bad(format!(
+            "CFBundleExecutable {exe:?} is not a file name"
+        )));
+    }
+    Ok(exe.to_string())
+}
+
+/// The `X.app` directory `path` sits in as `X.app/Contents/MacOS/<file>`.
+fn enclosing_app(path: &Path) -> Option<PathBuf> {
+    let macos = path.parent()?;
+    let contents = macos.parent()?;
+    let app = contents.parent()?;
+    (macos.file_name()? == "MacOS" && contents.file_name()? == "Contents")
+        .then(|| app.to_path_buf())
+}
+
+/// Whether the file starts as a thin 64-bit `MH_EXECUTE`, or is a universal file (whose first
+/// slice is then taken to be one: universal dylibs at the top of a directory are rare).
+fn is_main_executable(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    if f.read_exact(&mut head).is_err() {
+        return false;
+    }
+    match head[..4] {
+        [0xcf, 0xfa, 0xed, 0xfe] => {
+            u32::from_le_bytes([head[12], head[13], head[14], head[15]]) == crate::model::MH_EXECUTE
+        }
+        [0xca, 0xfe, 0xba, 0xbe] | [0xca, 0xfe, 0xba, 0xbf] => false,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enclosing_app_is_found_from_the_executable() {
+        assert_eq!(
+            enclosing_app(Path::new("/x/A.app/Contents/MacOS/A")),
+            Some(PathBuf::from("/x/A.app"))
+        );
+        assert_eq!(enclosing_app(Path::new("/x/bin/a")), None);
+    }
+
+    #[test]
+    fn bundle_executable_reads_xml_and_refuses_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("Info.plist");
+        let write = |exe: &str| {
+            std::fs::write(
+                &p,
+                format!(
+                    "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict>\
+                     <key>CFBundleExecutable</key><string>{exe}</string></dict></plist>"
+                ),
+            )
+            .unwrap()
+        };
+        write("App");
+        assert_eq!(bundle_executable(&p).unwrap(), "App");
+        write("../../bin/sh");
+        assert!(
+            bundle_executable(&p)
+                .unwrap_err()
+                .message
+                .contains("not a file name")
+        );
+        std::fs::write(&p, "<?xml version=\"1.0\"?><plist><dict><key>").unwrap();
+        assert!(
+            bundle_executable(&p)
+                .unwrap_err()
+                .message
+                .contains("not a readable property list")
+        );
+    }
+}

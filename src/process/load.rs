@@ -1,0 +1,402 @@
+//! dyld4's load order, on disk.
+//!
+//! dyld-1378 `dyldMain.cpp` `prepare()` makes the main executable's loader, then calls
+//! `loadDependents` on it (and on inserted libraries, which a static analysis has none of).
+//! `JustInTimeLoader::loadDependents(image)`:
+//!
+//! ```text
+//! if image.dependentsSet: return                  // each image once: cycles end here
+//! for each LC_LOAD_DYLIB / _WEAK_ / REEXPORT / UPWARD, in order:
+//!     find it among the loaded images, else load it (appended to state.loaded)
+//!     (a missing LC_LOAD_WEAK_DYLIB is skipped; any other missing one stops the launch)
+//! image.dependentsSet = true
+//! for each dependency, in order: dependency.loadDependents()   // rpath stack + this image
+//! ```
+//!
+//! So the main executable's direct dependencies come first, then, depth first, each one's new
+//! dependencies. `state.loaded` is the order weak-def lookups search and fixups run in
+//! (`Loader::resolveSymbol`, `dyldMain.cpp`'s fixup loop). The recursion is run here on an
+//! explicit stack, so a deep chain of dylibs cannot overflow ours.
+
+use super::bundle::Located;
+use super::resolve::{Resolution, Roots, RpathLink, resolve};
+use super::{Dep, DepState, Found, Problem, Process, ProcessImage};
+use crate::error::{Error, ErrorKind, Result};
+use crate::macho::file::MachOFile;
+use crate::macho::image::read_image;
+use crate::model::DylibLink;
+use std::path::{Path, PathBuf};
+
+/// At most this many images are read per process; the rest are reported, not read.
+pub const MAX_IMAGES: usize = 4096;
+
+/// How to find and read a process's images.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--arch`: the slice of every image (default: each slice of the main executable, one
+    /// process each).
+    pub arch: Option<String>,
+    /// `--search` directories: a dependency no expansion finds is looked for here by leaf name.
+    pub search: Vec<PathBuf>,
+    /// `--sysroot`: where absolute install names (`/usr/lib/…`) are looked for.
+    pub sysroot: Option<PathBuf>,
+}
+
+/// Reads the process of `located`, once per selected slice of its main executable. Errors
+/// (exit 2): the main executable cannot be read, or `--arch` names none of its slices, or a
+/// search directory or sysroot does not exist. A dependency's failure is a [`Problem`].
+pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
+    let canon = |p: &Path| std::fs::canonicalize(p).map_err(|e| Error::io(p, &e));
+    let roots = Roots {
+        dirs: vec![canon(&located.root)?],
+        search: opts
+            .search
+            .iter()
+            .map(|p| canon(p))
+            .collect::<Result<_>>()?,
+        sysroot: opts.sysroot.as_deref().map(canon).transpose()?,
+    };
+    let main_path = canon(&located.main)?;
+    let file = MachOFile::open(&located.main)?;
+    let slices = file.slices()?;
+    let chosen: Vec<_> = match &opts.arch {
+        Some(a) => {
+            let s: Vec<_> = slices.iter().filter(|s| &s.arch == a).cloned().collect();
+            if s.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    &located.main,
+                    format!(
+                        "no {a} slice (it has {})",
+                        slices
+                            .iter()
+                            .map(|s| s.arch.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            s
+        }
+        None => slices,
+    };
+    let mut out = Vec::with_capacity(chosen.len());
+    for loc in chosen {
+        let main_file = MachOFile::open(&located.main)?;
+        let image = read_image(&main_file, &loc)?;
+        let mut loader = Loader {
+            arch: loc.arch.clone(),
+            main_dir: main_path.parent().unwrap_or(Path::new("/")).to_path_buf(),
+            roots: roots.clone(),
+            images: Vec::new(),
+            problems: Vec::new(),
+            dependents_set: Vec::new(),
+        };
+        loader.push(ProcessImage {
+            name: loader.display(&main_path),
+            path: Some(main_path.clone()),
+            image: Some(image),
+            slice: Some(loc),
+            found: Found::Main,
+            loaded_by: None,
+            deps: Vec::new(),
+        });
+        loader.load_all();
+        out.push(Process {
+            arch: loader.arch,
+            roots: {
+                let mut r = loader.roots.dirs.clone();
+                r.extend(loader.roots.search.iter().cloned());
+                r.extend(loader.roots.sysroot.iter().cloned());
+                r
+            },
+            images: loader.images,
+            problems: loader.problems,
+        });
+    }
+    Ok(out)
+}
+
+struct Loader {
+    arch: String,
+    main_dir: PathBuf,
+    roots: Roots,
+    images: Vec<ProcessImage>,
+    problems: Vec<Problem>,
+    dependents_set: Vec<bool>,
+}
+
+/// One `loadDependents` call in progress: the image, the frame that called it (its loader in
+/// the rpath stack) and the dependencies still to recurse into.
+struct Frame {
+    image: usize,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    next: usize,
+}
+
+impl Loader {
+    fn push(&mut self, pi: ProcessImage) -> usize {
+        self.images.push(pi);
+        self.dependents_set.push(false);
+        self.images.len() - 1
+    }
+
+    /// A path as shown: relative to the bundle (or main executable's directory) when inside it.
+    fn display(&self, p: &Path) -> String {
+        let root = &self.roots.dirs[0];
+        let rel = p.strip_prefix(root).unwrap_or(p);
+        crate::text::escape_path(rel)
+    }
+
+    fn load_all(&mut self) {
+        // `frames` keeps every frame (the rpath stack follows `parent`); `active` is the stack.
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut active: Vec<usize> = Vec::new();
+        if let Some(f) = self.load_dependents(0, None, &frames) {
+            frames.push(f);
+            active.push(frames.len() - 1);
+        }
+        while let Some(&top) = active.last() {
+            let f = &mut frames[top];
+            if f.next == f.children.len() {
+                active.pop();
+                continue;
+            }
+            let child = f.children[f.next];
+            f.next += 1;
+            if let Some(nf) = self.load_dependents(child, Some(top), &frames) {
+                frames.push(nf);
+                active.push(frames.len() - 1);
+            }
+        }
+    }
+
+    /// The first half of `loadDependents(image)`: finds or loads each direct dependency.
+    /// Returns the frame that recurses into them, or `None` if the image's dependencies were
+    /// already set (or it is an outside image, whose dependencies are not known).
+    fn load_dependents(
+        &mut self,
+        image: usize,
+        parent: Option<usize>,
+        frames: &[Frame],
+    ) -> Option<Frame> {
+        if self.dependents_set[image] || !self.images[image].on_disk() {
+            return None;
+        }
+        self.dependents_set[image] = true;
+        // The rpath stack: this image, then its loaders up to the main executable.
+        let mut chain_images = vec![image];
+        let mut at = parent;
+        while let Some(i) = at {
+            chain_images.push(frames[i].image);
+            at = frames[i].parent;
+        }
+        let dylibs = self.images[image]
+            .image
+            .as_ref()
+            .and_then(|i| i.linkage.as_ref())
+            .map(|l| l.dylibs.clone())
+            .unwrap_or_default();
+        let mut deps = Vec::with_capacity(dylibs.len());
+        let mut children = Vec::new();
+        for d in dylibs {
+            let state = self.find_or_load(&d.install_name, d.link, image, &chain_images);
+            if let DepState::Loaded(i) = state {
+                if chain_images.contains(&i) {
+                    let mut cycle: Vec<&str> = chain_images
+                        .iter()
+                        .rev()
+                        .skip_while(|&&c| c != i)
+                        .map(|&c| self.images[c].name.as_str())
+                        .collect();
+                    cycle.push(self.images[i].name.as_str());
+                    let text = format!(
+                        "dependency cycle {} (dyld loads each image once; the load order is unchanged)",
+                        cycle.join(" → ")
+                    );
+                    self.problems.push(Problem {
+                        path: self.images[image].name.clone(),
+                        what: text,
+                    });
+                }
+                children.push(i);
+            }
+            deps.push(Dep {
+                install_name: d.install_name,
+                link: d.link,
+                state,
+            });
+        }
+        self.images[image].deps = deps;
+        Some(Frame {
+            image,
+            parent,
+            children,
+            next: 0,
+        })
+    }
+
+    fn find_or_load(
+        &mut self,
+        name: &str,
+        link: DylibLink,
+        requester: usize,
+        chain: &[usize],
+    ) -> DepState {
+        let requester_name = self.images[requester].name.clone();
+        // Already loaded under this install name (dyld: absolute paths by path, `@rpath/` names
+        // "already loaded as rpath", Loader.cpp `getLoader`).
+        if let Some(i) = self.images.iter().position(|pi| {
+            pi.image
+                .as_ref()
+                .and_then(|im| im.linkage.as_ref())
+                .and_then(|l| l.install_name.as_deref())
+                == Some(name)
+                && (name.starts_with("@rpath/") || name.starts_with('/'))
+                || (!pi.on_disk() && pi.name == name)
+        }) {
+            return DepState::Loaded(i);
+        }
+        let links: Vec<(PathBuf, Vec<String>, String)> = chain
+            .iter()
+            .map(|&c| {
+                let pi = &self.images[c];
+                let dir = pi
+                    .path
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .unwrap_or(Path::new("/"))
+                    .to_path_buf();
+                let rpaths = pi
+                    .image
+                    .as_ref()
+                    .and_then(|i| i.linkage.as_ref())
+                    .map(|l| l.rpaths.clone())
+                    .unwrap_or_default();
+                (dir, rpaths, pi.name.clone())
+            })
+            .collect();
+        let rl: Vec<RpathLink<'_>> = links
+            .iter()
+            .map(|(d, r, n)| RpathLink {
+                dir: d,
+                rpaths: r,
+                name: n,
+            })
+            .collect();
+        let problem = |what: String| Problem {
+            path: requester_name.clone(),
+            what,
+        };
+        match resolve(name, &self.main_dir, &rl, &self.roots) {
+            Resolution::File(path, found) => {
+                if let Some(i) = self
+                    .images
+                    .iter()
+                    .position(|pi| pi.path.as_ref() == Some(&path))
+                {
+                    return DepState::Loaded(i);
+                }
+                if self.images.len() >= MAX_IMAGES {
+                    self.problems.push(problem(format!(
+                        "{name}: not read: the process already has {MAX_IMAGES} images"
+                    )));
+                    return DepState::Unusable;
+                }
+                match self.read(&path) {
+                    Ok((image, loc)) => {
+                        let shown = self.display(&path);
+                        DepState::Loaded(self.push(ProcessImage {
+                            name: shown,
+                            path: Some(path),
+                            image: Some(image),
+                            slice: Some(loc),
+                            found,
+                            loaded_by: Some(requester),
+                            deps: Vec::new(),
+                        }))
+                    }
+                    Err(e) => {
+                        self.problems.push(problem(format!(
+                            "{} ({name}): {}",
+                            link.load_command(),
+                            e.message
+                        )));
+                        DepState::Unusable
+                    }
+                }
+            }
+            Resolution::Outside => DepState::Loaded(self.push(ProcessImage {
+                name: name.to_string(),
+                path: None,
+                image: None,
+                slice: None,
+                found: Found::Outside,
+                loaded_by: Some(requester),
+                deps: Vec::new(),
+            })),
+            Resolution::NotFound(tried) => {
+                let tried = if tried.is_empty() {
+                    "no LC_RPATH of the rpath stack expands it".to_string()
+                } else {
+                    format!("tried {}", tried.join(", "))
+                };
+                let what = if link == DylibLink::Weak {
+                    format!(
+                        "{name} ({}) is missing; dyld skips it ({tried})",
+                        link.load_command()
+                    )
+                } else {
+                    format!(
+                        "{name} ({}) is not found; dyld would stop the launch with \"Library not loaded\" ({tried})",
+                        link.load_command()
+                    )
+                };
+                self.problems.push(problem(what));
+                DepState::Missing
+            }
+            Resolution::Refused(why) => {
+                self.problems.push(problem(format!(
+                    "{name} ({}): not read: {why}",
+                    link.load_command()
+                )));
+                DepState::Unusable
+            }
+        }
+    }
+
+    /// Reads the process's slice of `path`.
+    fn read(
+        &self,
+        path: &Path,
+    ) -> Result<(crate::model::Image, crate::macho::file::SliceLocation)> {
+        let file = MachOFile::open(path)?;
+        let slices = file.slices()?;
+        let Some(loc) = slices.iter().find(|s| s.arch == self.arch).cloned() else {
+            return Err(file.error(
+                ErrorKind::Malformed,
+                format!(
+                    "no {} slice (it has {})",
+                    self.arch,
+                    slices
+                        .iter()
+                        .map(|s| s.arch.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        let image = read_image(&file, &loc)?;
+        if image.filetype != Some(crate::model::MH_DYLIB) {
+            return Err(file.error(
+                ErrorKind::Malformed,
+                format!(
+                    "not a dylib (filetype {})",
+                    image.filetype.map_or("?".into(), |t| format!("{t:#x}"))
+                ),
+            ));
+        }
+        Ok((image, loc))
+    }
+}
