@@ -14,7 +14,7 @@ macro_rules! case {
     };
 }
 
-const DOCUMENTS: [&str; 5] = ["scan", "diff", "check", "verify", "baseline"];
+const DOCUMENTS: [&str; 6] = ["scan", "diff", "check", "verify", "baseline", "process"];
 
 fn committed(doc: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -271,6 +271,16 @@ case!(baseline_files_validate, {
         weakscan().args(args).assert().code(0);
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
         assert_valid("baseline", &args, &doc);
+    }
+});
+
+case!(process_outputs_validate, {
+    let p = testdata().join("process");
+    for d in ["App.app", "bad/cycle", "bad/escape", "bad/notmacho"] {
+        let input = p.join(d).display().to_string();
+        let args = ["scan", "--format", "json", &input];
+        let doc = run(&args, 0);
+        assert_valid("process", &args, &doc);
     }
 });
 

@@ -16,6 +16,7 @@
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
+//! * `process` reads whole processes (bundles, load order, winners) of `testdata/process`;
 //! * `schema` keeps `docs/schemas/` current and validates real outputs against it.
 
 mod util;
@@ -32,5 +33,6 @@ mod malformed;
 mod mutation;
 mod names;
 mod node;
+mod process;
 mod properties;
 mod schema;

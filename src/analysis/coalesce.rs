@@ -51,6 +51,12 @@ pub struct ImageCost {
     pub on_disk: bool,
     /// Searched for weak definitions (`MH_WEAK_DEFINES`); `null` for an outside image (unknown).
     pub takes_part: Option<bool>,
+    /// `LC_ID_DYLIB` (`null` for the main executable and outside images).
+    pub install_name: Option<String>,
+    /// Its `LC_RPATH`s.
+    pub rpaths: Vec<String>,
+    /// Its dylib load commands, in order, and what became of each.
+    pub dependencies: Vec<Dependency>,
     /// Weak definitions its export trie exports (`null` when outside).
     pub weak_definitions: Option<usize>,
     /// Weak-def lookups it requests (its weak-bind targets, treat-as-weak names).
@@ -71,6 +77,30 @@ pub struct ImageCost {
     /// list without its weak definitions): its own lookups, and, when no other image uses its
     /// weak definitions, the probe of its trie by every other lookup. An estimate.
     pub saved_probes_if_hidden: usize,
+}
+
+/// One dylib load command of an image.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Dependency {
+    /// The install name it names.
+    pub install_name: String,
+    /// `LC_LOAD_DYLIB`, `LC_LOAD_WEAK_DYLIB`, `LC_REEXPORT_DYLIB` or `LC_LOAD_UPWARD_DYLIB`.
+    pub load_command: &'static str,
+    /// The image it loaded (index in the load order), or `null` when missing or unusable.
+    pub image: Option<usize>,
+}
+
+/// Who wins one looked-up name.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Resolved {
+    /// The raw name.
+    pub mangled: String,
+    /// The image whose definition wins (`null`: no image on disk defines it).
+    pub winner: Option<String>,
+    /// Images looking it up, in load order.
+    pub requested_by: Vec<String>,
+    /// Lookups of it.
+    pub lookups: usize,
 }
 
 /// A looked-up weak symbol defined by several images on disk.
@@ -151,6 +181,8 @@ pub struct Coalescing {
     pub duplicates: Vec<Duplicate>,
     /// Main-executable definitions another image's non-weak definition replaces.
     pub overrides_of_main: Vec<Override>,
+    /// Every looked-up name and its winner, by raw name.
+    pub symbols: Vec<Resolved>,
     /// Estimated time of the probes, milliseconds (low, high): see `docs/process.md`.
     pub estimated_ms: (f64, f64),
     /// Problems met finding and reading the images (each one line).
@@ -252,6 +284,29 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
             found: found_text(&pi.found),
             on_disk: pi.on_disk(),
             takes_part: pi.takes_part(),
+            install_name: pi
+                .image
+                .as_ref()
+                .and_then(|im| im.linkage.as_ref())
+                .and_then(|l| l.install_name.clone()),
+            rpaths: pi
+                .image
+                .as_ref()
+                .and_then(|im| im.linkage.as_ref())
+                .map(|l| l.rpaths.clone())
+                .unwrap_or_default(),
+            dependencies: pi
+                .deps
+                .iter()
+                .map(|d| Dependency {
+                    install_name: d.install_name.clone(),
+                    load_command: d.link.load_command(),
+                    image: match d.state {
+                        crate::process::DepState::Loaded(i) => Some(i),
+                        _ => None,
+                    },
+                })
+                .collect(),
             weak_definitions: pi.image.as_ref().map(|im| im.weak_definitions.len()),
             ..ImageCost::default()
         })
@@ -430,6 +485,23 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         })
         .collect();
     let distinct_names = lookups_of.len();
+    let mut symbols: Vec<Resolved> = lookups_of
+        .iter()
+        .map(|(&name, &lookups)| {
+            let mut reqs: Vec<usize> = requesters[name].iter().copied().collect();
+            reqs.sort_unstable();
+            Resolved {
+                mangled: name.to_string(),
+                winner: winners.get(name).map(|&w| process.images[w].name.clone()),
+                requested_by: reqs
+                    .into_iter()
+                    .map(|r| process.images[r].name.clone())
+                    .collect(),
+                lookups,
+            }
+        })
+        .collect();
+    symbols.sort_by(|a, b| a.mangled.cmp(&b.mangled));
     let defined_outside = lookups_of
         .keys()
         .filter(|k| !defs.contains_key(**k))
@@ -448,6 +520,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         duplicate_groups,
         duplicates,
         overrides_of_main,
+        symbols,
         estimated_ms: (
             probes as f64 * US_PER_PROBE.0 / 1000.0,
             probes as f64 * US_PER_PROBE.1 / 1000.0,

@@ -1,0 +1,360 @@
+//! Whole processes (`scan APP|DIR`, `scan --process MAIN`) on the fixtures of
+//! `testdata/process/` (built by `testdata/build.sh`): the load order, the winner of every
+//! looked-up name against `expected-winners.tsv` (written by hand from the dyld4 rules and
+//! llvm-nm's view of the images, not by weakscan), the figures, the dependencies against
+//! llvm-objdump's `--dylibs-used`/`--rpaths` (the committed `objdump-dylibs.txt`, and a live
+//! llvm-objdump when installed), and the bad inputs.
+
+use crate::util::{llvm_objdump, testdata, weakscan};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+macro_rules! case {
+    ($name:ident, $body:block) => {
+        #[test]
+        fn $name() $body
+    };
+}
+
+fn dir() -> PathBuf {
+    testdata().join("process")
+}
+
+fn leaf(s: &str) -> &str {
+    s.rsplit('/').next().unwrap_or(s)
+}
+
+fn process_json(args: &[&str]) -> Value {
+    let out = weakscan().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["command"], "process");
+    doc
+}
+
+fn app() -> Value {
+    let app = dir().join("App.app").display().to_string();
+    let doc = process_json(&["scan", "--format", "json", &app]);
+    doc["processes"][0].clone()
+}
+
+case!(app_bundle_load_order_follows_dyld4, {
+    let p = app();
+    let names: Vec<&str> = p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["image"].as_str().unwrap())
+        .collect();
+    // Main, its direct dependencies (libmissing is skipped), then libshared_a's new one.
+    assert_eq!(
+        names,
+        [
+            "Contents/MacOS/App",
+            "Contents/Frameworks/libshared_a.dylib",
+            "Contents/Frameworks/libshared_b.dylib",
+            "/usr/lib/libSystem.B.dylib",
+            "Contents/Frameworks/deps/libdeep.dylib",
+        ]
+    );
+    let found: Vec<&str> = p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["found"].as_str().unwrap())
+        .collect();
+    assert!(
+        found[1].starts_with("@rpath @executable_path/../Frameworks"),
+        "{found:?}"
+    );
+    assert!(found[2].starts_with("@loader_path"), "{found:?}");
+    assert!(found[3].starts_with("outside"), "{found:?}");
+    // libdeep only through libshared_a's own LC_RPATH: the rpath stack.
+    assert!(
+        found[4].contains("@loader_path/deps of Contents/Frameworks/libshared_a.dylib"),
+        "{found:?}"
+    );
+    assert_eq!(p["images_searched"], 4);
+    assert_eq!(p["images_outside"], 1);
+    let problems: Vec<&str> = p["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .contains("@rpath/libmissing.dylib (LC_LOAD_WEAK_DYLIB) is missing; dyld skips it")
+    );
+});
+
+case!(app_bundle_winners_match_the_rules, {
+    let p = app();
+    let symbols: BTreeMap<&str, &Value> = p["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["mangled"].as_str().unwrap(), s))
+        .collect();
+    let tsv = std::fs::read_to_string(dir().join("expected-winners.tsv")).unwrap();
+    let mut rows = 0;
+    for line in tsv.lines().skip(1).filter(|l| !l.is_empty()) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (requester, symbol, winner) = (f[0], f[1], f[2]);
+        let s = symbols
+            .get(symbol)
+            .unwrap_or_else(|| panic!("{symbol} looked up by {requester} is not in the report"));
+        let got = s["winner"].as_str().map(leaf).unwrap_or("-");
+        assert_eq!(got, winner, "winner of {symbol}");
+        assert!(
+            s["requested_by"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| leaf(r.as_str().unwrap()) == requester),
+            "{symbol} requested by {requester}: {s}"
+        );
+        rows += 1;
+    }
+    assert!(rows > 20, "{rows} rows");
+    // The figures follow from the rules: every lookup probes the 4 images with weak
+    // definitions (fewer than 5000 lookups: no weakDefMap).
+    let lookups = p["lookups"].as_u64().unwrap();
+    let per_image: u64 = p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["lookups"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_image, lookups);
+    assert_eq!(p["trie_probes"].as_u64().unwrap(), lookups * 4);
+    assert_eq!(p["weak_def_map_hits"], 0);
+    // libshared_b's strong definition replaces the main executable's weak one.
+    let overrides = p["overrides_of_main"].as_array().unwrap();
+    assert_eq!(overrides.len(), 1, "{overrides:?}");
+    assert_eq!(overrides[0]["mangled"], "__ZN4proc7CounterIlEERT_v");
+    assert_eq!(
+        overrides[0]["winner"],
+        "Contents/Frameworks/libshared_b.dylib"
+    );
+    // Cross-image duplicates, grouped by template.
+    let groups: Vec<&str> = p["duplicate_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["template"].as_str().unwrap())
+        .collect();
+    assert!(
+        groups.contains(&"proc::Counter<…>") && groups.contains(&"proc::Registry<…>"),
+        "{groups:?}"
+    );
+});
+
+case!(process_flag_and_directory_give_the_same_report, {
+    let main = dir()
+        .join("App.app/Contents/MacOS/App")
+        .display()
+        .to_string();
+    let a = process_json(&["scan", "--format", "json", "--process", &main]);
+    assert_eq!(a["processes"][0], app());
+    let table = weakscan()
+        .args(["scan", "--process", &main])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("process (x86_64): 5 images, 4 on disk"),
+        "{text}"
+    );
+    assert!(text.contains("override: the main executable's"), "{text}");
+});
+
+/// `llvm-objdump --macho --dylibs-used` and `--rpaths` output, per image path (relative to
+/// testdata/process): (dylibs, with a dylib's own install name first; rpaths).
+fn parse_objdump(text: &str) -> BTreeMap<String, (Vec<String>, Vec<String>)> {
+    let mut out: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(p) = line.strip_prefix("== ") {
+            current = Some(p.to_string());
+            out.entry(p.to_string()).or_default();
+        } else if let Some(cur) = &current {
+            // "<path>:" heads each option's listing (once when both are asked at once).
+            if line
+                .strip_suffix(':')
+                .is_some_and(|h| cur.ends_with(h) || h.ends_with(cur.as_str()))
+            {
+                continue;
+            }
+            if let Some(d) = line.strip_prefix('\t') {
+                let name = d.split(" (compatibility").next().unwrap().to_string();
+                out.get_mut(cur).unwrap().0.push(name);
+            } else if !line.is_empty() {
+                out.get_mut(cur).unwrap().1.push(line.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn check_against_objdump(expected: &BTreeMap<String, (Vec<String>, Vec<String>)>) {
+    let p = app();
+    for img in p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["on_disk"] == true)
+    {
+        let rel = format!("App.app/{}", img["image"].as_str().unwrap());
+        let (dylibs, rpaths) = expected
+            .get(&rel)
+            .unwrap_or_else(|| panic!("{rel} not in objdump output"));
+        let mut ours: Vec<String> = Vec::new();
+        if let Some(id) = img["install_name"].as_str() {
+            ours.push(id.to_string());
+        }
+        ours.extend(
+            img["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["install_name"].as_str().unwrap().to_string()),
+        );
+        assert_eq!(&ours, dylibs, "{rel}: dylibs");
+        let our_rpaths: Vec<String> = img["rpaths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(&our_rpaths, rpaths, "{rel}: rpaths");
+    }
+}
+
+case!(dependencies_match_llvm_objdump, {
+    let committed = std::fs::read_to_string(dir().join("objdump-dylibs.txt")).unwrap();
+    check_against_objdump(&parse_objdump(&committed));
+    let Some(objdump) = llvm_objdump() else {
+        crate::util::skip(
+            "dependencies_match_llvm_objdump (live): no llvm-objdump-22; the committed output was checked",
+        );
+        return;
+    };
+    let mut live = String::new();
+    for rel in [
+        "App.app/Contents/MacOS/App",
+        "App.app/Contents/Frameworks/libshared_a.dylib",
+        "App.app/Contents/Frameworks/libshared_b.dylib",
+        "App.app/Contents/Frameworks/deps/libdeep.dylib",
+    ] {
+        let out = std::process::Command::new(&objdump)
+            .args(["--macho", "--dylibs-used", "--rpaths"])
+            .arg(rel)
+            .current_dir(dir())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        live.push_str(&format!(
+            "== {rel}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        ));
+    }
+    check_against_objdump(&parse_objdump(&live));
+});
+
+fn problems_of(args: &[&str]) -> Vec<String> {
+    let doc = process_json(args);
+    doc["processes"][0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+case!(bad_processes_report_one_line_each_and_go_on, {
+    let bad = dir().join("bad");
+    let cycle = problems_of(&[
+        "scan",
+        "--format",
+        "json",
+        &bad.join("cycle").display().to_string(),
+    ]);
+    assert!(
+        cycle.iter().any(|p| p.contains("dependency cycle")),
+        "{cycle:?}"
+    );
+    let escape = problems_of(&[
+        "scan",
+        "--format",
+        "json",
+        &bad.join("escape").display().to_string(),
+    ]);
+    assert!(
+        escape
+            .iter()
+            .any(|p| p.contains("outside the directories weakscan may read")),
+        "{escape:?}"
+    );
+    let notmacho = problems_of(&[
+        "scan",
+        "--format",
+        "json",
+        &bad.join("notmacho").display().to_string(),
+    ]);
+    assert!(
+        notmacho
+            .iter()
+            .any(|p| p.contains("libtext.dylib") && p.contains("not a Mach-O")),
+        "{notmacho:?}"
+    );
+    for p in cycle.iter().chain(&escape).chain(&notmacho) {
+        assert!(!p.contains('\n'), "one line: {p:?}");
+    }
+    // The rest is still analysed: the main executable is there.
+    let doc = process_json(&[
+        "scan",
+        "--format",
+        "json",
+        &bad.join("notmacho").display().to_string(),
+    ]);
+    assert_eq!(doc["processes"][0]["images"][0]["image"], "main");
+});
+
+case!(bundles_without_a_usable_plist_are_one_line_errors, {
+    for (d, msg) in [
+        ("noplist/Bad.app", "without Contents/Info.plist"),
+        ("badplist/Bad.app", "not a readable property list"),
+    ] {
+        let p = dir().join("bad").join(d).display().to_string();
+        let out = weakscan().args(["scan", &p]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{d}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(msg), "{d}: {err}");
+    }
+});
+
+case!(process_usage_errors, {
+    let app = dir().join("App.app").display().to_string();
+    let f = testdata()
+        .join("bin/app-default-chained-x86_64")
+        .display()
+        .to_string();
+    for (args, msg) in [
+        (vec!["scan", &app, &f], "give it as the only input"),
+        (
+            vec!["scan", "--search", "/tmp", &f],
+            "--search and --sysroot apply to a process",
+        ),
+        (vec!["scan", "--arch", "arm64", &app], "no arm64 slice"),
+        (vec!["scan", "--format", "markdown", &app], "table or json"),
+    ] {
+        let out = weakscan().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+});
