@@ -1123,8 +1123,19 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
         ) && std::env::var_os("GITHUB_STEP_SUMMARY").is_some()
     };
     match &cli.command {
-        Command::Scan { files, opts, .. } => {
-            files.iter().all(|f| fixture(f)) && !summary_of(opts.format)
+        Command::Scan {
+            files,
+            process,
+            search,
+            sysroot,
+            opts,
+            ..
+        } => {
+            files.iter().all(|f| fixture(f))
+                && process.as_deref().is_none_or(fixture)
+                && search.iter().all(|f| fixture(f))
+                && sysroot.as_deref().is_none_or(fixture)
+                && !summary_of(opts.format)
         }
         Command::Diff { old, new, opts, .. } => {
             fixture(old) && fixture(new) && !summary_of(opts.format)

@@ -378,7 +378,8 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         let own = cost[i].saved_lookups_if_hidden;
         let mut saved = own * searched.len();
         if cost[i].wins_for_others == 0 {
-            saved += (total_lookups - own) * 1;
+            // It leaves the search: one probe of its trie less for every other lookup.
+            saved += total_lookups - own;
         }
         cost[i].saved_probes_if_hidden = saved.min(probes);
     }
