@@ -338,6 +338,24 @@ mod tests {
                 Resolution::Refused(_)
             ));
         }
+        // A symlink loop (an rpath directory that links to itself): one refusal, no hang.
+        #[cfg(unix)]
+        {
+            let lp = roots.dirs[0].join("Frameworks/loop");
+            std::os::unix::fs::symlink(&lp, &lp).unwrap();
+            let rp = vec!["@loader_path/../Frameworks/loop".to_string()];
+            let m = RpathLink {
+                dir: &main_dir,
+                rpaths: &rp,
+                name: "App",
+            };
+            match resolve("@rpath/libx.dylib", &main_dir, &[m], &roots) {
+                Resolution::Refused(why) => {
+                    assert!(why.contains("loop") || why.contains("symbolic"), "{why}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
         assert_eq!(
             resolve("/usr/lib/libSystem.B.dylib", &main_dir, &[main], &roots),
             Resolution::Outside
