@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the weakscan Mach-O fixtures into testdata/bin/ and writes
-# testdata/expected.tsv (reference counts computed with llvm-objdump only).
+# testdata/expected.tsv (reference counts computed with llvm-objdump only), and
+# the multi-image process fixtures into testdata/process/ (see
+# testdata/process/expected.md).
 #
 # Usage: bash testdata/build.sh        (from any directory)
 #
@@ -194,6 +196,127 @@ JSON
 }
 build_attr
 
+# Process fixtures (testdata/process/): a main executable and the dylibs it loads, laid out on
+# disk as dyld would find them, from testdata/src/process/. All x86_64, chained fixups (macOS
+# 12), default visibility. process/expected.md and process/expected-winners.tsv are written by
+# hand (see expected.md) and only checked here; objdump-dylibs.txt is generated.
+PROC="$WORK/process"
+
+# plink OUT ARG...: like `link OUT x86_64 chained ARG...`, but with libSystem linked last, so
+# that the LC_LOAD_DYLIB order is that of the dylibs in ARG... (lld writes the load commands in
+# command-line order, and `link` puts -lSystem first).
+plink() {
+  local out=$1
+  shift
+  mkdir -p "$(dirname "$out")"
+  "$LD" -arch x86_64 -platform_version macos 12.0 12.0 -fixup_chains \
+    -oso_prefix "$WORK/" -syslibroot "$SDK" "$@" -lSystem -o "$out"
+}
+
+build_process() {
+  local o="$WORK/obj/process"
+  local fw="$PROC/App.app/Contents/Frameworks"
+  local stubs="$WORK/proc-stubs"
+  mkdir -p "$o" "$stubs"
+  # Sources src/process/NAME.cc -> obj/process/NAME.o (the N_OSO paths).
+  compile "$WORK/obj" x86_64 12.0 default v1 process/app process/shared_a process/shared_b \
+    process/deep process/missing process/tiny_main process/tiny_lib
+
+  # --- App.app ---
+  plink "$fw/deps/libdeep.dylib" -dylib -install_name @rpath/libdeep.dylib "$o/deep.o"
+  # libshared_a finds libdeep only through its own LC_RPATH (@loader_path/deps).
+  plink "$fw/libshared_a.dylib" -dylib -install_name @rpath/libshared_a.dylib \
+    -rpath @loader_path/deps "$o/shared_a.o" "$fw/deps/libdeep.dylib"
+  # libshared_b has no LC_RPATH: at launch its @rpath/libdeep.dylib is the one already loaded
+  # for libshared_a (dyld matches @rpath/ load paths against loaded install names first).
+  plink "$fw/libshared_b.dylib" -dylib -install_name @rpath/libshared_b.dylib \
+    "$o/shared_b.o" "$fw/deps/libdeep.dylib"
+  # LC_LOAD_DYLIB records the dependency's install name: App links a copy of libshared_b whose
+  # install name is @loader_path/../Frameworks/libshared_b.dylib, and a libmissing that is not
+  # shipped.
+  plink "$stubs/libshared_b.dylib" -dylib \
+    -install_name @loader_path/../Frameworks/libshared_b.dylib \
+    "$o/shared_b.o" "$fw/deps/libdeep.dylib"
+  plink "$stubs/libmissing.dylib" -dylib -install_name @rpath/libmissing.dylib "$o/missing.o"
+  plink "$PROC/App.app/Contents/MacOS/App" -rpath @executable_path/../Frameworks \
+    "$o/app.o" "$fw/libshared_a.dylib" "$stubs/libshared_b.dylib" \
+    -weak_library "$stubs/libmissing.dylib"
+  cat >"$PROC/App.app/Contents/Info.plist" <<'PLIST'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>CFBundleDevelopmentRegion</key>
+	<string>en</string>
+	<key>CFBundleExecutable</key>
+	<string>App</string>
+	<key>CFBundleIdentifier</key>
+	<string>org.weakscan.App</string>
+	<key>CFBundleInfoDictionaryVersion</key>
+	<string>6.0</string>
+	<key>CFBundleName</key>
+	<string>App</string>
+	<key>CFBundlePackageType</key>
+	<string>APPL</string>
+	<key>CFBundleShortVersionString</key>
+	<string>1.0</string>
+	<key>CFBundleVersion</key>
+	<string>1</string>
+	<key>LSMinimumSystemVersion</key>
+	<string>12.0</string>
+</dict>
+</plist>
+PLIST
+
+  # --- bad/: processes dyld cannot (fully) load, and bundles without a readable Info.plist ---
+  local bad="$PROC/bad"
+  # cycle: main -> libcycle_a -> libcycle_b -> libcycle_a. libcycle_a is linked twice: first
+  # without libcycle_b (only so that libcycle_b can link it), then for real.
+  plink "$stubs/cycle/libcycle_a.dylib" -dylib -install_name @loader_path/libcycle_a.dylib \
+    "$o/tiny_lib.o"
+  plink "$bad/cycle/libcycle_b.dylib" -dylib -install_name @loader_path/libcycle_b.dylib \
+    "$o/tiny_lib.o" "$stubs/cycle/libcycle_a.dylib"
+  plink "$bad/cycle/libcycle_a.dylib" -dylib -install_name @loader_path/libcycle_a.dylib \
+    "$o/tiny_lib.o" "$bad/cycle/libcycle_b.dylib"
+  plink "$bad/cycle/main" "$o/tiny_main.o" "$bad/cycle/libcycle_a.dylib"
+  # escape: an install name whose `..` leave the directory; the target does not exist.
+  plink "$stubs/escape/libx.dylib" -dylib \
+    -install_name @executable_path/../../../../outside/libx.dylib "$o/tiny_lib.o"
+  plink "$bad/escape/main" "$o/tiny_main.o" "$stubs/escape/libx.dylib"
+  # notmacho: @rpath/libtext.dylib resolves (LC_RPATH @executable_path) to a text file.
+  plink "$stubs/notmacho/libtext.dylib" -dylib -install_name @rpath/libtext.dylib \
+    "$o/tiny_lib.o"
+  plink "$bad/notmacho/main" -rpath @executable_path "$o/tiny_main.o" \
+    "$stubs/notmacho/libtext.dylib"
+  printf 'not a Mach-O file\n' >"$bad/notmacho/libtext.dylib"
+  # noplist: a bundle without Info.plist; badplist: one whose Info.plist is truncated XML.
+  plink "$bad/noplist/Bad.app/Contents/MacOS/Bad" "$o/tiny_main.o"
+  plink "$bad/badplist/Bad.app/Contents/MacOS/Bad" "$o/tiny_main.o"
+  cat >"$bad/badplist/Bad.app/Contents/Info.plist" <<'PLIST'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>CFBundleExecutable</key>
+	<string>Bad</string>
+	<key>CFBundleIdentifier</key>
+	<string>org.weakscan.Ba
+PLIST
+
+  # objdump-dylibs.txt: --dylibs-used and --rpaths of every Mach-O file, sorted by path.
+  local f
+  (
+    cd "$PROC"
+    for f in $(find . -type f ! -name '*.plist' ! -name '*.txt' | sed 's|^\./||' | sort); do
+      [[ $(head -c 4 "$f" | od -An -tx1 | tr -d ' ') == cffaedfe ]] || continue
+      echo "== $f"
+      "$OBJDUMP" --macho --dylibs-used "$f"
+      "$OBJDUMP" --macho --rpaths "$f"
+    done
+  ) >"$PROC/objdump-dylibs.txt"
+}
+build_process
+
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
 # relocation has invalid width of 8 bytes", and says "-fixup_chains is only
@@ -295,7 +418,68 @@ while IFS=$'\t' read -r f arch fx exports sites symbols; do
     check "$f/$arch" '! grep -q "cmd LC_DYLD_INFO" <<<"$cmds"' "has LC_DYLD_INFO"
   fi
 done <"$WORK/expected.tsv"
-(( fail == 0 )) || die "sanity checks failed; bin/ and expected.tsv left unchanged"
+
+# Process fixtures. The load order below and process/expected-winners.tsv were derived by hand
+# (process/expected.md); this recomputes the winners from llvm-objdump output (imports with
+# ordinal -3, export tries) with the same rules, so that a change of the sources that moves a
+# winner or a bind target fails here instead of leaving the hand-written files stale.
+PROC_ORDER=(App.app/Contents/MacOS/App App.app/Contents/Frameworks/libshared_a.dylib
+            App.app/Contents/Frameworks/libshared_b.dylib
+            App.app/Contents/Frameworks/deps/libdeep.dylib)
+# proc_weak_imports FILE: the names of the chained imports with ordinal -3, in import order.
+proc_weak_imports() {
+  "$OBJDUMP" --macho --chained-fixups "$1" |
+    awk '/^ *lib_ordinal = / { weak = ($3 == "-3") }
+         /^ *name_offset = / && weak { n = $NF; gsub(/[()]/, "", n); print n }'
+}
+check_process() {
+  local f leaf hdr cmds exports="$WORK/proc-exports" rows="$WORK/proc-winners.tsv"
+  : >"$exports"
+  for f in "${PROC_ORDER[@]}"; do
+    leaf="${f##*/}"
+    hdr="$("$OBJDUMP" --macho --private-header "$PROC/$f")"
+    cmds="$("$OBJDUMP" --macho --private-headers "$PROC/$f")"
+    check "process/$f" 'grep -q WEAK_DEFINES <<<"$hdr"' "no MH_WEAK_DEFINES"
+    check "process/$f" 'grep -q "cmd LC_DYLD_CHAINED_FIXUPS$" <<<"$cmds"' "no chained fixups"
+    # "leaf symbol weak|strong", in load order.
+    "$OBJDUMP" --macho --exports-trie "$PROC/$f" |
+      awk -v leaf="$leaf" '$1 ~ /^0x/ { print leaf, $2, (/\[weak_def/ ? "weak" : "strong") }' \
+        >>"$exports"
+  done
+  local deps want="LC_LOAD_DYLIB @rpath/libshared_a.dylib
+LC_LOAD_DYLIB @loader_path/../Frameworks/libshared_b.dylib
+LC_LOAD_WEAK_DYLIB @rpath/libmissing.dylib
+LC_LOAD_DYLIB /usr/lib/libSystem.B.dylib"
+  deps="$("$OBJDUMP" --macho --private-headers "$PROC/App.app/Contents/MacOS/App" |
+    awk '/^ *cmd LC_(LOAD|LOAD_WEAK|REEXPORT|LOAD_UPWARD)_DYLIB$/ { c = $2 }
+         /^ *name / && c != "" { print c, $2; c = "" }')"
+  check process/App '[[ $deps == "$want" ]]' "dylib load commands: $deps"
+  check process/App '[[ ! -e "$PROC/App.app/Contents/Frameworks/libmissing.dylib" ]]' \
+    "libmissing.dylib is shipped"
+  check process/libshared_b 'grep -qx "libshared_b.dylib __ZN4proc7CounterIlEERT_v strong" "$exports" &&
+      grep -qx "libshared_a.dylib __ZN4proc7CounterIlEERT_v weak" "$exports" &&
+      grep -qx "App __ZN4proc7CounterIlEERT_v weak" "$exports"' \
+    "Counter<long> is not strong in libshared_b and weak in App and libshared_a"
+  # Winner: the first definition in load order; a later strong one replaces a weak first one.
+  {
+    printf 'requester\tsymbol\twinner\n'
+    for f in "${PROC_ORDER[@]}"; do
+      proc_weak_imports "$PROC/$f" | awk -v req="${f##*/}" -v ex="$exports" '
+        BEGIN { while ((getline line < ex) > 0) { split(line, a, " "); n++; img[n] = a[1]; sym[n] = a[2]; kind[n] = a[3] } }
+        { w = "-"; wk = ""
+          for (i = 1; i <= n; i++) if (sym[i] == $1) {
+            if (w == "-") { w = img[i]; wk = kind[i] }
+            else if (wk == "weak" && kind[i] == "strong") { w = img[i]; wk = "strong" }
+          }
+          printf "%s\t%s\t%s\n", req, $1, w }'
+    done
+  } >"$rows"
+  check process/expected-winners.tsv 'cmp -s "$rows" "$HERE/process/expected-winners.tsv"' \
+    "differs from what llvm-objdump shows (diff $HERE/process/expected-winners.tsv against:
+$(cat "$rows"))"
+}
+check_process
+(( fail == 0 )) || die "sanity checks failed; bin/, process/ and expected.tsv left unchanged"
 
 # Install: replace bin/ and expected.tsv only after everything succeeded.
 rm -rf "$BIN" "$HERE/attr"
@@ -303,10 +487,17 @@ mkdir -p "$BIN"
 cp "$OUT"/* "$BIN"/
 cp -R "$ATTR" "$HERE/attr"
 cp "$WORK/expected.tsv" "$TSV"
+# process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
+rm -rf "$HERE/process/App.app" "$HERE/process/bad"
+mkdir -p "$HERE/process"
+cp -R "$PROC/App.app" "$PROC/bad" "$PROC/objdump-dylibs.txt" "$HERE/process/"
 
 echo
 echo "fixtures in $BIN ($(du -ck "$BIN"/* | tail -n1 | cut -f1) KiB):"
 awk -F'\t' '{ printf "%-36s %-7s %-8s %16s %15s %17s\n", $1, $2, $3, $4, $5, $6 }' "$TSV"
+echo
+echo "process fixtures in $HERE/process:"
+(cd "$HERE/process" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs wc -c | sed '$d')
 
 # The dyld logs of the fixtures (testdata/logs/) follow from the binaries: regenerate them too.
 echo

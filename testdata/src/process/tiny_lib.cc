@@ -1,0 +1,2 @@
+// The dylibs of the bad-input processes (testdata/process/bad/).
+int TinyLib() { return 1; }
