@@ -17,6 +17,8 @@
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
 //! * `process` reads whole processes (bundles, load order, winners) of `testdata/process`;
+//! * `real_process` checks the whole process of sharp's official macOS addon and its libvips
+//!   (npm packages, cached by `scripts/fetch-npm.sh`) against LLVM 22's view of the images;
 //! * `schema` keeps `docs/schemas/` current and validates real outputs against it.
 
 mod util;
@@ -35,4 +37,5 @@ mod names;
 mod node;
 mod process;
 mod properties;
+mod real_process;
 mod schema;
