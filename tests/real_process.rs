@@ -493,6 +493,8 @@ fn case() -> Option<Case> {
             let looked_up: BTreeSet<String> = live
                 .values()
                 .flat_map(|v| v.targets.iter().cloned())
+                // The treat-as-weak names too: the pinned views were taken with them (a
+                // superset of the exports a lookup can find).
                 .chain(TREAT_AS_WEAK.iter().map(|s| s.to_string()))
                 .collect();
             for (rel, v) in &live {
@@ -563,20 +565,12 @@ impl Case {
             .unwrap_or_else(|| panic!("{shown} is not in the derived load order"))
     }
 
-    /// The derived lookups, in order: (image index, name). The main executable (the addon,
-    /// `MH_WEAK_DEFINES`) makes the 22 treat-as-weak lookups first; then each image's weak-bind
-    /// targets, in load order.
-    ///
-    /// The 22 are weakscan's rule for whatever file `--process` names (analysis/coalesce.rs).
-    /// dyld makes them only for the real main executable (`handleStrongWeakDefOverrides` reads
-    /// `state.mainExecutableLoader`, an `MH_EXECUTE`): node, not this `MH_BUNDLE` it dlopens,
-    /// and weakscan's own single-image scan predicts 12 lookups for the addon, not 34. Should
-    /// weakscan stop charging them to a main that is not `MH_EXECUTE`, drop them here.
+    /// The derived lookups, in order: (image index, name): each image's weak-bind targets, in
+    /// load order. dyld makes the 22 treat-as-weak lookups only for the real main executable
+    /// (`handleStrongWeakDefOverrides` reads `state.mainExecutableLoader`, an `MH_EXECUTE`):
+    /// node, not this `MH_BUNDLE` it dlopens, so none here.
     fn lookups(&self) -> Vec<(usize, String)> {
         let mut seq = Vec::new();
-        if self.views[ADDON].weak_defines {
-            seq.extend(TREAT_AS_WEAK.iter().map(|s| (0, s.to_string())));
-        }
         for (i, d) in self.order.iter().enumerate() {
             if let Some(rel) = d.rel {
                 seq.extend(self.views[rel].targets.iter().map(|t| (i, t.clone())));
@@ -704,9 +698,8 @@ fn sharp_per_image_figures_match_llvm() {
     assert_eq!(p["trie_probes"], seq.len() * searched.len());
     assert_eq!(p["weak_def_map_hits"], 0);
     // The figures of the pinned packages (equal to the derived ones above, whichever view):
-    // the addon exports 7 weak N-API instantiations and weak-binds 12 targets, plus the 22
-    // treat-as-weak lookups weakscan charges to a main executable with MH_WEAK_DEFINES;
-    // libvips-cpp (built with hidden visibility: no MH_WEAK_DEFINES, no weak export)
+    // the addon exports 7 weak N-API instantiations and weak-binds 12 targets (no treat-as-weak
+    // lookups: it is a bundle, not the main executable); libvips-cpp (built with hidden visibility: no MH_WEAK_DEFINES, no weak export)
     // weak-binds 7 targets (operator new/delete and two typeinfos, all in libc++).
     let figures: Vec<(u64, u64, u64)> = c.images()[..2]
         .iter()
@@ -718,10 +711,10 @@ fn sharp_per_image_figures_match_llvm() {
             )
         })
         .collect();
-    assert_eq!(figures, [(7, 12 + 22, 34), (0, 7, 7)]);
+    assert_eq!(figures, [(7, 12, 12), (0, 7, 7)]);
     assert_eq!(
         (p["lookups"].as_u64(), p["trie_probes"].as_u64()),
-        (Some(41), Some(41))
+        (Some(19), Some(19))
     );
 }
 
@@ -808,10 +801,10 @@ fn sharp_winners_obey_the_rule() {
     assert_eq!(dups, 0);
     assert_eq!(c.process["duplicates"], Value::Array(vec![]));
     assert_eq!(c.process["overrides_of_main"], Value::Array(vec![]));
-    // Pinned: 31 names, the 7 N-API ones won by the addon, 24 left to libc++.
+    // Pinned: 14 names, the 7 N-API ones won by the addon, 7 left to libc++.
     assert_eq!(
         (derived.len(), outside, wins.get(&0).copied()),
-        (31, 24, Some(7))
+        (14, 7, Some(7))
     );
 }
 
@@ -852,6 +845,6 @@ fn sharp_without_search_reads_nothing_outside_the_addons_directory() {
         ) && text.contains("outside the directories weakscan may read"),
         "{text}"
     );
-    // The addon's own 12 + 22 lookups remain.
-    assert_eq!(p["lookups"], 34);
+    // The addon's own 12 lookups remain.
+    assert_eq!(p["lookups"], 12);
 }

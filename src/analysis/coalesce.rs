@@ -9,6 +9,7 @@
 //!   handleStrongWeakDefOverrides: the 22 treat-as-weak names, requested by the main executable
 //!       if it has MH_WEAK_DEFINES, else (macOS) by the first on-disk image with weak
 //!       definitions and opcode fixups                              (JustInTimeLoader.cpp)
+//!       (none when the first image is a bundle or dylib: its executable is not analysed)
 //!   then each image in load order: its weak-bind targets (+ a chained main executable's 22
 //!       treat-as-weak targets)                                      (dyldMain.cpp fixup loop)
 //! each lookup (Loader::resolveSymbol, ordinal BIND_SPECIAL_DYLIB_WEAK_LOOKUP):
@@ -215,9 +216,15 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
 
     // The lookups, in dyld's order: (requesting image, name).
     let mut seq: Vec<(usize, &str)> = Vec::new();
+    // `handleStrongWeakDefOverrides` reads `state.mainExecutableLoader`: only an MH_EXECUTE
+    // first image is one. A bundle or dylib given as the first image (an addon, a framework)
+    // is loaded by some other executable, whose checks are not part of this analysis.
     let main = process.main().image.as_ref();
+    let main_is_executable = main.is_some_and(|m| m.filetype == Some(crate::model::MH_EXECUTE));
     let main_weak = main.is_some_and(|m| m.flags.unwrap_or(0) & MH_WEAK_DEFINES != 0);
-    let checker = if main_weak {
+    let checker = if !main_is_executable {
+        None
+    } else if main_weak {
         Some(0)
     } else {
         (0..n).find(|&i| {

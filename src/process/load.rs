@@ -142,11 +142,20 @@ impl Loader {
         self.images.len() - 1
     }
 
-    /// A path as shown: relative to the bundle (or main executable's directory) when inside it.
+    /// A path as shown: relative to the bundle (or main executable's directory) when inside
+    /// it, else relative to the `--search` or `--sysroot` directory it is in, prefixed with that
+    /// directory's name (`@img/sharp-libvips-darwin-arm64/lib/…`).
     fn display(&self, p: &Path) -> String {
-        let root = &self.roots.dirs[0];
-        let rel = p.strip_prefix(root).unwrap_or(p);
-        crate::text::escape_path(rel)
+        if let Ok(rel) = p.strip_prefix(&self.roots.dirs[0]) {
+            return crate::text::escape_path(rel);
+        }
+        for root in self.roots.search.iter().chain(&self.roots.sysroot) {
+            if let Ok(rel) = p.strip_prefix(root) {
+                let name = root.file_name().map(Path::new).unwrap_or(Path::new(""));
+                return crate::text::escape_path(&name.join(rel));
+            }
+        }
+        crate::text::escape_path(p)
     }
 
     fn load_all(&mut self) {

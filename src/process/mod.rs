@@ -68,8 +68,9 @@ pub struct Dep {
 /// One image of the process.
 #[derive(Debug)]
 pub struct ProcessImage {
-    /// The path relative to the first root when inside it, else the install name (outside
-    /// images).
+    /// The path relative to the bundle (or the main executable's directory), or to the
+    /// `--search`/`--sysroot` directory it is in (prefixed with that directory's name); the
+    /// install name of an outside image.
     pub name: String,
     /// The file read (`None` for an outside image).
     pub path: Option<PathBuf>,

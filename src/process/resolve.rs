@@ -10,7 +10,8 @@
 //! * an absolute path: under `--sysroot` when given, else itself when inside a root; under
 //!   `/usr/lib`, `/System` or `/Library/Apple` it is in the dyld shared cache: outside.
 //!
-//! When no expansion names a file, the leaf name is looked for in each `--search` directory.
+//! When no expansion names a file, the leaf name is looked for in each `--search` directory
+//! (not for a system path: dyld never replaces one by a file of the same name).
 //! Nothing outside the roots is ever opened or stat'ed: a candidate is normalised (`.` and `..`)
 //! and checked first, then canonicalised (symlinks) and checked again.
 
@@ -174,8 +175,9 @@ pub fn resolve(
             }
         }
     }
+    // A system library is never replaced by a file of the same name (dyld does not either).
     let leaf = install_name.rsplit('/').next().unwrap_or(install_name);
-    if !leaf.is_empty() && leaf != ".." && leaf != "." {
+    if !is_system(install_name) && !leaf.is_empty() && leaf != ".." && leaf != "." {
         for dir in &roots.search {
             if let Checked::File(p) = check(&dir.join(leaf), roots) {
                 return Resolution::File(p, Found::Search(dir.clone()));
