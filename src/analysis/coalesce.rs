@@ -288,7 +288,12 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         .map(|(i, pi)| ImageCost {
             index: i,
             image: pi.name.clone(),
-            found: found_text(&pi.found),
+            found: match &pi.image {
+                Some(im) if i == 0 && im.filetype != Some(crate::model::MH_EXECUTE) => {
+                    "first image (not an executable: the one that loads it is not analysed)".into()
+                }
+                _ => found_text(&pi.found),
+            },
             on_disk: pi.on_disk(),
             takes_part: pi.takes_part(),
             install_name: pi
