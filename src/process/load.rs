@@ -396,7 +396,13 @@ impl Loader {
                 ),
             ));
         };
-        let image = read_image(&file, &loc)?;
+        let mut image = read_image(&file, &loc)?;
+        // The process analysis needs the names, not where each bind sits or where each symbol
+        // was compiled: dropped here, so a process of many large dylibs holds what it uses.
+        for t in &mut image.bind_targets {
+            t.sites = Vec::new();
+        }
+        image.attribution = None;
         if image.filetype != Some(crate::model::MH_DYLIB) {
             return Err(file.error(
                 ErrorKind::Malformed,
