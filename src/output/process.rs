@@ -35,12 +35,15 @@ pub fn table_out(
             p.images_searched,
             p.images_outside
         )?;
-        let mut t = table();
-        let headers = [
-            ("#", true),
-            ("image", false),
-            ("found by", false),
-            ("searched", false),
+        // The image first: fitted tables give their first column a third of the width. A
+        // fitted table narrower than 160 columns leaves out "found by" (JSON keeps it).
+        let found_by = super::table::width().is_none_or(|w| w >= 160);
+        let mut headers: Vec<(&str, bool)> = vec![("image", false), ("#", true)];
+        if found_by {
+            headers.push(("found by", false));
+        }
+        headers.extend([
+            ("searched", true),
             ("weak defs", true),
             ("lookups", true),
             ("trie probes", true),
@@ -49,18 +52,20 @@ pub fn table_out(
             ("loses", true),
             ("unused weak defs", true),
             ("probes saved if hidden", true),
-        ];
+        ]);
+        let mut t = table();
         t.set_header(
             headers
                 .iter()
                 .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
         );
         for c in &p.images {
-            t.add_row(vec![
-                right(c.index),
-                cell(&c.image),
-                cell(&c.found),
-                cell(&yes_no(c.takes_part)),
+            let mut row = vec![cell(&c.image), right(c.index)];
+            if found_by {
+                row.push(cell(&c.found));
+            }
+            row.extend([
+                right(yes_no(c.takes_part)),
                 right(fig(c.weak_definitions)),
                 right(c.lookups),
                 right(c.trie_probes),
@@ -74,8 +79,10 @@ pub fn table_out(
                     NOT_AVAILABLE.into()
                 }),
             ]);
+            t.add_row(row);
         }
-        fit_figures(&mut t, &headers.map(|h| h.1));
+        let figures: Vec<bool> = headers.iter().map(|h| h.1).collect();
+        fit_figures(&mut t, &figures);
         writeln!(out, "{t}")?;
         writeln!(
             out,
