@@ -84,3 +84,35 @@ impl Document {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::attribute::OriginLevel;
+    use crate::analysis::group::GroupBy;
+
+    #[test]
+    fn group_by_name_lists_what_group_by_writes() {
+        let schema = schemars::schema_for!(super::GroupByName).to_value();
+        let mut listed: Vec<String> = schema["enum"]
+            .as_array()
+            .expect("a string enum")
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        let mut written: Vec<String> = [
+            GroupBy::Symbol,
+            GroupBy::Pattern,
+            GroupBy::Template,
+            GroupBy::Namespace(2),
+            GroupBy::Origin(OriginLevel::Library),
+            GroupBy::Origin(OriginLevel::Object),
+            GroupBy::Origin(OriginLevel::Source),
+        ]
+        .iter()
+        .map(|g| g.as_str().to_string())
+        .collect();
+        listed.sort();
+        written.sort();
+        assert_eq!(listed, written);
+    }
+}

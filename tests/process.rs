@@ -41,12 +41,7 @@ fn app() -> Value {
 
 case!(app_bundle_load_order_follows_dyld4, {
     let p = app();
-    let names: Vec<&str> = p["images"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["image"].as_str().unwrap())
-        .collect();
+    let names = crate::util::image_names(&p);
     // Main, its direct dependencies (libmissing is skipped), then libshared_a's new one.
     assert_eq!(
         names,

@@ -32,34 +32,6 @@ const ADDON: &str = "sharp-darwin-arm64/lib/sharp-darwin-arm64.node";
 /// The libvips dylib, under `node_modules/@img`.
 const LIBVIPS: &str = "sharp-libvips-darwin-arm64/lib/libvips-cpp.8.17.3.dylib";
 
-/// dyld's `sTreatAsWeak` (dyld-1231.3 `common/MachOFile.cpp`), written out here rather than
-/// taken from weakscan: `handleStrongWeakDefOverrides` looks each one up once for a main
-/// executable with `MH_WEAK_DEFINES`.
-const TREAT_AS_WEAK: [&str; 22] = [
-    "__Znwm",
-    "__ZnwmRKSt9nothrow_t",
-    "__Znam",
-    "__ZnamRKSt9nothrow_t",
-    "__ZdlPv",
-    "__ZdlPvRKSt9nothrow_t",
-    "__ZdlPvm",
-    "__ZdaPv",
-    "__ZdaPvRKSt9nothrow_t",
-    "__ZdaPvm",
-    "__ZnwmSt11align_val_t",
-    "__ZnwmSt11align_val_tRKSt9nothrow_t",
-    "__ZnamSt11align_val_t",
-    "__ZnamSt11align_val_tRKSt9nothrow_t",
-    "__ZdlPvSt11align_val_t",
-    "__ZdlPvSt11align_val_tRKSt9nothrow_t",
-    "__ZdlPvmSt11align_val_t",
-    "__ZdaPvSt11align_val_t",
-    "__ZdaPvSt11align_val_tRKSt9nothrow_t",
-    "__ZdaPvmSt11align_val_t",
-    "__ZnwmSt19__type_descriptor_t",
-    "__ZnamSt19__type_descriptor_t",
-];
-
 /// `node_modules/@img` of the cache, with both packages at the pinned versions; `None` (a
 /// skip) when the cache is absent, a failure under `WEAKSCAN_REQUIRE_NPM=1`.
 fn img_dir() -> Option<PathBuf> {
@@ -495,7 +467,7 @@ fn case() -> Option<Case> {
                 .flat_map(|v| v.targets.iter().cloned())
                 // The treat-as-weak names too: the pinned views were taken with them (a
                 // superset of the exports a lookup can find).
-                .chain(TREAT_AS_WEAK.iter().map(|s| s.to_string()))
+                .chain(weakscan::model::TREAT_AS_WEAK.iter().map(|s| s.to_string()))
                 .collect();
             for (rel, v) in &live {
                 assert_eq!(
@@ -826,12 +798,7 @@ fn sharp_without_search_reads_nothing_outside_the_addons_directory() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let p = &doc["processes"][0];
-    let names: Vec<&str> = p["images"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["image"].as_str().unwrap())
-        .collect();
+    let names = crate::util::image_names(p);
     assert_eq!(
         names,
         [

@@ -205,3 +205,14 @@ pub fn skip(why: &str) {
         .to_string();
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED {test}: {why}");
 }
+
+/// The `image` of each entry of a process report's `images` (`scan APP --format json`), in
+/// load order.
+pub fn image_names(process: &serde_json::Value) -> Vec<&str> {
+    process["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .map(|i| i["image"].as_str().expect("image"))
+        .collect()
+}
