@@ -19,6 +19,7 @@ use crate::gate::policy::{Flags, GroupBudget, Increase, RuleSet};
 use crate::input::{InputKind, ReadOptions};
 use crate::macho::ArchFilter;
 use crate::origin::attach::OriginFiles;
+use crate::process::load::LoadOptions;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -60,20 +61,10 @@ pub enum Command {
     Scan {
         /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin. A
         /// directory or bundle (.app, .framework) is read as a whole process (see --process).
-        #[arg(required_unless_present = "process")]
+        #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Read the whole process of this main executable: the dylibs it loads (LC_LOAD_DYLIB,
-        /// @rpath, @loader_path, @executable_path) in dyld's load order, who wins each weak
-        /// symbol and what each image costs (docs/process.md).
-        #[arg(long, value_name = "MAIN", conflicts_with = "files")]
-        process: Option<PathBuf>,
-        /// With a process: also look for dependencies by leaf name in DIR (repeatable).
-        #[arg(long = "search", value_name = "DIR")]
-        search: Vec<PathBuf>,
-        /// With a process: where absolute install names (/usr/lib/…) are looked for; without
-        /// it system libraries are outside (in the dyld shared cache) and not read.
-        #[arg(long, value_name = "DIR")]
-        sysroot: Option<PathBuf>,
+        #[command(flatten)]
+        process: ProcessOpts,
         /// clang's compile_commands.json of the build: name the compile command of each object
         /// the weak symbols come from, and whether it compiles with -fvisibility=hidden.
         #[arg(long, value_name = "FILE")]
@@ -97,6 +88,8 @@ pub enum Command {
         /// (e.g. x86_64=arm64); without it, builds that share no arch are an error (exit 2).
         #[arg(long, value_name = "OLD=NEW", value_parser = parse_pair_arch)]
         pair_arch: Option<(String, String)>,
+        #[command(flatten)]
+        process: ProcessOpts,
         #[command(flatten)]
         opts: CommonOpts,
     },
@@ -310,6 +303,49 @@ pub struct CommonOpts {
     /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
+}
+
+/// Whole processes: `--process`, `--search`, `--sysroot` (scan, diff, check, baseline, verify).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ProcessOpts {
+    /// Read the input as the main executable of a whole process: the dylibs it loads
+    /// (LC_LOAD_DYLIB, @rpath, @loader_path, @executable_path) in dyld's load order, who wins
+    /// each weak symbol and what each image costs (docs/process.md). A directory or bundle
+    /// (.app, .framework) is always read as one.
+    #[arg(long)]
+    pub process: bool,
+    /// With a process: also look for dependencies by leaf name in DIR (repeatable).
+    #[arg(long = "search", value_name = "DIR")]
+    pub search: Vec<PathBuf>,
+    /// With a process: where absolute install names (/usr/lib/…) are looked for; without it
+    /// system libraries are outside (in the dyld shared cache) and not read.
+    #[arg(long, value_name = "DIR")]
+    pub sysroot: Option<PathBuf>,
+}
+
+impl ProcessOpts {
+    /// How to load the processes when `inputs` are read as processes (`--process`, or one of
+    /// them is a directory or bundle), else `None`.
+    ///
+    /// Errors (usage): `--search`/`--sysroot` without a process.
+    fn load(&self, inputs: &[&PathBuf], arch: ArchFilter) -> Result<Option<LoadOptions>> {
+        if !self.process && !inputs.iter().any(|f| f.is_dir()) {
+            if !self.search.is_empty() || self.sysroot.is_some() {
+                return Err(Error::usage(
+                    "--search and --sysroot apply to a process: give --process, a bundle or a directory",
+                ));
+            }
+            return Ok(None);
+        }
+        Ok(Some(LoadOptions {
+            arch: match arch {
+                ArchFilter::Only(a) => Some(a),
+                ArchFilter::All => None,
+            },
+            search: self.search.clone(),
+            sysroot: self.sysroot.clone(),
+        }))
+    }
 }
 
 /// `--map` / `--dsym`: attribution for a stripped binary.
@@ -531,49 +567,24 @@ pub fn one_line(e: &clap::Error) -> String {
     crate::text::escape(&parts.join(" ")).into_owned()
 }
 
-/// A process scan, when `--process MAIN` is given or the one input is a directory. Errors: a
-/// directory among several inputs, `--search`/`--sysroot` without a process, `--map`-like
-/// options that describe one binary.
+/// A process scan, when `--process` is given or the one input is a directory. Errors: several
+/// inputs with a process, `--search`/`--sysroot` without one.
 fn process_request(
     files: &[PathBuf],
-    process: &Option<PathBuf>,
-    search: &[PathBuf],
-    sysroot: &Option<PathBuf>,
+    process: &ProcessOpts,
     opts: &CommonOpts,
 ) -> Result<Option<crate::command::process::ProcessRequest>> {
-    let input = match process {
-        Some(p) => Some(p.clone()),
-        None => {
-            let dirs = files.iter().filter(|f| f.is_dir()).count();
-            match (dirs, files.len()) {
-                (0, _) => None,
-                (1, 1) => Some(files[0].clone()),
-                _ => {
-                    return Err(crate::error::Error::usage(
-                        "a directory or bundle is read as one process: give it as the only input",
-                    ));
-                }
-            }
-        }
-    };
-    let Some(input) = input else {
-        if !search.is_empty() || sysroot.is_some() {
-            return Err(crate::error::Error::usage(
-                "--search and --sysroot apply to a process: give --process MAIN, a bundle or a directory",
-            ));
-        }
+    let Some(load) = process.load(&files.iter().collect::<Vec<_>>(), opts.filter())? else {
         return Ok(None);
     };
+    let [input] = files else {
+        return Err(Error::usage(
+            "a process is read from one main executable, bundle or directory: give it as the only input",
+        ));
+    };
     Ok(Some(crate::command::process::ProcessRequest {
-        input,
-        load: crate::process::load::LoadOptions {
-            arch: match opts.filter() {
-                crate::macho::image::ArchFilter::Only(a) => Some(a),
-                crate::macho::image::ArchFilter::All => None,
-            },
-            search: search.to_vec(),
-            sysroot: sysroot.clone(),
-        },
+        input: input.clone(),
+        load,
         top: opts.top(),
         format: opts.format.into(),
         output: opts.output.clone(),
@@ -615,13 +626,11 @@ impl Cli {
             Command::Scan {
                 files,
                 process,
-                search,
-                sysroot,
                 compile_commands,
                 origin,
                 opts,
             } => Request::Scan(ScanRequest {
-                process: process_request(files, process, search, sysroot, opts)?,
+                process: process_request(files, process, opts)?,
                 origin: origin.files(),
                 files: files.clone(),
                 read: opts.read_options(),
@@ -636,8 +645,10 @@ impl Cli {
                 new,
                 symbols,
                 pair_arch,
+                process,
                 opts,
             } => Request::Diff(DiffRequest {
+                process: process.load(&[old, new], opts.filter())?,
                 pair_arch: pair_arch.clone(),
                 old: old.clone(),
                 new: new.clone(),

@@ -268,6 +268,26 @@ build_process() {
 </plist>
 PLIST
 
+  # --- App-v2.app: version 2 of the same bundle, for `weakscan diff App.app App-v2.app` ---
+  # libshared_b is linked with an export list (its entry point only): its weak definitions
+  # and weak binds are gone. libdeep is renamed libdeep.2.dylib (install name too): paired
+  # with libdeep by its unversioned name. libplugin is new: the shared templates once more.
+  local fw2="$PROC/App-v2.app/Contents/Frameworks"
+  mkdir -p "$WORK/obj/v2/process"
+  compile "$WORK/obj/v2" x86_64 12.0 default v2 process/app process/plugin
+  plink "$fw2/deps/libdeep.2.dylib" -dylib -install_name @rpath/libdeep.2.dylib "$o/deep.o"
+  plink "$fw2/libshared_a.dylib" -dylib -install_name @rpath/libshared_a.dylib \
+    -rpath @loader_path/deps "$o/shared_a.o" "$fw2/deps/libdeep.2.dylib"
+  plink "$fw2/libshared_b.dylib" -dylib -install_name @rpath/libshared_b.dylib \
+    -exported_symbol __Z10SharedBRuni "$o/shared_b.o" "$fw2/deps/libdeep.2.dylib"
+  plink "$fw2/libplugin.dylib" -dylib -install_name @rpath/libplugin.dylib \
+    "$WORK/obj/v2/process/plugin.o"
+  plink "$PROC/App-v2.app/Contents/MacOS/App" -rpath @executable_path/../Frameworks \
+    "$WORK/obj/v2/process/app.o" "$fw2/libshared_a.dylib" "$fw2/libshared_b.dylib" \
+    -weak_library "$stubs/libmissing.dylib" "$fw2/libplugin.dylib"
+  sed 's|<string>1.0</string>|<string>2.0</string>|; s|<string>1</string>|<string>2</string>|' \
+    "$PROC/App.app/Contents/Info.plist" >"$PROC/App-v2.app/Contents/Info.plist"
+
   # --- bad/: processes dyld cannot (fully) load, and bundles without a readable Info.plist ---
   local bad="$PROC/bad"
   # cycle: main -> libcycle_a -> libcycle_b -> libcycle_a. libcycle_a is linked twice: first
@@ -488,9 +508,9 @@ cp "$OUT"/* "$BIN"/
 cp -R "$ATTR" "$HERE/attr"
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
-rm -rf "$HERE/process/App.app" "$HERE/process/bad"
+rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/bad"
 mkdir -p "$HERE/process"
-cp -R "$PROC/App.app" "$PROC/bad" "$PROC/objdump-dylibs.txt" "$HERE/process/"
+cp -R "$PROC/App.app" "$PROC/App-v2.app" "$PROC/bad" "$PROC/objdump-dylibs.txt" "$HERE/process/"
 
 echo
 echo "fixtures in $BIN ($(du -ck "$BIN"/* | tail -n1 | cut -f1) KiB):"

@@ -1116,6 +1116,9 @@ pub fn cli_argv(data: &[u8]) -> Vec<String> {
 fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
     use weakscan::cli::{CheckFormatArg, Command};
     let fixture = |p: &Path| cli_fixtures().iter().any(|f| f == p);
+    let processes = |p: &weakscan::cli::ProcessOpts| {
+        p.search.iter().all(|f| fixture(f)) && p.sysroot.as_deref().is_none_or(fixture)
+    };
     let summary_of = |f: weakscan::cli::Format| {
         matches!(
             f,
@@ -1126,20 +1129,16 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
         Command::Scan {
             files,
             process,
-            search,
-            sysroot,
             opts,
             ..
-        } => {
-            files.iter().all(|f| fixture(f))
-                && process.as_deref().is_none_or(fixture)
-                && search.iter().all(|f| fixture(f))
-                && sysroot.as_deref().is_none_or(fixture)
-                && !summary_of(opts.format)
-        }
-        Command::Diff { old, new, opts, .. } => {
-            fixture(old) && fixture(new) && !summary_of(opts.format)
-        }
+        } => files.iter().all(|f| fixture(f)) && processes(process) && !summary_of(opts.format),
+        Command::Diff {
+            old,
+            new,
+            process,
+            opts,
+            ..
+        } => fixture(old) && fixture(new) && processes(process) && !summary_of(opts.format),
         Command::Verify { binary, log, .. } => fixture(binary) && fixture(log),
         Command::Check(a) => {
             let summary = matches!(a.format, CheckFormatArg::Markdown | CheckFormatArg::Github)

@@ -353,3 +353,137 @@ case!(process_usage_errors, {
         assert!(err.contains(msg), "{args:?}: {err}");
     }
 });
+
+fn diff_json(args: &[&str]) -> Value {
+    let out = weakscan().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["command"], "process-diff");
+    doc
+}
+
+fn bundle(name: &str) -> String {
+    dir().join(name).display().to_string()
+}
+
+// App-v2.app (testdata/build.sh): libshared_b linked with an export list, libdeep renamed
+// libdeep.2.dylib, libplugin added. The pairing and statuses below follow from how build.sh
+// links the two bundles; every figure must equal what `scan` reports for each version.
+case!(process_diff_pairs_images_and_matches_the_scans, {
+    let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
+    let doc = diff_json(&["diff", "--format", "json", &v1, &v2]);
+    let p = &doc["processes"][0];
+    let rows: BTreeMap<&str, &Value> = p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (leaf(i["image"].as_str().unwrap()), i))
+        .collect();
+    let status = |leaf: &str| (rows[leaf]["status"].as_str().unwrap(), &rows[leaf]["paired_by"]);
+    assert_eq!(status("App"), ("changed", &Value::from("main")));
+    assert_eq!(
+        status("libshared_a.dylib").1,
+        &Value::from("install_name")
+    );
+    assert_eq!(
+        status("libshared_b.dylib"),
+        ("changed", &Value::from("install_name"))
+    );
+    assert_eq!(
+        status("libdeep.2.dylib"),
+        ("changed", &Value::from("unversioned"))
+    );
+    assert_eq!(
+        rows["libdeep.2.dylib"]["old_image"],
+        "Contents/Frameworks/deps/libdeep.dylib"
+    );
+    assert_eq!(status("libplugin.dylib"), ("added", &Value::Null));
+    assert_eq!(
+        status("libSystem.B.dylib"),
+        ("unchanged", &Value::from("install_name"))
+    );
+    assert_eq!(rows.len(), 6, "no image removed: {rows:?}");
+    // The export list: libshared_b exports no weak definition and binds only libdeep's weak
+    // variable; its template groups are gone.
+    let b = rows["libshared_b.dylib"];
+    assert_eq!(b["weak_definitions"]["new"], 0);
+    assert_eq!(b["lookups"]["new"], 1);
+    let keys: Vec<&str> = b["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["proc::Registry<…>", "proc::Counter<…>"]);
+
+    // Every figure is the scan's.
+    let scan = |b: &str| process_json(&["scan", "--format", "json", b])["processes"][0].clone();
+    let (s1, s2) = (scan(&v1), scan(&v2));
+    for f in [
+        "lookups",
+        "trie_probes",
+        "distinct_names",
+        "duplicated_names",
+        "defined_outside",
+    ] {
+        assert_eq!(p["totals"][f]["old"], s1[f], "{f}");
+        assert_eq!(p["totals"][f]["new"], s2[f], "{f}");
+    }
+    for (side, s) in [("old", &s1), ("new", &s2)] {
+        for img in s["images"].as_array().unwrap() {
+            let name = img["image"].as_str().unwrap();
+            let row = p["images"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| {
+                    r["image"] == name || (side == "old" && r["old_image"] == name)
+                })
+                .unwrap_or_else(|| panic!("{name} ({side}) is not in the diff"));
+            for f in ["lookups", "trie_probes", "weak_definitions", "wins"] {
+                assert_eq!(row[f][side], img[f], "{name} {f} {side}");
+            }
+        }
+    }
+    // The duplicates of Registry<int> moved from libshared_b to libplugin.
+    let dups = p["duplicate_groups"].as_array().unwrap();
+    let reg = dups
+        .iter()
+        .find(|g| g["template"] == "proc::Registry<…>")
+        .expect("Registry's duplicates changed images");
+    assert!(reg["images"].to_string().contains("libplugin"), "{reg}");
+    assert!(reg["old_images"].to_string().contains("libshared_b"), "{reg}");
+});
+
+case!(process_diff_table_markdown_and_refusals, {
+    let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
+    let out = weakscan().args(["diff", &v1, &v2]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("images: 4 changed, 1 added, 0 removed, 1 unchanged"), "{text}");
+    assert!(text.contains("(was Contents/Frameworks/deps/libdeep.dylib)"), "{text}");
+    let out = weakscan()
+        .args(["diff", "--format", "markdown", &v1, &v2])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("| trie probes | 296 | 308 | +12 (+4.1%) |"), "{md}");
+    assert!(md.contains("| `Contents/Frameworks/libplugin.dylib` | added | – → 8 |"), "{md}");
+    // `--process` reads two main executables the same way as their bundles.
+    let main = |b: &str| format!("{b}/Contents/MacOS/App");
+    let a = diff_json(&["diff", "--format", "json", &v1, &v2]);
+    let b = diff_json(&["diff", "--format", "json", "--process", &main(&v1), &main(&v2)]);
+    assert_eq!(a, b);
+    for (args, msg) in [
+        (vec!["diff", "--symbols", &v1, &v2], "--symbols"),
+        (vec!["diff", "--format", "github", &v1, &v2], "github"),
+        (vec!["diff", "--pair-arch", "arm64=x86_64", &v1, &v2], "no arm64"),
+    ] {
+        let out = weakscan().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+});

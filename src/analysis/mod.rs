@@ -6,6 +6,7 @@ pub mod check;
 pub mod coalesce;
 pub mod demangle;
 pub mod diff;
+pub mod process_diff;
 pub mod group;
 pub mod report;
 pub mod tally;

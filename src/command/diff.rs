@@ -2,10 +2,12 @@
 
 use super::{Format, emit, one_stdin};
 use crate::analysis::group::GroupBy;
+use crate::analysis::process_diff::{Side, diff_processes};
 use crate::analysis::report::diff_report_paired;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
 use crate::output;
+use crate::process::load::LoadOptions;
 use std::path::PathBuf;
 
 /// What `weakscan diff` was asked to do.
@@ -30,11 +32,16 @@ pub struct DiffRequest {
     /// `--pair-arch OLD=NEW`: compare the OLD slice of the old build with the NEW slice of the
     /// new one (builds that share no arch are an error without it).
     pub pair_arch: Option<(String, String)>,
+    /// Read both as whole processes (`--process`, or a directory or bundle given), loaded so.
+    pub process: Option<LoadOptions>,
 }
 
 /// Runs `weakscan diff`: exit 0 on success.
 pub fn run(req: &DiffRequest) -> Result<u8> {
     one_stdin(&[&req.old, &req.new])?;
+    if let Some(load) = &req.process {
+        return run_processes(req, load);
+    }
     // The two inputs are independent: read them at the same time.
     let (old_images, new_images) = std::thread::scope(|s| {
         let new_images = s.spawn(|| read_input(&req.new, &req.read));
@@ -69,6 +76,74 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
     })?;
     if matches!(req.format, Format::Markdown | Format::Github) {
         super::append_step_summary(|w| output::markdown::diff(w, &report));
+    }
+    Ok(0)
+}
+
+/// `weakscan diff` of two processes: each loaded and coalesced (in parallel), images paired as
+/// [`crate::analysis::process_diff`] says.
+fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
+    if req.format == Format::Github {
+        return Err(Error::usage(
+            "a process diff writes --format table, json or markdown (github: not yet)",
+        ));
+    }
+    if req.symbols {
+        return Err(Error::usage(
+            "--symbols lists the symbols of two images: diff the two images themselves",
+        ));
+    }
+    let read = |p: &PathBuf| -> Result<_> {
+        let processes = super::process::load_processes(p, load)?;
+        let reports = processes
+            .iter()
+            .map(crate::analysis::coalesce::coalesce)
+            .collect::<Result<Vec<_>>>()?;
+        Ok((processes, reports))
+    };
+    let (old, new) = std::thread::scope(|s| {
+        let new = s.spawn(|| read(&req.new));
+        let old = read(&req.old);
+        let new = new.join().unwrap_or_else(|_| {
+            Err(Error::new(
+                ErrorKind::Malformed,
+                &req.new,
+                "reader thread panicked",
+            ))
+        });
+        (old, new)
+    });
+    let ((old_p, old_c), (new_p, new_c)) = (old?, new?);
+    fn sides<'a>(
+        p: &'a [crate::process::Process],
+        c: &'a [crate::analysis::coalesce::Coalescing],
+    ) -> Vec<Side<'a>> {
+        p.iter()
+            .zip(c)
+            .map(|(process, coalescing)| Side {
+                process,
+                coalescing,
+            })
+            .collect()
+    }
+    let pair = req
+        .pair_arch
+        .as_ref()
+        .map(|(a, b)| (a.as_str(), b.as_str()));
+    let report = diff_processes(
+        &sides(&old_p, &old_c),
+        &sides(&new_p, &new_c),
+        req.group_by,
+        req.top,
+        pair,
+    )?;
+    emit(req.output.as_ref(), |out| match req.format {
+        Format::Json => output::process_diff::json(out, &report),
+        Format::Markdown => output::process_diff::markdown(out, &report),
+        _ => output::process_diff::table_out(out, &report),
+    })?;
+    if req.format == Format::Markdown {
+        super::append_step_summary(|w| output::process_diff::markdown(w, &report));
     }
     Ok(0)
 }

@@ -34,12 +34,17 @@ pub fn run(req: &ProcessRequest) -> Result<u8> {
             "a process scan writes --format table or json (markdown and github: not yet)",
         ));
     }
-    let located = locate(&req.input)?;
-    let processes = load(&located, &req.load)?;
+    let processes = load_processes(&req.input, &req.load)?;
     let reports = processes.iter().map(coalesce).collect::<Result<Vec<_>>>()?;
     emit(req.output.as_ref(), |out| match req.format {
         Format::Json => output::process::json(out, &reports),
         _ => output::process::table_out(out, &reports, req.top),
     })?;
     Ok(0)
+}
+
+/// The processes of `input` (a main executable, bundle or directory), one per selected arch.
+/// Errors: as [`locate`] and [`load`].
+pub fn load_processes(input: &std::path::Path, opts: &LoadOptions) -> Result<Vec<crate::process::Process>> {
+    load(&locate(input)?, opts)
 }

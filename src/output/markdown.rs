@@ -13,7 +13,7 @@ const EXAMPLE_WIDTH: usize = 140;
 /// `s` as inline code that is safe inside a table cell: fenced by one backtick more than the
 /// longest run of backticks in `s` (CommonMark 6.1), so a name cannot close the span early and
 /// inject links or markup (fuzz-audit finding).
-fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     let s = s.replace('|', "\\|");
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     if longest == 0 {
@@ -25,7 +25,7 @@ fn code(s: &str) -> String {
 }
 
 /// Plain text safe inside a table cell.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
 

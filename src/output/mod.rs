@@ -7,6 +7,7 @@ pub mod github;
 pub mod json;
 pub mod markdown;
 pub mod process;
+pub mod process_diff;
 pub mod sink;
 pub mod table;
 

@@ -21,6 +21,9 @@ int main() {
   app_uses.counter_long() += 3;
   int total = SharedARun(4) + SharedBRun(5);
   if (&MissingFeature != nullptr) total += MissingFeature();
+#ifdef WEAKSCAN_V2
+  total += PluginRun(6);  // App-v2.app: the plug-in added in version 2
+#endif
   int* scratch = new int[4];
   app_scratch = scratch;
   scratch[0] = total;

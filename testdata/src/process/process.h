@@ -97,5 +97,7 @@ int DeepVersion();
 // libshared_a and libshared_b entry points (strong).
 int SharedARun(int x);
 int SharedBRun(int x);
+// libplugin (App-v2.app only).
+int PluginRun(int x);
 
 #endif  // WEAKSCAN_PROCESS_H

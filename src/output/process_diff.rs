@@ -1,0 +1,347 @@
+//! Two versions of a whole process (`weakscan diff OLD.app NEW.app`): the process figures old →
+//! new, the images that changed (paired as [`crate::analysis::process_diff`] says) with the
+//! groups that moved inside each, and the duplicate groups gained and lost. Table, Markdown and
+//! JSON (`command: "process-diff"`, `docs/json.md`).
+
+use super::table::{cell, figure_header, fit_figures, right, table};
+use super::{NOT_AVAILABLE, change, fig, signed};
+use crate::analysis::process_diff::{Change, ImageDelta, ImageStatus, ProcessDiffReport};
+use super::markdown::{cell as md, code};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The `command` of the JSON document.
+pub const COMMAND: &str = "process-diff";
+
+fn status(d: &ImageDelta) -> &'static str {
+    match d.status {
+        ImageStatus::Added => "added",
+        ImageStatus::Removed => "removed",
+        ImageStatus::Changed => "changed",
+        ImageStatus::Unchanged => "unchanged",
+    }
+}
+
+/// `old → new (Δ)` of a figure; the one side of an image added or removed (`– → 8`).
+fn arrow(c: &Change) -> String {
+    match (c.old, c.new) {
+        (None, None) => NOT_AVAILABLE.into(),
+        (None, Some(n)) => format!("– → {n}"),
+        (Some(o), None) => format!("{o} → –"),
+        _ if c.change == Some(0) => fig(c.new),
+        _ => format!("{} → {} ({})", fig(c.old), fig(c.new), signed(c.change)),
+    }
+}
+
+fn image_name(d: &ImageDelta) -> String {
+    match &d.old_image {
+        Some(o) => format!("{} (was {o})", d.image),
+        None => d.image.clone(),
+    }
+}
+
+/// The totals rows: (label, change), with the estimate apart.
+fn totals(c: &crate::analysis::process_diff::TotalsDelta) -> [(&'static str, &Change); 8] {
+    [
+        ("images", &c.images),
+        ("images on disk", &c.images_on_disk),
+        ("images searched per lookup", &c.images_searched),
+        ("weak-def lookups", &c.lookups),
+        ("trie probes", &c.trie_probes),
+        ("distinct names looked up", &c.distinct_names),
+        ("defined by several images", &c.duplicated_names),
+        ("defined by no image on disk", &c.defined_outside),
+    ]
+}
+
+/// The images of a duplicate group, with the old ones when they changed.
+fn defined_by(g: &crate::analysis::process_diff::DuplicateGroupDelta) -> String {
+    match &g.old_images {
+        Some(old) => format!("{} (was {})", g.images.join(", "), old.join(", ")),
+        None => g.images.join(", "),
+    }
+}
+
+fn ms((lo, hi): (f64, f64)) -> String {
+    format!("{lo:.1}–{hi:.1}")
+}
+
+/// Renders the report as tables; images that did not change are counted, not listed.
+pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
+    for (n, p) in r.processes.iter().enumerate() {
+        if n > 0 {
+            writeln!(out)?;
+        }
+        let arch = if p.old_arch == p.new_arch {
+            p.new_arch.clone()
+        } else {
+            format!("{} → {}", p.old_arch, p.new_arch)
+        };
+        writeln!(
+            out,
+            "process diff ({arch}): {} → {}",
+            p.old_main, p.new_main
+        )?;
+        let mut t = table();
+        t.set_header(vec![
+            cell("process"),
+            right("old"),
+            right("new"),
+            right("change"),
+        ]);
+        for (label, c) in totals(&p.totals) {
+            t.add_row(vec![
+                cell(label),
+                right(fig(c.old)),
+                right(fig(c.new)),
+                right(change(c.old, c.new)),
+            ]);
+        }
+        t.add_row(vec![
+            cell("estimated probe time, ms"),
+            right(ms(p.totals.estimated_ms_old)),
+            right(ms(p.totals.estimated_ms_new)),
+            right("(estimate)"),
+        ]);
+        writeln!(out, "{t}")?;
+
+        let count = |s: ImageStatus| p.images.iter().filter(|d| d.status == s).count();
+        writeln!(
+            out,
+            "images: {} changed, {} added, {} removed, {} unchanged",
+            count(ImageStatus::Changed),
+            count(ImageStatus::Added),
+            count(ImageStatus::Removed),
+            count(ImageStatus::Unchanged)
+        )?;
+        let shown: Vec<&ImageDelta> = p
+            .images
+            .iter()
+            .filter(|d| d.status != ImageStatus::Unchanged)
+            .collect();
+        if !shown.is_empty() {
+            let headers = [
+                ("image", false),
+                ("status", false),
+                ("lookups", true),
+                ("trie probes", true),
+                ("weak defs", true),
+                ("wins", true),
+                ("unused weak defs", true),
+                ("probes saved if hidden", true),
+            ];
+            let mut t = table();
+            t.set_header(
+                headers
+                    .iter()
+                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
+            );
+            for d in &shown {
+                t.add_row(vec![
+                    cell(&image_name(d)),
+                    cell(status(d)),
+                    right(arrow(&d.lookups)),
+                    right(arrow(&d.trie_probes)),
+                    right(arrow(&d.weak_definitions)),
+                    right(arrow(&d.wins)),
+                    right(arrow(&d.unused_weak_definitions)),
+                    right(arrow(&d.saved_probes_if_hidden)),
+                ]);
+            }
+            fit_figures(&mut t, &headers.map(|h| h.1));
+            writeln!(out, "{t}")?;
+        }
+        for d in shown.iter().filter(|d| !d.groups.is_empty()) {
+            writeln!(
+                out,
+                "\n{}: {} groups changed (by {})",
+                d.image,
+                d.groups_changed,
+                r.group_by.as_str()
+            )?;
+            let headers = [
+                (r.group_by.as_str(), false),
+                ("lookups old → new", true),
+                ("Δ lookups", true),
+                ("Δ symbols", true),
+                ("Δ exports", true),
+            ];
+            let mut t = table();
+            t.set_header(
+                headers
+                    .iter()
+                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
+            );
+            for g in &d.groups {
+                t.add_row(vec![
+                    cell(&g.key),
+                    right(format!("{} → {}", fig(g.old.lookups), fig(g.new.lookups))),
+                    right(signed(g.delta.lookups)),
+                    right(signed(g.delta.weak_bound_symbols)),
+                    right(signed(g.delta.weak_def_exports)),
+                ]);
+            }
+            fit_figures(&mut t, &headers.map(|h| h.1));
+            writeln!(out, "{t}")?;
+            if d.groups.len() < d.groups_changed {
+                writeln!(
+                    out,
+                    "({} of {} changed groups shown; --top N to change)",
+                    d.groups.len(),
+                    d.groups_changed
+                )?;
+            }
+        }
+        if p.duplicate_groups.is_empty() {
+            writeln!(out, "\nno change in cross-image duplicates")?;
+        } else {
+            writeln!(out, "\ncross-image duplicates that changed (by template):")?;
+            let headers = [
+                ("template", false),
+                ("symbols", true),
+                ("lookups", true),
+                ("defined by", false),
+            ];
+            let mut t = table();
+            t.set_header(
+                headers
+                    .iter()
+                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
+            );
+            for g in &p.duplicate_groups {
+                t.add_row(vec![
+                    cell(&g.template),
+                    right(arrow(&g.symbols)),
+                    right(arrow(&g.lookups)),
+                    cell(&defined_by(g)),
+                ]);
+            }
+            fit_figures(&mut t, &headers.map(|h| h.1));
+            writeln!(out, "{t}")?;
+        }
+        for (side, problems) in [("old", &p.old_problems), ("new", &p.new_problems)] {
+            if !problems.is_empty() {
+                writeln!(out, "\n{} problems in the {side} version:", problems.len())?;
+                for pr in problems {
+                    writeln!(out, "  {pr}")?;
+                }
+            }
+        }
+    }
+    if r.demangle_failures > 0 {
+        writeln!(
+            out,
+            "{} names could not be demangled (shown raw)",
+            r.demangle_failures
+        )?;
+    }
+    Ok(())
+}
+
+/// Renders the report as GitHub-flavoured Markdown (a PR comment or job summary).
+pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
+    for p in &r.processes {
+        writeln!(
+            out,
+            "### weakscan: process {} → {} ({})\n",
+            code(&p.old_main),
+            code(&p.new_main),
+            md(&p.new_arch)
+        )?;
+        writeln!(out, "| | old | new | change |\n|---|---:|---:|---:|")?;
+        for (label, c) in totals(&p.totals) {
+            writeln!(
+                out,
+                "| {label} | {} | {} | {} |",
+                fig(c.old),
+                fig(c.new),
+                change(c.old, c.new)
+            )?;
+        }
+        writeln!(
+            out,
+            "| estimated probe time, ms | {} | {} | (estimate) |\n",
+            ms(p.totals.estimated_ms_old),
+            ms(p.totals.estimated_ms_new)
+        )?;
+        let shown: Vec<&ImageDelta> = p
+            .images
+            .iter()
+            .filter(|d| d.status != ImageStatus::Unchanged)
+            .collect();
+        if shown.is_empty() {
+            writeln!(out, "No image changed.\n")?;
+        } else {
+            writeln!(
+                out,
+                "| image | status | lookups | trie probes | weak defs | top group change |\n|---|---|---:|---:|---:|---|"
+            )?;
+            for d in shown {
+                let top = d.groups.first().map_or(String::new(), |g| {
+                    format!("{} {}", code(&g.key), signed(g.delta.lookups))
+                });
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {top} |",
+                    code(&image_name(d)),
+                    status(d),
+                    arrow(&d.lookups),
+                    arrow(&d.trie_probes),
+                    arrow(&d.weak_definitions)
+                )?;
+            }
+            writeln!(out)?;
+        }
+        if !p.duplicate_groups.is_empty() {
+            writeln!(
+                out,
+                "| duplicated template | symbols | lookups | defined by |\n|---|---:|---:|---|"
+            )?;
+            for g in &p.duplicate_groups {
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {} |",
+                    code(&g.template),
+                    arrow(&g.symbols),
+                    arrow(&g.lookups),
+                    md(&defined_by(g))
+                )?;
+            }
+            writeln!(out)?;
+        }
+        let problems = p.old_problems.len() + p.new_problems.len();
+        if problems > 0 {
+            writeln!(
+                out,
+                "{problems} problems loading the processes (see the table output).\n"
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The JSON document of a process diff.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct ProcessDiffJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    #[schemars(with = "crate::schema::GroupByName")]
+    group_by: &'static str,
+    #[serde(flatten)]
+    report: &'a ProcessDiffReport,
+}
+
+/// Renders the report as pretty JSON (with a trailing newline).
+pub fn json(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
+    serde_json::to_writer_pretty(
+        &mut *out,
+        &ProcessDiffJson {
+            schema_version: crate::schema::SCHEMA_VERSION,
+            command: COMMAND,
+            group_by: r.group_by.as_str(),
+            report: r,
+        },
+    )
+    .map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
