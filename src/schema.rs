@@ -39,17 +39,21 @@ pub enum Document {
     /// `weakscan scan APP|DIR --format json` or `scan --process MAIN --format json`: a whole
     /// process.
     Process,
+    /// `weakscan diff OLD.app NEW.app --format json` (or `diff --process`): two versions of a
+    /// whole process.
+    ProcessDiff,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 6] = [
+    pub const ALL: [Document; 7] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
         Document::Verify,
         Document::Baseline,
         Document::Process,
+        Document::ProcessDiff,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -61,6 +65,7 @@ impl Document {
             Document::Verify => "verify",
             Document::Baseline => BASELINE_COMMAND,
             Document::Process => "process",
+            Document::ProcessDiff => crate::output::process_diff::COMMAND,
         }
     }
 
@@ -76,6 +81,10 @@ impl Document {
             Document::Process => {
                 "What `weakscan scan APP|DIR --format json` (or `scan --process MAIN`) writes: a \
                  whole process. Fields: docs/json.md, docs/process.md."
+            }
+            Document::ProcessDiff => {
+                "What `weakscan diff OLD.app NEW.app --format json` (or `diff --process OLD NEW`) \
+                 writes: two versions of a whole process. Fields: docs/json.md, docs/process.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): scan's document with every group, \

@@ -14,7 +14,15 @@ macro_rules! case {
     };
 }
 
-const DOCUMENTS: [&str; 6] = ["scan", "diff", "check", "verify", "baseline", "process"];
+const DOCUMENTS: [&str; 7] = [
+    "scan",
+    "diff",
+    "check",
+    "verify",
+    "baseline",
+    "process",
+    "process-diff",
+];
 
 fn committed(doc: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -281,6 +289,15 @@ case!(process_outputs_validate, {
         let args = ["scan", "--format", "json", &input];
         let doc = run(&args, 0);
         assert_valid("process", &args, &doc);
+    }
+    let (v1, v2) = (
+        p.join("App.app").display().to_string(),
+        p.join("App-v2.app").display().to_string(),
+    );
+    for (old, new) in [(&v1, &v2), (&v2, &v1), (&v1, &v1)] {
+        let args = ["diff", "--format", "json", old, new];
+        let doc = run(&args, 0);
+        assert_valid("process-diff", &args, &doc);
     }
 });
 

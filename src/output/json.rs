@@ -350,6 +350,9 @@ pub fn schema(doc: Document) -> serde_json::Value {
         Document::Process => {
             generator().into_root_schema_for::<super::process::ProcessJson<'static>>()
         }
+        Document::ProcessDiff => {
+            generator().into_root_schema_for::<super::process_diff::ProcessDiffJson<'static>>()
+        }
     };
     let mut v = schema.to_value();
     v["title"] = format!(
