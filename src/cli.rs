@@ -178,6 +178,12 @@ pub struct CheckArgs {
     /// Maximum weak-bound symbols (after the allowlist).
     #[arg(long, value_name = "N")]
     pub max_weak_bind_symbols: Option<u64>,
+    /// Maximum export-trie probes of a whole process's lookups (a bundle, directory or
+    /// --process input; docs/process.md).
+    #[arg(long, value_name = "N")]
+    pub max_trie_probes: Option<u64>,
+    #[command(flatten)]
+    pub process: ProcessOpts,
     /// Group budget: the groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX
     /// of the group figure in total; repeatable.
     #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
@@ -213,8 +219,11 @@ pub struct CheckArgs {
 /// `weakscan baseline`.
 #[derive(Debug, Args)]
 pub struct BaselineArgs {
-    /// The Mach-O file (thin or universal); `-` is stdin.
+    /// The Mach-O file (thin or universal); `-` is stdin. A directory or bundle (.app,
+    /// .framework) records its whole process (see --process).
     pub file: PathBuf,
+    #[command(flatten)]
+    pub process: ProcessOpts,
     #[command(flatten)]
     pub origin: OriginOpts,
     /// Write here instead of stdout: a regular file is replaced atomically (temp file, fsync,
@@ -477,6 +486,7 @@ impl CheckArgs {
             ),
             (Figure::WeakDefExports, self.max_weak_def_exports),
             (Figure::WeakBindSymbols, self.max_weak_bind_symbols),
+            (Figure::TrieProbes, self.max_trie_probes),
         ]
         .into_iter()
         .filter_map(|(f, m)| m.map(|m| (f, m)))
@@ -496,6 +506,9 @@ impl CheckArgs {
             allow_groups: patterns("--allow-group", &self.allow_groups)?,
         };
         Ok(CheckRequest {
+            process: self
+                .process
+                .load(&self.files.iter().collect::<Vec<_>>(), self.arch.filter())?,
             origin: self.origin.files(),
             files: self.files.clone(),
             config: self.config.clone(),
@@ -617,6 +630,7 @@ impl Cli {
             })),
             Command::Check(args) => Request::Check(args.request()?),
             Command::Baseline(args) => Request::Baseline(BaselineRequest {
+                process: args.process.load(&[&args.file], args.arch.filter())?,
                 file: args.file.clone(),
                 origin: args.origin.files(),
                 output: args.output.clone(),

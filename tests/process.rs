@@ -487,3 +487,84 @@ case!(process_diff_table_markdown_and_refusals, {
         assert!(err.contains(msg), "{args:?}: {err}");
     }
 });
+
+// `check` and `baseline` on processes: the process's figures (with trie_probes) are gated as
+// one subject, `--group` holds each image on disk, a baseline of a process is compared only
+// with a process.
+case!(process_check_and_baseline, {
+    let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base.json").display().to_string();
+    let out = weakscan().args(["baseline", &v1, "-o", &base]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let scan = process_json(&["scan", "--format", "json", &v1])["processes"][0].clone();
+    let img = &doc["images"][0];
+    assert_eq!(img["input_kind"], "process");
+    assert_eq!(img["trie_probes"], scan["trie_probes"]);
+    assert_eq!(img["predicted_weak_lookups"], scan["lookups"]);
+    let weak_defs: u64 = scan["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["weak_definitions"].as_u64())
+        .sum();
+    assert_eq!(img["weak_def_exports"], weak_defs);
+
+    let check = |args: &[&str]| {
+        let mut all = vec!["check", "--no-config", "--format", "json"];
+        all.extend_from_slice(args);
+        let out = weakscan().args(&all).output().unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), doc, String::from_utf8(out.stderr).unwrap())
+    };
+    // The same process against its own baseline passes; version 2 adds a plug-in: +12 probes.
+    let (code, _, err) = check(&[&v1, "--baseline", &base]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, doc, _) = check(&[&v2, "--baseline", &base]);
+    assert_eq!(code, Some(1));
+    let probes = doc["images"][0]["budgets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["figure"] == "trie_probes")
+        .unwrap()
+        .clone();
+    assert_eq!((probes["baseline"].as_u64(), probes["value"].as_u64()), (Some(296), Some(308)));
+    assert_eq!(probes["passed"], false);
+    // --max-trie-probes on the process; --group on each image on disk.
+    let (code, doc, _) = check(&[&v2, "--max-trie-probes", "308", "--group", "proc::Registry*=2"]);
+    assert_eq!(code, Some(1));
+    let verdicts: Vec<(String, bool)> = doc["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (leaf(i["path"].as_str().unwrap()).to_string(), i["passed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("App".to_string(), true), // the process: 308 probes, within
+            ("App".to_string(), false),
+            ("libshared_a.dylib".to_string(), false),
+            ("libshared_b.dylib".to_string(), true), // its export list hides Registry<int>
+            ("libplugin.dylib".to_string(), false),
+            ("libdeep.2.dylib".to_string(), true),
+        ]
+    );
+    assert!(doc["images"][0]["budgets"].as_array().unwrap().len() == 1);
+    // A process baseline is not compared with one binary, nor trie probes asked of one.
+    let app_bin = format!("{v1}/Contents/MacOS/App");
+    for (args, msg) in [
+        (vec![app_bin.as_str(), "--baseline", &base], "whole process"),
+        (vec![app_bin.as_str(), "--max-trie-probes", "1"], "trie_probes is a figure of a whole process"),
+    ] {
+        let (code, _, err) = check(&args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+    // --process reads the main executable as the process.
+    let (code, _, err) = check(&["--process", &app_bin, "--baseline", &base]);
+    assert_eq!(code, Some(0), "{err}");
+});

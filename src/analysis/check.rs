@@ -30,14 +30,18 @@ pub enum Figure {
     WeakDefExports,
     /// `weak_bind_symbols`: distinct weak-bound symbols.
     WeakBindSymbols,
+    /// `trie_probes`: export-trie probes of a whole process's lookups (processes only; not
+    /// reduced by the allowlist: a probe is paid whatever the name).
+    TrieProbes,
 }
 
 impl Figure {
     /// Every gated figure, in report order.
-    pub const ALL: [Figure; 3] = [
+    pub const ALL: [Figure; 4] = [
         Figure::PredictedWeakLookups,
         Figure::WeakDefExports,
         Figure::WeakBindSymbols,
+        Figure::TrieProbes,
     ];
 
     /// The JSON and policy-file name (`predicted_weak_lookups`, …).
@@ -46,6 +50,7 @@ impl Figure {
             Figure::PredictedWeakLookups => "predicted_weak_lookups",
             Figure::WeakDefExports => "weak_def_exports",
             Figure::WeakBindSymbols => "weak_bind_symbols",
+            Figure::TrieProbes => "trie_probes",
         }
     }
 
@@ -57,6 +62,7 @@ impl Figure {
             Figure::PredictedWeakLookups => summary.predicted_weak_lookups,
             Figure::WeakDefExports => summary.weak_def_exports,
             Figure::WeakBindSymbols => summary.weak_bind_symbols,
+            Figure::TrieProbes => summary.trie_probes,
         }
     }
 }

@@ -203,19 +203,13 @@ struct Def {
     strong: bool,
 }
 
-/// Analyses `process`. Errors: an image's export trie can no longer be read (the file changed
-/// since it was loaded), or demangling fails.
-pub fn coalesce(process: &Process) -> Result<Coalescing> {
+/// The weak-def lookups of `process` in dyld's order: (requesting image, raw name, reason). The
+/// treat-as-weak checks of `handleStrongWeakDefOverrides` come first (see the module docs), then
+/// each image's lookups in load order.
+pub fn lookup_sequence(process: &Process) -> Vec<(usize, &str, LookupReason)> {
     let n = process.images.len();
-    let takes_part: Vec<bool> = process
-        .images
-        .iter()
-        .map(|pi| pi.takes_part() == Some(true))
-        .collect();
-    let searched: Vec<usize> = (0..n).filter(|&i| takes_part[i]).collect();
-
-    // The lookups, in dyld's order: (requesting image, name).
-    let mut seq: Vec<(usize, &str)> = Vec::new();
+    let takes_part = |i: usize| process.images[i].takes_part() == Some(true);
+    let mut seq = Vec::new();
     // `handleStrongWeakDefOverrides` reads `state.mainExecutableLoader`: only an MH_EXECUTE
     // first image is one. A bundle or dylib given as the first image (an addon, a framework)
     // is loaded by some other executable, whose checks are not part of this analysis.
@@ -228,7 +222,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         Some(0)
     } else {
         (0..n).find(|&i| {
-            takes_part[i]
+            takes_part(i)
                 && process.images[i]
                     .image
                     .as_ref()
@@ -237,7 +231,11 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         })
     };
     if let Some(c) = checker {
-        seq.extend(TREAT_AS_WEAK.iter().map(|s| (c, *s)));
+        seq.extend(
+            TREAT_AS_WEAK
+                .iter()
+                .map(|s| (c, *s, LookupReason::StrongOverrideCheck)),
+        );
     }
     for (i, pi) in process.images.iter().enumerate() {
         if let Some(im) = &pi.image {
@@ -245,13 +243,27 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
                 im.lookups
                     .iter()
                     .filter(|l| l.reason != LookupReason::StrongOverrideCheck)
-                    .map(|l| (i, l.symbol.as_str())),
+                    .map(|l| (i, l.symbol.as_str(), l.reason)),
             );
         }
     }
+    seq
+}
+
+/// Analyses `process`. Errors: an image's export trie can no longer be read (the file changed
+/// since it was loaded), or demangling fails.
+pub fn coalesce(process: &Process) -> Result<Coalescing> {
+    let n = process.images.len();
+    let takes_part: Vec<bool> = process
+        .images
+        .iter()
+        .map(|pi| pi.takes_part() == Some(true))
+        .collect();
+    let searched: Vec<usize> = (0..n).filter(|&i| takes_part[i]).collect();
+    let seq = lookup_sequence(process);
 
     // What each searched image's trie holds of the names looked up.
-    let wanted: FxHashSet<&[u8]> = seq.iter().map(|(_, s)| s.as_bytes()).collect();
+    let wanted: FxHashSet<&[u8]> = seq.iter().map(|(_, s, _)| s.as_bytes()).collect();
     let mut defs: FxHashMap<String, Vec<Def>> = FxHashMap::default();
     for &i in &searched {
         let pi = &process.images[i];
@@ -328,7 +340,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
     let mut map_hits = 0usize;
     let mut requesters: FxHashMap<&str, FxHashSet<usize>> = FxHashMap::default();
     let mut lookups_of: FxHashMap<&str, usize> = FxHashMap::default();
-    for (count, &(req, name)) in seq.iter().enumerate() {
+    for (count, &(req, name, _)) in seq.iter().enumerate() {
         if count + 1 > WEAK_DEF_MAP_AFTER && map.is_none() {
             map = Some(FxHashSet::default());
         }

@@ -35,6 +35,10 @@ pub struct ImageSummary {
     pub weak_bind_symbols: Option<usize>,
     /// Predicted "looking for weak-def symbol" lines (dyld4, macOS 15) as main executable.
     pub predicted_weak_lookups: Option<usize>,
+    /// Export-trie probes of the lookups (a whole process only, `input_kind: "process"`:
+    /// `crate::analysis::coalesce`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trie_probes: Option<usize>,
     /// "looking for weak-def symbol" lines seen in a log for this image.
     pub seen_weak_lookups: Option<usize>,
     /// Weak-bound symbols that the image itself defines (a log: that dyld bound to it).
@@ -127,6 +131,7 @@ impl ImageSummary {
             weak_bind_sites: image.weak_bind_sites(),
             weak_bind_symbols: image.weak_bind_symbols(),
             predicted_weak_lookups: image.predicted_weak_lookups(),
+            trie_probes: None,
             seen_weak_lookups: image.seen_weak_lookups(),
             defined_here_symbols: here,
             defined_elsewhere_symbols: image

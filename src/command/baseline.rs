@@ -27,6 +27,8 @@ pub struct BaselineRequest {
     pub group_by: GroupBy,
     /// `--map` / `--dsym`.
     pub origin: crate::origin::attach::OriginFiles,
+    /// Record a whole process (`--process`, or a directory or bundle given), loaded so.
+    pub process: Option<crate::process::load::LoadOptions>,
 }
 
 /// Runs `weakscan baseline`: the baseline JSON on stdout, or written to `output` (see
@@ -35,9 +37,40 @@ pub struct BaselineRequest {
 ///
 /// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
 pub fn run(req: &BaselineRequest) -> Result<u8> {
-    let mut images = read_binary(&req.file, &req.arch)?;
-    crate::origin::attach::attach(&mut images, &req.origin)?;
-    let report = scan_report(&images, req.group_by, None)?;
+    // A process is recorded as one image per arch (`crate::process::merge`) with its trie
+    // probes, `input_kind: "process"`.
+    let mut probes = Vec::new();
+    let images = match &req.process {
+        Some(load) => {
+            if !req.origin.is_empty() {
+                return Err(crate::error::Error::usage(
+                    "--map and --dsym describe one binary, not a whole process",
+                ));
+            }
+            let mut images = Vec::new();
+            for p in super::process::load_processes(&req.file, load)? {
+                probes.push(crate::analysis::coalesce::coalesce(&p)?.trie_probes);
+                images.push(crate::process::merge::merged(&p).ok_or_else(|| {
+                    crate::error::Error::new(
+                        crate::error::ErrorKind::Malformed,
+                        &req.file,
+                        "the main executable was not read",
+                    )
+                })?);
+            }
+            images
+        }
+        None => {
+            let mut images = read_binary(&req.file, &req.arch)?;
+            crate::origin::attach::attach(&mut images, &req.origin)?;
+            images
+        }
+    };
+    let mut report = scan_report(&images, req.group_by, None)?;
+    for (r, probes) in report.images.iter_mut().zip(&probes) {
+        r.summary.input_kind = super::check::PROCESS_KIND;
+        r.summary.trie_probes = Some(*probes);
+    }
     let names = demangle_all(images.iter().flat_map(Image::symbol_names))?;
     emit(req.output.as_ref(), |out| {
         output::baseline::render(out, &report, &images, &names, req.group_by)
@@ -57,9 +90,11 @@ pub fn run(req: &BaselineRequest) -> Result<u8> {
         .map(|(image, r)| {
             let figures: Vec<String> = Figure::ALL
                 .iter()
-                .map(|f| match f.of(&r.summary) {
-                    Some(v) => format!("{f} {v}"),
-                    None => format!("{f} n/a"),
+                .filter_map(|f| match f.of(&r.summary) {
+                    Some(v) => Some(format!("{f} {v}")),
+                    // Trie probes are a figure of processes only: not listed as n/a elsewhere.
+                    None if *f == Figure::TrieProbes => None,
+                    None => Some(format!("{f} n/a")),
                 })
                 .collect();
             format!("{}: {}", image.label(), figures.join(", "))

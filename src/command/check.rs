@@ -15,6 +15,7 @@ use crate::input::read_binary;
 use crate::macho::ArchFilter;
 use crate::model::Image;
 use crate::output;
+use crate::process::load::LoadOptions;
 use std::path::{Path, PathBuf};
 
 /// The environment variable GitHub Actions sets to the job summary file.
@@ -57,6 +58,8 @@ pub struct CheckRequest {
     pub output: Option<PathBuf>,
     /// `--map` / `--dsym`.
     pub origin: crate::origin::attach::OriginFiles,
+    /// Check a whole process (`--process`, or a directory or bundle given), loaded so.
+    pub process: Option<LoadOptions>,
 }
 
 /// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
@@ -119,27 +122,98 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         None => None,
     };
     super::one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
-    let mut images: Vec<Image> = Vec::new();
-    for f in &req.files {
-        images.extend(read_binary(f, &req.arch)?);
+    // Each subject with the policy it is held to: a binary's slices the whole policy; a
+    // process its figures (no group budgets), and each of its images its group budgets.
+    let mut subjects: Vec<(Subject, Scope)> = Vec::new();
+    if let Some(load) = &req.process {
+        let [file] = req.files.as_slice() else {
+            return Err(Error::usage(
+                "a process is checked from one main executable, bundle or directory: check one at a time",
+            ));
+        };
+        if !req.origin.is_empty() {
+            return Err(Error::usage(
+                "--map and --dsym describe one binary, not a whole process",
+            ));
+        }
+        let processes = super::process::load_processes(file, load)?;
+        let mut merged_images = Vec::new();
+        for p in &processes {
+            let c = crate::analysis::coalesce::coalesce(p)?;
+            let merged = crate::process::merge::merged(p).ok_or_else(|| {
+                Error::new(ErrorKind::Malformed, file, "the main executable was not read")
+            })?;
+            let mut summary = ImageSummary::of(&merged);
+            summary.input_kind = PROCESS_KIND;
+            summary.trie_probes = Some(c.trie_probes);
+            subjects.push((
+                Subject {
+                    summary,
+                    path: merged.path.clone(),
+                    arch: p.arch.clone(),
+                    entries: tally(&merged),
+                },
+                Scope::Process,
+            ));
+            if policy.has_group_budgets() {
+                for pi in &p.images {
+                    let Some(im) = &pi.image else { continue };
+                    subjects.push((
+                        Subject {
+                            summary: ImageSummary::of(im),
+                            path: pi.name.clone(),
+                            arch: p.arch.clone(),
+                            entries: tally(im),
+                        },
+                        Scope::ImageOfProcess,
+                    ));
+                }
+            }
+            merged_images.push(merged);
+        }
+        if let Some(b) = &base {
+            pair_arches(b, &merged_images, &req.arch, file)?;
+        }
+    } else {
+        let mut images: Vec<Image> = Vec::new();
+        for f in &req.files {
+            images.extend(read_binary(f, &req.arch)?);
+        }
+        super::one_binary_for(&req.origin, req.files.len())?;
+        crate::origin::attach::attach(&mut images, &req.origin)?;
+        if let Some(b) = &base {
+            pair_arches(b, &images, &req.arch, &req.files[0])?;
+        }
+        subjects.extend(images.iter().map(|image| {
+            (
+                Subject {
+                    summary: ImageSummary::of(image),
+                    path: image.path.clone(),
+                    arch: arch_of(image).to_string(),
+                    entries: tally(image),
+                },
+                Scope::Binary,
+            )
+        }));
     }
-    super::one_binary_for(&req.origin, req.files.len())?;
-    crate::origin::attach::attach(&mut images, &req.origin)?;
     if let Some(b) = &base {
-        pair_arches(b, &images, &req.arch, &req.files[0])?;
+        let process = req.process.is_some();
+        if let Some(i) = b.images.iter().find(|i| i.process != process) {
+            return Err(Error::new(
+                ErrorKind::Policy,
+                &i.source,
+                if process {
+                    "the baseline is of one binary, not a whole process: regenerate it with `weakscan baseline` of the bundle, directory or --process"
+                } else {
+                    "the baseline is of a whole process: check the bundle, directory or --process it was made from"
+                },
+            ));
+        }
     }
-    let subjects: Vec<Subject> = images
-        .iter()
-        .map(|image| Subject {
-            summary: ImageSummary::of(image),
-            path: image.path.clone(),
-            arch: arch_of(image).to_string(),
-            entries: tally(image),
-        })
-        .collect();
+    let (whole, groups) = (policy.without_groups(), policy.groups_only());
     let all_names = subjects
         .iter()
-        .flat_map(|s| s.entries.iter())
+        .flat_map(|(s, _)| s.entries.iter())
         .chain(
             base.iter()
                 .flat_map(|b| b.images.iter().flat_map(|i| i.entries.iter())),
@@ -147,9 +221,13 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         .map(|e: &SymbolEntry| e.raw.as_str());
     let names = demangle_all(all_names)?;
     let mut checks = Vec::new();
-    for s in &subjects {
+    for (s, scope) in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
-        checks.push(evaluate(s, b, &policy, &names, req.top)?);
+        checks.push(match scope {
+            Scope::Binary => evaluate(s, b, &policy, &names, req.top)?,
+            Scope::Process => evaluate(s, b, &whole, &names, req.top)?,
+            Scope::ImageOfProcess => evaluate(s, None, &groups, &names, req.top)?,
+        });
     }
     let report = CheckReport {
         passed: checks.iter().all(|c| c.passed),
@@ -174,6 +252,20 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         append_step_summary(&report);
     }
     Ok(if report.passed { 0 } else { 1 })
+}
+
+/// `input_kind` of a whole process checked or recorded as one subject.
+pub const PROCESS_KIND: &str = "process";
+
+/// What a subject of `check` is, and so which budgets hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// A binary's slice: every budget.
+    Binary,
+    /// A whole process: every budget but the group budgets.
+    Process,
+    /// One image of a process: the group budgets.
+    ImageOfProcess,
 }
 
 /// The arch of an image (the one place the gate reads it).

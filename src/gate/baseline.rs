@@ -44,6 +44,8 @@ struct ImageJson {
     predicted_weak_lookups: Option<u64>,
     weak_def_exports: Option<u64>,
     weak_bind_symbols: Option<u64>,
+    trie_probes: Option<u64>,
+    input_kind: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -135,8 +137,11 @@ pub struct BaselineImage {
     pub input: String,
     /// The baseline file.
     pub source: PathBuf,
-    /// `predicted_weak_lookups`, `weak_def_exports`, `weak_bind_symbols` (`None`: absent).
-    figures: [Option<u64>; 3],
+    /// `predicted_weak_lookups`, `weak_def_exports`, `weak_bind_symbols`, `trie_probes`
+    /// (`None`: absent).
+    figures: [Option<u64>; 4],
+    /// Made from a whole process (`input_kind: "process"`).
+    pub process: bool,
     /// Per-symbol entries, sorted by raw name.
     pub entries: Vec<SymbolEntry>,
 }
@@ -233,7 +238,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
                 img.predicted_weak_lookups,
                 img.weak_def_exports,
                 img.weak_bind_symbols,
+                img.trie_probes,
             ],
+            process: img.input_kind.as_deref() == Some("process"),
             entries: entries_of(symbols),
             arch,
         });

@@ -104,7 +104,13 @@ pub fn evaluate(
         rules
             .increase_figures
             .clone()
-            .unwrap_or_else(|| Figure::ALL.to_vec())
+            // By default every figure the input gives (trie probes: a process only).
+            .unwrap_or_else(|| {
+                Figure::ALL
+                    .into_iter()
+                    .filter(|f| f.of(&subject.summary).is_some())
+                    .collect()
+            })
     };
     let budgeted = |f: Figure| {
         rules.max.contains_key(&f)
@@ -129,7 +135,13 @@ pub fn evaluate(
                 return Err(Error::new(
                     ErrorKind::Unsupported,
                     Path::new(&subject.path),
-                    format!("{f} is not available from this input"),
+                    if f == Figure::TrieProbes {
+                        format!(
+                            "{f} is a figure of a whole process: give a bundle, a directory or --process"
+                        )
+                    } else {
+                        format!("{f} is not available from this input")
+                    },
                 ));
             }
             continue;

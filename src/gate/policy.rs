@@ -199,6 +199,7 @@ struct BudgetTable {
     predicted_weak_lookups: Option<u64>,
     weak_def_exports: Option<u64>,
     weak_bind_symbols: Option<u64>,
+    trie_probes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -234,7 +235,7 @@ enum ByName {
 struct GroupingTable {
     by: Option<ByName>,
     depth: Option<Spanned<u64>>,
-    figure: Option<Figure>,
+    figure: Option<Spanned<Figure>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -448,8 +449,15 @@ impl Policy {
                 "depth applies only to by = \"namespace\"".into(),
             ));
         }
-        if let Some(f) = doc.grouping.figure {
-            policy.group_figure = f;
+        if let Some(f) = &doc.grouping.figure {
+            if *f.get_ref() == Figure::TrieProbes {
+                return Err(at(
+                    f.span(),
+                    "figure cannot be trie_probes: probes belong to a process's lookups, not to groups"
+                        .into(),
+                ));
+            }
+            policy.group_figure = *f.get_ref();
         }
         if let Some(b) = doc.allow.operator_new_delete {
             policy.operator_new_delete = b;
@@ -527,6 +535,41 @@ impl Policy {
         self.flags = flags.rules;
     }
 
+    /// This policy without its group budgets (a whole process: groups are budgeted per image).
+    pub fn without_groups(&self) -> Policy {
+        let mut p = self.clone();
+        for r in p.rule_sets_mut() {
+            r.groups.clear();
+        }
+        p
+    }
+
+    /// Only this policy's group budgets (and its allowlist), without a baseline: what each
+    /// image of a process is held to.
+    pub fn groups_only(&self) -> Policy {
+        let mut p = self.clone();
+        p.baseline = None;
+        for r in p.rule_sets_mut() {
+            r.max.clear();
+            r.max_increase = None;
+            r.increase_figures = None;
+        }
+        p
+    }
+
+    /// Some rule set has a group budget.
+    pub fn has_group_budgets(&self) -> bool {
+        !self.common.groups.is_empty()
+            || !self.flags.groups.is_empty()
+            || self.arches.values().any(|r| !r.groups.is_empty())
+    }
+
+    fn rule_sets_mut(&mut self) -> impl Iterator<Item = &mut RuleSet> {
+        std::iter::once(&mut self.common)
+            .chain(std::iter::once(&mut self.flags))
+            .chain(self.arches.values_mut())
+    }
+
     /// The rules for a slice of arch `arch`: top level, then its arch section, then flags.
     pub fn rules_for(&self, arch: &str) -> RuleSet {
         let mut rules = self.common.clone();
@@ -559,6 +602,7 @@ fn maxima(b: &BudgetTable) -> BTreeMap<Figure, u64> {
         (Figure::PredictedWeakLookups, b.predicted_weak_lookups),
         (Figure::WeakDefExports, b.weak_def_exports),
         (Figure::WeakBindSymbols, b.weak_bind_symbols),
+        (Figure::TrieProbes, b.trie_probes),
     ]
     .into_iter()
     .filter_map(|(f, m)| m.map(|m| (f, m)))
@@ -648,7 +692,7 @@ max_increase = 50
     fn errors_carry_line_and_column() {
         assert_eq!(
             err("[budget]\npredicted_weak_lookup = 3\n"),
-            "weakscan.toml:2:1: unknown field `predicted_weak_lookup`, expected one of `predicted_weak_lookups`, `weak_def_exports`, `weak_bind_symbols`"
+            "weakscan.toml:2:1: unknown field `predicted_weak_lookup`, expected one of `predicted_weak_lookups`, `weak_def_exports`, `weak_bind_symbols`, `trie_probes`"
         );
         assert_eq!(
             err("[budget]\nweak_def_exports = \"many\"\n"),
@@ -674,6 +718,14 @@ max_increase = 50
         assert_eq!(
             err("[grouping]\nby = \"template\"\ndepth = 2\n"),
             "weakscan.toml:3:9: depth applies only to by = \"namespace\""
+        );
+        assert_eq!(
+            err("[grouping]\nfigure = \"trie_probes\"\n"),
+            "weakscan.toml:2:10: figure cannot be trie_probes: probes belong to a process's lookups, not to groups"
+        );
+        assert_eq!(
+            parse("[budget]\ntrie_probes = 5000\n").unwrap().common.max[&Figure::TrieProbes],
+            5000
         );
     }
 

@@ -19,6 +19,7 @@
 
 pub mod bundle;
 pub mod load;
+pub mod merge;
 pub mod resolve;
 
 use crate::macho::file::SliceLocation;
