@@ -2,8 +2,9 @@
 """Generate the dyld log fixtures in testdata/logs/ (DYLD_PRINT_BINDINGS output).
 
 Python 3 standard library only. It reads the committed Mach-O fixtures in
-testdata/bin/ with llvm-objdump from LLVM 22 (load commands, export tries,
-chained-fixup imports) and with its own parser of the LC_DYLD_INFO opcode
+testdata/bin/ (and the App.app bundle in testdata/process/) with llvm-objdump
+from LLVM 22 (load commands, export tries, chained-fixup imports) and with
+its own parser of the LC_DYLD_INFO opcode
 streams (rebase, bind, lazy bind, weak bind), cross-checks the two, and then
 replays what dyld would print at launch. It does not use weakscan.
 
@@ -81,6 +82,43 @@ dyld4 (tags dyld-1122.1 = macOS 14, dyld-1231.3 = macOS 15, dyld-1323.3 = macOS 
     prints the Diagnostics text with console() ("dyld[PID]: " + message).
     Diagnostics::error appends (_simple_vsprintf), so two missing names give
     one concatenated message.
+
+  * The App.app process (testdata/process, dyld4-macos15-process-app.log):
+    the load order is replayed too (class Launch). dyldMain.cpp:652-666 calls
+    JustInTimeLoader::loadDependents (dyld/JustInTimeLoader.cpp:469-570) on
+    the main executable with the rpath stack {main}. It gets a loader for
+    each LC_LOAD_DYLIB / LC_LOAD_WEAK_DYLIB in order (:478-540): an absolute
+    path is first matched against state.loaded (:505-513), else
+    Loader::getLoader runs with the stack {caller's stack, this image}
+    (:516); a weak-linked dylib that is not found leaves a null dependent
+    (canBeMissing, dyld/Loader.cpp:1116-1117). Then it recurses into each
+    dependent ("breadth first recurse", :545-553). Loader::getLoader
+    (dyld/Loader.cpp:741-1146): an @rpath path first matches a loaded image
+    (:772-783; JustInTimeLoader::matchesPath compares the path and, for a
+    dylib whose install name differs from its path, the install name,
+    JustInTimeLoader.cpp:122-141 and :1022); then, for each possible path of
+    Loader::forEachResolvedAtPathVar (:1240-1384: @loader_path is the
+    requesting image's directory, not normalized, expandAtLoaderPath
+    :1149-1181; @executable_path with its leading "/.." folded,
+    expandAndNormalizeAtExecutablePath :1183-1220; @rpath through each
+    LC_RPATH of the stack, newest image first, :1299), a loaded image with
+    that path, a cached dylib, or a file on disk (makeDiskLoader, :1044).
+    A loader's path is the file's real path (SyscallDelegate::mapFileReadOnly
+    gets it with F_GETPATH, dyld/DyldDelegates.cpp:690), and
+    JustInTimeLoader::make appends the image to state.loaded
+    (JustInTimeLoader.cpp:1057). DYLD_* path variables and fallback paths are
+    not modelled (none is set, and the made-up machine has no libmissing).
+    An import from the missing weak-linked dylib has no target loader and,
+    being a weak import, binds to 0 (Loader.cpp:2492-2494, :2748-2751):
+    "<%s/bind#%llu> -> %p (%s/%s)" with "<none>" (JustInTimeLoader.cpp:814).
+    A cached dylib handed out as a PrebuiltLoader (the cache's
+    PrebuiltLoaderSet, RuntimeState::findPrebuiltLoader,
+    dyld/DyldRuntimeState.cpp:2707) enters state.loaded only when
+    PrebuiltLoader::map runs (PrebuiltLoader.cpp:378), from its own
+    loadDependents (:381-410), which puts libSystem.B after libdeep; gen.py
+    replays both readings and checks that the log is the same. The winners
+    are checked against testdata/process/expected-winners.tsv and the
+    on-disk load order against testdata/process/expected.md.
 
 dyld2 (tag dyld-852.2 = macOS 11)
   * ImageLoaderMachO::bindLocation (src/ImageLoaderMachO.cpp:1970, formats at :1980 and :1985):
@@ -196,14 +234,16 @@ def parse_private_headers(path):
 class MachO:
     """What dyld needs from one fixture, read with llvm-objdump + raw bytes."""
 
-    def __init__(self, name):
+    def __init__(self, name, path=None):
         self.name = name
-        self.path = os.path.join(BIN, name)
+        self.path = path or os.path.join(BIN, name)
         with open(self.path, "rb") as f:
             self.data = f.read()
         self.filetype, self.flags, cmds = parse_private_headers(self.path)
         self.segments = []
         self.dylibs = []
+        self.dylib_cmds = []  # (load command, path), in order
+        self.rpaths = []
         self.uuid = None
         self.dyld_info = None
         self.chained = False
@@ -226,6 +266,9 @@ class MachO:
                 self.uuid = c["uuid"]
             elif cmd in ("LC_LOAD_DYLIB", "LC_LOAD_WEAK_DYLIB", "LC_REEXPORT_DYLIB"):
                 self.dylibs.append(c["name"].split(" (offset")[0])
+                self.dylib_cmds.append((cmd, self.dylibs[-1]))
+            elif cmd == "LC_RPATH":
+                self.rpaths.append(c["path"].split(" (offset")[0])
             elif cmd == "LC_ID_DYLIB":
                 self.install_name = c["name"].split(" (offset")[0]
         self.is_exec = self.filetype == "EXECUTE"
@@ -742,8 +785,14 @@ class Dyld4:
             return "fixup: *0x%010X = 0x%016X%s" % (loc, value, suffix)
         return "fixup: *0x%012X = 0x%012X%s" % (loc, value, suffix)
 
-    def resolve_ordinal(self, img, ordinal, name):
+    def resolve_ordinal(self, img, ordinal, name, weak_import=False):
         dep = img.deps[ordinal - 1]
+        if dep is None:
+            # a weak-linked dylib that is missing: no target loader, and a weak
+            # import binds to 0 (Loader::resolveSymbol, dyld/Loader.cpp:2492-2494,
+            # :2748-2751 at dyld-1231.3); printed as "<none>" (JustInTimeLoader.cpp:814)
+            assert weak_import, (img.path, name)
+            return None, 0
         got = resolve_in(dep, name)
         assert got, (img.path, name)
         return got
@@ -771,7 +820,7 @@ class Dyld4:
                     else:
                         self.bind_line(img, idx, r[1], r[0], name, False, appended)
                 else:
-                    tgt, addr = self.resolve_ordinal(img, ordinal, name)
+                    tgt, addr = self.resolve_ordinal(img, ordinal, name, weak_import)
                     self.bind_line(img, idx, addr, tgt, name, False)
                 idx += 1
             if errors:
@@ -1082,6 +1131,328 @@ def dyld2_process(app_name):
 
 
 # --------------------------------------------------------------------------
+# The App.app process (testdata/process): JustInTimeLoader::loadDependents
+
+
+PROC_DIR = os.path.normpath(os.path.join(HERE, "..", "process"))
+PROC_LOG = "dyld4-macos15-process-app.log"
+PROC_PID = 4244
+PROC_BUNDLE = "/Applications/App.app"  # where the made-up machine has testdata/process/App.app
+PROC_MAIN = PROC_BUNDLE + "/Contents/MacOS/App"
+PROC_DYLIB_BASE = 0x104010000  # made up: the bundle's dylibs, 64 KiB apart, in the order they are mapped
+PROC_DYLIB_STEP = 0x10000
+
+# The made-up cache's libSystem.B.dylib brings in these cached dylibs (its dependents, in this
+# order): the order every log here lists them in.
+CACHE_DEPS = {"system": ["libc", "kernel", "libdyld", "abi", "cxx"]}
+
+
+class Launch:
+    """The load order: JustInTimeLoader::loadDependents and Loader::getLoader (dyld-1231.3).
+
+    files: a made-up file system, runtime path -> file in the repository (or a
+    MachO), consulted through exists() and realpath(). bases: load address of
+    each on-disk dylib by runtime path (else PROC_DYLIB_BASE onwards).
+    cache_loaders: "jit" (a cached dylib enters state.loaded when getLoader
+    makes its loader, JustInTimeLoader.cpp:1057; the model of every log here)
+    or "prebuilt" (it enters state.loaded only when PrebuiltLoader::map runs,
+    from its own loadDependents, PrebuiltLoader.cpp:378/:386)."""
+
+    def __init__(self, cache, files, main_path, main_macho, bases=None, cache_loaders="jit"):
+        self.cache = cache
+        self.files = files
+        self.bases = bases or {}
+        self.cache_loaders = cache_loaders
+        self.cache_by_path = {img.path: img for img in cache.values()}
+        self.cache_key = {id(img): k for k, img in cache.items()}
+        self.loaded = []
+        self.how = []  # (requester, load command, load path, image or None, how): for the header
+        self.next_base = PROC_DYLIB_BASE
+        self.main = self.make_disk(main_path, main_macho, main_macho.base + SLIDE)
+        self.main.main = True
+        # dyldMain.cpp:653-666: loadDependents of the main executable, rpath stack {main}
+        self.load_dependents(self.main, [self.main])
+
+    # -- images
+    def make_disk(self, path, m, base=None):
+        if base is None:
+            base = self.bases.get(path)
+            if base is None:
+                base = self.next_base
+                self.next_base += PROC_DYLIB_STEP
+        img = image_from_macho(m, path, base)
+        img.install_name = m.install_name
+        img.dylib_cmds = m.dylib_cmds
+        img.rpaths = m.rpaths
+        img.deps_set = False
+        img.mapped = True
+        img.main = False
+        self.loaded.append(img)  # JustInTimeLoader::make -> state.add (JustInTimeLoader.cpp:1057)
+        return img
+
+    def add_cached(self, img):
+        if img not in self.loaded:
+            self.loaded.append(img)
+
+    @staticmethod
+    def matches_path(ldr, path):
+        # JustInTimeLoader::matchesPath (JustInTimeLoader.cpp:122-141): the path, or the
+        # install name when it differs from the path (altInstallName, :1022)
+        if path == ldr.path:
+            return True
+        inst = getattr(ldr, "install_name", None)
+        return bool(inst) and inst != ldr.path and path == inst
+
+    # -- the made-up file system
+    def lookup_file(self, path):
+        """(MachO, real path) if `path` names a file on disk, else None. The real path
+        is what SyscallDelegate::mapFileReadOnly gets with F_GETPATH
+        (dyld/DyldDelegates.cpp:690) and what the loader keeps as its path."""
+        for prefix, repo_dir in self.files.get("dirs", []):
+            if path.startswith(prefix + "/"):
+                local = repo_dir + path[len(prefix):]
+                if not os.path.isfile(local):
+                    return None
+                real_root = os.path.realpath(repo_dir)
+                rel = os.path.relpath(os.path.realpath(local), real_root)
+                if rel.startswith(".."):
+                    return None  # outside the bundle: nothing there on the made-up machine
+                real = prefix + "/" + rel.replace(os.sep, "/")
+                return self.files["macho"](real), real
+        m = self.files.get("paths", {}).get(path)
+        return (m, path) if m else None
+
+    # -- Loader::forEachResolvedAtPathVar (dyld/Loader.cpp:1240-1384 at dyld-1231.3)
+    @staticmethod
+    def expand_loader_path(path, ldr):
+        # Loader::expandAtLoaderPath (Loader.cpp:1149-1181): the loader's directory, no normalization
+        if path == "@loader_path" or path.startswith("@loader_path/"):
+            return ldr.path.rsplit("/", 1)[0] + path[len("@loader_path"):]
+        return None
+
+    def expand_executable_path(self, path):
+        # Loader::expandAndNormalizeAtExecutablePath (Loader.cpp:1183-1220): leading "/.." are folded
+        if not (path == "@executable_path" or path.startswith("@executable_path/")):
+            return None
+        tail = path[len("@executable_path"):]
+        d = self.main.path.rsplit("/", 1)[0]
+        while tail.startswith("/..") and "/" in d.strip("/"):
+            d = d.rsplit("/", 1)[0]
+            tail = tail[3:]
+        return d + tail
+
+    def possible_paths(self, load_path, chain):
+        p = self.expand_loader_path(load_path, chain[-1])
+        if p is not None:
+            yield p, "@loader_path of %s" % chain[-1].leaf
+            return
+        p = self.expand_executable_path(load_path)
+        if p is not None:
+            yield p, "@executable_path"
+            return
+        if load_path.startswith("@rpath/"):
+            # the rpath stack, newest link first (:1299)
+            for link in reversed(chain):
+                for rp in link.rpaths:
+                    e = self.expand_loader_path(rp, link)
+                    if e is None:
+                        e = self.expand_executable_path(rp)
+                    if e is None and rp.startswith("/"):
+                        e = rp
+                    if e is not None:
+                        yield e + load_path[len("@rpath"):], "LC_RPATH %s of %s" % (rp, link.leaf)
+            return
+        yield load_path, None
+
+    # -- Loader::getLoader (dyld/Loader.cpp:741-1146 at dyld-1231.3), launch case
+    def get_loader(self, load_path, chain, can_be_missing):
+        if load_path.startswith("@rpath/"):
+            for ldr in self.loaded:  # :772-783, already loaded as rpath
+                if self.matches_path(ldr, load_path):
+                    return ldr, "matches the install name of the loaded %s" % ldr.leaf
+        tried = []
+        for possible, via in self.possible_paths(load_path, chain):
+            for ldr in self.loaded:  # :830-845, a loaded image with this path
+                if self.matches_path(ldr, possible):
+                    return ldr, "already loaded"
+            cimg = self.cache_by_path.get(possible)
+            if cimg is not None:  # :856-870 (a loaded cached dylib), else makeDyldCacheLoader (:1050-1054)
+                if self.cache_loaders == "jit":
+                    self.add_cached(cimg)
+                return cimg, "in the shared cache"
+            got = self.lookup_file(possible)
+            if got is None:
+                if possible not in tried:
+                    tried.append(possible)
+                continue  # :996-1026, "tried: ..." and the next possible path
+            m, real = got
+            for ldr in self.loaded:  # the same file already loaded (inode check, :943-960)
+                if ldr.path == real:
+                    return ldr, "already loaded"
+            img = self.make_disk(real, m)  # makeDiskLoader (:1044)
+            return img, "via " + via if via else "on disk"
+        if can_be_missing:  # :1116-1117
+            return None, "not found (no file at %s); skipped, no error" % ", ".join(tried)
+        raise SystemExit("gen.py: Library not loaded: %s (from %s)" % (load_path, chain[-1].path))
+
+    # -- JustInTimeLoader::loadDependents (dyld/JustInTimeLoader.cpp:469-570 at dyld-1231.3)
+    def load_dependents(self, img, chain):
+        if img.in_cache:
+            self.cache_load_dependents(img)
+            return
+        if img.deps_set:
+            return
+        deps = []
+        for cmd, load_path in img.dylib_cmds:  # forEachLinkedDylib, :478-540
+            dep = None
+            if load_path.startswith("/"):  # quick check of absolute paths, :505-513
+                for ldr in self.loaded:
+                    if self.matches_path(ldr, load_path):
+                        dep = ldr
+                        break
+            if dep is None:
+                # LoadChain nextChain { options.rpathStack, this } (:516)
+                dep, how = self.get_loader(load_path, chain + [img], cmd == "LC_LOAD_WEAK_DYLIB")
+                if dep is None or not dep.in_cache:
+                    self.how.append((img, cmd, load_path, dep, how))
+            deps.append(dep)
+        img.deps = deps
+        img.deps_set = True  # :541
+        for dep in deps:  # "breadth first recurse", :545-553
+            if dep is not None:
+                self.load_dependents(dep, chain + [img])
+
+    def cache_load_dependents(self, img):
+        # PrebuiltLoader::loadDependents (dyld/PrebuiltLoader.cpp:381-410): map itself
+        # (state.add, :378), map every dependent, then recurse. A JIT loader of a cached
+        # dylib does the same as loadDependents above.
+        if getattr(img, "deps_set", False):
+            self.add_cached(img)
+            return
+        self.add_cached(img)
+        img.deps_set = True
+        kids = [self.cache[k] for k in CACHE_DEPS.get(self.cache_key[id(img)], [])]
+        for k in kids:
+            self.add_cached(k)
+        for k in kids:
+            self.cache_load_dependents(k)
+
+
+def process_world(cache_loaders="jit"):
+    """The App.app launch: the made-up cache plus testdata/process/App.app as
+    /Applications/App.app."""
+    c = make_cache("macos15")
+    for img in c.values():
+        img.deps_set = False
+
+    def macho(real):
+        rel = real[len(PROC_BUNDLE) + 1:]
+        key = "process/App.app/" + rel
+        if key not in MACHO:
+            MACHO[key] = MachO(key, os.path.join(PROC_DIR, "App.app", rel))
+        return MACHO[key]
+    files = {"dirs": [(PROC_BUNDLE, os.path.join(PROC_DIR, "App.app"))], "macho": macho}
+    main_m = macho(PROC_MAIN)
+    return Launch(c, files, PROC_MAIN, main_m, cache_loaders=cache_loaders), c
+
+
+def launch_order_check():
+    """The generic loader gives the load order world() uses for the other logs."""
+    for app_name, lw_name in (("app-default-chained-x86_64", None), ("app-default-opcodes-x86_64", None),
+                              ("app-uselib-default-chained-x86_64", "libweak-chained-x86_64.dylib")):
+        _, loaded, c = world(MACHO[app_name], "macos15", None, MACHO[lw_name] if lw_name else None)
+        c2 = make_cache("macos15")
+        for img in c2.values():
+            img.deps_set = False
+        paths = {}
+        if lw_name:
+            paths["%s/libweak.dylib" % APP_DIR] = MACHO[lw_name]
+        ln = Launch(c2, {"paths": paths}, "%s/%s" % (APP_DIR, app_name), MACHO[app_name])
+        assert [i.path for i in ln.loaded] == [i.path for i in loaded], (app_name, [i.path for i in ln.loaded])
+
+
+def read_expected_winners():
+    rows = []
+    with open(os.path.join(PROC_DIR, "expected-winners.tsv")) as f:
+        lines = f.read().splitlines()
+    assert lines[0].split("\t") == ["requester", "symbol", "winner"], lines[0]
+    for ln in lines[1:]:
+        if ln:
+            rows.append(tuple(ln.split("\t")))
+    return rows
+
+
+def read_expected_md_order():
+    """The on-disk load order table of testdata/process/expected.md: [(leaf, bundle path)]."""
+    out = []
+    with open(os.path.join(PROC_DIR, "expected.md")) as f:
+        for ln in f:
+            m = re.match(r"^\| (\d+) \| (\S+) \| `App\.app/(\S+)` \|$", ln.strip())
+            if m:
+                assert int(m.group(1)) == len(out), ln
+                out.append((m.group(2), PROC_BUNDLE + "/" + m.group(3)))
+    return out
+
+
+def lookups_of(proc):
+    """Every lookup block in order: dict(requester, name, role, appended, supplier)."""
+    out = []
+    cur = None
+    for kind, text, info in proc.out:
+        if kind == "lookup":
+            cur = {"requester": info["image"], "name": info["name"], "role": info["role"], "appended": False,
+                   "supplier": None}
+            out.append(cur)
+        elif kind == "using":
+            cur["supplier"] = info["supplier"]
+        elif kind == "bind":
+            if cur is not None and cur["role"] == "bind" and cur["name"] == info["name"] and "bound" not in cur:
+                cur["bound"] = True
+                cur["appended"] = bool(info.get("appended"))
+            cur = None
+    return out
+
+
+def check_process(proc, launch):
+    """Fail unless the replay agrees with testdata/process/expected.md and expected-winners.tsv."""
+    def winner(sup):
+        return "-" if sup is None or sup.in_cache else sup.leaf
+    disk = [i for i in launch.loaded if not i.in_cache]
+    order = read_expected_md_order()
+    got = [(i.leaf, i.path) for i in disk]
+    if got != order:
+        sys.exit("gen.py: App.app load order %s, testdata/process/expected.md has %s" % (got, order))
+    lk = lookups_of(proc)
+    imports = [(l["requester"].leaf, l["name"], winner(l["supplier"])) for l in lk
+               if l["role"] == "bind" and not l["appended"]]
+    want = read_expected_winners()
+    if imports != want:
+        diff = [(a, b) for a, b in zip(imports, want) if a != b]
+        sys.exit("gen.py: App.app winners differ from testdata/process/expected-winners.tsv "
+                 "(%d replayed, %d expected; first differences %s)" % (len(imports), len(want), diff[:5]))
+    # expected.md, "Treat-as-weak lookups of the main executable": 22 + 22, __Znam won by App
+    for role, appended in (("override", False), ("bind", True)):
+        tw = [(l["name"], winner(l["supplier"])) for l in lk if l["role"] == role and l["appended"] == appended]
+        assert [n for n, _ in tw] == TREAT_AS_WEAK, role
+        assert all(w == ("App" if n == "__Znam" else "-") for n, w in tw), (role, tw)
+        assert all(l["requester"] is proc.main for l in lk if l["role"] == role and l["appended"] == appended)
+    return imports
+
+
+def dyld4_process_app():
+    launch, c = process_world("jit")
+    proc = Dyld4("1231", PROC_PID, launch.loaded).run()
+    assert proc.error is None
+    # The other reading of the load order (cached dylibs from the cache's PrebuiltLoaderSet)
+    # moves libSystem.B after libdeep; nothing it prints changes.
+    launch_pb, _ = process_world("prebuilt")
+    proc_pb = Dyld4("1231", PROC_PID, launch_pb.loaded).run()
+    assert proc_pb.text_lines() == proc.text_lines()
+    check_process(proc, launch)
+    return proc, launch, launch_pb
+
+
+# --------------------------------------------------------------------------
 # Figures (computed from the simulation, i.e. ground truth for the tests)
 
 
@@ -1309,6 +1680,14 @@ def main():
     write(os.path.join(HERE, "noisy.log"), noisy_bytes, written)
     rows += noisy_rows
 
+    # the App.app process (testdata/process)
+    launch_order_check()
+    pa, launch, launch_pb = dyld4_process_app()
+    pa_figs = dyld4_figures(pa)
+    write(os.path.join(HERE, PROC_LOG), process_header(pa, launch, launch_pb, pa_figs)
+          + "\n".join(pa.text_lines()) + "\n", written)
+    rows += figure_rows(PROC_LOG, pa, pa_figs, NOTES[PROC_LOG])
+
     write(os.path.join(HERE, "expected.tsv"), expected_tsv(rows), written)
     write(os.path.join(HERE, "README.md"), readme(rows), written)
 
@@ -1353,6 +1732,8 @@ NOTES = {
     "dyld4-macos14-opcodes.log": "no lookup lines; the weak targets are the run that restarts at bind#0",
     "dyld4-macos15-chained-missing.log": "launch fails at the typed operator new (halt)",
     "dyld4-macos15-opcodes-missing.log": "hypothetical cache: libc++abi operator new/delete non-weak",
+    "dyld4-macos15-process-app.log": "testdata/process/App.app: 4 images outside the cache; @rpath/libmissing.dylib "
+                                     "(weak) missing",
 }
 
 
@@ -1401,6 +1782,73 @@ def describe_dyld4(log, p, figs, variant):
                      % (p.error.count("\n") + 1))
         lines.append("  the halt() message (Diagnostics::error appends, so the two errors run together).")
     return lines
+
+
+def process_header(p, launch, launch_pb, figs):
+    """The header of dyld4-macos15-process-app.log."""
+    dylibs = [i for i in launch.loaded if not i.in_cache and i is not p.main]
+    h = ["App.app (testdata/process) on macOS 15: a main executable and three dylibs outside the shared cache,",
+         "one weak-linked dylib missing.", "",
+         "Replays dyld-1231.3 (macOS 15), dyld4 JustInTimeLoader path, DYLD_PRINT_BINDINGS=1, stderr only.",
+         "Program: %s (testdata/process/App.app/Contents/MacOS/App), pid %d, slide 0x%X."
+         % (PROC_MAIN, PROC_PID, SLIDE),
+         "The bundle testdata/process/App.app is installed as %s; its dylibs are mapped at made-up" % PROC_BUNDLE,
+         "addresses: " + ", ".join("%s 0x%X" % (i.leaf, i.base) for i in dylibs) + ".", "",
+         "Generated by testdata/logs/gen.py from the fixtures in testdata/process (do not edit by hand)."]
+    h += COMMON_HDR[1:] + [""]
+    h += ["Follows (the format strings are quoted, with file:line, in gen.py and README.md):",
+          "  JustInTimeLoader::loadDependents and Loader::getLoader: the load order below (LC_RPATH stack,",
+          "    @loader_path, @executable_path, install-name match of loaded images);",
+          "  dyldMain.cpp: handleStrongWeakDefOverrides, then applyFixups for each image in load order;",
+          "  JustInTimeLoader::handleStrongWeakDefOverrides: 22 sTreatAsWeak lookups, no bind-target line;",
+          "  Loader::resolveSymbol, ordinal -3: a lookup block (header line, result lines). The search walks",
+          "    every loaded image with MH_WEAK_DEFINES in load order and does not stop at the first definition,",
+          "    but only two kinds of result line are printed: the first definition found, and a later non-weak",
+          "    one that replaces a weak one (once). Later weak copies print nothing. The cache-override notice",
+          "    comes twice (loaded, delayLoaded lists);",
+          "  JustInTimeLoader::applyFixups: bind-target lines in the '(leaf/symbol)' form, per image in load order",
+          "    (an import from the missing weak-linked dylib has no target image: 0x0 and '<none>');",
+          "  JustInTimeLoader::cacheWeakDefFixup: cache-patch lines;",
+          "  Loader::setUpPageInLinking: all four images have chained fixups (kernel page-in linking: 2 lines",
+          "    per image, no per-location fixups).", ""]
+    order = [i.leaf + (" (cache)" if i.in_cache else "") for i in launch.loaded]
+    h.append("Load order (state.loaded): " + ", ".join(order) + ".")
+    for req, cmd, load_path, dep, how in launch.how:
+        kind = {"LC_LOAD_DYLIB": "", "LC_LOAD_WEAK_DYLIB": " (weak-linked)"}[cmd]
+        if dep is None:
+            h.append("  %s of %s%s: %s." % (load_path, req.leaf, kind, how))
+        else:
+            h.append("  %s of %s%s: %s; %s." % (load_path, req.leaf, kind, dep.path, how))
+    pb = [i.leaf for i in launch_pb.loaded]
+    h += ["  libSystem.B.dylib and the other cached dylibs come from the made-up cache (as in every log here).",
+          "  If the cached dylibs are PrebuiltLoaders (the cache's PrebuiltLoaderSet), libSystem.B enters",
+          "  state.loaded only when it is mapped, from its own loadDependents (PrebuiltLoader.cpp:378), i.e.",
+          "  after %s: %s." % (pb[pb.index("libSystem.B.dylib") - 1], ", ".join(pb)),
+          "  No line below changes (libSystem.B has no weak definitions and prints nothing); gen.py checks that."]
+    h.append("libc++abi.dylib (shared cache, MH_WEAK_DEFINES) exports the 22 sTreatAsWeak names (operator "
+             "new/delete) as weak definitions.")
+    strong = sorted(n for n in TREAT_AS_WEAK if n in p.main.exports and not p.main.exports[n][1])
+    h.append("The main executable exports strong (non-weak) %s, which overrides libc++abi's." % " and ".join(strong))
+    h.append("Winners: as in testdata/process/expected-winners.tsv (gen.py checks every one; '-' there is the")
+    h.append("shared cache, here libc++abi.dylib).")
+    h.append("")
+    h.append("Figures a parser should report (expected.tsv has them per image):")
+    total = 0
+    for path, f in figs.items():
+        total += f["lookups"]
+        h.append("  %s: %d weak-def lookups: %d override checks without bind line, %d followed by a bind line"
+                 % (f["image"].leaf, f["lookups"], f["override"], f["bound_lookups"]))
+        h.append("    (%d of them the appended treat-as-weak targets after the imports);" % f["appended"])
+        h.append("    %d weak targets (%d distinct symbols, %d unresolved); weak-bind sites (per-location): "
+                 "none (page-in linking)" % (f["weak_targets"], len(f["weak_target_syms"]), f["missing_weak"]))
+        h.append("    suppliers per lookup: %s" % fmt_sup(f["suppliers_lookups"], path))
+        h.append("    suppliers per distinct weak-target symbol: %s" % fmt_sup(f["suppliers_targets"], path))
+    h.append("  total: %d weak-def lookups (%s)." % (
+        total, ", ".join("%s %d" % (f["image"].leaf, f["lookups"]) for f in figs.values())))
+    h.append("  lines: %d, of which %d cache-override notices, %d cache-patch lines, %d bind-target lines"
+             % (len(p.text_lines()), count_kinds(p, "found_use"), count_kinds(p, "cache_patch"),
+                count_kinds(p, "bind")))
+    return header(h + [""])
 
 
 def dyld2_header(extra):
@@ -1670,8 +2118,8 @@ def readme_table(rows):
 README_TEMPLATE = """# dyld log fixtures
 
 Replays of what dyld prints with `DYLD_PRINT_BINDINGS=1` when it launches the
-fixtures in `../bin/`, for testing weakscan's log reader. They are generated,
-not captured on a Mac:
+fixtures in `../bin/` (and the `../process/App.app` bundle), for testing
+weakscan's log reader. They are generated, not captured on a Mac:
 
     python3 testdata/logs/gen.py          # rewrite everything here
     python3 testdata/logs/gen.py --check  # fail if a file here is stale
@@ -1685,11 +2133,12 @@ code paths; the docstring of `gen.py` names every function and format string
 with its file:line in apple-oss-distributions/dyld. It does not call weakscan.
 Output is byte-identical on every run.
 
-Made up: the paths (`/Users/ci/build/...`), the slide (0x4000000), the shared
-cache (its addresses, which dylibs it has, the patchable uses behind
-`cache patch:` lines) and the program output in `noisy.log`. Taken from the
-fixtures: every bind target, site, import, export, address inside the app and
-the on-disk pointer values behind `<rebase>` fixups.
+Made up: the paths (`/Users/ci/build/...`; `/Applications/App.app/...` for
+the bundle), the slide (0x4000000), the load addresses of the dylibs outside
+the cache, the shared cache (its addresses, which dylibs it has, the patchable
+uses behind `cache patch:` lines) and the program output in `noisy.log`.
+Taken from the fixtures: every bind target, site, import, export, address
+inside the app and the on-disk pointer values behind `<rebase>` fixups.
 
 The made-up shared cache: `/usr/lib/libSystem.B.dylib` re-exports
 `libsystem_c`, `libsystem_kernel`, `libdyld` and `/usr/lib/libc++abi.dylib`
@@ -1698,6 +2147,14 @@ The made-up shared cache: `/usr/lib/libSystem.B.dylib` re-exports
 operator new/delete family (the 22 `sTreatAsWeak` names; 20 on macOS 11) as
 weak definitions, like the real one. Load order: the main executable, its
 direct dependents (`libweak.dylib` for the uselib app), then libSystem's.
+For `App.app` gen.py replays `JustInTimeLoader::loadDependents` and
+`Loader::getLoader` (LC_RPATH stack, `@loader_path`, `@executable_path`,
+install-name match): App, libshared_a, libshared_b (libmissing, weak-linked,
+is not found and skipped), libSystem, libdeep (through libshared_a's
+`@loader_path/deps`; libshared_b's `@rpath/libdeep.dylib` matches its install
+name), then libSystem's dependents. It checks the on-disk order against
+`../process/expected.md` and every winner against
+`../process/expected-winners.tsv`.
 
 ## Files
 
@@ -1714,6 +2171,7 @@ direct dependents (`libweak.dylib` for the uselib app), then libSystem's.
 | `noisy.log` | log 1 mixed with a second process (pid 4243), program output, a syslog stretch, CRLF, invalid UTF-8, unknown dyld lines, a truncated tail; its header lists exact counts | dyld-1231.3 |
 | `dyld4-macos15-chained-missing.log` | extra: libc++abi without the two `__type_descriptor_t` names. Lookup blocks with no result line, bind lines `-> 0x0 (<none>/...)`, then the launch fails (halt message) | dyld-1231.3 |
 | `dyld4-macos15-opcodes-missing.log` | extra, hypothetical cache: libc++abi's operator new/delete non-weak. An opcode client ignores non-weak cache definitions (rdar://75956202), so: blocks with no result line, `missing-weak-bind (%s)`, `fixup: ... (skipping missing weak bind)` | dyld-1231.3 |
+| `dyld4-macos15-process-app.log` | `../process/App.app` as `/Applications/App.app`, pid 4244: App + `libshared_a`, `libshared_b`, `deps/libdeep` (four images outside the cache, each with its own lookup blocks and bind lines); the weak-linked `@rpath/libmissing.dylib` is missing, so App's import from it is `-> 0x0 (<none>/...)` without a lookup block | dyld-1231.3 |
 | `expected.tsv` | the figures below, one row per (log, pid, image) | |
 
 Each log starts with header lines that begin with `#` (`# text`, or `#` alone;
@@ -1739,10 +2197,12 @@ quote format strings such as `looking for weak-def symbol '%s':`, so a parser
    - opcodes: the regular targets bind#0..@NREG@ (@NREGB@ regular, @NLAZY@ lazy), the @NWT@ weak
      targets restarting at bind#0 (each after its lookup block), then the
      `fixup:` lines: @NREB@ `<rebase>`, @NBL@ `<app/bind#N>`, @NWS@ `<app/weak-bind#N>`.
-3. The other images outside the cache in load order (only libweak here).
+3. The other images outside the cache in load order (libweak in the uselib
+   log; libshared_a, libshared_b, libdeep in the process log), each with its
+   bind lines (each weak one after its lookup block) and its page-in lines.
    Cache images print nothing.
 
-## Figures (main executable unless named; every dyld4 log uses pid 4242)
+## Figures (main executable unless named; every dyld4 log uses pid 4242, except the process log: 4244)
 
 "lookups" counts `looking for weak-def symbol` blocks attributed to the image
 (override checks go to the main executable). "weak targets" are bind lines a
@@ -1797,6 +2257,24 @@ imports look alike; the true number is 39), the sites of a chained image
   identical).
 - `cache patch: %p = 0x%0lX` lines come with DYLD_PRINT_BINDINGS too, on
   macOS 14 as well (it has no lookup lines but still patches).
+- A lookup block does not list every image that exports the name: the search
+  walks all loaded images with MH_WEAK_DEFINES in load order without stopping,
+  but prints only the first definition (`using`) and a later non-weak one that
+  replaces a weak one (`using non-weak`, at most once). In the process log,
+  `proc::Registry<int>::Instance()` is exported weak by App, libshared_a and
+  libshared_b, and its blocks have one `using` line (App);
+  `proc::Counter<long>()` has two (App, then libshared_b's strong definition).
+- An import from a missing weak-linked dylib (LC_LOAD_WEAK_DYLIB not found)
+  has no target image: `<App/bind#9> -> 0x0 (<none>/__Z14MissingFeaturev)`,
+  with no lookup block (it is not ordinal -3).
+- The path in `using '%s' in %s` is the loader's real path (F_GETPATH), not the
+  load path: libshared_b, loaded as `@loader_path/../Frameworks/libshared_b.dylib`,
+  is printed as `/Applications/App.app/Contents/Frameworks/libshared_b.dylib`.
+- If the shared cache hands out its dylibs as PrebuiltLoaders (its
+  PrebuiltLoaderSet), libSystem enters `state.loaded` only when it is mapped,
+  from its own `loadDependents` (PrebuiltLoader.cpp:378): in the process that
+  is after libdeep. libSystem has no weak definitions and prints nothing, so
+  no line changes; gen.py replays both orders and checks that.
 - A chained main executable gets the 22 treat-as-weak names as bind targets
   with `weakImport = false` (MachOLayout.cpp:508 at dyld-1231.3): if nobody
   exports one, the launch fails with `Symbol not found: ... Expected as
