@@ -108,6 +108,8 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         image: Option<String>,
         #[command(flatten)]
+        process: ProcessOpts,
+        #[command(flatten)]
         opts: CommonOpts,
     },
     /// The pre-release gate: check budgets from flags and weakscan.toml; exit 0 pass, 1 a
@@ -678,8 +680,10 @@ impl Cli {
                 log,
                 tolerance,
                 image,
+                process,
                 opts,
             } => Request::Verify(VerifyRequest {
+                process: process.load(&[binary], opts.filter())?,
                 binary: binary.clone(),
                 log: log.clone(),
                 tolerance: *tolerance,

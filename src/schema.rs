@@ -42,11 +42,14 @@ pub enum Document {
     /// `weakscan diff OLD.app NEW.app --format json` (or `diff --process`): two versions of a
     /// whole process.
     ProcessDiff,
+    /// `weakscan verify APP LOG --format json` (or `verify --process MAIN LOG`): a whole
+    /// process held against a dyld log.
+    ProcessVerify,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 7] = [
+    pub const ALL: [Document; 8] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
@@ -54,6 +57,7 @@ impl Document {
         Document::Baseline,
         Document::Process,
         Document::ProcessDiff,
+        Document::ProcessVerify,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -66,6 +70,7 @@ impl Document {
             Document::Baseline => BASELINE_COMMAND,
             Document::Process => "process",
             Document::ProcessDiff => crate::output::process_diff::COMMAND,
+            Document::ProcessVerify => crate::output::process_verify::COMMAND,
         }
     }
 
@@ -85,6 +90,11 @@ impl Document {
             Document::ProcessDiff => {
                 "What `weakscan diff OLD.app NEW.app --format json` (or `diff --process OLD NEW`) \
                  writes: two versions of a whole process. Fields: docs/json.md, docs/process.md."
+            }
+            Document::ProcessVerify => {
+                "What `weakscan verify APP LOG --format json` (or `verify --process MAIN LOG`) \
+                 writes: a whole process held against a dyld log. Fields: docs/json.md, \
+                 docs/process.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): scan's document with every group, \

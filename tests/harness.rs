@@ -1139,16 +1139,22 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
             opts,
             ..
         } => fixture(old) && fixture(new) && processes(process) && !summary_of(opts.format),
-        Command::Verify { binary, log, .. } => fixture(binary) && fixture(log),
+        Command::Verify {
+            binary,
+            log,
+            process,
+            ..
+        } => fixture(binary) && fixture(log) && processes(process),
         Command::Check(a) => {
             let summary = matches!(a.format, CheckFormatArg::Markdown | CheckFormatArg::Github)
                 && std::env::var_os("GITHUB_STEP_SUMMARY").is_some();
             a.files.iter().all(|f| fixture(f))
+                && processes(&a.process)
                 && (a.no_config || a.config.as_deref().is_some_and(fixture))
                 && a.baseline.as_deref().is_none_or(fixture)
                 && !summary
         }
-        Command::Baseline(a) => fixture(&a.file) && a.output.is_none(),
+        Command::Baseline(a) => fixture(&a.file) && a.output.is_none() && processes(&a.process),
         Command::Completions { output, .. }
         | Command::Man { output }
         | Command::Schema { output, .. } => output.is_none(),

@@ -379,12 +379,14 @@ case!(process_diff_pairs_images_and_matches_the_scans, {
         .iter()
         .map(|i| (leaf(i["image"].as_str().unwrap()), i))
         .collect();
-    let status = |leaf: &str| (rows[leaf]["status"].as_str().unwrap(), &rows[leaf]["paired_by"]);
+    let status = |leaf: &str| {
+        (
+            rows[leaf]["status"].as_str().unwrap(),
+            &rows[leaf]["paired_by"],
+        )
+    };
     assert_eq!(status("App"), ("changed", &Value::from("main")));
-    assert_eq!(
-        status("libshared_a.dylib").1,
-        &Value::from("install_name")
-    );
+    assert_eq!(status("libshared_a.dylib").1, &Value::from("install_name"));
     assert_eq!(
         status("libshared_b.dylib"),
         ("changed", &Value::from("install_name"))
@@ -436,9 +438,7 @@ case!(process_diff_pairs_images_and_matches_the_scans, {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|r| {
-                    r["image"] == name || (side == "old" && r["old_image"] == name)
-                })
+                .find(|r| r["image"] == name || (side == "old" && r["old_image"] == name))
                 .unwrap_or_else(|| panic!("{name} ({side}) is not in the diff"));
             for f in ["lookups", "trie_probes", "weak_definitions", "wins"] {
                 assert_eq!(row[f][side], img[f], "{name} {f} {side}");
@@ -452,7 +452,10 @@ case!(process_diff_pairs_images_and_matches_the_scans, {
         .find(|g| g["template"] == "proc::Registry<…>")
         .expect("Registry's duplicates changed images");
     assert!(reg["images"].to_string().contains("libplugin"), "{reg}");
-    assert!(reg["old_images"].to_string().contains("libshared_b"), "{reg}");
+    assert!(
+        reg["old_images"].to_string().contains("libshared_b"),
+        "{reg}"
+    );
 });
 
 case!(process_diff_table_markdown_and_refusals, {
@@ -460,25 +463,47 @@ case!(process_diff_table_markdown_and_refusals, {
     let out = weakscan().args(["diff", &v1, &v2]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("images: 4 changed, 1 added, 0 removed, 1 unchanged"), "{text}");
-    assert!(text.contains("(was Contents/Frameworks/deps/libdeep.dylib)"), "{text}");
+    assert!(
+        text.contains("images: 4 changed, 1 added, 0 removed, 1 unchanged"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(was Contents/Frameworks/deps/libdeep.dylib)"),
+        "{text}"
+    );
     let out = weakscan()
         .args(["diff", "--format", "markdown", &v1, &v2])
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap();
     let md = String::from_utf8(out.stdout).unwrap();
-    assert!(md.contains("| trie probes | 296 | 308 | +12 (+4.1%) |"), "{md}");
-    assert!(md.contains("| `Contents/Frameworks/libplugin.dylib` | added | – → 8 |"), "{md}");
+    assert!(
+        md.contains("| trie probes | 296 | 308 | +12 (+4.1%) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `Contents/Frameworks/libplugin.dylib` | added | – → 8 |"),
+        "{md}"
+    );
     // `--process` reads two main executables the same way as their bundles.
     let main = |b: &str| format!("{b}/Contents/MacOS/App");
     let a = diff_json(&["diff", "--format", "json", &v1, &v2]);
-    let b = diff_json(&["diff", "--format", "json", "--process", &main(&v1), &main(&v2)]);
+    let b = diff_json(&[
+        "diff",
+        "--format",
+        "json",
+        "--process",
+        &main(&v1),
+        &main(&v2),
+    ]);
     assert_eq!(a, b);
     for (args, msg) in [
         (vec!["diff", "--symbols", &v1, &v2], "--symbols"),
         (vec!["diff", "--format", "github", &v1, &v2], "github"),
-        (vec!["diff", "--pair-arch", "arm64=x86_64", &v1, &v2], "no arm64"),
+        (
+            vec!["diff", "--pair-arch", "arm64=x86_64", &v1, &v2],
+            "no arm64",
+        ),
     ] {
         let out = weakscan().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -495,7 +520,10 @@ case!(process_check_and_baseline, {
     let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().join("base.json").display().to_string();
-    let out = weakscan().args(["baseline", &v1, "-o", &base]).output().unwrap();
+    let out = weakscan()
+        .args(["baseline", &v1, "-o", &base])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
     let scan = process_json(&["scan", "--format", "json", &v1])["processes"][0].clone();
@@ -516,7 +544,11 @@ case!(process_check_and_baseline, {
         all.extend_from_slice(args);
         let out = weakscan().args(&all).output().unwrap();
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-        (out.status.code(), doc, String::from_utf8(out.stderr).unwrap())
+        (
+            out.status.code(),
+            doc,
+            String::from_utf8(out.stderr).unwrap(),
+        )
     };
     // The same process against its own baseline passes; version 2 adds a plug-in: +12 probes.
     let (code, _, err) = check(&[&v1, "--baseline", &base]);
@@ -530,16 +562,30 @@ case!(process_check_and_baseline, {
         .find(|b| b["figure"] == "trie_probes")
         .unwrap()
         .clone();
-    assert_eq!((probes["baseline"].as_u64(), probes["value"].as_u64()), (Some(296), Some(308)));
+    assert_eq!(
+        (probes["baseline"].as_u64(), probes["value"].as_u64()),
+        (Some(296), Some(308))
+    );
     assert_eq!(probes["passed"], false);
     // --max-trie-probes on the process; --group on each image on disk.
-    let (code, doc, _) = check(&[&v2, "--max-trie-probes", "308", "--group", "proc::Registry*=2"]);
+    let (code, doc, _) = check(&[
+        &v2,
+        "--max-trie-probes",
+        "308",
+        "--group",
+        "proc::Registry*=2",
+    ]);
     assert_eq!(code, Some(1));
     let verdicts: Vec<(String, bool)> = doc["images"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (leaf(i["path"].as_str().unwrap()).to_string(), i["passed"].as_bool().unwrap()))
+        .map(|i| {
+            (
+                leaf(i["path"].as_str().unwrap()).to_string(),
+                i["passed"].as_bool().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         verdicts,
@@ -557,7 +603,10 @@ case!(process_check_and_baseline, {
     let app_bin = format!("{v1}/Contents/MacOS/App");
     for (args, msg) in [
         (vec![app_bin.as_str(), "--baseline", &base], "whole process"),
-        (vec![app_bin.as_str(), "--max-trie-probes", "1"], "trie_probes is a figure of a whole process"),
+        (
+            vec![app_bin.as_str(), "--max-trie-probes", "1"],
+            "trie_probes is a figure of a whole process",
+        ),
     ] {
         let (code, _, err) = check(&args);
         assert_eq!(code, Some(2), "{args:?}");
@@ -567,4 +616,143 @@ case!(process_check_and_baseline, {
     // --process reads the main executable as the process.
     let (code, _, err) = check(&["--process", &app_bin, "--baseline", &base]);
     assert_eq!(code, Some(0), "{err}");
+});
+
+fn process_log() -> String {
+    testdata()
+        .join("logs/dyld4-macos15-process-app.log")
+        .display()
+        .to_string()
+}
+
+// `verify APP LOG` against testdata/logs/dyld4-macos15-process-app.log, which gen.py replays
+// from the fixtures with dyld's code paths (Python, independent of weakscan).
+case!(process_verify_agrees_with_the_replayed_log, {
+    let out = weakscan()
+        .args([
+            "verify",
+            "--format",
+            "json",
+            &bundle("App.app"),
+            &process_log(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["command"], "process-verify");
+    let rows: Vec<(String, String, u64, u64)> = doc["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                leaf(i["image"].as_str().unwrap()).to_string(),
+                i["status"].as_str().unwrap().to_string(),
+                i["totals"]["predicted"].as_u64().unwrap(),
+                i["totals"]["seen"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The figures of the log's header (gen.py): 53, 11, 6 and 4 lookups.
+    let want = [
+        ("App", "compared", 53, 53),
+        ("libshared_a.dylib", "compared", 11, 11),
+        ("libshared_b.dylib", "compared", 6, 6),
+        ("libSystem.B.dylib", "outside", 0, 0),
+        ("libdeep.dylib", "compared", 4, 4),
+    ];
+    assert_eq!(
+        rows,
+        want.map(|(a, b, c, d)| (a.to_string(), b.to_string(), c, d))
+    );
+    assert_eq!(doc["differences"], 0);
+});
+
+case!(process_verify_finds_what_differs, {
+    // Version 2 against version 1's log: libplugin and libdeep.2 are not in it, libdeep is
+    // only in it, libshared_b's template lookups are gone.
+    let out = weakscan()
+        .args([
+            "verify",
+            "--format",
+            "json",
+            &bundle("App-v2.app"),
+            &process_log(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = |name: &str| {
+        doc["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| leaf(i["image"].as_str().unwrap()) == name)
+            .map(|i| {
+                (
+                    i["status"].as_str().unwrap().to_string(),
+                    i["differences"].as_u64().unwrap(),
+                )
+            })
+            .unwrap()
+    };
+    assert_eq!(status("libplugin.dylib"), ("not_in_log".into(), 8));
+    assert_eq!(status("libdeep.2.dylib"), ("not_in_log".into(), 4));
+    assert_eq!(status("libshared_b.dylib"), ("compared".into(), 5));
+    let log_only = doc["log_only"].as_array().unwrap();
+    assert!(
+        log_only.iter().any(|l| l["image"] == "libdeep.dylib"
+            && l["system"] == false
+            && l["seen_lookups"] == 4),
+        "{log_only:?}"
+    );
+    // A log with one lookup of libshared_a removed: exactly that difference, in that image.
+    let text = std::fs::read_to_string(process_log()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The first lookup block after libshared_a's fixups begin, through its bind line.
+    let first = lines
+        .iter()
+        .position(|l| l.contains("<libshared_a.dylib/bind#"))
+        .expect("a bind line of libshared_a");
+    let start = (first..lines.len())
+        .find(|&i| lines[i].contains("looking for weak-def symbol"))
+        .unwrap();
+    let cut = (start..lines.len())
+        .find(|&i| lines[i].contains("<libshared_a.dylib/bind#"))
+        .unwrap();
+    let edited: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i < start || *i > cut)
+        .map(|(_, l)| *l)
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("edited.log");
+    std::fs::write(&log, edited.join("\n") + "\n").unwrap();
+    let log = log.display().to_string();
+    let out = weakscan()
+        .args(["verify", "--format", "json", &bundle("App.app"), &log])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["differences"], 1);
+    let a = doc["images"][1].clone();
+    assert_eq!(leaf(a["image"].as_str().unwrap()), "libshared_a.dylib");
+    assert_eq!(a["totals"]["predicted_not_seen"], 1);
+    assert_eq!(a["symbols"].as_array().unwrap().len(), 1, "{a}");
+    // --tolerance 1 accepts it; --image is refused for a process.
+    let ok = weakscan()
+        .args(["verify", "--tolerance", "1", &bundle("App.app"), &log])
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let out = weakscan()
+        .args(["verify", "--image", "App", &bundle("App.app"), &log])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--image"));
 });

@@ -14,7 +14,7 @@ macro_rules! case {
     };
 }
 
-const DOCUMENTS: [&str; 7] = [
+const DOCUMENTS: [&str; 8] = [
     "scan",
     "diff",
     "check",
@@ -22,6 +22,7 @@ const DOCUMENTS: [&str; 7] = [
     "baseline",
     "process",
     "process-diff",
+    "process-verify",
 ];
 
 fn committed(doc: &str) -> PathBuf {
@@ -298,6 +299,15 @@ case!(process_outputs_validate, {
         let args = ["diff", "--format", "json", old, new];
         let doc = run(&args, 0);
         assert_valid("process-diff", &args, &doc);
+    }
+    let log = testdata()
+        .join("logs/dyld4-macos15-process-app.log")
+        .display()
+        .to_string();
+    for (app, code) in [(&v1, 0), (&v2, 1)] {
+        let args = ["verify", "--format", "json", app, &log];
+        let doc = run(&args, code);
+        assert_valid("process-verify", &args, &doc);
     }
 });
 

@@ -224,15 +224,18 @@ pub fn diff_processes(
     let pairs: Vec<(Side<'_>, Side<'_>)> = match pair {
         Some((a, b)) => {
             fn find<'s>(s: &[Side<'s>], arch: &str) -> Result<Side<'s>> {
-                s.iter().copied().find(|x| x.process.arch == arch).ok_or_else(|| {
-                    Error::usage(format!(
-                        "--pair-arch: a process has no {arch} slice (it has {})",
-                        s.iter()
-                            .map(|x| x.process.arch.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                })
+                s.iter()
+                    .copied()
+                    .find(|x| x.process.arch == arch)
+                    .ok_or_else(|| {
+                        Error::usage(format!(
+                            "--pair-arch: a process has no {arch} slice (it has {})",
+                            s.iter()
+                                .map(|x| x.process.arch.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ))
+                    })
             }
             vec![(find(old, a)?, find(new, b)?)]
         }
@@ -410,21 +413,25 @@ fn diff_pair(
     }
     let mut duplicate_groups: Vec<DuplicateGroupDelta> = dups
         .into_iter()
-        .map(|(k, (a, b)): (&str, (Option<&super::coalesce::DuplicateGroup>, _))| {
-            let figure = |g: Option<&super::coalesce::DuplicateGroup>, f: fn(&super::coalesce::DuplicateGroup) -> usize| {
-                Some(g.map_or(0, f))
-            };
-            DuplicateGroupDelta {
-                template: k.to_string(),
-                symbols: Change::of(figure(a, |g| g.symbols), figure(b, |g| g.symbols)),
-                lookups: Change::of(figure(a, |g| g.lookups), figure(b, |g| g.lookups)),
-                images: b.or(a).map(|g| g.images.clone()).unwrap_or_default(),
-                old_images: match (a, b) {
-                    (Some(a), Some(b)) if a.images != b.images => Some(a.images.clone()),
-                    _ => None,
-                },
-            }
-        })
+        .map(
+            |(k, (a, b)): (&str, (Option<&super::coalesce::DuplicateGroup>, _))| {
+                let figure =
+                    |g: Option<&super::coalesce::DuplicateGroup>,
+                     f: fn(&super::coalesce::DuplicateGroup) -> usize| {
+                        Some(g.map_or(0, f))
+                    };
+                DuplicateGroupDelta {
+                    template: k.to_string(),
+                    symbols: Change::of(figure(a, |g| g.symbols), figure(b, |g| g.symbols)),
+                    lookups: Change::of(figure(a, |g| g.lookups), figure(b, |g| g.lookups)),
+                    images: b.or(a).map(|g| g.images.clone()).unwrap_or_default(),
+                    old_images: match (a, b) {
+                        (Some(a), Some(b)) if a.images != b.images => Some(a.images.clone()),
+                        _ => None,
+                    },
+                }
+            },
+        )
         .filter(|d| d.symbols.magnitude() + d.lookups.magnitude() > 0 || d.old_images.is_some())
         .collect();
     duplicate_groups.sort_by(|a, b| {

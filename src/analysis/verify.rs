@@ -45,7 +45,8 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn of(predicted: usize, seen: usize) -> Self {
+    /// The counts of `predicted` against `seen`.
+    pub fn of(predicted: usize, seen: usize) -> Self {
         let m = predicted.min(seen);
         Counts {
             predicted,
@@ -55,7 +56,8 @@ impl Counts {
         }
     }
 
-    fn add(&mut self, o: &Counts) {
+    /// Adds `o`, figure by figure.
+    pub fn add(&mut self, o: &Counts) {
         self.predicted += o.predicted;
         self.seen += o.seen;
         self.predicted_not_seen += o.predicted_not_seen;

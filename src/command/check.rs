@@ -141,7 +141,11 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         for p in &processes {
             let c = crate::analysis::coalesce::coalesce(p)?;
             let merged = crate::process::merge::merged(p).ok_or_else(|| {
-                Error::new(ErrorKind::Malformed, file, "the main executable was not read")
+                Error::new(
+                    ErrorKind::Malformed,
+                    file,
+                    "the main executable was not read",
+                )
             })?;
             let mut summary = ImageSummary::of(&merged);
             summary.input_kind = PROCESS_KIND;

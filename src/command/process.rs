@@ -45,6 +45,9 @@ pub fn run(req: &ProcessRequest) -> Result<u8> {
 
 /// The processes of `input` (a main executable, bundle or directory), one per selected arch.
 /// Errors: as [`locate`] and [`load`].
-pub fn load_processes(input: &std::path::Path, opts: &LoadOptions) -> Result<Vec<crate::process::Process>> {
+pub fn load_processes(
+    input: &std::path::Path,
+    opts: &LoadOptions,
+) -> Result<Vec<crate::process::Process>> {
     load(&locate(input)?, opts)
 }

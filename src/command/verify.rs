@@ -29,6 +29,8 @@ pub struct VerifyRequest {
     pub format: Format,
     /// `--output` (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// Hold a whole process against the log (`--process`, or a directory or bundle given).
+    pub process: Option<crate::process::load::LoadOptions>,
 }
 
 /// Runs `weakscan verify`: exit 0 when the binary and the log agree within the tolerance, 1
@@ -41,6 +43,9 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
         ));
     }
     one_stdin(&[&req.binary, &req.log])?;
+    if let Some(load) = &req.process {
+        return run_process(req, load);
+    }
     let mut read = req.read.clone();
     read.kind = Some(InputKind::Binary);
     let binaries = read_input(&req.binary, &read)?;
@@ -72,6 +77,43 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
         Format::Table => output::table::verify(out, &report),
         Format::Json => output::json::verify(out, &report),
         Format::Markdown | Format::Github => unreachable!("refused before reading"),
+    })?;
+    Ok(if report.agrees { 0 } else { 1 })
+}
+
+/// `weakscan verify APP LOG`: every image of the process against the log's images.
+fn run_process(req: &VerifyRequest, load: &crate::process::load::LoadOptions) -> Result<u8> {
+    if req.image.is_some() {
+        return Err(Error::usage(
+            "--image picks one image of the log for one binary; a process is compared image by image",
+        ));
+    }
+    let processes = super::process::load_processes(&req.binary, load)?;
+    let [process] = processes.as_slice() else {
+        let arches: Vec<&str> = processes.iter().map(|p| p.arch.as_str()).collect();
+        return Err(Error::new(
+            ErrorKind::Usage,
+            &req.binary,
+            format!(
+                "{} slices ({}): pick the one the log was recorded from with --arch",
+                processes.len(),
+                arches.join(", ")
+            ),
+        ));
+    };
+    let mut read = req.read.clone();
+    read.kind = Some(InputKind::Log);
+    let log_images = read_input(&req.log, &read)?;
+    let report = crate::analysis::process_verify::verify_process(
+        process,
+        &log_images,
+        req.group_by,
+        req.top,
+        req.tolerance,
+    )?;
+    emit(req.output.as_ref(), |out| match req.format {
+        Format::Json => output::process_verify::json(out, &report, req.group_by),
+        _ => output::process_verify::table_out(out, &report),
     })?;
     Ok(if report.agrees { 0 } else { 1 })
 }

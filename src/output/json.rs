@@ -353,6 +353,9 @@ pub fn schema(doc: Document) -> serde_json::Value {
         Document::ProcessDiff => {
             generator().into_root_schema_for::<super::process_diff::ProcessDiffJson<'static>>()
         }
+        Document::ProcessVerify => {
+            generator().into_root_schema_for::<super::process_verify::ProcessVerifyJson<'static>>()
+        }
     };
     let mut v = schema.to_value();
     v["title"] = format!(

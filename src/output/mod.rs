@@ -8,6 +8,7 @@ pub mod json;
 pub mod markdown;
 pub mod process;
 pub mod process_diff;
+pub mod process_verify;
 pub mod sink;
 pub mod table;
 

@@ -3,10 +3,10 @@
 //! groups that moved inside each, and the duplicate groups gained and lost. Table, Markdown and
 //! JSON (`command: "process-diff"`, `docs/json.md`).
 
+use super::markdown::{cell as md, code};
 use super::table::{cell, figure_header, fit_figures, right, table};
 use super::{NOT_AVAILABLE, change, fig, signed};
 use crate::analysis::process_diff::{Change, ImageDelta, ImageStatus, ProcessDiffReport};
-use super::markdown::{cell as md, code};
 use serde::Serialize;
 use std::io::{self, Write};
 

@@ -45,7 +45,9 @@ pub fn merged(process: &Process) -> Option<Image> {
         linkage: None,
     };
     for im in process.images.iter().filter_map(|pi| pi.image.as_ref()) {
-        image.weak_definitions.extend(im.weak_definitions.iter().cloned());
+        image
+            .weak_definitions
+            .extend(im.weak_definitions.iter().cloned());
         image.bind_targets.extend(im.bind_targets.iter().cloned());
         image
             .strong_overrides

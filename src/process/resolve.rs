@@ -65,7 +65,7 @@ pub enum Resolution {
 }
 
 /// System locations of the dyld shared cache.
-fn is_system(p: &str) -> bool {
+pub fn is_system(p: &str) -> bool {
     ["/usr/lib/", "/System/", "/Library/Apple/"]
         .iter()
         .any(|s| p.starts_with(s))
