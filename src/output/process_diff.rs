@@ -54,12 +54,31 @@ fn totals(c: &crate::analysis::process_diff::TotalsDelta) -> [(&'static str, &Ch
     ]
 }
 
-/// The images of a duplicate group, with the old ones when they changed.
+/// The images of a duplicate group, and which joined or left it when that changed.
 fn defined_by(g: &crate::analysis::process_diff::DuplicateGroupDelta) -> String {
-    match &g.old_images {
-        Some(old) => format!("{} (was {})", g.images.join(", "), old.join(", ")),
-        None => g.images.join(", "),
+    let now = g.images.join(", ");
+    let Some(old) = &g.old_images else {
+        return now;
+    };
+    let joined: Vec<&str> = g
+        .images
+        .iter()
+        .filter(|i| !old.contains(i))
+        .map(String::as_str)
+        .collect();
+    let left: Vec<&str> = old
+        .iter()
+        .filter(|i| !g.images.contains(i))
+        .map(String::as_str)
+        .collect();
+    let mut moved = Vec::new();
+    if !joined.is_empty() {
+        moved.push(format!("+ {}", joined.join(", ")));
     }
+    if !left.is_empty() {
+        moved.push(format!("− {}", left.join(", ")));
+    }
+    format!("{now} ({})", moved.join("; "))
 }
 
 fn ms((lo, hi): (f64, f64)) -> String {
@@ -148,7 +167,10 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                     right(arrow(&d.saved_probes_if_hidden)),
                 ]);
             }
-            fit_figures(&mut t, &headers.map(|h| h.1));
+            // The status is a short word: kept whole like the figures.
+            let mut keep = headers.map(|h| h.1);
+            keep[1] = true;
+            fit_figures(&mut t, &keep);
             writeln!(out, "{t}")?;
         }
         for d in shown.iter().filter(|d| !d.groups.is_empty()) {
@@ -213,7 +235,11 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                     cell(&g.template),
                     right(arrow(&g.symbols)),
                     right(arrow(&g.lookups)),
-                    cell(&defined_by(g)),
+                    // Longer than one cell allows: the images that joined and left matter.
+                    comfy_table::Cell::new(super::clip_middle(
+                        &defined_by(g),
+                        4 * super::table::MAX_CELL_WIDTH,
+                    )),
                 ]);
             }
             fit_figures(&mut t, &headers.map(|h| h.1));
