@@ -1,5 +1,6 @@
 //! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
-//! `weakscan verify BINARY LOG`, `weakscan check FILE…` and `weakscan baseline FILE`.
+//! `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE` and
+//! `weakscan trend FILE…`.
 //!
 //! This module only parses: [`Cli::request`] turns the arguments into a
 //! [`crate::command::Request`], which [`crate::command::run`] carries out.
@@ -7,10 +8,12 @@
 use crate::analysis::attribute::OriginLevel;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupBy;
+use crate::analysis::trend::Sort;
 use crate::command::baseline::BaselineRequest;
 use crate::command::check::{CheckFormat, CheckRequest};
 use crate::command::diff::DiffRequest;
 use crate::command::scan::ScanRequest;
+use crate::command::trend::TrendRequest;
 use crate::command::verify::VerifyRequest;
 use crate::command::{self, Request};
 use crate::error::{Error, Result};
@@ -115,9 +118,29 @@ pub enum Command {
     /// The pre-release gate: check budgets from flags and weakscan.toml; exit 0 pass, 1 a
     /// budget exceeded, 2 usage, policy or input error.
     Check(CheckArgs),
+    /// Follow the figures through a series of builds (binaries, logs or whole processes), in
+    /// the order given or by the version in their paths: each build's figures and change, the
+    /// largest steps flagged with the groups and libraries that moved most.
+    Trend(TrendArgs),
     /// Write a baseline for `check --baseline`: scan's JSON plus the per-symbol list,
     /// byte-identical across runs.
     Baseline(BaselineArgs),
+    /// One self-contained HTML report: one build (scan), two (diff), more (trend and the diff
+    /// at the largest step), with a treemap, a chart, sortable tables and the fix.
+    Report {
+        /// Mach-O files or dyld logs, oldest first; `-` is stdin.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Which slice of a universal file (a report shows one).
+        #[arg(long, value_enum, default_value_t = ArchArg::All)]
+        arch: ArchArg,
+        /// The process of a log to read (default: the first PID in it).
+        #[arg(long, value_name = "PID")]
+        pid: Option<u32>,
+        /// Write here instead of stdout (`-` is stdout).
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
     /// Print a completion script for SHELL (e.g. `weakscan completions bash >
     /// ~/.local/share/bash-completion/completions/weakscan`).
     Completions {
@@ -242,6 +265,100 @@ pub struct BaselineArgs {
     /// Namespace components kept by `--by namespace`.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: u16,
+}
+
+/// `weakscan trend`.
+#[derive(Debug, Args)]
+pub struct TrendArgs {
+    /// The builds, oldest first (see --sort): Mach-O files (thin or universal), dyld logs, or
+    /// whole processes (directories, bundles, --process); `-` is stdin, once.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The order of the builds: as given, or by the version in each path (the first N.N[.N…]
+    /// below the directories they share, e.g. .cache/node/22.12.0/node → 22.12.0; equal
+    /// versions keep the given order).
+    #[arg(long, value_enum, default_value_t = SortArg::Input)]
+    pub sort: SortArg,
+    #[command(flatten)]
+    pub process: ProcessOpts,
+    /// Which slice of universal files to follow (default: each arch every build has).
+    #[arg(long, value_enum, default_value_t = ArchArg::All)]
+    pub arch: ArchArg,
+    /// How the groups of each flagged step are grouped.
+    #[arg(long = "by", value_enum, default_value_t = ByArg::Template)]
+    pub by: ByArg,
+    /// Namespace components kept by `--by namespace`.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: u16,
+    /// Groups (and libraries) listed per flagged step.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+    /// Output format (markdown is also appended to $GITHUB_STEP_SUMMARY when it is set).
+    #[arg(long, value_enum, default_value_t = TrendFormatArg::Table)]
+    pub format: TrendFormatArg,
+    /// Read inputs as this kind instead of detecting it from their first bytes.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub input_kind: Option<KindArg>,
+    /// The process of each log to read (default: the first PID in it).
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<u32>,
+    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+/// `trend --sort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    /// As given on the command line.
+    Input,
+    /// By the version in each path.
+    Version,
+}
+
+/// `trend --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TrendFormatArg {
+    /// Tables for people.
+    Table,
+    /// JSON with `schema_version`.
+    Json,
+    /// Markdown (PR comment, job summary).
+    Markdown,
+}
+
+impl TrendArgs {
+    /// The request for [`crate::command::trend`]. Errors (usage): `--search`/`--sysroot`
+    /// without a process.
+    pub fn request(&self) -> Result<TrendRequest> {
+        let arch = self.arch.filter();
+        Ok(TrendRequest {
+            process: self
+                .process
+                .load(&self.files.iter().collect::<Vec<_>>(), arch.clone())?,
+            files: self.files.clone(),
+            sort: match self.sort {
+                SortArg::Input => Sort::Input,
+                SortArg::Version => Sort::Version,
+            },
+            read: ReadOptions {
+                arch,
+                pid: self.pid,
+                kind: self.input_kind.map(|k| match k {
+                    KindArg::Binary => InputKind::Binary,
+                    KindArg::Log => InputKind::Log,
+                }),
+            },
+            group_by: self.by.group_by(self.depth),
+            top: self.top,
+            format: match self.format {
+                TrendFormatArg::Table => command::Format::Table,
+                TrendFormatArg::Json => command::Format::Json,
+                TrendFormatArg::Markdown => command::Format::Markdown,
+            },
+            output: self.output.clone(),
+        })
+    }
 }
 
 /// A gated figure on the command line.
@@ -631,6 +748,21 @@ impl Cli {
                 output: output.clone(),
             })),
             Command::Check(args) => Request::Check(args.request()?),
+            Command::Trend(args) => Request::Trend(args.request()?),
+            Command::Report {
+                files,
+                arch,
+                pid,
+                output,
+            } => Request::Report(crate::command::report::ReportRequest {
+                files: files.clone(),
+                read: ReadOptions {
+                    arch: arch.filter(),
+                    pid: *pid,
+                    kind: None,
+                },
+                output: output.clone(),
+            }),
             Command::Baseline(args) => Request::Baseline(BaselineRequest {
                 process: args.process.load(&[&args.file], args.arch.filter())?,
                 file: args.file.clone(),

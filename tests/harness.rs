@@ -1155,6 +1155,9 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
                 && !summary
         }
         Command::Baseline(a) => fixture(&a.file) && a.output.is_none() && processes(&a.process),
+        Command::Report { files, output, .. } => {
+            files.iter().all(|f| fixture(f)) && output.is_none()
+        }
         Command::Completions { output, .. }
         | Command::Man { output }
         | Command::Schema { output, .. } => output.is_none(),

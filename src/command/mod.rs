@@ -11,7 +11,9 @@ pub mod check;
 pub mod completions;
 pub mod diff;
 pub mod process;
+pub mod report;
 pub mod scan;
+pub mod trend;
 pub mod verify;
 
 use crate::error::{Error, Result};
@@ -32,6 +34,10 @@ pub enum Request {
     Check(check::CheckRequest),
     /// `weakscan baseline`.
     Baseline(baseline::BaselineRequest),
+    /// `weakscan trend`.
+    Trend(trend::TrendRequest),
+    /// `weakscan report`.
+    Report(report::ReportRequest),
     /// `weakscan completions` and `weakscan man`.
     Generate(Box<completions::GenerateRequest>),
 }
@@ -82,6 +88,8 @@ impl Request {
             Request::Verify(r) => r.output.as_ref(),
             Request::Check(r) => r.output.as_ref(),
             Request::Baseline(r) => r.output.as_ref(),
+            Request::Trend(r) => r.output.as_ref(),
+            Request::Report(r) => r.output.as_ref(),
             Request::Generate(r) => r.output.as_ref(),
         }
         .filter(|p| p.as_os_str() != "-")
@@ -96,6 +104,8 @@ pub fn run(req: &Request) -> Result<u8> {
         Request::Verify(r) => verify::run(r),
         Request::Check(r) => check::run(r),
         Request::Baseline(r) => baseline::run(r),
+        Request::Trend(r) => trend::run(r),
+        Request::Report(r) => report::run(r),
         Request::Generate(r) => completions::run(r),
     }
 }

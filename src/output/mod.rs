@@ -4,6 +4,7 @@
 
 pub mod baseline;
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod process;
@@ -11,6 +12,7 @@ pub mod process_diff;
 pub mod process_verify;
 pub mod sink;
 pub mod table;
+pub mod trend;
 
 pub use crate::analysis::check::clip_middle;
 

@@ -1,0 +1,223 @@
+//! What the HTML report (`weakscan report`) shows, independent of HTML: the totals of each
+//! build, the treemap's hierarchy, the group and symbol rows, the series across builds with the
+//! largest step, and the fix hints. [`crate::output::html`] renders it.
+//!
+//! ```text
+//! Page { title, view: scan | diff | trend, builds: [label],
+//!        totals: [ (figure, [value per build]) ],
+//!        tree: treemap::Node (the last two builds: old → new), levels: [level name],
+//!        groups: [GroupRow], symbols: [SymbolRow] (largest first, cut to a limit),
+//!        series: Option<Series> (trend: one value per build and figure, the largest step),
+//!        hints: [fix] }
+//! ```
+
+use super::check::FIX;
+use super::demangle::Demangled;
+use super::group::GroupBy;
+use super::tally::tally;
+use super::treemap::{self, Figures, Node};
+use crate::model::Image;
+use std::collections::BTreeMap;
+
+/// Which view a page is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// One build.
+    Scan,
+    /// Two builds.
+    Diff,
+    /// Three builds or more: the series, and the diff at the largest step.
+    Trend,
+}
+
+/// One group of the groups table (by template).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupRow {
+    /// The group key.
+    pub key: String,
+    /// Old figures (zero in a scan).
+    pub old: Figures,
+    /// New figures.
+    pub new: Figures,
+    /// Weak-bound symbols in the group, old and new.
+    pub symbols: (usize, usize),
+    /// A member as c++filt prints it, and its raw name.
+    pub example: (String, String),
+}
+
+/// One symbol of the symbols table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolRow {
+    /// As GNU c++filt prints it.
+    pub symbol: String,
+    /// The raw Mach-O name.
+    pub mangled: String,
+    /// Its template group.
+    pub group: String,
+    /// Old figures (zero in a scan, or when added).
+    pub old: Figures,
+    /// New figures (zero when removed).
+    pub new: Figures,
+}
+
+/// Figures across builds, for the chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Each figure's name and its value per build (`None` where a build lacks it).
+    pub lines: Vec<(String, Vec<Option<usize>>)>,
+    /// The step (index of the build after it) the report marks: the largest change of the
+    /// first line.
+    pub largest_step: Option<usize>,
+}
+
+/// A whole report page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// Title (the inputs).
+    pub title: String,
+    /// Scan, diff or trend.
+    pub view: View,
+    /// One label per build, in order.
+    pub builds: Vec<String>,
+    /// Each figure and its value per build.
+    pub totals: Vec<(String, Vec<Option<usize>>)>,
+    /// The treemap's hierarchy (of the last build, against the one before in a diff or at the
+    /// largest step of a trend).
+    pub tree: Node,
+    /// Its level names, top first.
+    pub levels: Vec<&'static str>,
+    /// The two builds the treemap and the tables compare (equal in a scan).
+    pub compared: (String, String),
+    /// Groups by template, largest |Δ lookups| (diff) or lookups (scan) first.
+    pub groups: Vec<GroupRow>,
+    /// Symbols, in the same order, cut to `symbols_limit`.
+    pub symbols: Vec<SymbolRow>,
+    /// Symbols in all, before the cut.
+    pub symbols_total: usize,
+    /// The chart (trend only).
+    pub series: Option<Series>,
+    /// What to do about leaked weak symbols.
+    pub hints: Vec<&'static str>,
+}
+
+/// Symbols listed at most in a page's table (the treemap and the groups keep all of them).
+pub const SYMBOLS_LIMIT: usize = 1500;
+
+/// The figure rows of a build (`None` where the input cannot give it).
+pub fn totals_of(image: &Image) -> Vec<(&'static str, Option<usize>)> {
+    vec![
+        ("weak-def lookups", image.weak_lookups()),
+        ("weak-bound symbols", image.weak_bind_symbols()),
+        ("weak-bind sites", image.weak_bind_sites()),
+        ("weak-def exports", image.weak_def_exports()),
+    ]
+}
+
+/// The page comparing `old` with `new` (`old` = `None`: a scan of `new`). `names` must hold
+/// every raw name of both.
+pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page {
+    let (tree, attributed) = treemap::tree(old, new, names);
+    let mut groups: BTreeMap<String, GroupRow> = BTreeMap::new();
+    let mut symbols: BTreeMap<&str, SymbolRow> = BTreeMap::new();
+    let old_entries = old.map(tally).unwrap_or_default();
+    let new_entries = tally(new);
+    for (entries, is_new) in [(&old_entries, false), (&new_entries, true)] {
+        for e in entries.iter() {
+            let name = names.lookup(&e.raw);
+            let key = GroupBy::Template.key(&name, &e.origin).into_owned();
+            let f = Figures {
+                lookups: e.lookups,
+                sites: e.sites,
+                exports: e.weak_defs,
+            };
+            let g = groups.entry(key.clone()).or_insert_with(|| GroupRow {
+                key: key.clone(),
+                old: Figures::default(),
+                new: Figures::default(),
+                symbols: (0, 0),
+                example: (name.demangled().to_string(), e.raw.clone()),
+            });
+            let side = if is_new { &mut g.new } else { &mut g.old };
+            side.lookups += f.lookups;
+            side.sites += f.sites;
+            side.exports += f.exports;
+            if e.weak_bound {
+                if is_new {
+                    g.symbols.1 += 1;
+                } else {
+                    g.symbols.0 += 1;
+                }
+            }
+            if is_new {
+                g.example = (name.demangled().to_string(), e.raw.clone());
+            }
+            let s = symbols.entry(e.raw.as_str()).or_insert_with(|| SymbolRow {
+                symbol: name.demangled().to_string(),
+                mangled: e.raw.clone(),
+                group: key,
+                old: Figures::default(),
+                new: Figures::default(),
+            });
+            if is_new {
+                s.new = f;
+            } else {
+                s.old = f;
+            }
+        }
+    }
+    let delta = |o: &Figures, n: &Figures| (n.lookups as i64 - o.lookups as i64).unsigned_abs();
+    let rank = |o: &Figures, n: &Figures| {
+        if old.is_some() {
+            (delta(o, n), n.lookups.max(o.lookups) as u64)
+        } else {
+            (n.lookups as u64, n.exports as u64)
+        }
+    };
+    let mut groups: Vec<GroupRow> = groups.into_values().collect();
+    groups.sort_by(|a, b| {
+        rank(&b.old, &b.new)
+            .cmp(&rank(&a.old, &a.new))
+            .then_with(|| a.key.cmp(&b.key))
+    });
+    let mut symbols: Vec<SymbolRow> = symbols.into_values().collect();
+    symbols.sort_by(|a, b| {
+        rank(&b.old, &b.new)
+            .cmp(&rank(&a.old, &a.new))
+            .then_with(|| a.symbol.cmp(&b.symbol))
+    });
+    let symbols_total = symbols.len();
+    symbols.truncate(SYMBOLS_LIMIT);
+    let label = |i: &Image| match &i.arch {
+        Some(a) => format!("{} ({a})", i.path),
+        None => format!("{} ({})", i.path, i.name),
+    };
+    let builds: Vec<String> = old.iter().map(|o| label(o)).chain([label(new)]).collect();
+    let totals = totals_of(new)
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, v))| {
+            let mut values: Vec<Option<usize>> =
+                old.map(|o| totals_of(o)[k].1).into_iter().collect();
+            values.push(v);
+            (name.to_string(), values)
+        })
+        .collect();
+    Page {
+        title: builds.join(" → "),
+        view: if old.is_some() {
+            View::Diff
+        } else {
+            View::Scan
+        },
+        compared: (old.map_or_else(|| label(new), label), label(new)),
+        builds,
+        totals,
+        tree,
+        levels: treemap::levels(attributed).to_vec(),
+        groups,
+        symbols,
+        symbols_total,
+        series: None,
+        hints: FIX.to_vec(),
+    }
+}

@@ -1,0 +1,154 @@
+//! `weakscan report -o report.html FILE…`: one self-contained HTML report. One input: a scan
+//! view; two: a diff view (old → new); more: a trend view (the figures across the builds, in
+//! the order given) with the diff at the largest step (the largest change of weak-def lookups
+//! between consecutive builds).
+
+use super::emit;
+use crate::analysis::demangle::demangle_all;
+use crate::analysis::page::{Series, compare, totals_of};
+use crate::error::{Error, ErrorKind, Result};
+use crate::input::{ReadOptions, read_input};
+use crate::model::Image;
+use crate::output;
+use std::path::PathBuf;
+
+/// What `weakscan report` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ReportRequest {
+    /// The builds, oldest first.
+    pub files: Vec<PathBuf>,
+    /// How to read them (`--arch`, `--pid`, `--input-kind`).
+    pub read: ReadOptions,
+    /// `--output` (stdout when `None`).
+    pub output: Option<PathBuf>,
+}
+
+/// The one image of an input: errors when a universal file gives several slices (`--arch`).
+fn one_image(path: &PathBuf, read: &ReadOptions) -> Result<Image> {
+    let mut images = read_input(path, read)?;
+    match images.len() {
+        0 => Err(Error::new(
+            ErrorKind::Malformed,
+            path,
+            "no image in the input",
+        )),
+        1 => Ok(images.remove(0)),
+        // A log's first image is its main executable.
+        _ if images[0].is_log() => Ok(images.remove(0)),
+        n => Err(Error::new(
+            ErrorKind::Usage,
+            path,
+            format!(
+                "{n} slices ({}): a report shows one, pick it with --arch",
+                images
+                    .iter()
+                    .map(Image::label)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+/// The step with the largest change of weak-def lookups: the index of the build after it.
+pub fn largest_step(values: &[Option<usize>]) -> Option<usize> {
+    (1..values.len())
+        .filter_map(|i| {
+            Some((
+                i,
+                (values[i]? as i64 - values[i - 1]? as i64).unsigned_abs(),
+            ))
+        })
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, _)| i)
+}
+
+/// Runs `weakscan report`: exit 0. Errors (exit 2): an unreadable or malformed input, a
+/// universal file without `--arch`, the output cannot be written.
+pub fn run(req: &ReportRequest) -> Result<u8> {
+    super::one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+    // The builds are independent: read them at the same time.
+    let images: Vec<Image> = std::thread::scope(|s| {
+        let handles: Vec<_> = req
+            .files
+            .iter()
+            .map(|f| s.spawn(move || one_image(f, &req.read)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(&req.files)
+            .map(|(h, f)| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::new(
+                        ErrorKind::Malformed,
+                        f,
+                        "reader thread panicked",
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    let lookups: Vec<Option<usize>> = images.iter().map(Image::weak_lookups).collect();
+    let (old, new, step) = match images.len() {
+        1 => (None, &images[0], None),
+        2 => (Some(&images[0]), &images[1], None),
+        n => {
+            let step = largest_step(&lookups).unwrap_or(n - 1);
+            (Some(&images[step - 1]), &images[step], Some(step))
+        }
+    };
+    let names = demangle_all(old.into_iter().chain([new]).flat_map(Image::symbol_names))?;
+    let mut page = compare(old, new, &names);
+    if images.len() > 2 {
+        page.view = crate::analysis::page::View::Trend;
+        page.builds = images.iter().map(build_label).collect();
+        page.title = format!(
+            "{} builds, {} → {}",
+            images.len(),
+            build_label(&images[0]),
+            build_label(&images[images.len() - 1])
+        );
+        page.totals = (0..totals_of(new).len())
+            .map(|k| {
+                (
+                    totals_of(new)[k].0.to_string(),
+                    images.iter().map(|i| totals_of(i)[k].1).collect(),
+                )
+            })
+            .collect();
+        page.series = Some(Series {
+            lines: page
+                .totals
+                .iter()
+                .filter(|(name, _)| name != "weak-bind sites")
+                .cloned()
+                .collect(),
+            largest_step: step,
+        });
+    }
+    emit(req.output.as_ref(), |out| output::html::render(out, &page))?;
+    Ok(0)
+}
+
+fn build_label(i: &Image) -> String {
+    match &i.arch {
+        Some(a) => format!("{} ({a})", i.path),
+        None => format!("{} ({})", i.path, i.name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::largest_step;
+
+    #[test]
+    fn largest_step_is_the_biggest_change_first_on_ties() {
+        assert_eq!(
+            largest_step(&[Some(10), Some(12), Some(40), Some(41)]),
+            Some(2)
+        );
+        assert_eq!(largest_step(&[Some(10), Some(20), Some(10)]), Some(1));
+        assert_eq!(largest_step(&[Some(10), None, Some(50), Some(52)]), Some(3));
+        assert_eq!(largest_step(&[Some(1)]), None);
+    }
+}
