@@ -45,11 +45,13 @@ pub enum Document {
     /// `weakscan verify APP LOG --format json` (or `verify --process MAIN LOG`): a whole
     /// process held against a dyld log.
     ProcessVerify,
+    /// `weakscan trend FILE… --format json`: a series of builds.
+    Trend,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 8] = [
+    pub const ALL: [Document; 9] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
@@ -58,6 +60,7 @@ impl Document {
         Document::Process,
         Document::ProcessDiff,
         Document::ProcessVerify,
+        Document::Trend,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -71,6 +74,7 @@ impl Document {
             Document::Process => "process",
             Document::ProcessDiff => crate::output::process_diff::COMMAND,
             Document::ProcessVerify => crate::output::process_verify::COMMAND,
+            Document::Trend => crate::output::trend::COMMAND,
         }
     }
 
@@ -95,6 +99,11 @@ impl Document {
                 "What `weakscan verify APP LOG --format json` (or `verify --process MAIN LOG`) \
                  writes: a whole process held against a dyld log. Fields: docs/json.md, \
                  docs/process.md."
+            }
+            Document::Trend => {
+                "What `weakscan trend FILE… --format json` writes: a series of builds, each \
+                 step's change, the largest steps flagged with the groups behind them. Fields: \
+                 docs/trend.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): scan's document with every group, \

@@ -881,6 +881,7 @@ pub enum CliCommand {
     Check,
     Baseline,
     Help,
+    Trend,
 }
 
 #[derive(Debug, Clone, Copy, arbitrary::Arbitrary)]
@@ -909,6 +910,7 @@ pub enum CliFlag {
     Help,
     Version,
     DoubleDash,
+    Sort,
 }
 
 #[derive(Debug, arbitrary::Arbitrary)]
@@ -949,7 +951,7 @@ pub enum GlobPiece {
     Text(String),
 }
 
-const CLI_WORDS: [&str; 20] = [
+const CLI_WORDS: [&str; 22] = [
     "template",
     "namespace",
     "pattern",
@@ -970,6 +972,8 @@ const CLI_WORDS: [&str; 20] = [
     "0",
     "-",
     "%",
+    "version",
+    "input",
 ];
 
 const CLI_PATTERNS: [&str; 8] = [
@@ -1010,6 +1014,7 @@ impl CliFlag {
             CliFlag::Help => "--help",
             CliFlag::Version => "--version",
             CliFlag::DoubleDash => "--",
+            CliFlag::Sort => "--sort",
         }
     }
 }
@@ -1093,6 +1098,7 @@ pub fn cli_argv(data: &[u8]) -> Vec<String> {
                     CliCommand::Check => "check",
                     CliCommand::Baseline => "baseline",
                     CliCommand::Help => "help",
+                    CliCommand::Trend => "trend",
                 }
                 .into(),
             ),
@@ -1155,6 +1161,12 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
                 && !summary
         }
         Command::Baseline(a) => fixture(&a.file) && a.output.is_none() && processes(&a.process),
+        // Like diff: every build a fixture.
+        Command::Trend(a) => {
+            let summary = a.format == weakscan::cli::TrendFormatArg::Markdown
+                && std::env::var_os("GITHUB_STEP_SUMMARY").is_some();
+            a.files.iter().all(|f| fixture(f)) && processes(&a.process) && !summary
+        }
         Command::Report { files, output, .. } => {
             files.iter().all(|f| fixture(f)) && output.is_none()
         }
@@ -1219,6 +1231,11 @@ pub fn cli(data: &[u8]) {
             assert!(a.depth >= 1);
             true
         }
+        Command::Report { .. } => false,
+        Command::Trend(a) => {
+            assert!(a.depth >= 1);
+            a.format == weakscan::cli::TrendFormatArg::Json
+        }
         Command::Completions { .. } | Command::Man { .. } | Command::Schema { .. } => false,
     };
     if !safe_to_run(&cli) {
@@ -1243,6 +1260,8 @@ pub fn cli(data: &[u8]) {
             Request::Verify(r) => &mut r.output,
             Request::Check(r) => &mut r.output,
             Request::Baseline(r) => &mut r.output,
+            Request::Report(r) => &mut r.output,
+            Request::Trend(r) => &mut r.output,
             Request::Generate(r) => &mut r.output,
         };
         *output = Some(out_path.clone());

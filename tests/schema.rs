@@ -14,7 +14,7 @@ macro_rules! case {
     };
 }
 
-const DOCUMENTS: [&str; 8] = [
+const DOCUMENTS: [&str; 9] = [
     "scan",
     "diff",
     "check",
@@ -23,6 +23,7 @@ const DOCUMENTS: [&str; 8] = [
     "process",
     "process-diff",
     "process-verify",
+    "trend",
 ];
 
 fn committed(doc: &str) -> PathBuf {
@@ -308,6 +309,38 @@ case!(process_outputs_validate, {
         let args = ["verify", "--format", "json", app, &log];
         let doc = run(&args, code);
         assert_valid("process-verify", &args, &doc);
+    }
+});
+
+case!(trend_outputs_validate, {
+    let (v1, v2, hidden) = (
+        bin("app-default-chained-x86_64"),
+        bin("app-v2-default-chained-x86_64"),
+        bin("app-hidden-chained-x86_64"),
+    );
+    let (u1, u2) = (
+        bin("app-default-chained-universal"),
+        bin("app-v2-default-chained-universal"),
+    );
+    let l1 = log("dyld4-macos15-chained.log");
+    let p = testdata().join("process");
+    let (a1, a2) = (
+        p.join("App.app").display().to_string(),
+        p.join("App-v2.app").display().to_string(),
+    );
+    let cases: [&[&str]; 6] = [
+        &[&v1, &v2, &hidden],
+        &["--by", "library", &v1, &v2, &hidden],
+        &["--top", "1", "--by", "symbol", &v1, &v2, &v1],
+        &[&u1, &u2, &bin("app-v2-default-chained-arm64")],
+        &[&v1, &l1, &v2],
+        &[&a1, &a2, &a1],
+    ];
+    for extra in cases {
+        let mut args = vec!["trend", "--format", "json"];
+        args.extend(extra);
+        let doc = run(&args, 0);
+        assert_valid("trend", &args, &doc);
     }
 });
 

@@ -38,4 +38,5 @@ mod node;
 mod process;
 mod properties;
 mod real_process;
+mod report;
 mod schema;

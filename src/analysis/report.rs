@@ -210,7 +210,13 @@ impl<'a> ScanReport<'a> {
     }
 }
 
-fn names_of<'a>(images: impl IntoIterator<Item = &'a Image>, by: GroupBy) -> Result<Demangled<'a>> {
+/// The demangled names of `images` (each distinct `_Z` name once), keeping the keys `by` reads.
+///
+/// Errors: the demangling threads cannot be started.
+pub(crate) fn names_of<'a>(
+    images: impl IntoIterator<Item = &'a Image>,
+    by: GroupBy,
+) -> Result<Demangled<'a>> {
     // Only `_Z` names are demangled: a C name's keys are the name itself, which
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold

@@ -356,6 +356,7 @@ pub fn schema(doc: Document) -> serde_json::Value {
         Document::ProcessVerify => {
             generator().into_root_schema_for::<super::process_verify::ProcessVerifyJson<'static>>()
         }
+        Document::Trend => generator().into_root_schema_for::<super::trend::TrendJson<'static>>(),
     };
     let mut v = schema.to_value();
     v["title"] = format!(

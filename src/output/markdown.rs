@@ -174,6 +174,35 @@ fn example(key: &str, example: &str) -> String {
     }
 }
 
+/// The table of groups that changed between two builds (`diff`, and each flagged step of
+/// `trend`), headed by `key` (the grouping's name): lookups old → new, the change of
+/// lookups, weak-bound symbols and exports, and an example member.
+pub(crate) fn group_deltas(
+    out: &mut dyn Write,
+    key: &str,
+    groups: &[&crate::analysis::diff::GroupDelta],
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "| {} | lookups old → new | Δ lookups | Δ symbols | Δ exports | example |\n|---|---:|---:|---:|---:|---|",
+        cell(key)
+    )?;
+    for g in groups {
+        writeln!(
+            out,
+            "| {} | {} → {} | {} | {} | {} | {} |",
+            code(&g.key),
+            fig(g.old.lookups),
+            fig(g.new.lookups),
+            signed(g.delta.lookups),
+            signed(g.delta.weak_bound_symbols),
+            signed(g.delta.weak_def_exports),
+            example(&g.key, &g.example)
+        )?;
+    }
+    Ok(())
+}
+
 /// Renders a diff report as GitHub-flavoured Markdown for a pull-request comment or the job
 /// summary: a headline with the change in lookups and the group that moved most, then per pair of
 /// images the figures and the groups that changed most (ends with a blank line).
@@ -256,24 +285,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             writeln!(out, "No group changed.\n")?;
             continue;
         }
-        writeln!(
-            out,
-            "| {} | lookups old → new | Δ lookups | Δ symbols | Δ exports | example |\n|---|---:|---:|---:|---:|---|",
-            r.group_by.as_str()
-        )?;
-        for g in &changed {
-            writeln!(
-                out,
-                "| {} | {} → {} | {} | {} | {} | {} |",
-                code(&g.key),
-                fig(g.old.lookups),
-                fig(g.new.lookups),
-                signed(g.delta.lookups),
-                signed(g.delta.weak_bound_symbols),
-                signed(g.delta.weak_def_exports),
-                example(&g.key, &g.example)
-            )?;
-        }
+        group_deltas(out, r.group_by.as_str(), &changed)?;
         if changed.len() < p.groups_changed {
             writeln!(
                 out,

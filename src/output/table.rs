@@ -1,6 +1,7 @@
 //! Human-readable output (`--format table`): a summary per image, then the group table.
 
 use crate::analysis::check::{CheckReport, clip_middle};
+use crate::analysis::diff::GroupDelta;
 use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
@@ -552,6 +553,45 @@ fn lookups_label(o: &ImageSummary, n: &ImageSummary) -> &'static str {
     }
 }
 
+/// The table of groups that changed between two builds (`diff`, and each flagged step of
+/// `trend`): the key (headed `key`, the grouping's name), lookups old → new, the change of each
+/// figure and an example member (left out when fitted to a narrow width).
+pub(crate) fn group_deltas(key: &str, groups: &[&GroupDelta]) -> Table {
+    let mut g = table();
+    let mut header = vec![
+        Cell::new(key),
+        figure_header("lookups old → new"),
+        figure_header("Δ lookups"),
+        figure_header("Δ symbols"),
+        figure_header("Δ sites"),
+        figure_header("Δ exports"),
+    ];
+    if show_examples() {
+        header.push(Cell::new("example"));
+    }
+    g.set_header(header);
+    fit_figures(&mut g, &[false, true, true, true, true, true, false]);
+    for grp in groups {
+        let mut row = vec![
+            cell(&grp.key),
+            right(format!(
+                "{} → {}",
+                fig(grp.old.lookups),
+                fig(grp.new.lookups)
+            )),
+            right(signed(grp.delta.lookups)),
+            right(signed(grp.delta.weak_bound_symbols)),
+            right(signed(grp.delta.sites)),
+            right(signed(grp.delta.weak_def_exports)),
+        ];
+        if show_examples() {
+            row.push(example_cell(&grp.key, &grp.example));
+        }
+        g.add_row(row);
+    }
+    g
+}
+
 /// Renders `weakscan diff`.
 pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     for p in &r.pairs {
@@ -618,38 +658,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
                 p.groups_changed
             )?;
         } else {
-            let mut g = table();
-            let mut header = vec![
-                Cell::new(r.group_by.as_str()),
-                figure_header("lookups old → new"),
-                figure_header("Δ lookups"),
-                figure_header("Δ symbols"),
-                figure_header("Δ sites"),
-                figure_header("Δ exports"),
-            ];
-            if show_examples() {
-                header.push(Cell::new("example"));
-            }
-            g.set_header(header);
-            fit_figures(&mut g, &[false, true, true, true, true, true, false]);
-            for grp in &changed {
-                let mut row = vec![
-                    cell(&grp.key),
-                    right(format!(
-                        "{} → {}",
-                        fig(grp.old.lookups),
-                        fig(grp.new.lookups)
-                    )),
-                    right(signed(grp.delta.lookups)),
-                    right(signed(grp.delta.weak_bound_symbols)),
-                    right(signed(grp.delta.sites)),
-                    right(signed(grp.delta.weak_def_exports)),
-                ];
-                if show_examples() {
-                    row.push(example_cell(&grp.key, &grp.example));
-                }
-                g.add_row(row);
-            }
+            let g = group_deltas(r.group_by.as_str(), &changed);
             writeln!(out, "{g}")?;
             if changed.len() < p.groups_changed {
                 writeln!(

@@ -74,4 +74,25 @@
       input.focus();
     });
   });
+
+  // Deep links: #search=TEXT filters both tables, #metric=sites switches the treemap
+  // (#search=v8%3A%3Ainternal&metric=exports).
+  function fromHash() {
+    var params = new URLSearchParams(location.hash.slice(1));
+    var q = params.get("search");
+    if (q !== null) {
+      document.querySelectorAll("input[type=search]").forEach(function (input) {
+        input.value = q;
+        filter(input);
+      });
+    }
+    var m = params.get("metric");
+    var radio = m && document.querySelector("input[name=metric][value=" + CSS.escape(m) + "]");
+    if (radio) {
+      radio.checked = true;
+      show(m);
+    }
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
 })();

@@ -1,0 +1,116 @@
+//! `weakscan trend FILE…`: a series of builds (binaries, logs or whole processes), each read
+//! once and all in parallel, followed by [`crate::analysis::trend`].
+
+use super::{Format, emit, one_stdin};
+use crate::analysis::group::GroupBy;
+use crate::analysis::trend::{Build, Sort, order_by_version, trend, version_in};
+use crate::error::{Error, ErrorKind, Result};
+use crate::input::{ReadOptions, read_input};
+use crate::output;
+use crate::process::load::LoadOptions;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// What `weakscan trend` was asked to do.
+#[derive(Debug, Clone)]
+pub struct TrendRequest {
+    /// The builds, oldest first unless `sort` orders them (`-` is stdin, once).
+    pub files: Vec<PathBuf>,
+    /// As given, or by the version in each path.
+    pub sort: Sort,
+    /// How to read binaries and logs.
+    pub read: ReadOptions,
+    /// The grouping of each flagged step's groups.
+    pub group_by: GroupBy,
+    /// Groups (and libraries) listed per flagged step.
+    pub top: usize,
+    /// Table, JSON or Markdown.
+    pub format: Format,
+    /// `--output` (stdout when `None`).
+    pub output: Option<PathBuf>,
+    /// Read every build as a whole process (`--process`, or a directory or bundle given),
+    /// loaded so.
+    pub process: Option<LoadOptions>,
+}
+
+/// Runs `weakscan trend`: exit 0 on success.
+///
+/// Errors (exit 2): fewer than two builds, `--format github`, a path without a version under
+/// `--sort version`, no arch common to every build (usage); any build unreadable or malformed
+/// (the first in the trend's order, named).
+pub fn run(req: &TrendRequest) -> Result<u8> {
+    if req.files.len() < 2 {
+        return Err(Error::usage(
+            "a trend needs at least two builds (one build: weakscan scan FILE)",
+        ));
+    }
+    if req.format == Format::Github {
+        return Err(Error::usage(
+            "trend writes --format table, json or markdown (github: not yet)",
+        ));
+    }
+    let paths: Vec<&Path> = req.files.iter().map(PathBuf::as_path).collect();
+    one_stdin(&paths)?;
+    let (order, versions): (Vec<usize>, Vec<Option<String>>) = match req.sort {
+        Sort::Input => (
+            (0..paths.len()).collect(),
+            paths.iter().map(|p| version_in(p, &paths)).collect(),
+        ),
+        Sort::Version => {
+            let (order, versions) = order_by_version(&paths)?;
+            (order, versions.into_iter().map(Some).collect())
+        }
+    };
+    // The builds are independent: read at the same time, each once. The first error in the
+    // trend's order is the one reported, whichever thread met it first.
+    let builds = order
+        .par_iter()
+        .map(|&i| read_build(paths[i], versions[i].clone(), req))
+        .collect::<Vec<Result<Build>>>()
+        .into_iter()
+        .collect::<Result<Vec<Build>>>()?;
+    let report = trend(&builds, req.group_by, req.top, req.sort)?;
+    emit(req.output.as_ref(), |out| match req.format {
+        Format::Json => output::trend::json(out, &report),
+        Format::Markdown => output::trend::markdown(out, &report),
+        _ => output::trend::table_out(out, &report),
+    })?;
+    if req.format == Format::Markdown {
+        super::append_step_summary(|w| output::trend::markdown(w, &report));
+    }
+    Ok(0)
+}
+
+/// Reads one build: a binary's slices or a log's images, or each arch of a whole process as
+/// one merged image with its trie probes.
+fn read_build(path: &Path, version: Option<String>, req: &TrendRequest) -> Result<Build> {
+    let shown = crate::text::escape_path(path);
+    let Some(load) = &req.process else {
+        return Ok(Build {
+            path: shown,
+            version,
+            images: read_input(path, &req.read)?,
+            trie_probes: Vec::new(),
+            input_kind: None,
+        });
+    };
+    let mut images = Vec::new();
+    let mut trie_probes = Vec::new();
+    for p in super::process::load_processes(path, load)? {
+        trie_probes.push(Some(crate::analysis::coalesce::coalesce(&p)?.trie_probes));
+        images.push(crate::process::merge::merged(&p).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Malformed,
+                path,
+                "the main executable was not read",
+            )
+        })?);
+    }
+    Ok(Build {
+        path: shown,
+        version,
+        images,
+        trie_probes,
+        input_kind: Some(super::check::PROCESS_KIND),
+    })
+}

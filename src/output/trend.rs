@@ -1,0 +1,397 @@
+//! A series of builds (`weakscan trend`): per series (arch) one row per build with its figures
+//! and the change from the build before, the largest step and the flagged ones marked, then per
+//! flagged step the groups (and libraries) that moved most. Table, Markdown and JSON
+//! (`command: "trend"`, `docs/json.md`, `docs/trend.md`).
+
+use super::markdown::{cell as md, code};
+use super::table::{cell, figure_header, group_deltas, right, table, width};
+use super::{change, fig};
+use crate::analysis::diff::GroupDelta;
+use crate::analysis::trend::{FLAG_DIVISOR, FiguresDelta, Series, Step, TrendReport};
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// The `command` of the JSON document.
+pub const COMMAND: &str = "trend";
+
+/// Marks the build a step leads to: the largest step.
+const LARGEST: &str = "◀ largest";
+/// Marks the build a step leads to: a flagged step.
+const FLAGGED: &str = "◀ flagged";
+
+/// How a build is named in step headings: its version, else `#N` (1-based).
+fn label(r: &TrendReport, b: usize) -> String {
+    r.builds[b]
+        .version
+        .clone()
+        .unwrap_or_else(|| format!("#{}", b + 1))
+}
+
+/// `22.12.0 → 22.14.0`, or `#5 → #6`.
+fn step_name(r: &TrendReport, s: &Step) -> String {
+    format!("{} → {}", label(r, s.from), label(r, s.to))
+}
+
+/// The change of lookups of a step: `-5071 (-74.3%)`.
+fn step_change(s: &Step, series: &Series) -> String {
+    change(
+        series.points[s.from].figures.stats.lookups,
+        series.points[s.to].figures.stats.lookups,
+    )
+}
+
+/// `fig (+Δ)`: a figure and its change from the build before when that is known and not 0.
+fn with_delta(v: Option<usize>, d: Option<i64>) -> String {
+    match d {
+        Some(d) if d != 0 => format!("{} ({d:+})", fig(v)),
+        _ => fig(v),
+    }
+}
+
+/// The arch of a series as shown (`x86_64`, or `main image` with logs).
+fn arch(s: &Series) -> &str {
+    s.arch.as_deref().unwrap_or("main image")
+}
+
+/// The flagged steps, largest first.
+fn flagged(s: &Series) -> Vec<&Step> {
+    let mut v: Vec<&Step> = s.steps.iter().filter(|st| st.flagged).collect();
+    v.sort_by_key(|st| st.rank);
+    v
+}
+
+/// One line on the series: its builds and largest step.
+fn headline(r: &TrendReport, s: &Series) -> String {
+    let n = s.points.len();
+    match s.largest_step.map(|i| &s.steps[i]) {
+        Some(st) => format!(
+            "trend ({}): {n} builds; largest step {}: lookups {} → {}, {}",
+            arch(s),
+            step_name(r, st),
+            fig(s.points[st.from].figures.stats.lookups),
+            fig(s.points[st.to].figures.stats.lookups),
+            step_change(st, s)
+        ),
+        None => format!(
+            "trend ({}): {n} builds; lookups did not change from one to the next",
+            arch(s)
+        ),
+    }
+}
+
+/// What the lookups column counts, when the builds mix logs with binaries or processes.
+fn lookups_note(s: &Series) -> Option<&'static str> {
+    let logs = s.points.iter().filter(|p| p.image.log.is_some()).count();
+    (logs > 0 && logs < s.points.len())
+        .then_some("lookups: seen in the log for a log, predicted (dyld4, macOS 15) otherwise")
+}
+
+/// The rule, with the series' figures.
+fn rule(s: &Series) -> Option<String> {
+    let st = &s.steps[s.largest_step?];
+    Some(format!(
+        "{LARGEST}: the step from the build before changed lookups most ({:+}); {FLAGGED}: a step \
+         of at least 1/{FLAG_DIVISOR} of it (|Δ lookups| ≥ {})",
+        st.change.stats.lookups.unwrap_or(0),
+        s.flag_threshold.unwrap_or(0)
+    ))
+}
+
+fn marker(s: &Series, b: usize) -> &'static str {
+    match b.checked_sub(1).and_then(|i| s.steps.get(i)) {
+        Some(st) if st.largest => LARGEST,
+        Some(st) if st.flagged => FLAGGED,
+        _ => "",
+    }
+}
+
+/// "5 of 402 changed groups shown; --top N to change" after a list of moved groups.
+fn shown(what: &str, kept: usize, changed: usize) -> String {
+    if kept < changed {
+        format!("{kept} of {changed} changed {what} shown; --top N to change")
+    } else {
+        format!("{changed} changed {what}")
+    }
+}
+
+/// Renders the report as tables: per series the builds, then each flagged step's groups.
+pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
+    for (k, s) in r.series.iter().enumerate() {
+        if k > 0 {
+            writeln!(out)?;
+        }
+        writeln!(out, "{}", headline(r, s))?;
+        let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
+        let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
+        // (header, a figure column kept whole when fitted to a width)
+        let mut headers: Vec<(&str, bool)> = vec![("#", true), ("build", false)];
+        if versions {
+            headers.push(("version", true));
+        }
+        headers.extend([
+            ("lookups", true),
+            ("Δ lookups", true),
+            ("weak-bound symbols", true),
+            ("weak-bind sites", true),
+            ("weak-def exports", true),
+        ]);
+        if probes {
+            headers.push(("trie probes", true));
+        }
+        headers.push(("step", true));
+        let mut t = table();
+        t.set_header(headers.iter().map(|&(h, figure)| match h {
+            "#" => right(h),
+            "step" | "version" => comfy_table::Cell::new(h),
+            _ if figure => figure_header(h),
+            _ => comfy_table::Cell::new(h),
+        }));
+        for (b, p) in s.points.iter().enumerate() {
+            let f = &p.figures;
+            let d = b
+                .checked_sub(1)
+                .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
+            let mut row = vec![right(b + 1), cell(&r.builds[p.build].path)];
+            if versions {
+                row.push(cell(r.builds[p.build].version.as_deref().unwrap_or("")));
+            }
+            row.extend([
+                right(fig(f.stats.lookups)),
+                right(match b {
+                    0 => String::new(),
+                    _ => change(s.points[b - 1].figures.stats.lookups, f.stats.lookups),
+                }),
+                right(with_delta(
+                    f.stats.weak_bound_symbols,
+                    d.stats.weak_bound_symbols,
+                )),
+                right(with_delta(f.stats.sites, d.stats.sites)),
+                right(with_delta(
+                    f.stats.weak_def_exports,
+                    d.stats.weak_def_exports,
+                )),
+            ]);
+            if probes {
+                row.push(right(with_delta(f.trie_probes, d.trie_probes)));
+            }
+            row.push(cell(marker(s, b)));
+            t.add_row(row);
+        }
+        if width().is_some() {
+            for (i, &(_, whole)) in headers.iter().enumerate() {
+                if whole && let Some(c) = t.column_mut(i) {
+                    c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+                }
+            }
+        }
+        writeln!(out, "{t}")?;
+        if let Some(note) = lookups_note(s) {
+            writeln!(out, "{note}")?;
+        }
+        if let Some(rule) = rule(s) {
+            writeln!(out, "{rule}")?;
+        }
+        for st in flagged(s) {
+            writeln!(
+                out,
+                "\nstep {} ({}): lookups {} → {}, {}",
+                step_name(r, st),
+                if st.largest { "largest" } else { "flagged" },
+                fig(s.points[st.from].figures.stats.lookups),
+                fig(s.points[st.to].figures.stats.lookups),
+                step_change(st, s)
+            )?;
+            writeln!(out, "  from {}", r.builds[st.from].path)?;
+            writeln!(out, "  to   {}", r.builds[st.to].path)?;
+            groups_table(
+                out,
+                r.group_by.as_str(),
+                &st.groups,
+                &shown("groups", st.groups.len(), st.groups_changed),
+            )?;
+            match (&st.libraries, st.libraries_changed) {
+                (Some(libs), Some(changed)) => groups_table(
+                    out,
+                    "library",
+                    libs,
+                    &shown("libraries", libs.len(), changed),
+                )?,
+                _ if r.group_by.as_str() == "library" => {}
+                _ => writeln!(
+                    out,
+                    "libraries: not known (both builds need a debug map to attribute symbols)"
+                )?,
+            }
+        }
+    }
+    left_out(out, r, false)?;
+    if r.demangle_failures > 0 {
+        writeln!(
+            out,
+            "{} names could not be demangled (shown raw)",
+            r.demangle_failures
+        )?;
+    }
+    Ok(())
+}
+
+fn groups_table(
+    out: &mut dyn Write,
+    key: &str,
+    groups: &[GroupDelta],
+    note: &str,
+) -> io::Result<()> {
+    if groups.is_empty() {
+        return writeln!(out, "by {key}: no change");
+    }
+    let refs: Vec<&GroupDelta> = groups.iter().collect();
+    writeln!(out, "{}", group_deltas(key, &refs))?;
+    writeln!(out, "({note})")
+}
+
+/// The arches left out, one line each.
+fn left_out(out: &mut dyn Write, r: &TrendReport, markdown: bool) -> io::Result<()> {
+    for l in &r.arches_left_out {
+        let builds: Vec<String> = l.builds.iter().map(|&b| label(r, b)).collect();
+        let arch = if markdown {
+            code(&l.arch)
+        } else {
+            l.arch.clone()
+        };
+        writeln!(
+            out,
+            "\n{arch} is not in every build (only in {}): not followed",
+            builds.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// Renders the report as GitHub-flavoured Markdown (ends with a blank line).
+pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
+    for s in &r.series {
+        writeln!(out, "## weakscan {}\n", md(&headline(r, s)))?;
+        let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
+        let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
+        let mut head = vec!["#", "build"];
+        let mut align = vec!["---:", "---"];
+        if versions {
+            head.push("version");
+            align.push("---");
+        }
+        head.extend([
+            "lookups",
+            "Δ lookups",
+            "weak-bound symbols",
+            "weak-bind sites",
+            "weak-def exports",
+        ]);
+        align.extend(["---:"; 5]);
+        if probes {
+            head.push("trie probes");
+            align.push("---:");
+        }
+        head.push("step");
+        align.push("---");
+        writeln!(out, "| {} |\n|{}|", head.join(" | "), align.join("|"))?;
+        for (b, p) in s.points.iter().enumerate() {
+            let f = &p.figures;
+            let d = b
+                .checked_sub(1)
+                .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
+            let mut row = vec![(b + 1).to_string(), code(&r.builds[p.build].path)];
+            if versions {
+                row.push(md(r.builds[p.build].version.as_deref().unwrap_or("")));
+            }
+            row.extend([
+                fig(f.stats.lookups),
+                match b {
+                    0 => String::new(),
+                    _ => change(s.points[b - 1].figures.stats.lookups, f.stats.lookups),
+                },
+                with_delta(f.stats.weak_bound_symbols, d.stats.weak_bound_symbols),
+                with_delta(f.stats.sites, d.stats.sites),
+                with_delta(f.stats.weak_def_exports, d.stats.weak_def_exports),
+            ]);
+            if probes {
+                row.push(with_delta(f.trie_probes, d.trie_probes));
+            }
+            row.push(match marker(s, b) {
+                "" => String::new(),
+                m => format!("**{m}**"),
+            });
+            writeln!(out, "| {} |", row.join(" | "))?;
+        }
+        out.write_all(b"\n")?;
+        if let Some(note) = lookups_note(s) {
+            writeln!(out, "{}\n", md(note))?;
+        }
+        if let Some(rule) = rule(s) {
+            writeln!(out, "{}\n", md(&rule))?;
+        }
+        for st in flagged(s) {
+            writeln!(
+                out,
+                "### Step {} ({}): lookups {} → {}, {}\n",
+                md(&step_name(r, st)),
+                if st.largest { "largest" } else { "flagged" },
+                fig(s.points[st.from].figures.stats.lookups),
+                fig(s.points[st.to].figures.stats.lookups),
+                step_change(st, s)
+            )?;
+            writeln!(
+                out,
+                "{} → {}\n",
+                code(&r.builds[st.from].path),
+                code(&r.builds[st.to].path)
+            )?;
+            let lists = [
+                Some((r.group_by.as_str(), &st.groups, st.groups_changed, "groups")),
+                st.libraries
+                    .as_ref()
+                    .zip(st.libraries_changed)
+                    .map(|(l, c)| ("library", l, c, "libraries")),
+            ];
+            for (key, groups, changed, what) in lists.into_iter().flatten() {
+                if groups.is_empty() {
+                    writeln!(out, "By {key}: no change.\n")?;
+                    continue;
+                }
+                let refs: Vec<&GroupDelta> = groups.iter().collect();
+                super::markdown::group_deltas(out, key, &refs)?;
+                writeln!(out, "\n{}.\n", shown(what, groups.len(), changed))?;
+            }
+        }
+    }
+    left_out(out, r, true)?;
+    if !r.arches_left_out.is_empty() {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// The JSON document of a trend.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct TrendJson<'a> {
+    schema_version: u32,
+    command: &'static str,
+    #[schemars(with = "crate::schema::GroupByName")]
+    group_by: &'static str,
+    #[serde(flatten)]
+    report: &'a TrendReport,
+}
+
+/// Renders the report as pretty JSON (with a trailing newline).
+pub fn json(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
+    serde_json::to_writer_pretty(
+        &mut *out,
+        &TrendJson {
+            schema_version: crate::schema::SCHEMA_VERSION,
+            command: COMMAND,
+            group_by: r.group_by.as_str(),
+            report: r,
+        },
+    )
+    .map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
