@@ -2,7 +2,7 @@
 //! with what each costs, the process figures, cross-image duplicates and the problems met. Table
 //! and JSON (`command: "process"`, `docs/json.md`).
 
-use super::table::{cell, figure_header, fit_figures, right, table};
+use super::table::{cell, fit_figures, right, table, table_with};
 use crate::analysis::coalesce::Coalescing;
 use crate::output::{NOT_AVAILABLE, fig};
 use serde::Serialize;
@@ -53,12 +53,7 @@ pub fn table_out(
             ("unused weak defs", true),
             ("probes saved if hidden", true),
         ]);
-        let mut t = table();
-        t.set_header(
-            headers
-                .iter()
-                .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
-        );
+        let mut t = table_with(&headers);
         for c in &p.images {
             let mut row = vec![cell(&c.image), right(c.index)];
             if found_by {
@@ -111,7 +106,6 @@ pub fn table_out(
                 p.duplicated_names,
                 p.duplicate_groups.len()
             )?;
-            let mut t = table();
             let headers = [
                 ("template", false),
                 ("symbols", true),
@@ -119,11 +113,7 @@ pub fn table_out(
                 ("defined by", false),
                 ("winner", false),
             ];
-            t.set_header(
-                headers
-                    .iter()
-                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
-            );
+            let mut t = table_with(&headers);
             let shown = top.unwrap_or(usize::MAX);
             for g in p.duplicate_groups.iter().take(shown) {
                 t.add_row(vec![

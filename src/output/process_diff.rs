@@ -4,7 +4,7 @@
 //! JSON (`command: "process-diff"`, `docs/json.md`).
 
 use super::markdown::{cell as md, code};
-use super::table::{cell, figure_header, fit_figures, right, table};
+use super::table::{cell, fit_figures, right, table, table_with};
 use super::{NOT_AVAILABLE, change, fig, signed};
 use crate::analysis::process_diff::{Change, ImageDelta, ImageStatus, ProcessDiffReport};
 use serde::Serialize;
@@ -149,12 +149,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 ("unused weak defs", true),
                 ("probes saved if hidden", true),
             ];
-            let mut t = table();
-            t.set_header(
-                headers
-                    .iter()
-                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
-            );
+            let mut t = table_with(&headers);
             for d in &shown {
                 t.add_row(vec![
                     cell(&image_name(d)),
@@ -188,12 +183,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 ("Δ symbols", true),
                 ("Δ exports", true),
             ];
-            let mut t = table();
-            t.set_header(
-                headers
-                    .iter()
-                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
-            );
+            let mut t = table_with(&headers);
             for g in &d.groups {
                 t.add_row(vec![
                     cell(&g.key),
@@ -224,12 +214,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 ("lookups", true),
                 ("defined by", false),
             ];
-            let mut t = table();
-            t.set_header(
-                headers
-                    .iter()
-                    .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
-            );
+            let mut t = table_with(&headers);
             for g in &p.duplicate_groups {
                 t.add_row(vec![
                     cell(&g.template),

@@ -3,7 +3,7 @@
 //! that differs, its comparison as `verify BINARY LOG` prints it. Table and JSON
 //! (`command: "process-verify"`, `docs/json.md`).
 
-use super::table::{cell, figure_header, fit_figures, right, table};
+use super::table::{cell, fit_figures, right, table_with};
 use crate::analysis::process_verify::{Match, ProcessVerifyReport};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -22,12 +22,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()>
         ("not seen", true),
         ("not predicted", true),
     ];
-    let mut t = table();
-    t.set_header(
-        headers
-            .iter()
-            .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
-    );
+    let mut t = table_with(&headers);
     for i in &r.images {
         let log = match i.status {
             Match::Compared => i.log_image.clone().unwrap_or_default(),

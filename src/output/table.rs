@@ -64,6 +64,18 @@ pub(crate) fn cell(s: &str) -> Cell {
     Cell::new(clip_middle(s, MAX_CELL_WIDTH))
 }
 
+/// A table whose header is `headers`: (text, is a figure) — figures right-aligned and kept whole
+/// when fitted ([`fit_figures`]), the rest text.
+pub(crate) fn table_with(headers: &[(&str, bool)]) -> Table {
+    let mut t = table();
+    t.set_header(
+        headers
+            .iter()
+            .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
+    );
+    t
+}
+
 pub(crate) fn right(s: impl ToString) -> Cell {
     Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
 }
