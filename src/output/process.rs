@@ -2,7 +2,7 @@
 //! with what each costs, the process figures, cross-image duplicates and the problems met. Table
 //! and JSON (`command: "process"`, `docs/json.md`).
 
-use super::table::{cell, fit_figures, right, table, table_with};
+use super::table::{cell, fit_figures, right, table_with};
 use crate::analysis::coalesce::Coalescing;
 use crate::output::{NOT_AVAILABLE, fig};
 use serde::Serialize;
