@@ -20,6 +20,8 @@
 //! * `real_process` checks the whole process of sharp's official macOS addon and its libvips
 //!   (npm packages, cached by `scripts/fetch-npm.sh`) against LLVM 22's view of the images;
 //! * `schema` keeps `docs/schemas/` current and validates real outputs against it.
+//! * `trend` runs `weakscan trend` over series of fixtures (figures from `expected.tsv`, the
+//!   step rule, the groups behind the flagged steps), logs and processes, and its usage errors.
 
 mod util;
 
@@ -40,3 +42,4 @@ mod properties;
 mod real_process;
 mod report;
 mod schema;
+mod trend;

@@ -105,12 +105,26 @@ fn marker(s: &Series, b: usize) -> &'static str {
     }
 }
 
-/// "5 of 402 changed groups shown; --top N to change" after a list of moved groups.
-fn shown(what: &str, kept: usize, changed: usize) -> String {
+/// "5 of 402 changed groups shown; --top N to change" after a list of moved groups (`what`:
+/// the singular and the plural).
+fn shown(what: (&str, &str), kept: usize, changed: usize) -> String {
+    let noun = if changed == 1 { what.0 } else { what.1 };
     if kept < changed {
-        format!("{kept} of {changed} changed {what} shown; --top N to change")
+        format!("{kept} of {changed} changed {noun} shown; --top N to change")
     } else {
-        format!("{changed} changed {what}")
+        format!("{changed} changed {noun}")
+    }
+}
+
+const GROUPS: (&str, &str) = ("group", "groups");
+const LIBRARIES: (&str, &str) = ("library", "libraries");
+
+/// The change of lookups into a build: `+3661 (+115.8%)`, `0` when none.
+fn lookups_change(s: &Series, b: usize) -> String {
+    match b.checked_sub(1).map(|i| &s.steps[i]) {
+        None => String::new(),
+        Some(st) if st.change.stats.lookups == Some(0) => "0".into(),
+        Some(st) => step_change(st, s),
     }
 }
 
@@ -157,10 +171,7 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             }
             row.extend([
                 right(fig(f.stats.lookups)),
-                right(match b {
-                    0 => String::new(),
-                    _ => change(s.points[b - 1].figures.stats.lookups, f.stats.lookups),
-                }),
+                right(lookups_change(s, b)),
                 right(with_delta(
                     f.stats.weak_bound_symbols,
                     d.stats.weak_bound_symbols,
@@ -207,15 +218,12 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
                 out,
                 r.group_by.as_str(),
                 &st.groups,
-                &shown("groups", st.groups.len(), st.groups_changed),
+                &shown(GROUPS, st.groups.len(), st.groups_changed),
             )?;
             match (&st.libraries, st.libraries_changed) {
-                (Some(libs), Some(changed)) => groups_table(
-                    out,
-                    "library",
-                    libs,
-                    &shown("libraries", libs.len(), changed),
-                )?,
+                (Some(libs), Some(changed)) => {
+                    groups_table(out, "library", libs, &shown(LIBRARIES, libs.len(), changed))?
+                }
                 _ if r.group_by.as_str() == "library" => {}
                 _ => writeln!(
                     out,
@@ -253,14 +261,15 @@ fn groups_table(
 fn left_out(out: &mut dyn Write, r: &TrendReport, markdown: bool) -> io::Result<()> {
     for l in &r.arches_left_out {
         let builds: Vec<String> = l.builds.iter().map(|&b| label(r, b)).collect();
-        let arch = if markdown {
-            code(&l.arch)
+        // Markdown sections already end with a blank line.
+        let (arch, gap) = if markdown {
+            (code(&l.arch), "")
         } else {
-            l.arch.clone()
+            (l.arch.clone(), "\n")
         };
         writeln!(
             out,
-            "\n{arch} is not in every build (only in {}): not followed",
+            "{gap}{arch} is not in every build (only in {}): not followed",
             builds.join(", ")
         )?;
     }
@@ -305,10 +314,7 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             }
             row.extend([
                 fig(f.stats.lookups),
-                match b {
-                    0 => String::new(),
-                    _ => change(s.points[b - 1].figures.stats.lookups, f.stats.lookups),
-                },
+                lookups_change(s, b),
                 with_delta(f.stats.weak_bound_symbols, d.stats.weak_bound_symbols),
                 with_delta(f.stats.sites, d.stats.sites),
                 with_delta(f.stats.weak_def_exports, d.stats.weak_def_exports),
@@ -346,11 +352,11 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
                 code(&r.builds[st.to].path)
             )?;
             let lists = [
-                Some((r.group_by.as_str(), &st.groups, st.groups_changed, "groups")),
+                Some((r.group_by.as_str(), &st.groups, st.groups_changed, GROUPS)),
                 st.libraries
                     .as_ref()
                     .zip(st.libraries_changed)
-                    .map(|(l, c)| ("library", l, c, "libraries")),
+                    .map(|(l, c)| ("library", l, c, LIBRARIES)),
             ];
             for (key, groups, changed, what) in lists.into_iter().flatten() {
                 if groups.is_empty() {
