@@ -1,5 +1,6 @@
-//! Real input: official Node.js macOS binaries (20.11.0, 22.11.0, 24.11.1) from the npm registry
-//! (`scripts/fetch-node.sh` puts them in `$WEAKSCAN_NODE_CACHE`, default `.cache/node`).
+//! Real input: official Node.js macOS binaries (20.11.0, 22.11.0, 24.11.1; the trend test also
+//! 22.12.0 and 22.14.0) from the npm registry (`scripts/fetch-node.sh` puts them in
+//! `$WEAKSCAN_NODE_CACHE`, default `.cache/node`).
 //! Reference figures: llvm-objdump from LLVM 22, and DYLD_PRINT_BINDINGS for the 2158
 //! (docs/dyld-weak-binding.md). Skipped when the cache is absent, unless
 //! `WEAKSCAN_REQUIRE_NODE=1` (CI) makes that a failure.
@@ -306,5 +307,192 @@ fn node_attribution_agrees_with_llvm_nm() {
         };
         let n = crate::differential::attribution_agrees_with_llvm_nm(&nm, &bin);
         assert!(n > 3_000, "node {version}: only {n} symbols compared");
+    }
+}
+
+/// The builds the trend test reads: the 22.x releases on either side of the step that removed
+/// V8's leaked templates, and those the other tests read (`.ci/run` fetches all of them).
+const TREND_VERSIONS: [&str; 5] = ["20.11.0", "22.11.0", "22.12.0", "22.14.0", "24.11.1"];
+
+/// Per static library (the archive of each symbol's `N_OSO` in llvm-nm-22 `-ap`), the distinct
+/// weak-bound symbols llvm-objdump-22 `--weak-bind` lists (rows not marked `strong`); symbols
+/// no stab names are left out.
+fn weak_bound_by_library(
+    objdump: &std::path::Path,
+    nm: &std::path::Path,
+    bin: &std::path::Path,
+) -> std::collections::BTreeMap<String, i64> {
+    let out = std::process::Command::new(objdump)
+        .args(["--macho", "--weak-bind"])
+        .arg(bin)
+        .output()
+        .expect("run llvm-objdump");
+    assert!(out.status.success(), "llvm-objdump --weak-bind {bin:?}");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let symbols: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // segment section address type addend symbol
+            (f.len() == 6 && f[2].starts_with("0x")).then(|| f[5])
+        })
+        .collect();
+    let map = crate::util::nm_debug_map(nm, bin);
+    let mut by = std::collections::BTreeMap::new();
+    for s in symbols {
+        if let Some(oso) = map.get(s) {
+            let archive = oso.split('(').next().unwrap_or(oso);
+            let lib = archive.rsplit('/').next().unwrap_or(archive);
+            *by.entry(lib.to_string()).or_insert(0) += 1;
+        }
+    }
+    by
+}
+
+/// Issue 15: `trend --sort version` over the 22.x line finds the release that removed V8's
+/// leaked templates — 22.14.0 (nodejs/node#56275), 6825 → 1754 lookups — and the templates
+/// and static libraries it emptied. Each build's figures are llvm-objdump-22's (exports,
+/// weak-bind rows, distinct weak-bound symbols; + 22 treat-as-weak lookups for these opcode
+/// builds), as in the tests above; the library changes are llvm-nm-22's debug map when LLVM 22
+/// is installed.
+#[test]
+fn node_trend_finds_the_22_x_release_that_removed_the_leak() {
+    let mut bins = Vec::new();
+    // Given out of order: --sort version puts them right.
+    for v in ["24.11.1", "22.14.0", "20.11.0", "22.12.0", "22.11.0"] {
+        let Some(bin) = node_binary(v) else {
+            return;
+        };
+        bins.push(bin);
+    }
+    let mut args = vec!["trend", "--format", "json", "--sort", "version"];
+    args.extend(bins.iter().map(|b| b.to_str().unwrap()));
+    let doc = json(&args);
+    let versions: Vec<&str> = doc["builds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(versions, TREND_VERSIONS);
+    let s = &doc["series"][0];
+    assert_eq!(s["arch"], "x86_64");
+    // (weak-def exports, weak-bind sites, weak-bound symbols, predicted lookups)
+    let want: [(u64, u64, u64, u64); 5] = [
+        (5803, 4285, 3139, 3161),
+        (10177, 8237, 6800, 6822),
+        (10180, 8240, 6803, 6825),
+        (1867, 1847, 1732, 1754),
+        (1972, 1941, 1842, 1886),
+    ];
+    for (p, (v, w)) in s["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(TREND_VERSIONS.iter().zip(want))
+    {
+        let f = &p["figures"];
+        let got = (
+            f["weak_def_exports"].as_u64().unwrap(),
+            f["sites"].as_u64().unwrap(),
+            f["weak_bound_symbols"].as_u64().unwrap(),
+            f["lookups"].as_u64().unwrap(),
+        );
+        assert_eq!(got, w, "node {v}");
+    }
+    // The largest step is 22.12.0 → 22.14.0; the V8 upgrade of 22 (20.11.0 → 22.11.0, +3661)
+    // is flagged too; nothing else is a quarter of it.
+    let steps = s["steps"].as_array().unwrap();
+    let step = |from: &str, to: &str| {
+        let (f, t) = (
+            TREND_VERSIONS.iter().position(|v| *v == from).unwrap(),
+            TREND_VERSIONS.iter().position(|v| *v == to).unwrap(),
+        );
+        steps
+            .iter()
+            .find(|st| st["from"] == f && st["to"] == t)
+            .unwrap()
+    };
+    let fix = step("22.12.0", "22.14.0");
+    assert_eq!(s["largest_step"], 2);
+    assert_eq!(fix["largest"], true);
+    assert_eq!(fix["change"]["lookups"], 1754 - 6825);
+    let flagged: Vec<(u64, u64)> = steps
+        .iter()
+        .filter(|st| st["flagged"] == true)
+        .map(|st| (st["from"].as_u64().unwrap(), st["to"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(flagged, [(0, 1), (2, 3)]);
+    assert_eq!(step("20.11.0", "22.11.0")["change"]["lookups"], 6822 - 3161);
+    // The templates it emptied: V8's, the descriptor leak of the published investigation first.
+    let groups = fix["groups"].as_array().unwrap();
+    let moved: Vec<(&str, i64, u64)> = groups
+        .iter()
+        .map(|g| {
+            (
+                g["key"].as_str().unwrap(),
+                g["delta"]["weak_bound_symbols"].as_i64().unwrap(),
+                g["new"]["weak_bound_symbols"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moved[..2],
+        [
+            ("v8::internal::StaticCallInterfaceDescriptor<…>", -2158, 0),
+            ("v8::internal::compiler::InstructionSelectorT<…>", -1021, 0),
+        ]
+    );
+    assert!(
+        moved
+            .iter()
+            .all(|(k, d, new)| k.starts_with("v8::internal::") && *d < 0 && *new == 0),
+        "{moved:?}"
+    );
+    // The libraries: V8's static libraries, emptied.
+    let libs = fix["libraries"].as_array().unwrap();
+    let lib = |k: &str| {
+        libs.iter()
+            .find(|l| l["key"] == k)
+            .unwrap_or_else(|| panic!("{k} among {libs:?}"))
+    };
+    assert_eq!(libs[0]["key"], "libv8_base_without_compiler.a");
+    assert_eq!(
+        lib("libv8_base_without_compiler.a")["delta"]["weak_bound_symbols"],
+        -3937
+    );
+    assert_eq!(
+        lib("libv8_compiler.a")["delta"]["weak_bound_symbols"],
+        -1041
+    );
+    assert_eq!(lib("libv8_compiler.a")["new"]["weak_bound_symbols"], 0);
+    assert_eq!(lib("libv8_turboshaft.a")["new"]["weak_bound_symbols"], 0);
+
+    // The same changes from LLVM's own view of the two builds.
+    let (Some(objdump), Some(nm)) = (crate::util::llvm_objdump(), crate::util::llvm_nm()) else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-objdump and llvm-nm from LLVM 22 are required but missing"
+        );
+        crate::util::skip("LLVM 22 not found: library changes not cross-checked");
+        return;
+    };
+    let (old, new) = (
+        weak_bound_by_library(&objdump, &nm, &bins[3]),
+        weak_bound_by_library(&objdump, &nm, &bins[1]),
+    );
+    assert!(bins[3].ends_with("22.12.0/node") && bins[1].ends_with("22.14.0/node"));
+    for l in libs {
+        let k = l["key"].as_str().unwrap();
+        if k.starts_with('(') {
+            continue;
+        }
+        let d = new.get(k).copied().unwrap_or(0) - old.get(k).copied().unwrap_or(0);
+        assert_eq!(l["delta"]["weak_bound_symbols"], d, "{k}");
+        assert_eq!(
+            l["old"]["weak_bound_symbols"],
+            old.get(k).copied().unwrap_or(0),
+            "{k}"
+        );
     }
 }
