@@ -439,3 +439,34 @@ case!(usage_errors, {
     fails_with(&["trend", &v1, &missing, &bad], "no-such-build");
     assert!(Path::new(&bad).is_file());
 });
+
+case!(no_step_is_ranked_without_a_change_or_without_lookups, {
+    // dyld4 of macOS 14 prints no lookup lines, and its chained binds do not tell the weak ones
+    // (testdata/logs/README.md): no lookups to rank by.
+    let log = testdata()
+        .join("logs/dyld4-macos14-chained.log")
+        .display()
+        .to_string();
+    let v1 = path("app-default-chained-x86_64");
+    for (args, headline) in [
+        (
+            [&log, &log],
+            "no step ranked: the lookups of some builds are not known",
+        ),
+        ([&v1, &v1], "lookups did not change from one to the next"),
+    ] {
+        let doc = json(&["trend", "--format", "json", args[0], args[1]]);
+        let s = &doc["series"][0];
+        assert_eq!(s["largest_step"], Value::Null);
+        assert_eq!(s["flag_threshold"], Value::Null);
+        assert_eq!(s["steps"][0]["flagged"], false);
+        assert_eq!(s["steps"][0]["magnitude"], 0);
+        let out = weakscan()
+            .args(["trend", args[0], args[1]])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.lines().next().unwrap().ends_with(headline), "{text}");
+        assert!(!text.contains('◀'), "{text}");
+    }
+});

@@ -394,7 +394,9 @@ fn moved(
 /// the series, each step's change and rank, and the groups behind the flagged steps, `top` of
 /// each kind.
 ///
-/// Errors: those of [`select`] (usage), and the demangling threads cannot be started.
+/// Errors (usage): fewer than two builds; no arch common to every build; a build with several
+/// images of one arch; a binary with several slices among logs. And: the demangling threads
+/// cannot be started.
 pub fn trend(builds: &[Build], by: GroupBy, top: usize, sort: Sort) -> Result<TrendReport> {
     if builds.len() < 2 {
         return Err(Error::usage(

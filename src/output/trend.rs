@@ -72,8 +72,12 @@ fn headline(r: &TrendReport, s: &Series) -> String {
             fig(s.points[st.to].figures.stats.lookups),
             step_change(st, s)
         ),
-        None => format!(
+        None if s.steps.iter().all(|st| st.change.stats.lookups.is_some()) => format!(
             "trend ({}): {n} builds; lookups did not change from one to the next",
+            arch(s)
+        ),
+        None => format!(
+            "trend ({}): {n} builds; no step ranked: the lookups of some builds are not known",
             arch(s)
         ),
     }
