@@ -470,3 +470,38 @@ case!(no_step_is_ranked_without_a_change_or_without_lookups, {
         assert!(!text.contains('◀'), "{text}");
     }
 });
+
+case!(markdown_is_appended_to_the_job_summary, {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let (v1, v2) = (
+        path("app-default-chained-x86_64"),
+        path("app-v2-default-chained-x86_64"),
+    );
+    let out = weakscan()
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["trend", "--format", "markdown", &v1, &v2])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        md.starts_with("## weakscan trend (x86_64): 2 builds; largest step #1 → #2"),
+        "{md}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&summary).unwrap(),
+        format!("earlier step\n{md}")
+    );
+    // A table is not appended.
+    weakscan()
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["trend", &v1, &v2])
+        .assert()
+        .code(0);
+    assert_eq!(
+        std::fs::read_to_string(&summary).unwrap(),
+        format!("earlier step\n{md}")
+    );
+});
