@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
 use crate::model::Image;
 use crate::output;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What `weakscan report` was asked to do.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ pub struct ReportRequest {
 }
 
 /// The one image of an input: errors when a universal file gives several slices (`--arch`).
-fn one_image(path: &PathBuf, read: &ReadOptions) -> Result<Image> {
+fn one_image(path: &Path, read: &ReadOptions) -> Result<Image> {
     let mut images = read_input(path, read)?;
     match images.len() {
         0 => Err(Error::new(
