@@ -211,8 +211,9 @@ fn first_version(text: &str) -> Option<&str> {
 /// The version in `path` of a build among `all` (every build's path, `path` included): the
 /// first `N.N[.N…]` in the part of the path below the directories every path shares
 /// (`.cache/node/22.12.0/node` → `22.12.0`; `/opt/tool-1.2/builds/3.4.5/app` among
-/// `/opt/tool-1.2/builds/*` → `3.4.5`), else the first in the whole path; `None` when the
-/// path has none.
+/// `/opt/tool-1.2/builds/*` → `3.4.5`); `None` when that part has none. A version in the shared
+/// directories is never taken: it is the same for every build and would make the order depend
+/// on where the builds happen to live (`~/src/weakscan-0.1.0/testdata/…`).
 pub fn version_in(path: &Path, all: &[&Path]) -> Option<String> {
     let dirs = |p: &Path| -> Vec<std::ffi::OsString> {
         let mut c: Vec<_> = p.components().map(|c| c.as_os_str().to_owned()).collect();
@@ -225,10 +226,7 @@ pub fn version_in(path: &Path, all: &[&Path]) -> Option<String> {
         n.min(mine.iter().zip(&theirs).take_while(|(a, b)| a == b).count())
     });
     let rest: std::path::PathBuf = path.components().skip(shared).collect();
-    let (rest, whole) = (rest.to_string_lossy(), path.to_string_lossy());
-    first_version(&rest)
-        .or_else(|| first_version(&whole))
-        .map(str::to_string)
+    first_version(&rest.to_string_lossy()).map(str::to_string)
 }
 
 /// Compares two versions of [`version_in`] number by number (`22.9.1` < `22.12.0`; numbers of
@@ -548,10 +546,17 @@ mod tests {
         ];
         let all: Vec<&Path> = tool.iter().map(|x| x.as_path()).collect();
         assert_eq!(version_in(all[0], &all).as_deref(), Some("3.4.5"));
-        // … unless nothing below them has one.
+        // … even when nothing below them has one (regression: the packaged crate's tests ran
+        // under `weakscan-0.1.0/` and found that version in every fixture path).
         let same = [p("/v/1.2/app"), p("/v/1.2/app")];
         let all: Vec<&Path> = same.iter().map(|x| x.as_path()).collect();
-        assert_eq!(version_in(all[0], &all).as_deref(), Some("1.2"));
+        assert_eq!(version_in(all[0], &all), None);
+        let packaged = [
+            p("/t/weakscan-0.1.0/testdata/bin/app-a"),
+            p("/t/weakscan-0.1.0/testdata/bin/app-b"),
+        ];
+        let all: Vec<&Path> = packaged.iter().map(|x| x.as_path()).collect();
+        assert_eq!(version_in(all[0], &all), None);
         // A version needs a dot: x86_64 and v2 are not versions.
         let none = [p("bin/app-v2-x86_64"), p("bin/app-x86_64")];
         let all: Vec<&Path> = none.iter().map(|x| x.as_path()).collect();
