@@ -756,3 +756,49 @@ case!(process_verify_finds_what_differs, {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--image"));
 });
+
+// Regression: the process loader emptied every dependency's bind sites, so `diff A.app B.app`
+// showed Δ sites +0 for each dependency's groups. A dependency's group deltas in a process diff
+// are those of `weakscan diff` of the two dylibs on their own.
+case!(regression_process_diff_groups_equal_the_image_diff, {
+    let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
+    let doc = diff_json(&["diff", "--format", "json", &v1, &v2]);
+    let b = doc["processes"][0]["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| leaf(i["image"].as_str().unwrap()) == "libshared_b.dylib")
+        .unwrap()
+        .clone();
+    let lib = "Contents/Frameworks/libshared_b.dylib";
+    let out = weakscan()
+        .args([
+            "diff",
+            "--format",
+            "json",
+            &format!("{v1}/{lib}"),
+            &format!("{v2}/{lib}"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let single: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let strip = |g: &Value| {
+        (
+            g["key"].clone(),
+            g["old"].clone(),
+            g["new"].clone(),
+            g["delta"].clone(),
+        )
+    };
+    let ours: Vec<_> = b["groups"].as_array().unwrap().iter().map(strip).collect();
+    let theirs: Vec<_> = single["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["delta"]["lookups"] != 0 || g["delta"]["weak_def_exports"] != 0)
+        .map(strip)
+        .collect();
+    assert_eq!(ours, theirs);
+    assert_eq!(b["groups"][0]["delta"]["sites"], -3);
+});

@@ -4,7 +4,7 @@
 //! JSON (`command: "process-diff"`, `docs/json.md`).
 
 use super::markdown::{cell as md, code};
-use super::table::{cell, fit_figures, right, table, table_with};
+use super::table::{cell, fit_figures, group_deltas, right, table, table_with};
 use super::{NOT_AVAILABLE, change, fig, signed};
 use crate::analysis::process_diff::{Change, ImageDelta, ImageStatus, ProcessDiffReport};
 use serde::Serialize;
@@ -176,25 +176,8 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 d.groups_changed,
                 r.group_by.as_str()
             )?;
-            let headers = [
-                (r.group_by.as_str(), false),
-                ("lookups old → new", true),
-                ("Δ lookups", true),
-                ("Δ symbols", true),
-                ("Δ exports", true),
-            ];
-            let mut t = table_with(&headers);
-            for g in &d.groups {
-                t.add_row(vec![
-                    cell(&g.key),
-                    right(format!("{} → {}", fig(g.old.lookups), fig(g.new.lookups))),
-                    right(signed(g.delta.lookups)),
-                    right(signed(g.delta.weak_bound_symbols)),
-                    right(signed(g.delta.weak_def_exports)),
-                ]);
-            }
-            fit_figures(&mut t, &headers.map(|h| h.1));
-            writeln!(out, "{t}")?;
+            let groups: Vec<_> = d.groups.iter().collect();
+            writeln!(out, "{}", group_deltas(r.group_by.as_str(), &groups))?;
             if d.groups.len() < d.groups_changed {
                 writeln!(
                     out,

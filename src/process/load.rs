@@ -397,11 +397,10 @@ impl Loader {
             ));
         };
         let mut image = read_image(&file, &loc)?;
-        // The process analysis needs the names, not where each bind sits or where each symbol
-        // was compiled: dropped here, so a process of many large dylibs holds what it uses.
-        for t in &mut image.bind_targets {
-            t.sites = Vec::new();
-        }
+        // Where each symbol was compiled is not used for a process (dropped: memory). The bind
+        // sites are kept: process diffs, checks and baselines report each image's sites, and an
+        // emptied list would read as 0 sites (regression: `diff A.app B.app` showed Δ sites +0
+        // for every dependency).
         image.attribution = None;
         if image.filetype != Some(crate::model::MH_DYLIB) {
             return Err(file.error(
