@@ -388,6 +388,23 @@ fn moved(
     (changed, kept)
 }
 
+/// The steps ranked by `magnitudes` (|Δ lookups| of each step between consecutive builds),
+/// largest first, the earlier first among equals.
+pub fn rank_steps(magnitudes: &[u64]) -> Vec<usize> {
+    let mut by_rank: Vec<usize> = (0..magnitudes.len()).collect();
+    by_rank.sort_by(|&a, &b| magnitudes[b].cmp(&magnitudes[a]).then(a.cmp(&b)));
+    by_rank
+}
+
+/// The largest step: the index (in `magnitudes`) of the greatest |Δ lookups|, the earliest on
+/// ties; `None` when nothing changed. `weakscan trend` and `weakscan report` both mark it.
+pub fn largest_step(magnitudes: &[u64]) -> Option<usize> {
+    rank_steps(magnitudes)
+        .first()
+        .copied()
+        .filter(|&s| magnitudes[s] > 0)
+}
+
 /// Builds the trend of `builds` (in the trend's order, at least two, ordered as `sort` says):
 /// the series, each step's change and rank, and the groups behind the flagged steps, `top` of
 /// each kind.
@@ -452,10 +469,9 @@ pub fn trend(builds: &[Build], by: GroupBy, top: usize, sort: Sort) -> Result<Tr
             .iter()
             .map(|c| c.stats.lookups.map_or(0, i64::unsigned_abs))
             .collect();
-        let mut by_rank: Vec<usize> = (0..magnitudes.len()).collect();
-        by_rank.sort_by(|&a, &b| magnitudes[b].cmp(&magnitudes[a]).then(a.cmp(&b)));
-        let max = by_rank.first().map_or(0, |&s| magnitudes[s]);
-        let largest_step = (max > 0).then(|| by_rank[0]);
+        let by_rank = rank_steps(&magnitudes);
+        let largest_step = largest_step(&magnitudes);
+        let max = largest_step.map_or(0, |s| magnitudes[s]);
         let flag_threshold = (max > 0).then(|| max.div_ceil(FLAG_DIVISOR));
         let mut steps = Vec::new();
         for s in 0..magnitudes.len() {

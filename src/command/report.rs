@@ -50,17 +50,17 @@ fn one_image(path: &Path, read: &ReadOptions) -> Result<Image> {
     }
 }
 
-/// The step with the largest change of weak-def lookups: the index of the build after it.
-pub fn largest_step(values: &[Option<usize>]) -> Option<usize> {
-    (1..values.len())
-        .filter_map(|i| {
-            Some((
-                i,
-                (values[i]? as i64 - values[i - 1]? as i64).unsigned_abs(),
-            ))
+/// The build after the largest step of `lookups` (one value per build; a step where either
+/// side lacks the figure counts as no change), by [`crate::analysis::trend::largest_step`].
+pub fn largest_step(lookups: &[Option<usize>]) -> Option<usize> {
+    let magnitudes: Vec<u64> = lookups
+        .windows(2)
+        .map(|w| match (w[0], w[1]) {
+            (Some(a), Some(b)) => a.abs_diff(b) as u64,
+            _ => 0,
         })
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map(|(i, _)| i)
+        .collect();
+    crate::analysis::trend::largest_step(&magnitudes).map(|s| s + 1)
 }
 
 /// Runs `weakscan report`: exit 0. Errors (exit 2): an unreadable or malformed input, a
@@ -150,5 +150,7 @@ mod tests {
         assert_eq!(largest_step(&[Some(10), Some(20), Some(10)]), Some(1));
         assert_eq!(largest_step(&[Some(10), None, Some(50), Some(52)]), Some(3));
         assert_eq!(largest_step(&[Some(1)]), None);
+        // Nothing changed: no step is the largest (the report then compares the last two).
+        assert_eq!(largest_step(&[Some(5), Some(5), Some(5)]), None);
     }
 }
