@@ -132,13 +132,8 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     let mut strong_exports: Vec<(Name, u64)> = Vec::new();
     if let Some(r) = trie_range {
         let trie = linkedit(r, "export trie")?;
-        // Counted first, so the list is allocated once, at its size.
-        let mut weak = 0usize;
-        walk_export_trie(&trie, |_, flags, _| {
-            weak += usize::from(flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0);
-        })
-        .map_err(|e| ctx("export trie", e))?;
-        weak_definitions.reserve_exact(weak);
+        // One walk (a counting walk first, to allocate the list once, cost more than the
+        // list's growth: the walk builds every exported name).
         walk_export_trie(&trie, |name, flags, target| {
             let address = match target {
                 ExportTarget::Address(a) => Some(a),
@@ -164,6 +159,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
             }
         })
         .map_err(|e| ctx("export trie", e))?;
+        weak_definitions.shrink_to_fit();
     }
     let (fixup_format, mut bind_targets, strong_overrides) = if let Some(r) = lc.chained_fixups {
         let blob = linkedit(r, "chained fixups")?;
