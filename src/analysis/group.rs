@@ -280,15 +280,23 @@ impl GroupTable {
             groups: Vec::new(),
             total: 0,
         };
-        // Each member's key worked out once: the sort compares them many times.
-        let keys: Vec<&str> = (0..n).map(|m| table.key(image, names, m)).collect();
-        let key = |m: u32| keys[m as usize];
+        // Each member's key worked out once, then ranked: the sorts compare integers, not the
+        // long texts (V8's keys share their first 20 bytes), in the same order as the texts.
+        let key = key_ranks((0..n).map(|m| table.key(image, names, m)));
+        let key = |m: u32| key[m as usize];
         let raw = |m: u32| member(image, m).0;
+        // Two names with entries compare as their positions (`Demangled` is sorted by raw
+        // name); any other pair compares as text.
+        let raw_cmp =
+            |a: u32, b: u32| match (table.entry.get(a as usize), table.entry.get(b as usize)) {
+                (Some(&x), Some(&y)) if x != PLAIN && y != PLAIN => x.cmp(&y),
+                _ => raw(a).cmp(raw(b)),
+            };
         let mut order: Vec<u32> = (0..n).collect();
         order.sort_unstable_by(|&a, &b| {
             key(a)
-                .cmp(key(b))
-                .then_with(|| raw(a).cmp(raw(b)))
+                .cmp(&key(b))
+                .then_with(|| raw_cmp(a, b))
                 .then(a.cmp(&b))
         });
         // Runs counted first, so the list is allocated once, at its size.
@@ -334,7 +342,7 @@ impl GroupTable {
                 .cmp(&a.lookups)
                 .then(b.bound.cmp(&a.bound))
                 .then(b.exports.cmp(&a.exports))
-                .then_with(|| key(order[a.start as usize]).cmp(key(order[b.start as usize])))
+                .then_with(|| key(order[a.start as usize]).cmp(&key(order[b.start as usize])))
         });
         table.total = groups.len();
         table.order = order;
@@ -482,6 +490,22 @@ impl GroupTable {
             unattributed,
         })
     }
+}
+
+/// The rank of each of `keys` among their distinct values in text order (equal texts, equal
+/// ranks).
+fn key_ranks<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<u32> {
+    let keys: Vec<&str> = keys.collect();
+    let mut rank: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    for &k in &keys {
+        rank.entry(k).or_insert(0);
+    }
+    let mut distinct: Vec<&str> = rank.keys().copied().collect();
+    distinct.sort_unstable();
+    for (r, k) in distinct.into_iter().enumerate() {
+        rank.insert(k, r as u32);
+    }
+    keys.iter().map(|k| rank[k]).collect()
 }
 
 /// For an origin grouping: the distinct keys of `image`'s `n` members at `level`, and per
