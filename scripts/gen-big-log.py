@@ -9,7 +9,11 @@ output. Consecutive processes overlap (their lines interleave) as on a CI machin
 several tests at once. Format strings: dyld-1231.3 Loader::resolveSymbol,
 JustInTimeLoader::applyFixups, Loader::applyFixupsGeneric.
 
+With --one-process, the log is one process alone (PID 10000), for the per-lookup scaling
+measurement of scripts/bench-log.sh.
+
 usage: gen-big-log.py OUT SIZE_MIB [LOOKUPS WEAK_SITES REBASES]
+       gen-big-log.py --one-process OUT LOOKUPS WEAK_SITES REBASES
 """
 import sys
 
@@ -56,7 +60,19 @@ def process(pid, lookups, weak_sites, rebases):
     return out
 
 
+def one_process():
+    out_path = sys.argv[2]
+    lookups, weak_sites, rebases = (int(x) for x in sys.argv[3:6])
+    chunk = "\n".join(process(10000, lookups, weak_sites, rebases)) + "\n"
+    with open(out_path, "w", newline="\n") as f:
+        f.write(chunk)
+    print(f"{out_path}: {len(chunk)} bytes, 1 process (PID 10000), {lookups} lookups")
+
+
 def main():
+    if sys.argv[1] == "--one-process":
+        one_process()
+        return
     out_path, mib = sys.argv[1], int(sys.argv[2])
     lookups, weak_sites, rebases = (int(x) for x in (sys.argv[3:6] or (6800, 8237, 30000)))
     limit = mib << 20

@@ -31,7 +31,7 @@ use crate::model::{
 };
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -51,12 +51,12 @@ pub const MAX_LOG_IMAGES: usize = 8192;
 /// no dyld lines, or no lines of `pid` (usage error, listing the PIDs seen).
 pub fn read_log(path: &Path, pid: Option<u32>) -> Result<Vec<Image>> {
     let file = File::open(path).map_err(|e| Error::io(path, &e))?;
-    read_log_from(path, BufReader::with_capacity(1 << 18, file), pid)
+    read_log_from(path, file, pid)
 }
 
 /// [`read_log`] on any reader; `path` names it in errors and in the images.
 pub fn read_log_from(path: &Path, input: impl Read, pid: Option<u32>) -> Result<Vec<Image>> {
-    let mut lines = LineReader::new(BufReader::with_capacity(1 << 18, input));
+    let mut lines = LineReader::new(input);
     let mut rec = Recorder::new(pid);
     loop {
         let line = match lines.next_line() {
@@ -70,9 +70,7 @@ pub fn read_log_from(path: &Path, input: impl Read, pid: Option<u32>) -> Result<
         if !line.terminated {
             rec.facts.truncated_last_line = true;
         }
-        if std::str::from_utf8(line.bytes).is_err() {
-            rec.facts.invalid_utf8_lines += 1;
-        }
+        rec.facts.invalid_utf8_lines += u64::from(!line.utf8);
         rec.feed(line.bytes);
         // Caps are checked as the log is read: a log past one fails at once.
         if rec.image_names.names.len() > MAX_LOG_IMAGES {
