@@ -5,6 +5,11 @@
 # Median of repeated runs (hyperfine), then peak memory (GNU time, max RSS) of weakscan.
 # Needs: the Node cache (scripts/fetch-node.sh), hyperfine, llvm-22, binutils' c++filt.
 # Usage: scripts/bench.sh [OLD_VERSION NEW_VERSION]   (default 22.11.0 24.11.1)
+# Environment: RUNS (default 20); BASELINE=/path/to/an/older/weakscan also times that binary's
+#   diff and scan in the same run (before/after of a change); LLVM_OBJDUMP, LLVM_STRIP.
+# Prints the medians, each weakscan command as a ratio of the pipeline's median (the issue-16
+# goals: diff <= 0.25x, diff <= 30 ms, scan <= 20 ms on 2 idle cores), then peak memory
+# (goal: diff <= 30 MB).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${WEAKSCAN_NODE_CACHE:-$root/.cache/node}
@@ -29,22 +34,30 @@ json=$(mktemp)
 strip=${LLVM_STRIP:-/usr/lib/llvm-22/bin/llvm-strip}
 stripped=$(mktemp -d)/node-$old-stripped
 "$strip" -S "$a" -o "$stripped"
+base=()
+if [ -n "${BASELINE:-}" ]; then
+  base=(-n "BASELINE diff node-$old node-$new" "$BASELINE diff $a $b"
+        -n "BASELINE scan node-$old" "$BASELINE scan $a")
+fi
 hyperfine -N --warmup 3 --runs "$runs" --style none --export-json "$json" \
   -n "weakscan diff node-$old node-$new" "$ws diff $a $b" \
   -n "weakscan diff --format json (both)" "$ws diff --format json $a $b" \
   -n "weakscan scan node-$old" "$ws scan $a" \
-  -n "weakscan scan node-$old, stripped (no attribution)" "$ws scan $stripped" >/dev/null
+  -n "weakscan scan node-$old, stripped (no attribution)" "$ws scan $stripped" \
+  "${base[@]}" >/dev/null
 hyperfine --warmup 3 --runs "$runs" --style none --export-json "$json.pipe" \
   -n "llvm-objdump --weak-bind --exports-trie, piped to c++filt -_ (node-$old only)" \
   "$objdump --macho --weak-bind --exports-trie $a | c++filt -_" >/dev/null
 python3 - "$json" "$json.pipe" <<'PY'
 import json, statistics, sys
-print("| command | median ms | mean ms | min ms | max ms | runs |")
-print("|---|---:|---:|---:|---:|---:|")
-for path in sys.argv[1:]:
-    for r in json.load(open(path))["results"]:
-        t = [x * 1000 for x in r["times"]]
-        print(f"| {r['command']} | {statistics.median(t):.1f} | {statistics.mean(t):.1f} | {min(t):.1f} | {max(t):.1f} | {len(t)} |")
+rows = [r for path in sys.argv[1:] for r in json.load(open(path))["results"]]
+pipe = statistics.median(rows[-1]["times"]) * 1000
+print("| command | median ms | mean ms | min ms | max ms | runs | × pipeline |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    t = [x * 1000 for x in r["times"]]
+    m = statistics.median(t)
+    print(f"| {r['command']} | {m:.1f} | {statistics.mean(t):.1f} | {min(t):.1f} | {max(t):.1f} | {len(t)} | {m / pipe:.2f} |")
 PY
 rm -f "$json" "$json.pipe"
 echo
