@@ -116,10 +116,6 @@ impl Interner {
         id
     }
 
-    fn get(&self, s: &[u8]) -> Option<Id> {
-        self.ids.get(s).copied()
-    }
-
     /// Every name as the model's text, by id, freeing the raw bytes as it goes: what the
     /// images share (one [`Name`] per distinct name, however many lines name it).
     fn into_names(self) -> Vec<Name> {
@@ -316,13 +312,26 @@ impl Recorder {
 
     /// A result line for `symbol`: the open lookup block, if it is that symbol's.
     fn open_lookup(&mut self, symbol: &[u8]) -> Option<&mut LookupRec> {
-        let id = self.symbols.get(symbol);
-        match &mut self.pending {
-            Some(l) if Some(l.symbol) == id => Some(l),
-            _ => {
-                self.facts.orphan_result_lines += 1;
-                None
-            }
+        if self.pending_symbol() == Some(symbol) {
+            return self.pending.as_mut();
+        }
+        self.facts.orphan_result_lines += 1;
+        None
+    }
+
+    /// The symbol of the open lookup block.
+    fn pending_symbol(&self) -> Option<&[u8]> {
+        let l = self.pending.as_ref()?;
+        Some(&self.symbols.names[l.symbol as usize])
+    }
+
+    /// `symbol` interned. Result and bind lines name the symbol of the open lookup block: it
+    /// is compared first, which saves hashing a long name and probing the map (far in memory
+    /// once a process has 100k symbols) for most lines.
+    fn symbol_id(&mut self, symbol: &[u8]) -> Id {
+        match &self.pending {
+            Some(l) if self.pending_symbol() == Some(symbol) => l.symbol,
+            _ => self.symbols.id(symbol),
         }
     }
 
@@ -434,7 +443,7 @@ impl Recorder {
             BindTo::MissingWeak { symbol } => (Some(symbol), None, true),
             BindTo::Prebuilt => (None, None, false),
         };
-        let symbol = symbol.map(|s| self.symbols.id(s));
+        let symbol = symbol.map(|s| self.symbol_id(s));
         let library = library.map(|l| self.image_names.id(l));
         self.pad_images();
         let mut via_lookup = false;
