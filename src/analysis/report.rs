@@ -405,9 +405,12 @@ pub fn diff_report_paired(
     let names = names_of(old.iter().chain(new), by)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {
+        // The two sides are grouped at the same time (each sorts all of its members).
+        let (old_groups, new_groups) =
+            rayon::join(|| group_image(o, &names, by), || group_image(n, &names, by));
         let all = diff_groups(
-            &group_image(o, &names, by),
-            &group_image(n, &names, by),
+            &old_groups,
+            &new_groups,
             GroupStats::zero_for(o),
             GroupStats::zero_for(n),
         );
