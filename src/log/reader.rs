@@ -20,7 +20,7 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Bytes read from the input at a time. Lines found whole in the buffer are at most this long
 /// less one (their `\n`), so they are never oversized.
-pub const READ_BUFFER_BYTES: usize = 1 << 18;
+pub const READ_BUFFER_BYTES: usize = 1 << 20;
 
 const _: () = assert!(READ_BUFFER_BYTES <= MAX_LINE_BYTES);
 
