@@ -24,7 +24,7 @@ use super::{Dep, DepState, Found, Problem, Process, ProcessImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::file::MachOFile;
 use crate::macho::image::read_image;
-use crate::model::DylibLink;
+use crate::model::{DylibLink, Name};
 use std::path::{Path, PathBuf};
 
 /// At most this many images are read per process; the rest are reported, not read.
@@ -83,7 +83,7 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
     let mut out = Vec::with_capacity(chosen.len());
     for loc in chosen {
         let main_file = MachOFile::open(&located.main)?;
-        let image = read_image(&main_file, &loc)?;
+        let mut image = read_image(&main_file, &loc)?;
         let mut loader = Loader {
             arch: loc.arch.clone(),
             main_dir: main_path.parent().unwrap_or(Path::new("/")).to_path_buf(),
@@ -91,7 +91,9 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             images: Vec::new(),
             problems: Vec::new(),
             dependents_set: Vec::new(),
+            names: Default::default(),
         };
+        intern(&mut loader.names, &mut image);
         loader.push(ProcessImage {
             name: loader.display(&main_path),
             path: Some(main_path.clone()),
@@ -124,6 +126,28 @@ struct Loader {
     images: Vec<ProcessImage>,
     problems: Vec<Problem>,
     dependents_set: Vec<bool>,
+    /// Every symbol name read so far, once: images of one process share most names (the same
+    /// templates in each dylib), so each image's names are swapped for the first copy read
+    /// (`Name` is reference-counted) and its own copies freed.
+    names: rustc_hash::FxHashSet<Name>,
+}
+
+/// Points each name of `image` at the copy in `names` (adding those not there yet).
+fn intern(names: &mut rustc_hash::FxHashSet<Name>, image: &mut crate::model::Image) {
+    let mut one = |n: &mut Name| match names.get(n.as_str()) {
+        Some(first) => *n = first.clone(),
+        None => {
+            names.insert(n.clone());
+        }
+    };
+    image
+        .weak_definitions
+        .iter_mut()
+        .for_each(|w| one(&mut w.name));
+    for t in &mut image.bind_targets {
+        one(&mut t.symbol);
+    }
+    image.lookups.iter_mut().for_each(|l| one(&mut l.symbol));
 }
 
 /// One `loadDependents` call in progress: the image, the frame that called it (its loader in
@@ -377,7 +401,7 @@ impl Loader {
 
     /// Reads the process's slice of `path`.
     fn read(
-        &self,
+        &mut self,
         path: &Path,
     ) -> Result<(crate::model::Image, crate::macho::file::SliceLocation)> {
         let file = MachOFile::open(path)?;
@@ -402,6 +426,7 @@ impl Loader {
         // emptied list would read as 0 sites (regression: `diff A.app B.app` showed Δ sites +0
         // for every dependency).
         image.attribution = None;
+        intern(&mut self.names, &mut image);
         if image.filetype != Some(crate::model::MH_DYLIB) {
             return Err(file.error(
                 ErrorKind::Malformed,
