@@ -19,7 +19,7 @@ use crate::log::read_log_from;
 use crate::macho::{ArchFilter, MachOFile, read_images};
 use crate::model::Image;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -165,9 +165,8 @@ impl Opened {
     /// of [`crate::log::read_log`].
     pub fn into_log(self, pid: Option<u32>) -> Result<Vec<Image>> {
         match self.source {
-            Source::Regular(f) => {
-                read_log_from(&self.path, BufReader::with_capacity(1 << 18, f), pid)
-            }
+            // The line reader reads 1 MiB at a time itself (no BufReader in between).
+            Source::Regular(f) => read_log_from(&self.path, f, pid),
             Source::Stream(r) => {
                 read_log_from(&self.path, std::io::Cursor::new(self.head).chain(r), pid)
             }
