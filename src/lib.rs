@@ -17,7 +17,8 @@
 //! * [`gate`] — the pre-release gate: policy, budgets, baselines;
 //! * [`command`] — one module per subcommand, writing through [`output::sink`];
 //! * [`cli`] — the command line, parsed into a [`command::Request`];
-//! * [`text`] — the one escaping function for anything printed.
+//! * [`text`] — the one escaping function for anything printed;
+//! * [`memory`] — freed memory returned to the system between phases.
 
 pub mod analysis;
 pub mod cli;
@@ -27,6 +28,7 @@ pub mod gate;
 pub mod input;
 pub mod log;
 pub mod macho;
+pub mod memory;
 pub mod model;
 pub mod origin;
 pub mod output;

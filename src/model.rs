@@ -466,10 +466,10 @@ pub struct ObjectOrigin {
     pub source: Option<Name>,
 }
 
-/// Raw symbol name → object number. FxHash (rustc-hash): the keys are long symbol names that
-/// SipHash would spend most of a lookup on, and none comes from an attacker who could choose
-/// collisions cheaper than the file's own size allows.
-pub type SymbolObjects = rustc_hash::FxHashMap<Name, u32>;
+/// Raw symbol name → object number. foldhash, randomly seeded: the keys are long symbol names
+/// that SipHash would spend most of a lookup on, and an unkeyed hash (FxHash) lets a file whose
+/// names were chosen to collide make every insertion scan all the others (quadratic time).
+pub type SymbolObjects = foldhash::HashMap<Name, u32>;
 
 /// Where each symbol of an image comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

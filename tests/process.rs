@@ -345,13 +345,101 @@ case!(process_usage_errors, {
             "--search and --sysroot apply to a process",
         ),
         (vec!["scan", "--arch", "arm64", &app], "no arm64 slice"),
-        (vec!["scan", "--format", "markdown", &app], "table or json"),
     ] {
         let out = weakscan().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.contains(msg), "{args:?}: {err}");
     }
+});
+
+// Markdown and GitHub renderings of a process scan carry the JSON's figures, and the step
+// summary gets the Markdown.
+case!(process_scan_markdown_and_github, {
+    let app = bundle("App-v2.app");
+    let doc = process_json(&["scan", "--format", "json", &app]);
+    let p = &doc["processes"][0];
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    let run = |format: &str| {
+        let out = weakscan()
+            .args(["scan", "--format", format, &app])
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{format}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let md = run("markdown");
+    assert!(
+        md.starts_with("### weakscan: process `Contents/MacOS/App` (x86_64)\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!("| trie probes | {} |", p["trie_probes"])),
+        "{md}"
+    );
+    for img in p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["on_disk"] == true)
+    {
+        let row = format!(
+            "| `{}` | {} | {} | {} | {} | {} |",
+            img["image"].as_str().unwrap(),
+            if img["takes_part"] == true {
+                "yes"
+            } else {
+                "no"
+            },
+            img["weak_definitions"],
+            img["lookups"],
+            img["trie_probes"],
+            img["wins"]
+        );
+        assert!(md.contains(&row), "{row} in {md}");
+    }
+    for g in p["duplicate_groups"].as_array().unwrap() {
+        let row = format!(
+            "| `{}` | {} | {} |",
+            g["template"].as_str().unwrap(),
+            g["symbols"],
+            g["lookups"]
+        );
+        assert!(md.contains(&row), "{row} in {md}");
+    }
+    assert!(
+        md.contains("- slows every lookup: `Contents/Frameworks/libplugin.dylib`"),
+        "{md}"
+    );
+    assert!(md.contains("1 problems:"), "{md}");
+    assert_eq!(
+        std::fs::read_to_string(&summary).unwrap(),
+        md,
+        "the step summary"
+    );
+
+    let gh = run("github");
+    let lines: Vec<&str> = gh.lines().collect();
+    assert!(
+        lines[0].starts_with("::notice title=weakscan scan%3A process::Contents/MacOS/App (x86_64): 6 images (5 on disk, 4 searched), ")
+            && lines[0].contains(&format!("{} trie probes", p["trie_probes"])),
+        "{gh}"
+    );
+    assert_eq!(
+        gh.matches("::warning title=weakscan scan%3A image slows every lookup::")
+            .count(),
+        2,
+        "{gh}"
+    );
+    assert_eq!(
+        gh.matches("::warning title=weakscan scan%3A problem::")
+            .count(),
+        1,
+        "{gh}"
+    );
+    assert_eq!(lines.last(), Some(&"weakscan scan: 1 processes"));
 });
 
 fn diff_json(args: &[&str]) -> Value {
@@ -485,6 +573,54 @@ case!(process_diff_table_markdown_and_refusals, {
         md.contains("| `Contents/Frameworks/libplugin.dylib` | added | – → 8 |"),
         "{md}"
     );
+    // GitHub workflow commands: the process (its probes grew: a warning), each changed image,
+    // the duplicate groups, each problem, and the step summary in Markdown.
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    let out = weakscan()
+        .args(["diff", "--format", "github", &v1, &v2])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let gh = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = gh.lines().collect();
+    assert!(
+        lines[0].starts_with("::warning title=weakscan diff%3A process::")
+            && lines[0].contains("%0A  trie probes: 296 → 308 (+12)%0A"),
+        "{gh}"
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("::notice title=weakscan diff%3A image::"))
+            .count(),
+        5,
+        "one per changed, added or renamed image: {gh}"
+    );
+    assert!(
+        gh.contains("::notice title=weakscan diff%3A image::Contents/Frameworks/libshared_b.dylib (changed): weak-def lookups 6 → 1 (-5), trie probes 24 → 4 (-20)"),
+        "{gh}"
+    );
+    assert!(
+        gh.contains("%0A  proc::Registry<…>: symbols 3, lookups 9; defined by "),
+        "{gh}"
+    );
+    assert_eq!(
+        gh.matches("::warning title=weakscan diff%3A problem::")
+            .count(),
+        2,
+        "the missing weak dylib, in each version: {gh}"
+    );
+    assert_eq!(
+        lines.last(),
+        Some(&"weakscan diff: 1 processes compared, 5 images changed")
+    );
+    let md_summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md_summary.contains("| trie probes | 296 | 308 | +12 (+4.1%) |"),
+        "{md_summary}"
+    );
     // `--process` reads two main executables the same way as their bundles.
     let main = |b: &str| format!("{b}/Contents/MacOS/App");
     let a = diff_json(&["diff", "--format", "json", &v1, &v2]);
@@ -499,7 +635,6 @@ case!(process_diff_table_markdown_and_refusals, {
     assert_eq!(a, b);
     for (args, msg) in [
         (vec!["diff", "--symbols", &v1, &v2], "--symbols"),
-        (vec!["diff", "--format", "github", &v1, &v2], "github"),
         (
             vec!["diff", "--pair-arch", "arm64=x86_64", &v1, &v2],
             "no arm64",
@@ -759,46 +894,54 @@ case!(process_verify_finds_what_differs, {
 
 // Regression: the process loader emptied every dependency's bind sites, so `diff A.app B.app`
 // showed Δ sites +0 for each dependency's groups. A dependency's group deltas in a process diff
-// are those of `weakscan diff` of the two dylibs on their own.
+// are those of `weakscan diff` of the two dylibs on their own, whatever the grouping (the image
+// pairs of a process diff share one name table, except with `--by namespace`).
 case!(regression_process_diff_groups_equal_the_image_diff, {
     let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
-    let doc = diff_json(&["diff", "--format", "json", &v1, &v2]);
-    let b = doc["processes"][0]["images"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| leaf(i["image"].as_str().unwrap()) == "libshared_b.dylib")
-        .unwrap()
-        .clone();
-    let lib = "Contents/Frameworks/libshared_b.dylib";
-    let out = weakscan()
-        .args([
-            "diff",
-            "--format",
-            "json",
-            &format!("{v1}/{lib}"),
-            &format!("{v2}/{lib}"),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let single: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let strip = |g: &Value| {
-        (
-            g["key"].clone(),
-            g["old"].clone(),
-            g["new"].clone(),
-            g["delta"].clone(),
-        )
-    };
-    let ours: Vec<_> = b["groups"].as_array().unwrap().iter().map(strip).collect();
-    let theirs: Vec<_> = single["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["delta"]["lookups"] != 0 || g["delta"]["weak_def_exports"] != 0)
-        .map(strip)
-        .collect();
-    assert_eq!(ours, theirs);
-    assert_eq!(b["groups"][0]["delta"]["sites"], -3);
+    for by in ["template", "pattern", "symbol", "namespace"] {
+        let doc = diff_json(&["diff", "--format", "json", "--by", by, &v1, &v2]);
+        let b = doc["processes"][0]["images"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| leaf(i["image"].as_str().unwrap()) == "libshared_b.dylib")
+            .unwrap()
+            .clone();
+        let lib = "Contents/Frameworks/libshared_b.dylib";
+        let out = weakscan()
+            .args([
+                "diff",
+                "--format",
+                "json",
+                "--by",
+                by,
+                &format!("{v1}/{lib}"),
+                &format!("{v2}/{lib}"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let single: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let strip = |g: &Value| {
+            (
+                g["key"].clone(),
+                g["old"].clone(),
+                g["new"].clone(),
+                g["delta"].clone(),
+            )
+        };
+        let ours: Vec<_> = b["groups"].as_array().unwrap().iter().map(strip).collect();
+        let theirs: Vec<_> = single["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["delta"]["lookups"] != 0 || g["delta"]["weak_def_exports"] != 0)
+            .map(strip)
+            .collect();
+        assert!(!ours.is_empty(), "--by {by}");
+        assert_eq!(ours, theirs, "--by {by}");
+        if by == "template" {
+            assert_eq!(b["groups"][0]["delta"]["sites"], -3);
+        }
+    }
 });

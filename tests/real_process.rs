@@ -820,3 +820,140 @@ fn sharp_without_search_reads_nothing_outside_the_addons_directory() {
     // The addon's own 12 lookups remain.
     assert_eq!(p["lookups"], 12);
 }
+
+/// The old side of the real process diff: sharp one minor release older, with the libvips it
+/// pins (`scripts/fetch-npm.sh` puts it in `<cache>/sharp-0.33.5/node_modules`).
+const OLD_PACKAGES: [(&str, &str); 2] = [
+    ("sharp-darwin-arm64", "0.33.5"),
+    ("sharp-libvips-darwin-arm64", "1.0.4"),
+];
+/// The libvips dylib of the old pair.
+const OLD_LIBVIPS: &str = "sharp-libvips-darwin-arm64/lib/libvips-cpp.42.dylib";
+
+/// `node_modules/@img` of the old pair; `None` (a skip) when absent, a failure under
+/// `WEAKSCAN_REQUIRE_NPM=1`.
+fn old_img_dir(img: &Path) -> Option<PathBuf> {
+    let old = img.join("../../sharp-0.33.5/node_modules/@img");
+    if !old.join(ADDON).is_file() || !old.join(OLD_LIBVIPS).is_file() {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_NPM"),
+            "{} missing: run scripts/fetch-npm.sh",
+            old.join(ADDON).display()
+        );
+        crate::util::skip("sharp 0.33.5 not cached (scripts/fetch-npm.sh)");
+        return None;
+    }
+    for (name, version) in OLD_PACKAGES {
+        let manifest = old.join(name).join("package.json");
+        let doc: Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+        assert_eq!(doc["version"], version, "{}", manifest.display());
+    }
+    Some(old)
+}
+
+// Two real versions of a multi-image package, image by image: sharp 0.33.5 (libvips-cpp.42,
+// which exports weak definitions) → 0.34.5 (libvips-cpp.8.17.3, which exports none). The
+// images pair (the addons as main images, the libvips dylibs by leaf name without digits), and
+// every figure old → new is what llvm-objdump's view of each file gives by the rules (no
+// weakDefMap: under 5000 lookups), and what `scan` says of each version alone.
+#[test]
+fn sharp_two_versions_diff_image_by_image() {
+    let Some(img) = img_dir() else { return };
+    let Some(old) = old_img_dir(&img) else { return };
+    let out = weakscan()
+        .args(["diff", "--format", "json", "--process"])
+        .arg(old.join(ADDON))
+        .arg(img.join(ADDON))
+        .arg("--search")
+        .arg(&old)
+        .arg("--search")
+        .arg(&img)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["command"], "process-diff");
+    let p = &doc["processes"][0];
+    assert_eq!(p["new_arch"], "arm64");
+    let images = p["images"].as_array().unwrap();
+    let row = |leaf: &str| {
+        images
+            .iter()
+            .find(|r| r["image"].as_str().unwrap().ends_with(leaf))
+            .unwrap_or_else(|| panic!("{leaf} not in {images:?}"))
+    };
+    let addon = row("sharp-darwin-arm64.node");
+    let vips = row("libvips-cpp.8.17.3.dylib");
+    assert_eq!(addon["paired_by"], "main");
+    assert_eq!(vips["paired_by"], "unversioned");
+    assert!(
+        vips["old_image"]
+            .as_str()
+            .is_some_and(|o| o.ends_with("lib/libvips-cpp.42.dylib")),
+        "{vips}"
+    );
+
+    // Each version alone: the diff's figures are the scans'.
+    let scan = |dir: &Path| {
+        let out = weakscan()
+            .args(["scan", "--format", "json", "--process"])
+            .arg(dir.join(ADDON))
+            .arg("--search")
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["processes"][0].clone()
+    };
+    let (s_old, s_new) = (scan(&old), scan(&img));
+    for f in [
+        "lookups",
+        "trie_probes",
+        "images_searched",
+        "distinct_names",
+    ] {
+        assert_eq!(p["totals"][f]["old"], s_old[f], "{f}");
+        assert_eq!(p["totals"][f]["new"], s_new[f], "{f}");
+    }
+
+    // From LLVM's view of the four files, by the rules: lookups = weak-bind targets, probes =
+    // lookups × images with MH_WEAK_DEFINES (the two on disk here).
+    let (Some(objdump), Some(nm)) = (llvm_objdump(), llvm_nm()) else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-objdump and llvm-nm from LLVM 22 are required but missing"
+        );
+        crate::util::skip("sharp diff vs LLVM: no llvm-objdump/llvm-nm 22");
+        return;
+    };
+    let side = |dir: &Path, vips: &str| {
+        let a = live(&objdump, &nm, &dir.join(ADDON));
+        let v = live(&objdump, &nm, &dir.join(vips));
+        let searched = [a.weak_defines, v.weak_defines]
+            .iter()
+            .filter(|&&w| w)
+            .count();
+        (a.targets.len(), v.targets.len(), searched)
+    };
+    let (a_old, v_old, searched_old) = side(&old, OLD_LIBVIPS);
+    let (a_new, v_new, searched_new) = side(&img, LIBVIPS);
+    assert_eq!(
+        (searched_old, searched_new),
+        (2, 1),
+        "libvips-cpp.42 has MH_WEAK_DEFINES, 8.17.3 not"
+    );
+    let t = &p["totals"];
+    assert_eq!(t["images_searched"]["old"], searched_old);
+    assert_eq!(t["images_searched"]["new"], searched_new);
+    assert_eq!(t["lookups"]["old"], a_old + v_old);
+    assert_eq!(t["lookups"]["new"], a_new + v_new);
+    assert_eq!(t["trie_probes"]["old"], (a_old + v_old) * searched_old);
+    assert_eq!(t["trie_probes"]["new"], (a_new + v_new) * searched_new);
+    assert_eq!(addon["lookups"]["old"], a_old);
+    assert_eq!(addon["lookups"]["new"], a_new);
+    assert_eq!(vips["lookups"]["old"], v_old);
+    assert_eq!(vips["lookups"]["new"], v_new);
+    assert_eq!(vips["trie_probes"]["old"], v_old * searched_old);
+    assert_eq!(vips["trie_probes"]["new"], v_new * searched_new);
+}

@@ -18,7 +18,7 @@
 use crate::model::{Attribution, Image};
 use crate::origin::compile_db::normalize;
 use crate::origin::link_map::split_object;
-use rustc_hash::FxHashSet;
+use foldhash::HashSet;
 use std::sync::Arc;
 
 /// Group of a weak-bind target the image binds but does not define.
@@ -115,7 +115,7 @@ pub struct Origins<'i> {
     objects: Vec<Arc<ObjectKeys>>,
     /// Names the image defines (weak definitions and weak-bind targets defined here, and
     /// strong overrides).
-    defined: FxHashSet<&'i str>,
+    defined: HashSet<&'i str>,
 }
 
 impl<'i> Origins<'i> {

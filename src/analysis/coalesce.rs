@@ -30,10 +30,11 @@ use crate::analysis::demangle::{Demangled, Keys};
 use crate::analysis::group::GroupBy;
 use crate::error::Result;
 use crate::macho::file::MachOFile;
-use crate::macho::image::{ExportKind, exports_among};
-use crate::model::{FixupFormat, LookupReason, MH_WEAK_DEFINES, TREAT_AS_WEAK};
+use crate::macho::image::{ExportKind, for_each_export};
+use crate::model::{FixupFormat, LookupReason, MH_WEAK_DEFINES, Name, TREAT_AS_WEAK};
 use crate::process::{Problem, Process};
-use rustc_hash::{FxHashMap, FxHashSet};
+use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
 
 /// dyld builds its weakDefMap once more than this many lookups were made (Loader.cpp: "5000 is
 /// a guess that this is a large C++ app").
@@ -95,11 +96,14 @@ pub struct Dependency {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Resolved {
     /// The raw name.
-    pub mangled: String,
+    #[schemars(with = "String")]
+    pub mangled: Name,
     /// The image whose definition wins (`null`: no image on disk defines it).
-    pub winner: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub winner: Option<Name>,
     /// Images looking it up, in load order.
-    pub requested_by: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub requested_by: ImageList,
     /// Lookups of it.
     pub lookups: usize,
 }
@@ -108,17 +112,106 @@ pub struct Resolved {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Duplicate {
     /// The raw name.
-    pub mangled: String,
+    #[schemars(with = "String")]
+    pub mangled: Name,
     /// Demangled as GNU c++filt prints it.
     pub symbol: String,
     /// Template key (see `--by template`).
-    pub template: String,
+    #[schemars(with = "String")]
+    pub template: Name,
     /// The image whose definition wins.
-    pub winner: String,
+    #[schemars(with = "String")]
+    pub winner: Name,
     /// Every image on disk that defines it, in load order (`weak` or `strong` after each).
-    pub defined_by: Vec<String>,
+    #[schemars(with = "Vec<String>")]
+    pub defined_by: ImageList,
     /// Lookups of it.
     pub lookups: usize,
+}
+
+/// Images of a process, each with an optional flag, as positions in its load order: 4 bytes
+/// an image where a list of names takes 8 or 16 (a process of 20 images that share 40k
+/// template instantiations lists each name's 20 requesters and definers). Written as a list of
+/// names: `IMAGE`, or `IMAGE (strong)` / `IMAGE (weak)` for the definers of a duplicate.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ImageList {
+    /// The names of the process's images, in load order (shared by every list).
+    names: std::sync::Arc<[Name]>,
+    /// Image positions; bit 31 is the flag.
+    items: Box<[u32]>,
+    /// Whether each item is written with its flag, as `strong`/`weak`.
+    definers: bool,
+}
+
+impl ImageList {
+    const FLAG: u32 = 1 << 31;
+
+    /// The images `items` (positions in `names`), written as names.
+    fn images(names: &std::sync::Arc<[Name]>, items: impl Iterator<Item = usize>) -> Self {
+        ImageList {
+            names: names.clone(),
+            items: items.map(|i| i as u32).collect(),
+            definers: false,
+        }
+    }
+
+    /// Definitions (image position, non-weak), written `IMAGE (strong)` or `IMAGE (weak)`.
+    fn definers(names: &std::sync::Arc<[Name]>, defs: &[Def]) -> Self {
+        ImageList {
+            names: names.clone(),
+            items: defs
+                .iter()
+                .map(|d| d.image | if d.strong { Self::FLAG } else { 0 })
+                .collect(),
+            definers: true,
+        }
+    }
+
+    /// Number of images listed.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// No image listed.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Each image's name and flag (`true`: a non-weak definition; always `false` for a list
+    /// of requesters), in load order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.items.iter().map(|&i| {
+            (
+                self.names[(i & !Self::FLAG) as usize].as_str(),
+                i & Self::FLAG != 0,
+            )
+        })
+    }
+
+    /// The items as written.
+    fn texts(&self) -> impl Iterator<Item = String> + '_ {
+        self.iter().map(|(name, strong)| {
+            if !self.definers {
+                name.to_string()
+            } else if strong {
+                format!("{name} (strong)")
+            } else {
+                format!("{name} (weak)")
+            }
+        })
+    }
+}
+
+impl std::fmt::Debug for ImageList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.texts()).finish()
+    }
+}
+
+impl serde::Serialize for ImageList {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.texts())
+    }
 }
 
 /// Duplicates grouped by template.
@@ -198,8 +291,9 @@ pub struct Coalescing {
 /// libc++ and libc++abi: 1 to 3 probes per lookup. `docs/process.md`.
 pub const US_PER_PROBE: (f64, f64) = (0.99, 2.97);
 
+#[derive(Clone, Copy, Default)]
 struct Def {
-    image: usize,
+    image: u32,
     strong: bool,
 }
 
@@ -207,9 +301,16 @@ struct Def {
 /// treat-as-weak checks of `handleStrongWeakDefOverrides` come first (see the module docs), then
 /// each image's lookups in load order.
 pub fn lookup_sequence(process: &Process) -> Vec<(usize, &str, LookupReason)> {
+    let mut seq = Vec::new();
+    for_each_lookup(process, |i, name, reason| seq.push((i, name, reason)));
+    seq
+}
+
+/// [`lookup_sequence`] without the list: `f(requesting image, raw name, reason)` per lookup, in
+/// order.
+fn for_each_lookup<'p>(process: &'p Process, mut f: impl FnMut(usize, &'p str, LookupReason)) {
     let n = process.images.len();
     let takes_part = |i: usize| process.images[i].takes_part() == Some(true);
-    let mut seq = Vec::new();
     // `handleStrongWeakDefOverrides` reads `state.mainExecutableLoader`: only an MH_EXECUTE
     // first image is one. A bundle or dylib given as the first image (an addon, a framework)
     // is loaded by some other executable, whose checks are not part of this analysis.
@@ -231,23 +332,88 @@ pub fn lookup_sequence(process: &Process) -> Vec<(usize, &str, LookupReason)> {
         })
     };
     if let Some(c) = checker {
-        seq.extend(
-            TREAT_AS_WEAK
-                .iter()
-                .map(|s| (c, *s, LookupReason::StrongOverrideCheck)),
-        );
+        for s in TREAT_AS_WEAK {
+            f(c, s, LookupReason::StrongOverrideCheck);
+        }
     }
     for (i, pi) in process.images.iter().enumerate() {
         if let Some(im) = &pi.image {
-            seq.extend(
-                im.lookups
-                    .iter()
-                    .filter(|l| l.reason != LookupReason::StrongOverrideCheck)
-                    .map(|l| (i, l.symbol.as_str(), l.reason)),
-            );
+            for l in &im.lookups {
+                if l.reason != LookupReason::StrongOverrideCheck {
+                    f(i, l.symbol.as_str(), l.reason);
+                }
+            }
         }
     }
-    seq
+}
+
+/// Items of each name id, in one list (`items[start[id]..start[id + 1]]`): 8 bytes per name
+/// and 8 per definition, where a `Vec` per name would take 24 and its growth's slack.
+struct PerName<T> {
+    start: Vec<usize>,
+    items: Vec<T>,
+}
+
+impl<T: Copy + Default> PerName<T> {
+    /// From `(id, item)` pairs (ids below `ids`), in the order each id's items are kept.
+    fn new<I: Iterator<Item = (usize, T)> + Clone>(ids: usize, pairs: I) -> Self {
+        let mut start = vec![0usize; ids + 1];
+        for (id, _) in pairs.clone() {
+            start[id + 1] += 1;
+        }
+        for i in 0..ids {
+            start[i + 1] += start[i];
+        }
+        let mut items = vec![T::default(); start[ids]];
+        let mut next: Vec<usize> = start[..ids].to_vec();
+        for (id, item) in pairs {
+            items[next[id]] = item;
+            next[id] += 1;
+        }
+        PerName { start, items }
+    }
+
+    fn of(&self, id: usize) -> &[T] {
+        &self.items[self.start[id]..self.start[id + 1]]
+    }
+}
+
+/// Every distinct looked-up name, numbered in order of first lookup: the tables below are
+/// indexed by this id (a process looks each name up once per image: 20 dylibs of the same
+/// templates make 20 lookups of 40k names).
+struct Names<'p> {
+    id_of: HashMap<&'p str, u32>,
+    text: Vec<&'p str>,
+}
+
+impl<'p> Names<'p> {
+    fn intern(&mut self, name: &'p str) -> usize {
+        let next = self.text.len() as u32;
+        let id = *self.id_of.entry(name).or_insert(next);
+        if id == next {
+            self.text.push(name);
+        }
+        id as usize
+    }
+
+    /// The id of an export trie's raw name: names in the model are escaped
+    /// ([`crate::text::escape_bytes`]), which changes only names with control characters or
+    /// invalid UTF-8.
+    fn of_trie_name(&self, raw: &[u8]) -> Option<usize> {
+        let id = match std::str::from_utf8(raw) {
+            Ok(s) => self.id_of.get(s).copied(),
+            Err(_) => None,
+        };
+        id.or_else(|| {
+            if raw.iter().all(|b| (0x20..0x7f).contains(b)) {
+                return None;
+            }
+            self.id_of
+                .get(crate::text::escape_bytes(raw).as_str())
+                .copied()
+        })
+        .map(|id| id as usize)
+    }
 }
 
 /// Analyses `process`. Errors: an image's export trie can no longer be read (the file changed
@@ -260,118 +426,129 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         .map(|pi| pi.takes_part() == Some(true))
         .collect();
     let searched: Vec<usize> = (0..n).filter(|&i| takes_part[i]).collect();
-    let seq = lookup_sequence(process);
-
-    // What each searched image's trie holds of the names looked up.
-    let wanted: FxHashSet<&[u8]> = seq.iter().map(|(_, s, _)| s.as_bytes()).collect();
-    let mut defs: FxHashMap<String, Vec<Def>> = FxHashMap::default();
-    for &i in &searched {
-        let pi = &process.images[i];
-        let (Some(path), Some(loc)) = (&pi.path, &pi.slice) else {
-            continue;
-        };
-        let file = MachOFile::open(path)?;
-        for (name, kind) in exports_among(&file, loc, &wanted)? {
-            defs.entry(name).or_default().push(Def {
-                image: i,
-                strong: kind != ExportKind::Weak,
-            });
-        }
-    }
-    // The winner of each name: the first definition, unless a later non-weak one replaces a
-    // weak first (once: the replacement is non-weak).
-    let winner_of = |ds: &[Def]| -> usize {
-        let first = &ds[0];
-        if first.strong {
-            return first.image;
-        }
-        ds.iter().find(|d| d.strong).unwrap_or(first).image
-    };
-    let winners: FxHashMap<&str, usize> = defs
+    let image_name: std::sync::Arc<[Name]> = process
+        .images
         .iter()
-        .map(|(name, ds)| (name.as_str(), winner_of(ds)))
+        .map(|pi| Name::from(&pi.name))
         .collect();
 
-    // Walk the lookups in order, with the weakDefMap.
+    // Walk the lookups in order, with the weakDefMap; per name: its lookups and requesters.
     let mut cost: Vec<ImageCost> = process
         .images
         .iter()
         .enumerate()
-        .map(|(i, pi)| ImageCost {
-            index: i,
-            image: pi.name.clone(),
-            found: match &pi.image {
-                Some(im) if i == 0 && im.filetype != Some(crate::model::MH_EXECUTE) => {
-                    "first image (not an executable: the one that loads it is not analysed)".into()
-                }
-                _ => found_text(&pi.found),
-            },
-            on_disk: pi.on_disk(),
-            takes_part: pi.takes_part(),
-            install_name: pi
-                .image
-                .as_ref()
-                .and_then(|im| im.linkage.as_ref())
-                .and_then(|l| l.install_name.clone()),
-            rpaths: pi
-                .image
-                .as_ref()
-                .and_then(|im| im.linkage.as_ref())
-                .map(|l| l.rpaths.clone())
-                .unwrap_or_default(),
-            dependencies: pi
-                .deps
-                .iter()
-                .map(|d| Dependency {
-                    install_name: d.install_name.clone(),
-                    load_command: d.link.load_command(),
-                    image: match d.state {
-                        crate::process::DepState::Loaded(i) => Some(i),
-                        _ => None,
-                    },
-                })
-                .collect(),
-            weak_definitions: pi.image.as_ref().map(|im| im.weak_definitions.len()),
-            ..ImageCost::default()
-        })
+        .map(|(i, pi)| image_cost(i, pi))
         .collect();
-    let mut map: Option<FxHashSet<&str>> = None;
+    let mut names = Names {
+        id_of: HashMap::default(),
+        text: Vec::new(),
+    };
+    let mut lookups_of: Vec<usize> = Vec::new();
+    // Requesting images of each name, in lookup order (sorted and deduplicated below).
+    let mut requesters: Vec<Vec<u32>> = Vec::new();
+    // dyld's weakDefMap, once made: which names it holds.
+    let mut in_map: Option<Vec<bool>> = None;
     let mut probes = 0usize;
     let mut map_hits = 0usize;
-    let mut requesters: FxHashMap<&str, FxHashSet<usize>> = FxHashMap::default();
-    let mut lookups_of: FxHashMap<&str, usize> = FxHashMap::default();
-    for (count, &(req, name, _)) in seq.iter().enumerate() {
-        if count + 1 > WEAK_DEF_MAP_AFTER && map.is_none() {
-            map = Some(FxHashSet::default());
+    let mut total_lookups = 0usize;
+    for_each_lookup(process, |req, name, _| {
+        total_lookups += 1;
+        if total_lookups > WEAK_DEF_MAP_AFTER && in_map.is_none() {
+            in_map = Some(Vec::new());
+        }
+        let id = names.intern(name);
+        if id == lookups_of.len() {
+            lookups_of.push(0);
+            requesters.push(Vec::new());
         }
         cost[req].lookups += 1;
-        requesters.entry(name).or_default().insert(req);
-        *lookups_of.entry(name).or_default() += 1;
-        if map.as_ref().is_some_and(|m| m.contains(name)) {
-            map_hits += 1;
-            continue;
+        lookups_of[id] += 1;
+        if requesters[id].last() != Some(&(req as u32)) {
+            requesters[id].push(req as u32);
+        }
+        if let Some(m) = &mut in_map {
+            if m.len() <= id {
+                m.resize(id + 1, false);
+            }
+            if m[id] {
+                map_hits += 1;
+                return;
+            }
+            // dyld adds what it found; a name no image on disk defines is taken to be found in
+            // the shared cache (a lookup that finds nothing stops the launch).
+            m[id] = true;
         }
         probes += searched.len();
         cost[req].trie_probes += searched.len();
-        if let Some(m) = &mut map {
-            // dyld adds what it found; a name no image on disk defines is taken to be found in
-            // the shared cache (a lookup that finds nothing stops the launch).
-            m.insert(name);
-        }
+    });
+    for r in &mut requesters {
+        r.sort_unstable();
+        r.dedup();
+        r.shrink_to_fit();
     }
+    let distinct_names = names.text.len();
+
+    // What each searched image's trie holds of the names looked up: one walk per image, the
+    // images in parallel, merged in load order.
+    let found: Vec<Result<Vec<(u32, bool)>>> = searched
+        .par_iter()
+        .map(|&i| {
+            let pi = &process.images[i];
+            let (Some(path), Some(loc)) = (&pi.path, &pi.slice) else {
+                return Ok(Vec::new());
+            };
+            let file = MachOFile::open(path)?;
+            let mut found = Vec::new();
+            for_each_export(&file, loc, |raw, kind| {
+                if let Some(id) = names.of_trie_name(raw) {
+                    found.push((id as u32, kind != ExportKind::Weak));
+                }
+            })?;
+            Ok(found)
+        })
+        .collect();
+    let found = found.into_iter().collect::<Result<Vec<_>>>()?;
+    let defs = PerName::new(
+        distinct_names,
+        searched.iter().zip(&found).flat_map(|(&i, f)| {
+            f.iter().map(move |&(id, strong)| {
+                (
+                    id as usize,
+                    Def {
+                        image: i as u32,
+                        strong,
+                    },
+                )
+            })
+        }),
+    );
+    drop(found);
+    // The winner of each name: the first definition, unless a later non-weak one replaces a
+    // weak first (once: the replacement is non-weak).
+    let winner: Vec<Option<usize>> = (0..distinct_names)
+        .map(|id| {
+            let ds = defs.of(id);
+            let first = ds.first()?;
+            let w = if first.strong {
+                first
+            } else {
+                ds.iter().find(|d| d.strong).unwrap_or(first)
+            };
+            Some(w.image as usize)
+        })
+        .collect();
 
     // Per image: wins, losses, unused weak definitions.
-    for (name, ds) in &defs {
-        let w = winners[name.as_str()];
-        let reqs = &requesters[name.as_str()];
+    for (id, w) in winner.iter().enumerate() {
+        let Some(w) = *w else { continue };
         cost[w].wins += 1;
-        if reqs.iter().any(|&r| r != w) {
+        if requesters[id].iter().any(|&r| r as usize != w) {
             cost[w].wins_for_others += 1;
         }
-        let mut seen = FxHashSet::default();
-        for d in ds {
-            if d.image != w && seen.insert(d.image) {
-                cost[d.image].loses += 1;
+        let mut seen = HashSet::default();
+        for d in defs.of(id) {
+            if d.image as usize != w && seen.insert(d.image) {
+                cost[d.image as usize].loses += 1;
             }
         }
     }
@@ -380,10 +557,10 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         cost[i].unused_weak_definitions = Some(
             im.weak_definitions
                 .iter()
-                .filter(|w| !lookups_of.contains_key(w.name.as_str()))
+                .filter(|w| !names.id_of.contains_key(w.name.as_str()))
                 .count(),
         );
-        let own: FxHashSet<&str> = im
+        let own: HashSet<&str> = im
             .weak_definitions
             .iter()
             .map(|w| w.name.as_str())
@@ -394,7 +571,6 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
             .filter(|l| l.reason == LookupReason::BindTarget && own.contains(l.symbol.as_str()))
             .count();
     }
-    let total_lookups = seq.len();
     for i in 0..n {
         if !takes_part[i] {
             continue;
@@ -408,51 +584,62 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         cost[i].saved_probes_if_hidden = saved.min(probes);
     }
 
-    // Duplicates and overrides of the main executable.
-    let mut dup_names: Vec<&str> = defs
+    // Duplicates and overrides of the main executable, by raw name.
+    let by_text = |ids: &mut Vec<usize>| ids.sort_unstable_by_key(|&id| names.text[id]);
+    let mut dup_ids: Vec<usize> = (0..distinct_names)
+        .filter(|&id| defs.of(id).iter().any(|d| d.image != defs.of(id)[0].image))
+        .collect();
+    by_text(&mut dup_ids);
+    let mut override_ids: Vec<usize> = (0..distinct_names)
+        .filter(|&id| defs.of(id).iter().any(|d| d.image == 0) && winner[id] != Some(0))
+        .collect();
+    by_text(&mut override_ids);
+    // Every name's requesters are written out here, and not needed again.
+    let mut symbol_ids: Vec<usize> = (0..distinct_names).collect();
+    by_text(&mut symbol_ids);
+    let symbols: Vec<Resolved> = symbol_ids
         .iter()
-        .filter(|(_, ds)| {
-            let imgs: FxHashSet<usize> = ds.iter().map(|d| d.image).collect();
-            imgs.len() > 1
+        .map(|&id| Resolved {
+            mangled: Name::from(names.text[id]),
+            winner: winner[id].map(|w| image_name[w].clone()),
+            requested_by: ImageList::images(
+                &image_name,
+                requesters[id].iter().map(|&r| r as usize),
+            ),
+            lookups: lookups_of[id],
         })
-        .map(|(n, _)| n.as_str())
         .collect();
-    dup_names.sort_unstable();
-    let mut overrides: Vec<&str> = defs
+    drop(requesters);
+    let mut to_demangle: Vec<&str> = dup_ids
         .iter()
-        .filter(|(name, ds)| ds.iter().any(|d| d.image == 0) && winners[name.as_str()] != 0)
-        .map(|(n, _)| n.as_str())
+        .chain(&override_ids)
+        .map(|&id| names.text[id])
         .collect();
-    overrides.sort_unstable();
-    let mut to_demangle: Vec<&str> = dup_names.iter().chain(&overrides).copied().collect();
     to_demangle.sort_unstable();
     to_demangle.dedup();
-    let names = Demangled::of_sorted(
+    let demangled = Demangled::of_sorted(
         to_demangle,
         crate::analysis::report::DEMANGLE_BATCH,
         Keys::for_grouping(GroupBy::Template),
     )?;
-    let shown = |raw: &str| names.get(raw).demangled().to_string();
-    let mut duplicates: Vec<Duplicate> = dup_names
+    let shown = |raw: &str| demangled.get(raw).demangled().to_string();
+    // Template keys, one shared copy each.
+    let mut templates: HashMap<&str, Name> = HashMap::default();
+    let mut duplicates: Vec<Duplicate> = dup_ids
         .iter()
-        .map(|&raw| {
-            let ds = &defs[raw];
+        .map(|&id| {
+            let raw = names.text[id];
+            let key = GroupBy::Template.key_of(demangled.get(raw));
             Duplicate {
-                mangled: raw.to_string(),
+                mangled: Name::from(raw),
                 symbol: shown(raw),
-                template: GroupBy::Template.key_of(names.get(raw)).to_string(),
-                winner: process.images[winners[raw]].name.clone(),
-                defined_by: ds
-                    .iter()
-                    .map(|d| {
-                        format!(
-                            "{} ({})",
-                            process.images[d.image].name,
-                            if d.strong { "strong" } else { "weak" }
-                        )
-                    })
-                    .collect(),
-                lookups: lookups_of[raw],
+                template: templates
+                    .entry(key)
+                    .or_insert_with(|| Name::from(key))
+                    .clone(),
+                winner: image_name[winner[id].unwrap_or(0)].clone(),
+                defined_by: ImageList::definers(&image_name, defs.of(id)),
+                lookups: lookups_of[id],
             }
         })
         .collect();
@@ -461,76 +648,73 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
             .cmp(&a.lookups)
             .then_with(|| a.mangled.cmp(&b.mangled))
     });
-    let mut groups: FxHashMap<String, DuplicateGroup> = FxHashMap::default();
-    for (d, raw) in duplicates.iter().map(|d| (d, d.mangled.as_str())) {
-        let g = groups
-            .entry(d.template.clone())
-            .or_insert_with(|| DuplicateGroup {
-                template: d.template.clone(),
-                symbols: 0,
-                lookups: 0,
-                images: Vec::new(),
-                winners: Vec::new(),
-                example: d.symbol.clone(),
-                example_mangled: d.mangled.clone(),
+    // Groups by template: which images define and win their members (as flags by load order).
+    struct Building {
+        group: DuplicateGroup,
+        images: Vec<bool>,
+        winners: Vec<bool>,
+    }
+    let mut groups: HashMap<&str, Building> = HashMap::default();
+    for d in &duplicates {
+        let b = groups
+            .entry(d.template.as_str())
+            .or_insert_with(|| Building {
+                group: DuplicateGroup {
+                    template: d.template.to_string(),
+                    symbols: 0,
+                    lookups: 0,
+                    images: Vec::new(),
+                    winners: Vec::new(),
+                    example: d.symbol.clone(),
+                    example_mangled: d.mangled.to_string(),
+                },
+                images: vec![false; n],
+                winners: vec![false; n],
             });
-        g.symbols += 1;
-        g.lookups += d.lookups;
-        for def in &defs[raw] {
-            let name = &process.images[def.image].name;
-            if !g.images.contains(name) {
-                g.images.push(name.clone());
-            }
-        }
-        let w = &process.images[winners[raw]].name;
-        if !g.winners.contains(w) {
-            g.winners.push(w.clone());
-        }
+        b.group.symbols += 1;
+        b.group.lookups += d.lookups;
     }
-    let order = |names: &mut Vec<String>| {
-        names.sort_by_key(|n| process.images.iter().position(|pi| &pi.name == n));
+    // `duplicates` is sorted by lookups, `dup_ids` by name: the flags come from the ids.
+    for &id in &dup_ids {
+        let key = GroupBy::Template.key_of(demangled.get(names.text[id]));
+        let b = groups
+            .get_mut(key)
+            .expect("every duplicate's template has a group");
+        for d in defs.of(id) {
+            b.images[d.image as usize] = true;
+        }
+        b.winners[winner[id].unwrap_or(0)] = true;
+    }
+    drop(defs);
+    let in_load_order = |flags: &[bool]| -> Vec<String> {
+        (0..n)
+            .filter(|&i| flags[i])
+            .map(|i| process.images[i].name.clone())
+            .collect()
     };
-    let mut duplicate_groups: Vec<DuplicateGroup> = groups.into_values().collect();
-    for g in &mut duplicate_groups {
-        order(&mut g.images);
-        order(&mut g.winners);
-    }
+    let mut duplicate_groups: Vec<DuplicateGroup> = groups
+        .into_values()
+        .map(|b| DuplicateGroup {
+            images: in_load_order(&b.images),
+            winners: in_load_order(&b.winners),
+            ..b.group
+        })
+        .collect();
     duplicate_groups.sort_by(|a, b| {
         b.lookups
             .cmp(&a.lookups)
             .then(b.symbols.cmp(&a.symbols))
             .then_with(|| a.template.cmp(&b.template))
     });
-    let overrides_of_main = overrides
+    let overrides_of_main = override_ids
         .iter()
-        .map(|&raw| Override {
-            mangled: raw.to_string(),
-            symbol: shown(raw),
-            winner: process.images[winners[raw]].name.clone(),
+        .map(|&id| Override {
+            mangled: names.text[id].to_string(),
+            symbol: shown(names.text[id]),
+            winner: process.images[winner[id].unwrap_or(0)].name.clone(),
         })
         .collect();
-    let distinct_names = lookups_of.len();
-    let mut symbols: Vec<Resolved> = lookups_of
-        .iter()
-        .map(|(&name, &lookups)| {
-            let mut reqs: Vec<usize> = requesters[name].iter().copied().collect();
-            reqs.sort_unstable();
-            Resolved {
-                mangled: name.to_string(),
-                winner: winners.get(name).map(|&w| process.images[w].name.clone()),
-                requested_by: reqs
-                    .into_iter()
-                    .map(|r| process.images[r].name.clone())
-                    .collect(),
-                lookups,
-            }
-        })
-        .collect();
-    symbols.sort_by(|a, b| a.mangled.cmp(&b.mangled));
-    let defined_outside = lookups_of
-        .keys()
-        .filter(|k| !defs.contains_key(**k))
-        .count();
+    let defined_outside = winner.iter().filter(|w| w.is_none()).count();
     Ok(Coalescing {
         arch: process.arch.clone(),
         images_on_disk: process.images.iter().filter(|p| p.on_disk()).count(),
@@ -541,7 +725,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         weak_def_map_hits: map_hits,
         distinct_names,
         defined_outside,
-        duplicated_names: dup_names.len(),
+        duplicated_names: dup_ids.len(),
         duplicate_groups,
         duplicates,
         overrides_of_main,
@@ -551,9 +735,42 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
             probes as f64 * US_PER_PROBE.1 / 1000.0,
         ),
         problems: process.problems.iter().map(Problem::to_string).collect(),
-        demangle_failures: names.failures,
+        demangle_failures: demangled.failures,
         images: cost,
     })
+}
+
+/// The figures of image `i` known before the lookups are walked.
+fn image_cost(i: usize, pi: &crate::process::ProcessImage) -> ImageCost {
+    let linkage = pi.image.as_ref().and_then(|im| im.linkage.as_ref());
+    ImageCost {
+        index: i,
+        image: pi.name.clone(),
+        found: match &pi.image {
+            Some(im) if i == 0 && im.filetype != Some(crate::model::MH_EXECUTE) => {
+                "first image (not an executable: the one that loads it is not analysed)".into()
+            }
+            _ => found_text(&pi.found),
+        },
+        on_disk: pi.on_disk(),
+        takes_part: pi.takes_part(),
+        install_name: linkage.and_then(|l| l.install_name.clone()),
+        rpaths: linkage.map(|l| l.rpaths.clone()).unwrap_or_default(),
+        dependencies: pi
+            .deps
+            .iter()
+            .map(|d| Dependency {
+                install_name: d.install_name.clone(),
+                load_command: d.link.load_command(),
+                image: match d.state {
+                    crate::process::DepState::Loaded(i) => Some(i),
+                    _ => None,
+                },
+            })
+            .collect(),
+        weak_definitions: pi.image.as_ref().map(|im| im.weak_definitions.len()),
+        ..ImageCost::default()
+    }
 }
 
 /// How an image was found, in a few words.
@@ -565,5 +782,76 @@ fn found_text(f: &crate::process::Found) -> String {
         Found::Search(dir) => format!("--search {}", crate::text::escape_path(dir)),
         Found::Sysroot => "--sysroot".into(),
         Found::Outside => "outside (shared cache)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_name_keeps_each_names_items_in_the_order_given() {
+        let pairs = [(2, 'a'), (0, 'b'), (2, 'c'), (1, 'd'), (0, 'e')];
+        let t = PerName::new(4, pairs.iter().copied());
+        assert_eq!(t.of(0), ['b', 'e']);
+        assert_eq!(t.of(1), ['d']);
+        assert_eq!(t.of(2), ['a', 'c']);
+        assert!(t.of(3).is_empty(), "a name without items");
+        assert_eq!(t.items.len(), 5, "one slot per item, no slack");
+    }
+
+    #[test]
+    fn image_lists_are_written_as_names_with_their_flags() {
+        let names: std::sync::Arc<[Name]> = ["main", "lib/a.dylib", "lib/b.dylib"]
+            .into_iter()
+            .map(Name::from)
+            .collect();
+        let requesters = ImageList::images(&names, [0, 2].into_iter());
+        assert_eq!(
+            serde_json::to_string(&requesters).unwrap(),
+            r#"["main","lib/b.dylib"]"#
+        );
+        let defs = [
+            Def {
+                image: 1,
+                strong: false,
+            },
+            Def {
+                image: 2,
+                strong: true,
+            },
+        ];
+        let definers = ImageList::definers(&names, &defs);
+        assert_eq!(
+            serde_json::to_string(&definers).unwrap(),
+            r#"["lib/a.dylib (weak)","lib/b.dylib (strong)"]"#
+        );
+        assert_eq!(
+            definers.iter().collect::<Vec<_>>(),
+            [("lib/a.dylib", false), ("lib/b.dylib", true)]
+        );
+        assert_eq!(
+            format!("{definers:?}"),
+            r#"["lib/a.dylib (weak)", "lib/b.dylib (strong)"]"#
+        );
+    }
+
+    #[test]
+    fn trie_names_match_the_escaped_names_of_the_model() {
+        let escaped = crate::text::escape_bytes(b"__Z1f\x01\xff");
+        let mut names = Names {
+            id_of: HashMap::default(),
+            text: Vec::new(),
+        };
+        assert_eq!(names.intern("__Z1gv"), 0);
+        assert_eq!(names.intern(&escaped), 1);
+        assert_eq!(names.intern("__Z1gv"), 0, "interned once");
+        assert_eq!(names.of_trie_name(b"__Z1gv"), Some(0));
+        assert_eq!(
+            names.of_trie_name(b"__Z1f\x01\xff"),
+            Some(1),
+            "raw bytes of an escaped name"
+        );
+        assert_eq!(names.of_trie_name(b"__Z1hv"), None);
     }
 }

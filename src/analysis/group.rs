@@ -457,7 +457,7 @@ impl GroupTable {
         if self.object_of.is_empty() {
             return None;
         }
-        let mut counts: rustc_hash::FxHashMap<u32, usize> = Default::default();
+        let mut counts: foldhash::HashMap<u32, usize> = Default::default();
         let mut unattributed = 0usize;
         let mut last: Option<&str> = None;
         for &m in members {
@@ -472,9 +472,12 @@ impl GroupTable {
             }
         }
         let objects = counts.len();
+        // Most symbols, then the first key, then the first object: a total order, so the pick
+        // never depends on the (seeded) map's order.
         let Some((best, symbols)) = counts.into_iter().max_by(|a, b| {
             a.1.cmp(&b.1)
                 .then_with(|| self.object_keys[b.0 as usize].cmp(&self.object_keys[a.0 as usize]))
+                .then_with(|| b.0.cmp(&a.0))
         }) else {
             return Some(GroupFrom {
                 object: String::new(),
@@ -496,7 +499,7 @@ impl GroupTable {
 /// ranks).
 fn key_ranks<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<u32> {
     let keys: Vec<&str> = keys.collect();
-    let mut rank: rustc_hash::FxHashMap<&str, u32> = Default::default();
+    let mut rank: foldhash::HashMap<&str, u32> = Default::default();
     for &k in &keys {
         rank.entry(k).or_insert(0);
     }

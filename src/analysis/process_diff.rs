@@ -16,9 +16,10 @@
 //! `--pair-arch OLD=NEW`.
 
 use super::coalesce::Coalescing;
+use super::demangle::{Demangled, Keys, needs_demangling};
 use super::diff::GroupDelta;
 use super::group::GroupBy;
-use super::report::diff_report_paired;
+use super::report::{DEMANGLE_BATCH, diff_report_paired, diff_report_with, failures_among};
 use crate::error::{Error, Result};
 use crate::process::Process;
 use serde::Serialize;
@@ -362,6 +363,31 @@ fn diff_pair(
         by_new.insert(ni, (oi, rule));
         paired_old[oi] = true;
     }
+    // One name table for every pair (the images of a process share their templates: a table per
+    // pair demangled the same names once per pair), except `--by namespace`, whose keys depend
+    // on the names read together (see `diff_report_with`).
+    let both = |(oi, ni, _): &(usize, usize, PairedBy)| {
+        [&o.process.images[*oi].image, &n.process.images[*ni].image]
+            .into_iter()
+            .flatten()
+    };
+    let shared = if matches!(by, GroupBy::Namespace(_)) {
+        None
+    } else {
+        // Distinct names through a set first: 40 images of 120k names share 40k (a list of
+        // every name, sorted, held 4.8M entries).
+        let mut distinct: foldhash::HashSet<&str> = Default::default();
+        for im in pairs.iter().flat_map(both) {
+            distinct.extend(im.symbol_names().filter(|n| needs_demangling(n)));
+        }
+        let mut sorted: Vec<&str> = distinct.into_iter().collect();
+        sorted.sort_unstable();
+        Some(Demangled::of_sorted(
+            sorted,
+            DEMANGLE_BATCH,
+            Keys::for_grouping(by),
+        )?)
+    };
     let mut failures = 0;
     let mut images = Vec::new();
     for (ni, ncost) in nc.images.iter().enumerate() {
@@ -372,15 +398,20 @@ fn diff_pair(
                 let (a, b) = (&o.process.images[oi].image, &n.process.images[ni].image);
                 match (a, b) {
                     (Some(a), Some(b)) => {
-                        let r = diff_report_paired(
-                            std::slice::from_ref(a),
-                            std::slice::from_ref(b),
-                            by,
-                            Some(top.unwrap_or(usize::MAX)),
-                            false,
-                            Some((a.label(), b.label())),
-                        )?;
-                        failures += r.demangle_failures;
+                        let (a, b) = (std::slice::from_ref(a), std::slice::from_ref(b));
+                        let top = Some(top.unwrap_or(usize::MAX));
+                        let labels = Some((a[0].label(), b[0].label()));
+                        let r = match &shared {
+                            Some(names) => {
+                                failures += failures_among(a.iter().chain(b), names);
+                                diff_report_with(a, b, by, top, false, labels, names)?
+                            }
+                            None => {
+                                let r = diff_report_paired(a, b, by, top, false, labels)?;
+                                failures += r.demangle_failures;
+                                r
+                            }
+                        };
                         let p = r.pairs.into_iter().next();
                         p.map_or((Vec::new(), 0), |p| (p.groups, p.groups_changed))
                     }

@@ -401,13 +401,32 @@ pub fn diff_report_paired(
     with_symbols: bool,
     pair: Option<(&str, &str)>,
 ) -> Result<DiffReport> {
-    let pairs_of = pair_images_with(old, new, pair)?;
     let names = names_of(old.iter().chain(new), by)?;
+    let mut report = diff_report_with(old, new, by, top, with_symbols, pair, &names)?;
+    report.demangle_failures = names.failures;
+    Ok(report)
+}
+
+/// [`diff_report_paired`] with the names demangled by the caller: `names` holds at least every
+/// name of `old` and `new`, with the keys `by` reads ([`Keys::for_grouping`]); one table can
+/// serve many diffs (a process diff's image pairs), where `--by namespace` needs each pair's own
+/// (a class one image shows would cut another image's namespaces). `demangle_failures` is left
+/// 0 ([`failures_among`] counts them). Errors: as [`diff_report_paired`].
+pub fn diff_report_with(
+    old: &[Image],
+    new: &[Image],
+    by: GroupBy,
+    top: Option<usize>,
+    with_symbols: bool,
+    pair: Option<(&str, &str)>,
+    names: &Demangled<'_>,
+) -> Result<DiffReport> {
+    let pairs_of = pair_images_with(old, new, pair)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {
         // The two sides are grouped at the same time (each sorts all of its members).
         let (old_groups, new_groups) =
-            rayon::join(|| group_image(o, &names, by), || group_image(n, &names, by));
+            rayon::join(|| group_image(o, names, by), || group_image(n, names, by));
         let all = diff_groups(
             &old_groups,
             &new_groups,
@@ -437,7 +456,7 @@ pub fn diff_report_paired(
             groups,
             groups_changed,
             symbols: if with_symbols {
-                symbol_changes(o, n, &names)
+                symbol_changes(o, n, names)
             } else {
                 None
             },
@@ -454,6 +473,22 @@ pub fn diff_report_paired(
         pairs,
         only_old: only(old, &|i| pairs_of.iter().any(|(o, _)| std::ptr::eq(*o, i))),
         only_new: only(new, &|i| pairs_of.iter().any(|(_, n)| std::ptr::eq(*n, i))),
-        demangle_failures: names.failures,
+        demangle_failures: 0,
     })
+}
+
+/// The distinct `_Z` names of `images` that `names` could not demangle (a table made by
+/// [`names_of`] keeps only the names it demangled).
+pub fn failures_among<'a>(
+    images: impl IntoIterator<Item = &'a Image>,
+    names: &Demangled<'_>,
+) -> usize {
+    let mut failed: Vec<&str> = images
+        .into_iter()
+        .flat_map(Image::symbol_names)
+        .filter(|n| needs_demangling(n) && names.position(n).is_none())
+        .collect();
+    failed.sort_unstable();
+    failed.dedup();
+    failed.len()
 }

@@ -83,11 +83,6 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
 /// `weakscan diff` of two processes: each loaded and coalesced (in parallel), images paired as
 /// [`crate::analysis::process_diff`] says.
 fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
-    if req.format == Format::Github {
-        return Err(Error::usage(
-            "a process diff writes --format table, json or markdown (github: not yet)",
-        ));
-    }
     if req.symbols {
         return Err(Error::usage(
             "--symbols lists the symbols of two images: diff the two images themselves",
@@ -140,9 +135,10 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
     emit(req.output.as_ref(), |out| match req.format {
         Format::Json => output::process_diff::json(out, &report),
         Format::Markdown => output::process_diff::markdown(out, &report),
-        _ => output::process_diff::table_out(out, &report),
+        Format::Github => output::process_diff::github(out, &report),
+        Format::Table => output::process_diff::table_out(out, &report),
     })?;
-    if req.format == Format::Markdown {
+    if matches!(req.format, Format::Markdown | Format::Github) {
         super::append_step_summary(|w| output::process_diff::markdown(w, &report));
     }
     Ok(0)

@@ -279,7 +279,7 @@ pub fn walk_weak_binds(
 struct State<'a> {
     names: WeakBindNames,
     /// Name → index into `names.symbols`.
-    ids: rustc_hash::FxHashMap<Name, u32>,
+    ids: foldhash::HashMap<Name, u32>,
     /// Locations bound so far.
     binds: usize,
     segments: &'a [SegmentBounds],

@@ -95,8 +95,31 @@ pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> 
 }
 
 /// Reads one slice into an [`Image`]: a linked image, or an object file or archive (a
-/// universal archive's slice) before linking ([`super::object`]).
+/// universal archive's slice) before linking ([`super::object`]). The same as
+/// [`read_image_with`] with the attribution read ([`ReadOptions::default`]).
 pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
+    read_image_with(file, loc, ReadOptions::default())
+}
+
+/// What [`read_image_with`] reads besides the weak definitions, weak binds and load commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The debug map of a linked image (`N_OSO`/`N_FUN` stabs of `LC_SYMTAB`): where each weak
+    /// symbol was compiled, in [`Image::attribution`]. Off, the symbol and string tables are not
+    /// read at all (a process's dylibs: their attribution is not used, and the tables are the
+    /// largest part of the file read).
+    pub attribution: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { attribution: true }
+    }
+}
+
+/// [`read_image`], reading what `opts` asks for. Errors: as [`read_image`] (a malformed symbol
+/// table is not seen when the attribution is not read).
+pub fn read_image_with(file: &MachOFile, loc: &SliceLocation, opts: ReadOptions) -> Result<Image> {
     if loc.size >= 16 {
         let head = file.read_range(loc.offset, 16, "slice header")?;
         if head[..8] == AR_MAGIC[..] {
@@ -218,9 +241,9 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
     };
     // Which targets the image defines itself: the sets are as large as the targets, not as
     // the export trie.
-    let target_names: rustc_hash::FxHashSet<&str> =
+    let target_names: foldhash::HashSet<&str> =
         bind_targets.iter().map(|t| t.symbol.as_str()).collect();
-    let defined: rustc_hash::FxHashSet<&str> = weak_definitions
+    let defined: foldhash::HashSet<&str> = weak_definitions
         .iter()
         .map(|w| w.name.as_str())
         .filter(|n| target_names.contains(n))
@@ -234,7 +257,7 @@ pub fn read_image(file: &MachOFile, loc: &SliceLocation) -> Result<Image> {
         t.defined_here = here;
     }
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
-    let attribution = match lc.symtab {
+    let attribution = match lc.symtab.filter(|_| opts.attribution) {
         Some(st) => {
             let weak = WeakAddresses::new(text_base, &weak_definitions, strong_exports);
             read_attribution(file, loc, st, &weak_definitions, &weak, &bind_targets)?
@@ -280,7 +303,7 @@ fn read_attribution(
         ReadError::Read(e) => e,
     };
     // The names asked for, keyed by their text, with a cheap prefilter (see `NameFilter`).
-    let mut wanted: rustc_hash::FxHashMap<&str, &Name> = Default::default();
+    let mut wanted: foldhash::HashMap<&str, &Name> = Default::default();
     for n in bind_targets
         .iter()
         .map(|t| &t.symbol)
@@ -354,7 +377,7 @@ struct WeakAddresses {
     sorted: Vec<(u64, Name)>,
     /// The addresses of `sorted`: [`WeakAddresses::contains`] answers every function stab of
     /// the image (Node.js: ~200k), a hash probe rather than a binary search each.
-    set: rustc_hash::FxHashSet<u64>,
+    set: foldhash::HashSet<u64>,
 }
 
 impl WeakAddresses {
@@ -467,7 +490,7 @@ fn chained_targets(
     // targets, their names interned (imports may share a name).
     let mut target_of: Vec<u32> = Vec::new();
     let mut targets: Vec<BindTarget> = Vec::new();
-    let mut interned: rustc_hash::FxHashMap<&[u8], Name> = Default::default();
+    let mut interned: foldhash::HashMap<&[u8], Name> = Default::default();
     let (header, segments) =
         parse_chained_fixups_with(blob, lc.segments.len(), lc.dylib_count, |_, imp| {
             if imp.library_ordinal != BIND_SPECIAL_DYLIB_WEAK_LOOKUP {
@@ -591,42 +614,39 @@ pub enum ExportKind {
     Reexport,
 }
 
-/// The names among `wanted` that slice `loc` of `file` exports, each with its kind, in trie
-/// order: what a weak-def lookup for each name finds in this image. One walk of the export trie
-/// (`LC_DYLD_EXPORTS_TRIE`, else `LC_DYLD_INFO`'s export range); names are compared as raw bytes.
-/// Errors: the same as [`read_image`] for the load commands and the trie.
-pub fn exports_among(
+/// Calls `found(name, kind)` for each name that slice `loc` of `file` exports, in trie order,
+/// with how it is exported: what a weak-def lookup for that name finds in this image. One walk
+/// of the export trie (`LC_DYLD_EXPORTS_TRIE`, else `LC_DYLD_INFO`'s export range); `name` is
+/// the raw bytes of the trie's edges, the caller picks the names it wants. Errors: the same as
+/// [`read_image`] for the load commands and the trie.
+pub fn for_each_export(
     file: &MachOFile,
     loc: &SliceLocation,
-    wanted: &rustc_hash::FxHashSet<&[u8]>,
-) -> Result<Vec<(String, ExportKind)>> {
+    mut found: impl FnMut(&[u8], ExportKind),
+) -> Result<()> {
     let lc = read_load_commands(file, loc)?;
     let Some(r) = lc.exports_trie.or(lc.dyld_info_exports) else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     let trie = file.read_range(
         loc.offset + u64::from(r.offset),
         u64::from(r.size),
         "export trie",
     )?;
-    let mut found = Vec::new();
     walk_export_trie(&trie, |name, flags, _| {
-        if wanted.contains(name) {
-            let kind = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
-                ExportKind::Reexport
-            } else if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
-                ExportKind::Weak
-            } else {
-                ExportKind::Strong
-            };
-            found.push((symbol_name(name), kind));
-        }
+        let kind = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
+            ExportKind::Reexport
+        } else if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
+            ExportKind::Weak
+        } else {
+            ExportKind::Strong
+        };
+        found(name, kind);
     })
     .map_err(|e| {
         file.error(
             ErrorKind::Malformed,
             format!("{}: export trie: {e}", loc.arch),
         )
-    })?;
-    Ok(found)
+    })
 }

@@ -2,6 +2,7 @@
 //! one `::error` annotation per failing budget, one with the offending groups and the fix per
 //! failing image, `::notice` for notes and the verdict. `scan` and `diff`: one `::notice` per
 //! image or pair (`::warning` when a diff's lookups grew) with the figures and largest groups.
+//! A process diff's annotations are with its other renderings ([`super::process_diff::github`]).
 
 use crate::analysis::check::CheckReport;
 use crate::analysis::report::{DiffReport, ScanReport};
@@ -20,13 +21,42 @@ fn property(s: &str) -> String {
     message(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-fn annotation(out: &mut dyn Write, level: &str, title: &str, text: &str) -> io::Result<()> {
+/// One workflow command: `::LEVEL title=TITLE::TEXT`, both escaped.
+pub(crate) fn annotation(
+    out: &mut dyn Write,
+    level: &str,
+    title: &str,
+    text: &str,
+) -> io::Result<()> {
     writeln!(
         out,
         "::{level} title={}::{}",
         property(title),
         message(text)
     )
+}
+
+/// At most this many problem annotations per report section; the rest are counted in one more.
+pub(crate) const MAX_PROBLEMS: usize = 10;
+
+/// One `::warning` per problem (the first [`MAX_PROBLEMS`]), then one with the number of the
+/// others ("see the table output").
+pub(crate) fn problems(out: &mut dyn Write, title: &str, texts: &[String]) -> io::Result<()> {
+    for t in texts.iter().take(MAX_PROBLEMS) {
+        annotation(out, "warning", title, t)?;
+    }
+    if texts.len() > MAX_PROBLEMS {
+        annotation(
+            out,
+            "warning",
+            title,
+            &format!(
+                "{} more problems (see the table output)",
+                texts.len() - MAX_PROBLEMS
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 /// Renders a check report as workflow commands, ending with the verdict as a plain line.

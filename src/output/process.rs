@@ -1,7 +1,8 @@
 //! A whole process (`weakscan scan APP|DIR`, `scan --process MAIN`): the images in load order
-//! with what each costs, the process figures, cross-image duplicates and the problems met. Table
-//! and JSON (`command: "process"`, `docs/json.md`).
+//! with what each costs, the process figures, cross-image duplicates and the problems met. Table,
+//! Markdown, GitHub workflow commands and JSON (`command: "process"`, `docs/json.md`).
 
+use super::markdown::{cell as md, code};
 use super::table::{cell, fit_figures, right, table_with};
 use crate::analysis::coalesce::Coalescing;
 use crate::output::{NOT_AVAILABLE, fig};
@@ -141,11 +142,7 @@ pub fn table_out(
                 o.symbol, o.winner
             )?;
         }
-        for i in p
-            .images
-            .iter()
-            .filter(|c| c.takes_part == Some(true) && c.wins_for_others == 0 && c.index != 0)
-        {
+        for i in slowing(p) {
             writeln!(
                 out,
                 "slows every lookup: {} exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
@@ -168,6 +165,210 @@ pub fn table_out(
             )?;
         }
     }
+    Ok(())
+}
+
+/// Images that make every lookup slower: searched, not the main executable, and winning no
+/// other image's lookup.
+fn slowing(p: &Coalescing) -> impl Iterator<Item = &crate::analysis::coalesce::ImageCost> {
+    p.images
+        .iter()
+        .filter(|c| c.takes_part == Some(true) && c.wins_for_others == 0 && c.index != 0)
+}
+
+/// Renders each process as Markdown (a step summary or a pull-request comment): the figures,
+/// the images on disk with their costs, the duplicate groups (`top` of them), the findings and
+/// the problems.
+pub fn markdown(
+    out: &mut dyn Write,
+    processes: &[Coalescing],
+    top: Option<usize>,
+) -> io::Result<()> {
+    for p in processes {
+        let main = p.images.first().map_or("", |c| c.image.as_str());
+        writeln!(
+            out,
+            "### weakscan: process {} ({})
+",
+            code(main),
+            md(&p.arch)
+        )?;
+        writeln!(
+            out,
+            "{} images: {} on disk, {} searched for weak definitions, {} outside (shared cache, not read).
+",
+            p.images.len(),
+            p.images_on_disk,
+            p.images_searched,
+            p.images_outside
+        )?;
+        writeln!(
+            out,
+            "| | |
+|---|---:|"
+        )?;
+        for (label, v) in [
+            ("weak-def lookups", p.lookups),
+            ("trie probes", p.trie_probes),
+            ("weakDefMap hits", p.weak_def_map_hits),
+            ("distinct names looked up", p.distinct_names),
+            ("defined by several images", p.duplicated_names),
+            ("defined by no image on disk", p.defined_outside),
+        ] {
+            writeln!(out, "| {label} | {v} |")?;
+        }
+        writeln!(
+            out,
+            "| estimated probe time, ms (estimate) | {:.1}–{:.1} |\n",
+            p.estimated_ms.0, p.estimated_ms.1
+        )?;
+        writeln!(
+            out,
+            "| image | searched | weak defs | lookups | trie probes | wins | unused weak defs | probes saved if hidden |\n|---|---|---:|---:|---:|---:|---:|---:|"
+        )?;
+        for c in p.images.iter().filter(|c| c.on_disk) {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                code(&c.image),
+                yes_no(c.takes_part),
+                fig(c.weak_definitions),
+                c.lookups,
+                c.trie_probes,
+                c.wins,
+                fig(c.unused_weak_definitions),
+                if c.takes_part == Some(true) {
+                    c.saved_probes_if_hidden.to_string()
+                } else {
+                    NOT_AVAILABLE.into()
+                }
+            )?;
+        }
+        writeln!(out)?;
+        if !p.duplicate_groups.is_empty() {
+            writeln!(
+                out,
+                "{} looked-up symbols are defined by several images ({} templates):\n",
+                p.duplicated_names,
+                p.duplicate_groups.len()
+            )?;
+            writeln!(
+                out,
+                "| template | symbols | lookups | defined by | winner |\n|---|---:|---:|---|---|"
+            )?;
+            let shown = top.unwrap_or(usize::MAX);
+            for g in p.duplicate_groups.iter().take(shown) {
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    code(&g.template),
+                    g.symbols,
+                    g.lookups,
+                    md(&g.images.join(", ")),
+                    md(&g.winners.join(", "))
+                )?;
+            }
+            if p.duplicate_groups.len() > shown {
+                writeln!(
+                    out,
+                    "\n… {} more templates (`--top`).",
+                    p.duplicate_groups.len() - shown
+                )?;
+            }
+            writeln!(out)?;
+        }
+        for o in &p.overrides_of_main {
+            writeln!(
+                out,
+                "- override: the main executable's {} is replaced by {}'s non-weak definition",
+                code(&o.symbol),
+                code(&o.winner)
+            )?;
+        }
+        for c in slowing(p) {
+            writeln!(
+                out,
+                "- slows every lookup: {} exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
+                code(&c.image),
+                fig(c.weak_definitions),
+                c.saved_probes_if_hidden
+            )?;
+        }
+        if !p.problems.is_empty() {
+            writeln!(out, "\n{} problems:\n", p.problems.len())?;
+            for pr in &p.problems {
+                writeln!(out, "- {}", md(pr))?;
+            }
+        }
+        if p.demangle_failures > 0 {
+            writeln!(
+                out,
+                "\n{} names could not be demangled (shown raw).",
+                p.demangle_failures
+            )?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Renders each process as GitHub workflow commands: one `::notice` with the figures and the
+/// largest duplicate groups, one `::warning` per image that slows every lookup and per override
+/// of the main executable, one `::warning` per problem (ten, then a count), then a plain line.
+pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
+    use super::github::annotation;
+    for p in processes {
+        let main = p.images.first().map_or("", |c| c.image.as_str());
+        let mut text = format!(
+            "{main} ({}): {} images ({} on disk, {} searched), {} weak-def lookups, {} trie probes, {} names defined by several images; estimated probe time {:.1}–{:.1} ms (an estimate, docs/process.md)",
+            p.arch,
+            p.images.len(),
+            p.images_on_disk,
+            p.images_searched,
+            p.lookups,
+            p.trie_probes,
+            p.duplicated_names,
+            p.estimated_ms.0,
+            p.estimated_ms.1
+        );
+        for g in p.duplicate_groups.iter().take(5) {
+            text += &format!(
+                "\n  {}: {} symbols, {} lookups, defined by {}; winner {}",
+                g.template,
+                g.symbols,
+                g.lookups,
+                g.images.join(", "),
+                g.winners.join(", ")
+            );
+        }
+        annotation(out, "notice", "weakscan scan: process", &text)?;
+        for c in slowing(p) {
+            annotation(
+                out,
+                "warning",
+                "weakscan scan: image slows every lookup",
+                &format!(
+                    "{}: exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
+                    c.image,
+                    fig(c.weak_definitions),
+                    c.saved_probes_if_hidden
+                ),
+            )?;
+        }
+        for o in &p.overrides_of_main {
+            annotation(
+                out,
+                "warning",
+                "weakscan scan: override of the main executable",
+                &format!(
+                    "the main executable's {} ({}) is replaced by {}'s non-weak definition",
+                    o.symbol, o.mangled, o.winner
+                ),
+            )?;
+        }
+        super::github::problems(out, "weakscan scan: problem", &p.problems)?;
+    }
+    writeln!(out, "weakscan scan: {} processes", processes.len())?;
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! Two versions of a whole process (`weakscan diff OLD.app NEW.app`): the process figures old →
 //! new, the images that changed (paired as [`crate::analysis::process_diff`] says) with the
-//! groups that moved inside each, and the duplicate groups gained and lost. Table, Markdown and
-//! JSON (`command: "process-diff"`, `docs/json.md`).
+//! groups that moved inside each, and the duplicate groups gained and lost. Table, Markdown,
+//! GitHub workflow commands and JSON (`command: "process-diff"`, `docs/json.md`).
 
 use super::markdown::{cell as md, code};
 use super::table::{cell, fit_figures, group_deltas, right, table, table_with};
@@ -311,6 +311,99 @@ pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// Grew from old to new (both known).
+fn grew(c: &Change) -> bool {
+    c.change.is_some_and(|d| d > 0)
+}
+
+/// Renders the report as GitHub workflow commands: per process one annotation with the totals
+/// (`::warning` when its lookups or trie probes grew, else `::notice`), one per image that
+/// changed (the same rule, on its own lookups and probes) with its largest group changes, one
+/// with the duplicate groups that changed, one `::warning` per problem met loading either
+/// version (the first ten, then one with the count), then a plain line.
+pub fn github(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
+    use super::github::annotation;
+    let level = |worse: bool| if worse { "warning" } else { "notice" };
+    let mut changed = 0;
+    for p in &r.processes {
+        let t = &p.totals;
+        let mut text = format!("{} → {} ({})", p.old_main, p.new_main, p.new_arch);
+        for (label, c) in totals(t) {
+            text += &format!("\n  {label}: {}", arrow(c));
+        }
+        text += &format!(
+            "\n  estimated probe time: {} → {} ms (an estimate, docs/process.md)",
+            ms(t.estimated_ms_old),
+            ms(t.estimated_ms_new)
+        );
+        annotation(
+            out,
+            level(grew(&t.lookups) || grew(&t.trie_probes)),
+            "weakscan diff: process",
+            &text,
+        )?;
+        for d in p
+            .images
+            .iter()
+            .filter(|d| d.status != ImageStatus::Unchanged)
+        {
+            changed += 1;
+            let mut text = format!(
+                "{} ({}): weak-def lookups {}, trie probes {}, weak definitions {}, wins {}, unused weak definitions {}",
+                image_name(d),
+                status(d),
+                arrow(&d.lookups),
+                arrow(&d.trie_probes),
+                arrow(&d.weak_definitions),
+                arrow(&d.wins),
+                arrow(&d.unused_weak_definitions)
+            );
+            for g in d.groups.iter().take(5) {
+                text += &format!("\n  {}: {} lookups", g.key, signed(g.delta.lookups));
+            }
+            if d.groups_changed > 5 {
+                text += &format!("\n  … {} groups changed in all", d.groups_changed);
+            }
+            annotation(
+                out,
+                level(grew(&d.lookups) || grew(&d.trie_probes)),
+                "weakscan diff: image",
+                &text,
+            )?;
+        }
+        if !p.duplicate_groups.is_empty() {
+            let mut text = format!(
+                "{} duplicate groups changed (a template defined by several images):",
+                p.duplicate_groups.len()
+            );
+            for g in &p.duplicate_groups {
+                text += &format!(
+                    "\n  {}: symbols {}, lookups {}; defined by {}",
+                    g.template,
+                    arrow(&g.symbols),
+                    arrow(&g.lookups),
+                    defined_by(g)
+                );
+            }
+            let worse = p.duplicate_groups.iter().any(|g| grew(&g.lookups));
+            annotation(out, level(worse), "weakscan diff: duplicates", &text)?;
+        }
+        let problems: Vec<String> = p
+            .old_problems
+            .iter()
+            .map(|x| format!("old version: {x}"))
+            .chain(p.new_problems.iter().map(|x| format!("new version: {x}")))
+            .collect();
+        super::github::problems(out, "weakscan diff: problem", &problems)?;
+    }
+    writeln!(
+        out,
+        "weakscan diff: {} processes compared, {changed} images changed",
+        r.processes.len()
+    )?;
     Ok(())
 }
 

@@ -113,27 +113,56 @@ pub fn locate(input: &Path) -> Result<Located> {
     }
 }
 
+/// Largest `Info.plist` read, in bytes.
+const MAX_PLIST_BYTES: u64 = 1 << 20;
+/// Stack of the thread that parses it, in bytes (reserved, touched only as deep as the nesting).
+const PLIST_STACK_BYTES: usize = 256 << 20;
+
 /// `CFBundleExecutable` of the property list at `path`: a plain file name.
 fn bundle_executable(path: &Path) -> Result<String> {
     let bad = |what: String| Error::new(ErrorKind::Malformed, path, what);
-    let value = plist::Value::from_file(path).map_err(|e| {
-        // The plist crate's errors may span lines; one line is kept.
-        bad(format!("not a readable property list: {e}"))
-    })?;
-    let dict = value
-        .as_dictionary()
-        .ok_or_else(|| bad("the property list is not a dictionary".into()))?;
-    let exe = dict
-        .get("CFBundleExecutable")
-        .ok_or_else(|| bad("no CFBundleExecutable key".into()))?
-        .as_string()
-        .ok_or_else(|| bad("CFBundleExecutable is not a string".into()))?;
+    // Read whole, up to a cap (an Info.plist is a few KiB; a sparse 1 GiB one took 1.8 GB), and
+    // parsed on a thread with a large stack: the plist crate recurses per nesting level, and
+    // 150k nested <array> overflowed the main thread's 8 MiB (hostile-input campaign).
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_PLIST_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, &e))?;
+    if bytes.len() as u64 > MAX_PLIST_BYTES {
+        return Err(bad(format!(
+            "larger than {} MiB: not an Info.plist",
+            MAX_PLIST_BYTES >> 20
+        )));
+    }
+    // The value is read and dropped on that thread too (dropping recurses as deep).
+    let exe = std::thread::Builder::new()
+        .stack_size(PLIST_STACK_BYTES)
+        .spawn(move || -> std::result::Result<String, String> {
+            let value = plist::Value::from_reader(std::io::Cursor::new(bytes))
+                // The plist crate's errors may span lines; one line is kept by `Error`.
+                .map_err(|e| format!("not a readable property list: {e}"))?;
+            let dict = value
+                .as_dictionary()
+                .ok_or("the property list is not a dictionary")?;
+            let exe = dict
+                .get("CFBundleExecutable")
+                .ok_or("no CFBundleExecutable key")?
+                .as_string()
+                .ok_or("CFBundleExecutable is not a string")?;
+            Ok(exe.to_string())
+        })
+        .map_err(|e| bad(format!("cannot start the property-list reader: {e}")))?
+        .join()
+        .map_err(|_| bad("the property list is nested too deeply".into()))?
+        .map_err(bad)?;
     if exe.is_empty() || exe.contains('/') || exe == ".." || exe == "." {
         return Err(bad(format!(
             "CFBundleExecutable {exe:?} is not a file name"
         )));
     }
-    Ok(exe.to_string())
+    Ok(exe)
 }
 
 /// The `X.app` directory `path` sits in as `X.app/Contents/MacOS/<file>`.
@@ -208,5 +237,28 @@ mod tests {
                 .message
                 .contains("not a readable property list")
         );
+    }
+
+    // Regression (hostile-input campaign): 150k nested arrays overflowed the stack (abort), and
+    // a sparse 1 GiB Info.plist was read whole (1.8 GB).
+    #[test]
+    fn regression_deep_or_huge_plists_aborted_or_took_gigabytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("Info.plist");
+        let n = 65_000;
+        std::fs::write(
+            &p,
+            format!(
+                "<plist><dict><key>CFBundleExecutable</key><string>App</string><key>x</key>{}{}</dict></plist>",
+                "<array>".repeat(n),
+                "</array>".repeat(n)
+            ),
+        )
+        .unwrap();
+        assert_eq!(bundle_executable(&p).unwrap(), "App");
+        let f = std::fs::File::create(&p).unwrap();
+        f.set_len(1 << 30).unwrap();
+        let e = bundle_executable(&p).unwrap_err();
+        assert!(e.message.contains("larger than 1 MiB"), "{}", e.message);
     }
 }

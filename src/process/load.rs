@@ -23,9 +23,12 @@ use super::resolve::{Resolution, Roots, RpathLink, resolve};
 use super::{Dep, DepState, Found, Problem, Process, ProcessImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::file::MachOFile;
-use crate::macho::image::read_image;
+use crate::macho::image::{ReadOptions, read_image, read_image_with};
 use crate::model::{DylibLink, Name};
+use foldhash::{HashMap, HashSet};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// At most this many images are read per process; the rest are reported, not read.
 pub const MAX_IMAGES: usize = 4096;
@@ -66,14 +69,7 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
                 return Err(Error::new(
                     ErrorKind::Usage,
                     &located.main,
-                    format!(
-                        "no {a} slice (it has {})",
-                        slices
-                            .iter()
-                            .map(|s| s.arch.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                    no_slice(a, &slices),
                 ));
             }
             s
@@ -93,7 +89,7 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             dependents_set: Vec::new(),
             names: Default::default(),
         };
-        intern(&mut loader.names, &mut image);
+        intern(&loader.names, &mut image);
         loader.push(ProcessImage {
             name: loader.display(&main_path),
             path: Some(main_path.clone()),
@@ -129,11 +125,14 @@ struct Loader {
     /// Every symbol name read so far, once: images of one process share most names (the same
     /// templates in each dylib), so each image's names are swapped for the first copy read
     /// (`Name` is reference-counted) and its own copies freed.
-    names: rustc_hash::FxHashSet<Name>,
+    /// Locked by the reader of each image once it is read (images are read in parallel).
+    names: Mutex<HashSet<Name>>,
 }
 
 /// Points each name of `image` at the copy in `names` (adding those not there yet).
-fn intern(names: &mut rustc_hash::FxHashSet<Name>, image: &mut crate::model::Image) {
+fn intern(names: &Mutex<HashSet<Name>>, image: &mut crate::model::Image) {
+    // A poisoned lock only means another reader panicked: the set itself is whole.
+    let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
     let mut one = |n: &mut Name| match names.get(n.as_str()) {
         Some(first) => *n = first.clone(),
         None => {
@@ -231,10 +230,31 @@ impl Loader {
             .and_then(|i| i.linkage.as_ref())
             .map(|l| l.dylibs.clone())
             .unwrap_or_default();
+        // Where each dependency not loaded yet resolves, and the new files among them read in
+        // parallel; `find_or_load` then goes through them in order, exactly as one by one (a
+        // dependency loaded meanwhile is found loaded; a prefetched file not taken is dropped).
+        // One already loaded under its install name is neither resolved nor read (regression:
+        // N dylibs whose rpaths reached copies of loaded libraries read those copies N times).
+        let resolved: Vec<Option<Resolution>> = dylibs
+            .iter()
+            .map(|d| {
+                self.loaded_as(&d.install_name)
+                    .is_none()
+                    .then(|| self.resolve_with(&d.install_name, &chain_images))
+            })
+            .collect();
+        let mut prefetched = self.prefetch(&resolved);
         let mut deps = Vec::with_capacity(dylibs.len());
         let mut children = Vec::new();
-        for d in dylibs {
-            let state = self.find_or_load(&d.install_name, d.link, image, &chain_images);
+        for (d, r) in dylibs.into_iter().zip(resolved) {
+            let state = self.find_or_load(
+                &d.install_name,
+                d.link,
+                image,
+                r,
+                &chain_images,
+                &mut prefetched,
+            );
             if let DepState::Loaded(i) = state {
                 if chain_images.contains(&i) {
                     let mut cycle: Vec<&str> = chain_images
@@ -270,17 +290,10 @@ impl Loader {
         })
     }
 
-    fn find_or_load(
-        &mut self,
-        name: &str,
-        link: DylibLink,
-        requester: usize,
-        chain: &[usize],
-    ) -> DepState {
-        let requester_name = self.images[requester].name.clone();
-        // Already loaded under this install name (dyld: absolute paths by path, `@rpath/` names
-        // "already loaded as rpath", Loader.cpp `getLoader`).
-        if let Some(i) = self.images.iter().position(|pi| {
+    /// The image already loaded under install name `name` (dyld: absolute paths by path,
+    /// `@rpath/` names "already loaded as rpath", Loader.cpp `getLoader`), if any.
+    fn loaded_as(&self, name: &str) -> Option<usize> {
+        self.images.iter().position(|pi| {
             pi.image
                 .as_ref()
                 .and_then(|im| im.linkage.as_ref())
@@ -288,10 +301,12 @@ impl Loader {
                 == Some(name)
                 && (name.starts_with("@rpath/") || name.starts_with('/'))
                 || (!pi.on_disk() && pi.name == name)
-        }) {
-            return DepState::Loaded(i);
-        }
-        let links: Vec<(PathBuf, Vec<String>, String)> = chain
+        })
+    }
+
+    /// Resolves `name` with the rpath stack `chain` (the loading image, then its loaders).
+    fn resolve_with(&self, name: &str, chain: &[usize]) -> Resolution {
+        let links: Vec<(PathBuf, &[String], &str)> = chain
             .iter()
             .map(|&c| {
                 let pi = &self.images[c];
@@ -305,24 +320,67 @@ impl Loader {
                     .image
                     .as_ref()
                     .and_then(|i| i.linkage.as_ref())
-                    .map(|l| l.rpaths.clone())
-                    .unwrap_or_default();
-                (dir, rpaths, pi.name.clone())
+                    .map_or(&[][..], |l| &l.rpaths[..]);
+                (dir, rpaths, pi.name.as_str())
             })
             .collect();
         let rl: Vec<RpathLink<'_>> = links
             .iter()
-            .map(|(d, r, n)| RpathLink {
+            .map(|&(ref d, r, n)| RpathLink {
                 dir: d,
                 rpaths: r,
                 name: n,
             })
             .collect();
+        resolve(name, &self.main_dir, &rl, &self.roots)
+    }
+
+    /// Reads, in parallel, the files of `resolved` that are not loaded yet (each once, at most
+    /// as many as [`MAX_IMAGES`] leaves room for), keyed by path.
+    fn prefetch(&self, resolved: &[Option<Resolution>]) -> HashMap<PathBuf, Result<Read>> {
+        let room = MAX_IMAGES.saturating_sub(self.images.len());
+        let mut paths: Vec<&PathBuf> = Vec::new();
+        for r in resolved {
+            if let Some(Resolution::File(path, _)) = r
+                && !paths.contains(&path)
+                && !self.images.iter().any(|pi| pi.path.as_ref() == Some(path))
+                && paths.len() < room
+            {
+                paths.push(path);
+            }
+        }
+        if paths.len() < 2 {
+            // Nothing to overlap: read when taken.
+            return HashMap::default();
+        }
+        paths
+            .into_par_iter()
+            .map(|p| (p.clone(), read_dylib(p, &self.arch, &self.names)))
+            .collect()
+    }
+
+    fn find_or_load(
+        &mut self,
+        name: &str,
+        link: DylibLink,
+        requester: usize,
+        resolution: Option<Resolution>,
+        chain: &[usize],
+        prefetched: &mut HashMap<PathBuf, Result<Read>>,
+    ) -> DepState {
+        let requester_name = self.images[requester].name.clone();
+        if let Some(i) = self.loaded_as(name) {
+            return DepState::Loaded(i);
+        }
+        let resolution = match resolution {
+            Some(r) => r,
+            None => self.resolve_with(name, chain),
+        };
         let problem = |what: String| Problem {
             path: requester_name.clone(),
             what,
         };
-        match resolve(name, &self.main_dir, &rl, &self.roots) {
+        match resolution {
             Resolution::File(path, found) => {
                 if let Some(i) = self
                     .images
@@ -337,7 +395,10 @@ impl Loader {
                     )));
                     return DepState::Unusable;
                 }
-                match self.read(&path) {
+                let read = prefetched
+                    .remove(&path)
+                    .unwrap_or_else(|| read_dylib(&path, &self.arch, &self.names));
+                match read {
                     Ok((image, loc)) => {
                         let shown = self.display(&path);
                         DepState::Loaded(self.push(ProcessImage {
@@ -398,44 +459,40 @@ impl Loader {
             }
         }
     }
+}
 
-    /// Reads the process's slice of `path`.
-    fn read(
-        &mut self,
-        path: &Path,
-    ) -> Result<(crate::model::Image, crate::macho::file::SliceLocation)> {
-        let file = MachOFile::open(path)?;
-        let slices = file.slices()?;
-        let Some(loc) = slices.iter().find(|s| s.arch == self.arch).cloned() else {
-            return Err(file.error(
-                ErrorKind::Malformed,
-                format!(
-                    "no {} slice (it has {})",
-                    self.arch,
-                    slices
-                        .iter()
-                        .map(|s| s.arch.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        };
-        let mut image = read_image(&file, &loc)?;
-        // Where each symbol was compiled is not used for a process (dropped: memory). The bind
-        // sites are kept: process diffs, checks and baselines report each image's sites, and an
-        // emptied list would read as 0 sites (regression: `diff A.app B.app` showed Δ sites +0
-        // for every dependency).
-        image.attribution = None;
-        intern(&mut self.names, &mut image);
-        if image.filetype != Some(crate::model::MH_DYLIB) {
-            return Err(file.error(
-                ErrorKind::Malformed,
-                format!(
-                    "not a dylib (filetype {})",
-                    image.filetype.map_or("?".into(), |t| format!("{t:#x}"))
-                ),
-            ));
-        }
-        Ok((image, loc))
+/// A dylib read: its image and the slice it came from.
+type Read = (crate::model::Image, crate::macho::file::SliceLocation);
+
+/// "no ARCH slice (it has …)": a file without the process's arch.
+fn no_slice(arch: &str, slices: &[crate::macho::file::SliceLocation]) -> String {
+    let has: Vec<&str> = slices.iter().map(|s| s.arch.as_str()).collect();
+    format!("no {arch} slice (it has {})", has.join(", "))
+}
+
+/// Reads the `arch` slice of the dylib at `path`, its names interned into `names`. Errors: it
+/// cannot be read, has no such slice, or is not an `MH_DYLIB`.
+fn read_dylib(path: &Path, arch: &str, names: &Mutex<HashSet<Name>>) -> Result<Read> {
+    let file = MachOFile::open(path)?;
+    let slices = file.slices()?;
+    let Some(loc) = slices.iter().find(|s| s.arch == arch).cloned() else {
+        return Err(file.error(ErrorKind::Malformed, no_slice(arch, &slices)));
+    };
+    // Where each of a dylib's symbols was compiled is not used for a process (not read: time
+    // and memory; the main executable's is, by `--by object` and `check --group`). The bind
+    // sites are kept: process diffs, checks and baselines report each image's sites, and an
+    // emptied list would read as 0 sites (regression: `diff A.app B.app` showed Δ sites +0
+    // for every dependency).
+    let mut image = read_image_with(&file, &loc, ReadOptions { attribution: false })?;
+    if image.filetype != Some(crate::model::MH_DYLIB) {
+        return Err(file.error(
+            ErrorKind::Malformed,
+            format!(
+                "not a dylib (filetype {})",
+                image.filetype.map_or("?".into(), |t| format!("{t:#x}"))
+            ),
+        ));
     }
+    intern(names, &mut image);
+    Ok((image, loc))
 }

@@ -191,6 +191,8 @@ pub fn resolve(
         return Resolution::Outside;
     }
     tried.truncate(8);
+    // Kept per dependency until the image's dependencies are loaded: no spare capacity.
+    tried.shrink_to_fit();
     Resolution::NotFound(tried)
 }
 

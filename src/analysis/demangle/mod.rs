@@ -29,7 +29,7 @@ use crate::error::{Error, ErrorKind, Result};
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
-use rustc_hash::FxHashSet;
+use foldhash::HashSet;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -246,13 +246,13 @@ pub struct Demangled<'a> {
     pub failures: usize,
     /// Scopes the names show to be classes (see [`proven_class`]), which namespace keys stop
     /// before.
-    classes: FxHashSet<Box<str>>,
-    /// FxHash of a raw name → its position in `names`, built on the first
+    classes: HashSet<Box<str>>,
+    /// Hash of a raw name (seeded: [`NameIndex`]) → its position in `names`, built on the first
     /// [`Demangled::position`] (a hash of a long name costs less than the dozen comparisons of
     /// long shared prefixes a binary search makes). Keyed by hash so the type stays covariant
     /// in `'a`; a position is used only after its name compares equal, and a name whose hash
     /// another took falls back to the binary search.
-    index: std::sync::OnceLock<rustc_hash::FxHashMap<u64, u32>>,
+    index: std::sync::OnceLock<NameIndex>,
 }
 
 impl<'a> Demangled<'a> {
@@ -261,7 +261,7 @@ impl<'a> Demangled<'a> {
         Demangled {
             names: Vec::with_capacity(n),
             failures: 0,
-            classes: FxHashSet::default(),
+            classes: HashSet::default(),
             index: std::sync::OnceLock::new(),
         }
     }
@@ -311,7 +311,7 @@ impl<'a> Demangled<'a> {
             .map(|raw| (raw, SymbolName::plain("", NameKind::Failed)))
             .collect();
         let mut failures = 0;
-        let mut classes = FxHashSet::default();
+        let mut classes = HashSet::default();
         for chunk in names.chunks_mut(batch.max(1)) {
             let done = demangle_batch(chunk.iter().map(|e| e.0))?;
             failures += done.failures;
@@ -376,16 +376,19 @@ impl<'a> Demangled<'a> {
             return None;
         }
         let index = self.index.get_or_init(|| {
-            let mut map = rustc_hash::FxHashMap::default();
-            map.reserve(self.names.len());
+            let mut index = NameIndex {
+                seed: Default::default(),
+                at: foldhash::HashMap::default(),
+            };
+            index.at.reserve(self.names.len());
             for (i, (n, _)) in self.names.iter().enumerate() {
                 if let Ok(i) = u32::try_from(i) {
-                    map.entry(name_hash(n)).or_insert(i);
+                    index.at.entry(index.hash(n)).or_insert(i);
                 }
             }
-            map
+            index
         });
-        match index.get(&name_hash(raw)) {
+        match index.at.get(&index.hash(raw)) {
             Some(&i) if self.names.get(i as usize).is_some_and(|(n, _)| *n == raw) => Some(i),
             _ => self
                 .names
@@ -416,10 +419,20 @@ pub fn raw_names() -> bool {
     RAW_NAMES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// The FxHash of a raw name (for [`Demangled::position`]).
-fn name_hash(raw: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(raw)
+/// [`Demangled::position`]'s index: a raw name's hash → its position. The hash is seeded per
+/// index (foldhash): names chosen to collide under a known hash would only fall back to the
+/// binary search, but they would also pile up in one probe sequence of the map.
+#[derive(Debug)]
+struct NameIndex {
+    seed: foldhash::fast::RandomState,
+    at: foldhash::HashMap<u64, u32>,
+}
+
+impl NameIndex {
+    fn hash(&self, raw: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.seed.hash_one(raw)
+    }
 }
 
 /// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw
@@ -550,7 +563,7 @@ fn proven_class(n: &SymbolName) -> Option<&str> {
 
 /// Cuts each name's namespace components before the first one that `classes` holds (a class is
 /// not a namespace, `--by namespace`).
-fn apply_classes(names: &mut [(&str, SymbolName)], classes: &FxHashSet<Box<str>>) {
+fn apply_classes(names: &mut [(&str, SymbolName)], classes: &HashSet<Box<str>>) {
     if classes.is_empty() {
         return;
     }
