@@ -5,7 +5,7 @@
 //! llvm-objdump's `--dylibs-used`/`--rpaths` (the committed `objdump-dylibs.txt`, and a live
 //! llvm-objdump when installed), and the bad inputs.
 
-use crate::util::{llvm_objdump, testdata, weakscan};
+use crate::util::{image_names, llvm_objdump, testdata, weakscan};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -943,5 +943,70 @@ case!(regression_process_diff_groups_equal_the_image_diff, {
         if by == "template" {
             assert_eq!(b["groups"][0]["delta"]["sites"], -3);
         }
+    }
+});
+
+/// A copy of `testdata/process/App.app` in `into`, with `Frameworks/libshared_b.dylib` replaced
+/// by `link` (a hard link or symlink to `libshared_a.dylib`).
+fn app_with_shared_b_as(into: &std::path::Path, link: fn(&str, &std::path::Path)) -> String {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let dest = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &dest);
+            } else {
+                std::fs::copy(e.path(), dest).unwrap();
+            }
+        }
+    }
+    let app = into.join("App.app");
+    copy(&dir().join("App.app"), &app);
+    let b = app.join("Contents/Frameworks/libshared_b.dylib");
+    std::fs::remove_file(&b).unwrap();
+    link("libshared_a.dylib", &b);
+    app.display().to_string()
+}
+
+// Regression: a hard link to a loaded dylib was loaded again as its own image (5 images, 316
+// trie probes), where dyld matches the file by inode and modification time and takes the image
+// already loaded (Loader.cpp `getLoader`), as it does for a symlink.
+case!(a_hard_link_to_a_loaded_dylib_is_that_image, {
+    let tmp = tempfile::tempdir().unwrap();
+    let hard = app_with_shared_b_as(&tmp.path().join("hard"), |target, at| {
+        std::fs::hard_link(at.with_file_name(target), at).unwrap()
+    });
+    let soft = app_with_shared_b_as(&tmp.path().join("soft"), |target, at| {
+        std::os::unix::fs::symlink(target, at).unwrap()
+    });
+    let scan = |app: &str| process_json(&["scan", "--format", "json", app])["processes"][0].clone();
+    let (hard, soft) = (scan(&hard), scan(&soft));
+    let want = [
+        "Contents/MacOS/App",
+        "Contents/Frameworks/libshared_a.dylib",
+        "/usr/lib/libSystem.B.dylib",
+        "Contents/Frameworks/deps/libdeep.dylib",
+    ];
+    for p in [&hard, &soft] {
+        assert_eq!(image_names(p), want);
+        // App's second load command, @loader_path/../Frameworks/libshared_b.dylib, is image 1.
+        let deps = &p["images"][0]["dependencies"];
+        assert_eq!(
+            deps[1]["install_name"],
+            "@loader_path/../Frameworks/libshared_b.dylib"
+        );
+        assert_eq!(deps[1]["image"], 1);
+        assert_eq!(p["images_searched"], 3);
+        assert_eq!(p["trie_probes"], p["lookups"].as_u64().unwrap() * 3);
+    }
+    for figure in [
+        "lookups",
+        "trie_probes",
+        "distinct_names",
+        "duplicates",
+        "symbols",
+    ] {
+        assert_eq!(hard[figure], soft[figure], "{figure}");
     }
 });

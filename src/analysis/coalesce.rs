@@ -29,7 +29,7 @@
 use crate::analysis::demangle::{Demangled, Keys};
 use crate::analysis::group::GroupBy;
 use crate::error::Result;
-use crate::macho::file::MachOFile;
+use crate::macho::file::{FileIdentity, MachOFile};
 use crate::macho::image::{ExportKind, for_each_export};
 use crate::model::{FixupFormat, LookupReason, MH_WEAK_DEFINES, Name, TREAT_AS_WEAK};
 use crate::process::{Problem, Process};
@@ -498,6 +498,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
                 return Ok(Vec::new());
             };
             let file = MachOFile::open(path)?;
+            unchanged_since_load(&file, pi.file)?;
             let mut found = Vec::new();
             for_each_export(&file, loc, |raw, kind| {
                 if let Some(id) = names.of_trie_name(raw) {
@@ -785,9 +786,48 @@ fn found_text(f: &crate::process::Found) -> String {
     }
 }
 
+/// Errors if the file opened again to read its export trie is not the one loaded (`loaded`, the
+/// identity when it was read): replaced or rewritten in between, it would silently give other
+/// winners than the images read.
+fn unchanged_since_load(file: &MachOFile, loaded: Option<FileIdentity>) -> Result<()> {
+    match (loaded, file.identity()) {
+        (Some(then), Some(now)) if then != now => Err(file.error(
+            crate::error::ErrorKind::Io,
+            "changed while the process was read (replaced or rewritten after it was loaded): read it again",
+        )),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Regression: coalescing opened each image's path again and read whatever file was there;
+    // one replaced after it was loaded changed the winners silently.
+    #[test]
+    fn a_file_rewritten_after_it_was_loaded_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libx.dylib");
+        std::fs::write(&path, b"first").unwrap();
+        let loaded = MachOFile::open(&path).unwrap().identity();
+        assert!(loaded.is_some());
+        assert!(unchanged_since_load(&MachOFile::open(&path).unwrap(), loaded).is_ok());
+        // Replaced by another file under the same name (a new inode, as `cp` over `mv` does).
+        let other = dir.path().join("new");
+        std::fs::write(&other, b"second").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let e = unchanged_since_load(&MachOFile::open(&path).unwrap(), loaded).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Io);
+        assert!(e.to_string().contains("libx.dylib"), "{e}");
+        assert!(
+            e.to_string().contains("changed while the process was read"),
+            "{e}"
+        );
+        // Bytes in memory have no identity to compare.
+        let mem = MachOFile::from_bytes(&path, b"x".to_vec());
+        assert!(unchanged_since_load(&mem, loaded).is_ok());
+    }
 
     #[test]
     fn per_name_keeps_each_names_items_in_the_order_given() {

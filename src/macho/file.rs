@@ -40,6 +40,52 @@ pub struct MachOFile {
     path: PathBuf,
     backing: Backing,
     len: u64,
+    identity: Option<FileIdentity>,
+}
+
+/// What identifies a file on disk when it was opened: device and inode (dyld's `FileID`,
+/// dyld/DyldDelegates.h, adds the modification time in seconds), plus the modification time in
+/// nanoseconds and the length.
+///
+/// Two paths whose [`FileIdentity::same_file`] holds are one file reached through a hard link or
+/// symlink, which dyld loads once (Loader.cpp `getLoader`: "already-loaded-by-inode-mtime"). A
+/// file whose identity differs from the one read earlier was replaced or rewritten in between.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileIdentity {
+    /// `st_dev`.
+    pub device: u64,
+    /// `st_ino`.
+    pub inode: u64,
+    /// `st_mtime` in nanoseconds since the epoch.
+    pub mtime_ns: i128,
+    /// `st_size` in bytes.
+    pub len: u64,
+}
+
+impl FileIdentity {
+    /// The identity in `meta` (`stat`/`fstat` of the file).
+    pub fn of(meta: &std::fs::Metadata) -> FileIdentity {
+        use std::os::unix::fs::MetadataExt;
+        FileIdentity {
+            device: meta.dev(),
+            inode: meta.ino(),
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            len: meta.len(),
+        }
+    }
+
+    /// The identity of the file at `path` (following symlinks), or `None` if it cannot be
+    /// read (dyld's `FileID::none()`: matches nothing).
+    pub fn of_path(path: &Path) -> Option<FileIdentity> {
+        std::fs::metadata(path).ok().map(|m| FileIdentity::of(&m))
+    }
+
+    /// dyld's `FileID::operator==`: the same device, inode and modification second.
+    pub fn same_file(&self, other: &FileIdentity) -> bool {
+        self.device == other.device
+            && self.inode == other.inode
+            && self.mtime_ns.div_euclid(1_000_000_000) == other.mtime_ns.div_euclid(1_000_000_000)
+    }
 }
 
 #[derive(Debug)]
@@ -98,6 +144,7 @@ impl MachOFile {
             path: path.to_path_buf(),
             backing: Backing::File(file),
             len: meta.len(),
+            identity: Some(FileIdentity::of(&meta)),
         })
     }
 
@@ -107,7 +154,14 @@ impl MachOFile {
             path: path.to_path_buf(),
             len: bytes.len() as u64,
             backing: Backing::Memory(bytes),
+            identity: None,
         }
+    }
+
+    /// The identity of the opened file (`fstat` when it was opened); `None` for bytes in
+    /// memory.
+    pub fn identity(&self) -> Option<FileIdentity> {
+        self.identity
     }
 
     /// The path given to [`MachOFile::open`].

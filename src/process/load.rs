@@ -22,7 +22,7 @@ use super::bundle::Located;
 use super::resolve::{Resolution, Roots, RpathLink, resolve};
 use super::{Dep, DepState, Found, Problem, Process, ProcessImage};
 use crate::error::{Error, ErrorKind, Result};
-use crate::macho::file::MachOFile;
+use crate::macho::file::{FileIdentity, MachOFile};
 use crate::macho::image::{ReadOptions, read_image, read_image_with};
 use crate::model::{DylibLink, Name};
 use foldhash::{HashMap, HashSet};
@@ -95,6 +95,7 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             path: Some(main_path.clone()),
             image: Some(image),
             slice: Some(loc),
+            file: main_file.identity(),
             found: Found::Main,
             loaded_by: None,
             deps: Vec::new(),
@@ -304,6 +305,24 @@ impl Loader {
         })
     }
 
+    /// The image already loaded from the file at `path`: the same path, or the same file
+    /// through a hard link (dyld-1378 Loader.cpp `getLoader`: "see if this possible path was
+    /// already loaded via a symlink or hardlink by checking inode", `FileID::operator==`).
+    /// Symlinks need no inode: resolved paths are canonical.
+    fn loaded_at(&self, path: &Path) -> Option<usize> {
+        if let Some(i) = self
+            .images
+            .iter()
+            .position(|pi| pi.path.as_deref() == Some(path))
+        {
+            return Some(i);
+        }
+        let id = FileIdentity::of_path(path)?;
+        self.images
+            .iter()
+            .position(|pi| pi.file.is_some_and(|f| f.same_file(&id)))
+    }
+
     /// Resolves `name` with the rpath stack `chain` (the loading image, then its loaders).
     fn resolve_with(&self, name: &str, chain: &[usize]) -> Resolution {
         let links: Vec<(PathBuf, &[String], &str)> = chain
@@ -343,7 +362,7 @@ impl Loader {
         for r in resolved {
             if let Some(Resolution::File(path, _)) = r
                 && !paths.contains(&path)
-                && !self.images.iter().any(|pi| pi.path.as_ref() == Some(path))
+                && self.loaded_at(path).is_none()
                 && paths.len() < room
             {
                 paths.push(path);
@@ -382,11 +401,7 @@ impl Loader {
         };
         match resolution {
             Resolution::File(path, found) => {
-                if let Some(i) = self
-                    .images
-                    .iter()
-                    .position(|pi| pi.path.as_ref() == Some(&path))
-                {
+                if let Some(i) = self.loaded_at(&path) {
                     return DepState::Loaded(i);
                 }
                 if self.images.len() >= MAX_IMAGES {
@@ -399,13 +414,14 @@ impl Loader {
                     .remove(&path)
                     .unwrap_or_else(|| read_dylib(&path, &self.arch, &self.names));
                 match read {
-                    Ok((image, loc)) => {
+                    Ok((image, loc, file)) => {
                         let shown = self.display(&path);
                         DepState::Loaded(self.push(ProcessImage {
                             name: shown,
                             path: Some(path),
                             image: Some(image),
                             slice: Some(loc),
+                            file,
                             found,
                             loaded_by: Some(requester),
                             deps: Vec::new(),
@@ -426,6 +442,7 @@ impl Loader {
                 path: None,
                 image: None,
                 slice: None,
+                file: None,
                 found: Found::Outside,
                 loaded_by: Some(requester),
                 deps: Vec::new(),
@@ -462,7 +479,12 @@ impl Loader {
 }
 
 /// A dylib read: its image and the slice it came from.
-type Read = (crate::model::Image, crate::macho::file::SliceLocation);
+/// A dylib read: its image, the slice read, and the identity of the file it was read from.
+type Read = (
+    crate::model::Image,
+    crate::macho::file::SliceLocation,
+    Option<FileIdentity>,
+);
 
 /// "no ARCH slice (it has …)": a file without the process's arch.
 fn no_slice(arch: &str, slices: &[crate::macho::file::SliceLocation]) -> String {
@@ -494,5 +516,5 @@ fn read_dylib(path: &Path, arch: &str, names: &Mutex<HashSet<Name>>) -> Result<R
         ));
     }
     intern(names, &mut image);
-    Ok((image, loc))
+    Ok((image, loc, file.identity()))
 }

@@ -22,7 +22,7 @@ pub mod load;
 pub mod merge;
 pub mod resolve;
 
-use crate::macho::file::SliceLocation;
+use crate::macho::file::{FileIdentity, SliceLocation};
 use crate::model::{DylibLink, Image};
 use std::path::PathBuf;
 
@@ -80,6 +80,10 @@ pub struct ProcessImage {
     /// The slice read (to look names up in its export trie later: the file is opened again
     /// then, so a process of thousands of images holds no file open).
     pub slice: Option<SliceLocation>,
+    /// The identity of the file when it was read (`None` for an outside image): a path whose
+    /// file is the same one is this image, as dyld matches files by inode; a file whose identity
+    /// changed before its export trie is read again is an error, not a silent new verdict.
+    pub file: Option<FileIdentity>,
     /// How it was found.
     pub found: Found,
     /// The image whose load command loaded it first (`None` for the main executable).
