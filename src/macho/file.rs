@@ -47,7 +47,7 @@ pub struct MachOFile {
 /// dyld/DyldDelegates.h, adds the modification time in seconds), plus the modification time in
 /// nanoseconds and the length.
 ///
-/// Two paths whose [`FileIdentity::same_file`] holds are one file reached through a hard link or
+/// Two paths with the same [`FileIdentity::dyld_file_id`] are one file reached through a hard link or
 /// symlink, which dyld loads once (Loader.cpp `getLoader`: "already-loaded-by-inode-mtime"). A
 /// file whose identity differs from the one read earlier was replaced or rewritten in between.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,11 +80,14 @@ impl FileIdentity {
         std::fs::metadata(path).ok().map(|m| FileIdentity::of(&m))
     }
 
-    /// dyld's `FileID::operator==`: the same device, inode and modification second.
-    pub fn same_file(&self, other: &FileIdentity) -> bool {
-        self.device == other.device
-            && self.inode == other.inode
-            && self.mtime_ns.div_euclid(1_000_000_000) == other.mtime_ns.div_euclid(1_000_000_000)
+    /// What dyld's `FileID::operator==` compares: device, inode and modification second.
+    /// Two identities with the same key are one file for dyld.
+    pub fn dyld_file_id(&self) -> (u64, u64, i128) {
+        (
+            self.device,
+            self.inode,
+            self.mtime_ns.div_euclid(1_000_000_000),
+        )
     }
 }
 

@@ -87,6 +87,7 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             images: Vec::new(),
             problems: Vec::new(),
             dependents_set: Vec::new(),
+            loaded: LoadedIndex::default(),
             names: Default::default(),
         };
         intern(&loader.names, &mut image);
@@ -123,11 +124,50 @@ struct Loader {
     images: Vec<ProcessImage>,
     problems: Vec<Problem>,
     dependents_set: Vec<bool>,
+    /// `images` indexed for the "already loaded" checks.
+    loaded: LoadedIndex,
     /// Every symbol name read so far, once: images of one process share most names (the same
     /// templates in each dylib), so each image's names are swapped for the first copy read
     /// (`Name` is reference-counted) and its own copies freed.
     /// Locked by the reader of each image once it is read (images are read in parallel).
     names: Mutex<HashSet<Name>>,
+}
+
+/// The images loaded so far, indexed for dyld's "already loaded" checks (Loader.cpp
+/// `getLoader`); each maps to the first image in load order that matches, so a check is one hash
+/// lookup, not a pass over every image (80,000 outside dependencies took 37 s).
+#[derive(Default)]
+struct LoadedIndex {
+    /// On-disk images by install name (`LC_ID_DYLIB`).
+    install_name: HashMap<String, usize>,
+    /// Outside images by the install name they were loaded under.
+    outside: HashMap<String, usize>,
+    /// On-disk images by canonical path.
+    path: HashMap<PathBuf, usize>,
+    /// On-disk images by [`FileIdentity::dyld_file_id`].
+    file: HashMap<(u64, u64, i128), usize>,
+}
+
+impl LoadedIndex {
+    fn add(&mut self, i: usize, pi: &ProcessImage) {
+        let install_name = pi
+            .image
+            .as_ref()
+            .and_then(|im| im.linkage.as_ref())
+            .and_then(|l| l.install_name.as_deref());
+        if let Some(n) = install_name {
+            self.install_name.entry(n.to_string()).or_insert(i);
+        }
+        if !pi.on_disk() {
+            self.outside.entry(pi.name.clone()).or_insert(i);
+        }
+        if let Some(p) = &pi.path {
+            self.path.entry(p.clone()).or_insert(i);
+        }
+        if let Some(f) = &pi.file {
+            self.file.entry(f.dyld_file_id()).or_insert(i);
+        }
+    }
 }
 
 /// Points each name of `image` at the copy in `names` (adding those not there yet).
@@ -161,9 +201,11 @@ struct Frame {
 
 impl Loader {
     fn push(&mut self, pi: ProcessImage) -> usize {
+        let i = self.images.len();
+        self.loaded.add(i, &pi);
         self.images.push(pi);
         self.dependents_set.push(false);
-        self.images.len() - 1
+        i
     }
 
     /// A path as shown: relative to the bundle (or main executable's directory) when inside
@@ -294,15 +336,16 @@ impl Loader {
     /// The image already loaded under install name `name` (dyld: absolute paths by path,
     /// `@rpath/` names "already loaded as rpath", Loader.cpp `getLoader`), if any.
     fn loaded_as(&self, name: &str) -> Option<usize> {
-        self.images.iter().position(|pi| {
-            pi.image
-                .as_ref()
-                .and_then(|im| im.linkage.as_ref())
-                .and_then(|l| l.install_name.as_deref())
-                == Some(name)
-                && (name.starts_with("@rpath/") || name.starts_with('/'))
-                || (!pi.on_disk() && pi.name == name)
-        })
+        let by_install_name = if name.starts_with("@rpath/") || name.starts_with('/') {
+            self.loaded.install_name.get(name)
+        } else {
+            None
+        };
+        by_install_name
+            .into_iter()
+            .chain(self.loaded.outside.get(name))
+            .min()
+            .copied()
     }
 
     /// The image already loaded from the file at `path`: the same path, or the same file
@@ -310,17 +353,11 @@ impl Loader {
     /// already loaded via a symlink or hardlink by checking inode", `FileID::operator==`).
     /// Symlinks need no inode: resolved paths are canonical.
     fn loaded_at(&self, path: &Path) -> Option<usize> {
-        if let Some(i) = self
-            .images
-            .iter()
-            .position(|pi| pi.path.as_deref() == Some(path))
-        {
+        if let Some(&i) = self.loaded.path.get(path) {
             return Some(i);
         }
         let id = FileIdentity::of_path(path)?;
-        self.images
-            .iter()
-            .position(|pi| pi.file.is_some_and(|f| f.same_file(&id)))
+        self.loaded.file.get(&id.dyld_file_id()).copied()
     }
 
     /// Resolves `name` with the rpath stack `chain` (the loading image, then its loaders).
