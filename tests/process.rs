@@ -946,9 +946,8 @@ case!(regression_process_diff_groups_equal_the_image_diff, {
     }
 });
 
-/// A copy of `testdata/process/App.app` in `into`, with `Frameworks/libshared_b.dylib` replaced
-/// by `link` (a hard link or symlink to `libshared_a.dylib`).
-fn app_with_shared_b_as(into: &std::path::Path, link: fn(&str, &std::path::Path)) -> String {
+/// A copy of `testdata/process/App.app` in `into`: its path.
+fn copy_app(into: &std::path::Path) -> PathBuf {
     fn copy(from: &std::path::Path, to: &std::path::Path) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap() {
@@ -963,6 +962,13 @@ fn app_with_shared_b_as(into: &std::path::Path, link: fn(&str, &std::path::Path)
     }
     let app = into.join("App.app");
     copy(&dir().join("App.app"), &app);
+    app
+}
+
+/// A copy of `testdata/process/App.app` in `into`, with `Frameworks/libshared_b.dylib` replaced
+/// by `link` (a hard link or symlink to `libshared_a.dylib`).
+fn app_with_shared_b_as(into: &std::path::Path, link: fn(&str, &std::path::Path)) -> String {
+    let app = copy_app(into);
     let b = app.join("Contents/Frameworks/libshared_b.dylib");
     std::fs::remove_file(&b).unwrap();
     link("libshared_a.dylib", &b);
@@ -1069,4 +1075,71 @@ case!(repeated_outside_dependencies_are_the_first_image_loaded, {
         assert_eq!(images[i], names[k]);
     }
     assert_eq!(p["problems"].as_array().unwrap().len(), 0);
+});
+
+// An export-trie entry with EXPORT_SYMBOL_FLAGS_REEXPORT is taken as the image's non-weak
+// definition (dyld follows it to the dependency, Loader.cpp `hasExportedSymbol`): the looked-up
+// re-exports of each image are counted in a problem line, so the verdict never changes
+// silently. ld64.lld emits no such entry: libshared_a's trie is replaced in place by one node,
+// `__ZN4proc8RegistryIiE8InstanceEv` re-exported from its first dependency (libdeep).
+case!(reexports_in_an_export_trie_are_counted_and_reported, {
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = copy_app(tmp.path());
+    let lib = copy.join("Contents/Frameworks/libshared_a.dylib");
+    let mut b = std::fs::read(&lib).unwrap();
+    let name = b"__ZN4proc8RegistryIiE8InstanceEv";
+    // <export-trie> (mach-o/loader.h, dyld's MachOLoaded::trieWalk): the root has no terminal
+    // and one edge (name, NUL, child offset); the child's terminal is flags 0x08 (re-export),
+    // library ordinal 1 and an empty imported name (the same name), then no children.
+    let mut trie = vec![0, 1];
+    trie.extend_from_slice(name);
+    trie.push(0);
+    trie.push(trie.len() as u8 + 1);
+    trie.extend_from_slice(&[3, 0x08, 1, 0, 0]);
+    // LC_DYLD_EXPORTS_TRIE (0x80000033): linkedit_data_command { cmd, cmdsize, dataoff, datasize }.
+    let ncmds = u32::from_le_bytes(b[16..20].try_into().unwrap());
+    let mut at = 32;
+    let mut lc = None;
+    for _ in 0..ncmds {
+        let cmd = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        if cmd == 0x8000_0033 {
+            lc = Some(at);
+        }
+        at += u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) as usize;
+    }
+    let lc = lc.expect("LC_DYLD_EXPORTS_TRIE");
+    let off = u32::from_le_bytes(b[lc + 8..lc + 12].try_into().unwrap()) as usize;
+    let size = u32::from_le_bytes(b[lc + 12..lc + 16].try_into().unwrap()) as usize;
+    assert!(trie.len() <= size);
+    b[off..off + size].fill(0);
+    b[off..off + trie.len()].copy_from_slice(&trie);
+    b[lc + 12..lc + 16].copy_from_slice(&(trie.len() as u32).to_le_bytes());
+    std::fs::write(&lib, b).unwrap();
+
+    let doc = process_json(&["scan", "--format", "json", &copy.display().to_string()]);
+    let problems: Vec<&str> = doc["processes"][0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let reexports: Vec<&&str> = problems
+        .iter()
+        .filter(|p| p.contains("re-exports in its export trie"))
+        .collect();
+    assert_eq!(
+        reexports,
+        [
+            &"Contents/Frameworks/libshared_a.dylib: 1 looked-up names are re-exports in its export trie: taken as its own non-weak definitions (dyld follows each to the dependency that defines it; docs/process.md)"
+        ],
+        "{problems:?}"
+    );
+    // The unmodified bundle has none.
+    assert!(
+        !app()["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p.as_str().unwrap().contains("re-export")),
+    );
 });

@@ -490,25 +490,47 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
 
     // What each searched image's trie holds of the names looked up: one walk per image, the
     // images in parallel, merged in load order.
-    let found: Vec<Result<Vec<(u32, bool)>>> = searched
+    // A re-export entry (`EXPORT_SYMBOL_FLAGS_REEXPORT`) is taken as the image's non-weak
+    // definition, where dyld follows it to the dependency (Loader.cpp `hasExportedSymbol`): each
+    // image's looked-up re-exports are counted and reported as a problem, never silently.
+    let found: Vec<Result<TrieHits>> = searched
         .par_iter()
         .map(|&i| {
             let pi = &process.images[i];
             let (Some(path), Some(loc)) = (&pi.path, &pi.slice) else {
-                return Ok(Vec::new());
+                return Ok((Vec::new(), 0));
             };
             let file = MachOFile::open(path)?;
             unchanged_since_load(&file, pi.file)?;
-            let mut found = Vec::new();
+            let (mut found, mut reexports) = (Vec::new(), 0);
             for_each_export(&file, loc, |raw, kind| {
                 if let Some(id) = names.of_trie_name(raw) {
                     found.push((id as u32, kind != ExportKind::Weak));
+                    reexports += usize::from(kind == ExportKind::Reexport);
                 }
             })?;
-            Ok(found)
+            Ok((found, reexports))
         })
         .collect();
-    let found = found.into_iter().collect::<Result<Vec<_>>>()?;
+    let (found, reexports): (Vec<_>, Vec<_>) = found
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let mut problems: Vec<String> = process.problems.iter().map(Problem::to_string).collect();
+    for (&i, &n) in searched.iter().zip(&reexports) {
+        if n > 0 {
+            problems.push(
+                Problem {
+                    path: process.images[i].name.clone(),
+                    what: format!(
+                        "{n} looked-up names are re-exports in its export trie: taken as its own non-weak definitions (dyld follows each to the dependency that defines it; docs/process.md)"
+                    ),
+                }
+                .to_string(),
+            );
+        }
+    }
     let defs = PerName::new(
         distinct_names,
         searched.iter().zip(&found).flat_map(|(&i, f)| {
@@ -735,7 +757,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
             probes as f64 * US_PER_PROBE.0 / 1000.0,
             probes as f64 * US_PER_PROBE.1 / 1000.0,
         ),
-        problems: process.problems.iter().map(Problem::to_string).collect(),
+        problems,
         demangle_failures: demangled.failures,
         images: cost,
     })
@@ -785,6 +807,10 @@ fn found_text(f: &crate::process::Found) -> String {
         Found::Outside => "outside (shared cache)".into(),
     }
 }
+
+/// What one image's export trie holds of the looked-up names: `(name id, non-weak)` in trie
+/// order, and how many of them are re-exports.
+type TrieHits = (Vec<(u32, bool)>, usize);
 
 /// Errors if the file opened again to read its export trie is not the one loaded (`loaded`, the
 /// identity when it was read): replaced or rewritten in between, it would silently give other
