@@ -1143,3 +1143,78 @@ case!(reexports_in_an_export_trie_are_counted_and_reported, {
             .any(|p| p.as_str().unwrap().contains("re-export")),
     );
 });
+
+// Hostile-input campaign findings, each one line and exit 2: a FIFO as the main executable hung
+// in `open` (images are opened with O_NONBLOCK and must be regular files, as dyld's), a
+// `--search` or `--sysroot` that is not a directory was taken silently, and a bundle's main
+// executable or Info.plist that is a symlink out of the bundle was read.
+case!(
+    regression_fifo_main_non_directory_roots_and_symlinks_out_of_a_bundle,
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let fifo = tmp.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let fifo = fifo.display().to_string();
+        let main = dir()
+            .join("App.app/Contents/MacOS/App")
+            .display()
+            .to_string();
+        // An out-of-bundle main executable, and an out-of-bundle Info.plist.
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        let exe_out = copy_app(&tmp.path().join("exe"));
+        std::fs::rename(exe_out.join("Contents/MacOS/App"), outside.join("App")).unwrap();
+        std::os::unix::fs::symlink(outside.join("App"), exe_out.join("Contents/MacOS/App"))
+            .unwrap();
+        let plist_out = copy_app(&tmp.path().join("plist"));
+        std::fs::rename(
+            plist_out.join("Contents/Info.plist"),
+            outside.join("Info.plist"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            outside.join("Info.plist"),
+            plist_out.join("Contents/Info.plist"),
+        )
+        .unwrap();
+        let (exe_out, plist_out) = (
+            exe_out.display().to_string(),
+            plist_out.display().to_string(),
+        );
+        for (args, msg) in [
+            (vec!["scan", "--process", &fifo], "fifo: not a regular file"),
+            (
+                vec!["scan", "--process", &main, "--search", &fifo],
+                "fifo: not a directory",
+            ),
+            (
+                vec!["scan", "--process", &main, "--sysroot", &fifo],
+                "fifo: not a directory",
+            ),
+            (
+                vec!["scan", &exe_out],
+                "MacOS/App: a symlink out of the bundle",
+            ),
+            (
+                vec!["scan", &plist_out],
+                "Info.plist: a symlink out of the bundle",
+            ),
+        ] {
+            let out = weakscan()
+                .args(&args)
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+            let err = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains(msg), "{args:?}: {err}");
+        }
+    }
+);

@@ -500,7 +500,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
             let (Some(path), Some(loc)) = (&pi.path, &pi.slice) else {
                 return Ok((Vec::new(), 0));
             };
-            let file = MachOFile::open(path)?;
+            let file = MachOFile::open_regular(path)?;
             unchanged_since_load(&file, pi.file)?;
             let (mut found, mut reexports) = (Vec::new(), 0);
             for_each_export(&file, loc, |raw, kind| {
@@ -850,6 +850,21 @@ mod tests {
             e.to_string().contains("changed while the process was read"),
             "{e}"
         );
+        // Rewritten in place with its size and modification time put back (`touch -r`): the
+        // status-change time still moves.
+        let loaded = MachOFile::open(&path).unwrap().identity();
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&path, b"third!").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let now = MachOFile::open(&path).unwrap();
+        assert_eq!(now.identity().unwrap().mtime_ns, loaded.unwrap().mtime_ns);
+        assert!(unchanged_since_load(&now, loaded).is_err());
         // Bytes in memory have no identity to compare.
         let mem = MachOFile::from_bytes(&path, b"x".to_vec());
         assert!(unchanged_since_load(&mem, loaded).is_ok());

@@ -44,8 +44,8 @@ pub struct MachOFile {
 }
 
 /// What identifies a file on disk when it was opened: device and inode (dyld's `FileID`,
-/// dyld/DyldDelegates.h, adds the modification time in seconds), plus the modification time in
-/// nanoseconds and the length.
+/// dyld/DyldDelegates.h, adds the modification time in seconds), plus the modification and
+/// status-change times in nanoseconds and the length.
 ///
 /// Two paths with the same [`FileIdentity::dyld_file_id`] are one file reached through a hard link or
 /// symlink, which dyld loads once (Loader.cpp `getLoader`: "already-loaded-by-inode-mtime"). A
@@ -60,6 +60,9 @@ pub struct FileIdentity {
     pub mtime_ns: i128,
     /// `st_size` in bytes.
     pub len: u64,
+    /// `st_ctime` in nanoseconds since the epoch: changes with every write, also one whose
+    /// modification time was put back (`touch -r`).
+    pub ctime_ns: i128,
 }
 
 impl FileIdentity {
@@ -71,6 +74,7 @@ impl FileIdentity {
             inode: meta.ino(),
             mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
             len: meta.len(),
+            ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
         }
     }
 
@@ -133,6 +137,25 @@ impl MachOFile {
     /// Opens `path` for ranged reads. Errors: not found, a directory, unreadable.
     pub fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|e| Error::io(path, &e))?;
+        MachOFile::from_file(path, file)
+    }
+
+    /// Opens `path` for ranged reads if it is a regular file, without ever blocking: it is opened
+    /// with `O_NONBLOCK` (a FIFO or device at `path` cannot hang the open) and refused unless
+    /// `fstat` says it is a regular file, as dyld refuses (`ENOTAFILE_NP`, DyldDelegates.h). For
+    /// the images of a process, which dyld maps from regular files only. Errors: not found,
+    /// unreadable, not a regular file.
+    pub fn open_regular(path: &Path) -> Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(|e| Error::io(path, &e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, &e))?;
+        if !meta.is_file() {
+            return Err(Error::new(ErrorKind::Io, path, "not a regular file"));
+        }
         MachOFile::from_file(path, file)
     }
 

@@ -46,6 +46,7 @@ pub fn locate(input: &Path) -> Result<Located> {
     for (plist, exe_dir) in plists {
         let path = input.join(plist);
         if path.is_file() {
+            inside_bundle(input, &path)?;
             let exe = bundle_executable(&path)?;
             let main = input.join(exe_dir).join(&exe);
             if !main.is_file() {
@@ -58,6 +59,7 @@ pub fn locate(input: &Path) -> Result<Located> {
                     ),
                 ));
             }
+            inside_bundle(input, &main)?;
             return Ok(Located {
                 main,
                 root: input.to_path_buf(),
@@ -86,10 +88,14 @@ pub fn locate(input: &Path) -> Result<Located> {
     }
     executables.sort();
     match executables.len() {
-        1 => Ok(Located {
-            main: executables.remove(0),
-            root: input.to_path_buf(),
-        }),
+        1 => {
+            let main = executables.remove(0);
+            inside_bundle(input, &main)?;
+            Ok(Located {
+                main,
+                root: input.to_path_buf(),
+            })
+        }
         0 => Err(Error::new(
             ErrorKind::Usage,
             input,
@@ -111,6 +117,25 @@ pub fn locate(input: &Path) -> Result<Located> {
             ),
         )),
     }
+}
+
+/// Errors unless `path` (after symlinks) lies inside `root` (after symlinks): a bundle's
+/// Info.plist or main executable that is a symlink out of it is not read, as no dependency
+/// outside the roots is.
+fn inside_bundle(root: &Path, path: &Path) -> Result<()> {
+    let canon = |p: &Path| std::fs::canonicalize(p).map_err(|e| Error::io(p, &e));
+    let (r, p) = (canon(root)?, canon(path)?);
+    if p.starts_with(&r) {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Malformed,
+        path,
+        format!(
+            "a symlink out of the bundle (to {}): nothing outside the bundle, --search and --sysroot is read",
+            crate::text::escape_path(&p)
+        ),
+    ))
 }
 
 /// Largest `Info.plist` read, in bytes.

@@ -47,20 +47,24 @@ pub struct LoadOptions {
 
 /// Reads the process of `located`, once per selected slice of its main executable. Errors
 /// (exit 2): the main executable cannot be read, or `--arch` names none of its slices, or a
-/// search directory or sysroot does not exist. A dependency's failure is a [`Problem`].
+/// search directory or sysroot does not exist or is not a directory. A dependency's failure is
+/// a [`Problem`].
 pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
     let canon = |p: &Path| std::fs::canonicalize(p).map_err(|e| Error::io(p, &e));
+    let dir = |p: &Path| {
+        let c = canon(p)?;
+        if !c.is_dir() {
+            return Err(Error::new(ErrorKind::Usage, p, "not a directory"));
+        }
+        Ok(c)
+    };
     let roots = Roots {
         dirs: vec![canon(&located.root)?],
-        search: opts
-            .search
-            .iter()
-            .map(|p| canon(p))
-            .collect::<Result<_>>()?,
-        sysroot: opts.sysroot.as_deref().map(canon).transpose()?,
+        search: opts.search.iter().map(|p| dir(p)).collect::<Result<_>>()?,
+        sysroot: opts.sysroot.as_deref().map(dir).transpose()?,
     };
     let main_path = canon(&located.main)?;
-    let file = MachOFile::open(&located.main)?;
+    let file = MachOFile::open_regular(&located.main)?;
     let slices = file.slices()?;
     let chosen: Vec<_> = match &opts.arch {
         Some(a) => {
@@ -78,7 +82,7 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
     };
     let mut out = Vec::with_capacity(chosen.len());
     for loc in chosen {
-        let main_file = MachOFile::open(&located.main)?;
+        let main_file = MachOFile::open_regular(&located.main)?;
         let mut image = read_image(&main_file, &loc)?;
         let mut loader = Loader {
             arch: loc.arch.clone(),
@@ -396,11 +400,15 @@ impl Loader {
     fn prefetch(&self, resolved: &[Option<Resolution>]) -> HashMap<PathBuf, Result<Read>> {
         let room = MAX_IMAGES.saturating_sub(self.images.len());
         let mut paths: Vec<&PathBuf> = Vec::new();
+        // One read per file: links to one file are one image (regression: 4000 hard links to a
+        // dylib not loaded yet were all read at once, 5.3 GB).
+        let mut files = HashSet::default();
         for r in resolved {
             if let Some(Resolution::File(path, _)) = r
+                && paths.len() < room
                 && !paths.contains(&path)
                 && self.loaded_at(path).is_none()
-                && paths.len() < room
+                && FileIdentity::of_path(path).is_none_or(|id| files.insert(id.dyld_file_id()))
             {
                 paths.push(path);
             }
@@ -532,7 +540,7 @@ fn no_slice(arch: &str, slices: &[crate::macho::file::SliceLocation]) -> String 
 /// Reads the `arch` slice of the dylib at `path`, its names interned into `names`. Errors: it
 /// cannot be read, has no such slice, or is not an `MH_DYLIB`.
 fn read_dylib(path: &Path, arch: &str, names: &Mutex<HashSet<Name>>) -> Result<Read> {
-    let file = MachOFile::open(path)?;
+    let file = MachOFile::open_regular(path)?;
     let slices = file.slices()?;
     let Some(loc) = slices.iter().find(|s| s.arch == arch).cloned() else {
         return Err(file.error(ErrorKind::Malformed, no_slice(arch, &slices)));
