@@ -404,14 +404,18 @@ impl Loader {
         // dylib not loaded yet were all read at once, 5.3 GB).
         let mut files = HashSet::default();
         for r in resolved {
-            if let Some(Resolution::File(path, _)) = r
-                && paths.len() < room
-                && !paths.contains(&path)
-                && self.loaded_at(path).is_none()
-                && FileIdentity::of_path(path).is_none_or(|id| files.insert(id.dyld_file_id()))
-            {
-                paths.push(path);
+            let Some(Resolution::File(path, _)) = r else {
+                continue;
+            };
+            if paths.len() >= room || paths.contains(&path) || self.loaded.path.contains_key(path) {
+                continue;
             }
+            // `loaded_at`'s inode check, with the one `stat` also deduplicating this batch.
+            let file = FileIdentity::of_path(path).map(|id| id.dyld_file_id());
+            if file.is_some_and(|f| self.loaded.file.contains_key(&f) || !files.insert(f)) {
+                continue;
+            }
+            paths.push(path);
         }
         if paths.len() < 2 {
             // Nothing to overlap: read when taken.
