@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(weakscan_libiberty)");
     println!("cargo:rerun-if-changed=src/analysis/demangle/cxxfilt.c");
+    println!("cargo:rerun-if-changed=src/analysis/demangle/keys.c");
     for var in [
         "WEAKSCAN_LIBIBERTY",
         "WEAKSCAN_LIBIBERTY_DIR",
@@ -36,6 +37,7 @@ fn main() {
         Some((include, lib)) => {
             cc::Build::new()
                 .file("src/analysis/demangle/cxxfilt.c")
+                .file("src/analysis/demangle/keys.c")
                 .include(&include)
                 .warnings(true)
                 .compile("weakscan_cxxfilt");

@@ -223,6 +223,53 @@ fn keys_agree_with_printed_names_on_every_node_name() {
     );
 }
 
+/// The grouping keys built from libiberty's parse (`keys.c`) are the ones cpp_demangle's structure
+/// gave before, on every weak name of the fixtures and of the CI Node builds (where both give
+/// keys; the walk gives up on node kinds it does not read, and those names keep cpp_demangle's).
+#[test]
+fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
+    use weakscan::analysis::demangle::cxxfilt::{Printer, printer};
+    use weakscan::analysis::demangle::{keys_by_source, needs_demangling};
+    if printer() != Printer::Libiberty {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_CXXFILT"),
+            "weakscan was built without GNU libiberty"
+        );
+        crate::util::skip("weakscan was built without GNU libiberty: no keys from its parse");
+        return;
+    }
+    let mut files: Vec<std::path::PathBuf> = all_fixtures();
+    for version in ["20.11.0", "22.11.0", "24.11.1"] {
+        files.extend(node_binary(version));
+    }
+    let mut raws: Vec<String> = Vec::new();
+    for f in &files {
+        raws.extend(listed(f).into_iter().map(|l| l.0));
+    }
+    raws.sort();
+    raws.dedup();
+    let (mut same, mut fallback, mut wrong) = (0usize, 0usize, Vec::new());
+    for raw in raws.iter().filter(|r| needs_demangling(r)) {
+        match keys_by_source(raw) {
+            (Some(tree), Some(cpp)) if tree == cpp => same += 1,
+            (Some(tree), cpp) => wrong.push(format!(
+                "{raw}\n  libiberty:    {tree:?}\n  cpp_demangle: {cpp:?}"
+            )),
+            (None, _) => fallback += 1,
+        }
+    }
+    eprintln!(
+        "keys: {same} names from libiberty's parse, equal to cpp_demangle's; {fallback} from cpp_demangle (the walk gave up)"
+    );
+    assert!(same > 1000, "only {same} names compared");
+    assert!(
+        wrong.is_empty(),
+        "{} names' keys differ, e.g.\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(12)].join("\n")
+    );
+}
+
 #[test]
 fn no_demangle_prints_raw_names_everywhere() {
     let f = crate::util::fixture("app-default-chained-x86_64");

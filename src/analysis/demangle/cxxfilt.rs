@@ -113,6 +113,153 @@ pub fn print(plain: &str, limit: usize) -> Result<String, Refusal> {
     })
 }
 
+/// Grouping keys from libiberty's parse ([`print_with_keys`]): the pattern, where the name
+/// proper starts in it, where its template ends (`None`: no `<…>` in the name proper), and for
+/// each `::` separator of the name proper its offset and whether the component before it has a
+/// template-argument or parameter list (so cannot be a namespace). Offsets are byte offsets in
+/// the pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeKeys {
+    /// See the type docs.
+    pub pattern: String,
+    /// See the type docs.
+    pub name_start: u32,
+    /// See the type docs.
+    pub template_end: Option<u32>,
+    /// `(offset of "::", component before it is an entity)`.
+    pub separators: Vec<(u32, bool)>,
+}
+
+/// Most `::` separators `keys.c` records (`WEAKSCAN_MAX_SEPARATORS`).
+#[cfg(weakscan_libiberty)]
+const MAX_SEPARATORS: usize = 64;
+
+/// `struct weakscan_keys` of `keys.c`.
+#[cfg(weakscan_libiberty)]
+#[repr(C)]
+struct RawKeys {
+    buf: *mut std::ffi::c_char,
+    len: usize,
+    cap: usize,
+    name_start: std::ffi::c_long,
+    template_end: std::ffi::c_long,
+    separators: usize,
+    ends: [std::ffi::c_uint; MAX_SEPARATORS],
+    entity: [std::ffi::c_uchar; MAX_SEPARATORS],
+}
+
+/// Without libiberty: always [`Refusal::Unavailable`].
+#[cfg(not(weakscan_libiberty))]
+pub fn print_with_keys(_plain: &str, _limit: usize) -> Result<(String, Option<TreeKeys>), Refusal> {
+    Err(Refusal::Unavailable)
+}
+
+/// [`print`], and the grouping keys from the same parse (`keys.c`: libiberty's component tree,
+/// `cplus_demangle_v3_components`), or `None` for the keys when the name uses a node kind the
+/// walk does not read (the caller then takes them from cpp_demangle) or is a legacy Rust name.
+/// The pattern is bounded by `limit` bytes too.
+///
+/// Errors: [`Refusal`], as [`print`]. Never panics; thread-safe.
+#[cfg(weakscan_libiberty)]
+pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<TreeKeys>), Refusal> {
+    use std::ffi::{c_char, c_int, c_long};
+    unsafe extern "C" {
+        fn weakscan_cxxfilt_keys(
+            name: *const c_char,
+            buf: *mut c_char,
+            cap: usize,
+            keys: *mut RawKeys,
+            have_keys: *mut c_int,
+        ) -> c_long;
+    }
+    if plain.len() > MAX_NAME_BYTES || plain.as_bytes().contains(&0) {
+        return Err(Refusal::BadInput);
+    }
+    if maybe_legacy_rust(plain) {
+        return print(plain, limit).map(|text| (text, None));
+    }
+    thread_local! {
+        /// The NUL-terminated name, the printed form's and the pattern's room, reused by every
+        /// name of a thread.
+        static BUFFERS: std::cell::RefCell<(Vec<u8>, Vec<u8>, Vec<u8>)> = const {
+            std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new()))
+        };
+    }
+    BUFFERS.with_borrow_mut(|(name, out, pattern)| {
+        name.clear();
+        name.extend_from_slice(plain.as_bytes());
+        name.push(0);
+        out.clear();
+        out.reserve(limit);
+        pattern.clear();
+        pattern.reserve(limit);
+        let mut raw = RawKeys {
+            buf: pattern.as_mut_ptr().cast(),
+            len: 0,
+            cap: limit,
+            name_start: 0,
+            template_end: -1,
+            separators: 0,
+            ends: [0; MAX_SEPARATORS],
+            entity: [0; MAX_SEPARATORS],
+        };
+        let mut have: c_int = 0;
+        // SAFETY: `name` is NUL-terminated; `out` and `pattern` have room for `limit` bytes,
+        // and weakscan_cxxfilt_keys writes at most that many into each and says how many.
+        let n = unsafe {
+            weakscan_cxxfilt_keys(
+                name.as_ptr().cast(),
+                out.as_mut_ptr().cast(),
+                limit,
+                &mut raw,
+                &mut have,
+            )
+        };
+        let text = match n {
+            -1 => return Err(Refusal::NotMangled),
+            n if n >= 0 && (n as usize) <= limit => {
+                // SAFETY: the first `n` bytes were written (see above).
+                unsafe { out.set_len(n as usize) };
+                std::str::from_utf8(out)
+                    .map_err(|_| Refusal::NotUtf8)?
+                    .to_string()
+            }
+            _ => return Err(Refusal::TooLong),
+        };
+        if have == 0 || raw.len > limit || raw.separators > MAX_SEPARATORS {
+            return Ok((text, None));
+        }
+        // SAFETY: `raw.len` bytes of `pattern` were written (checked against its room above).
+        unsafe { pattern.set_len(raw.len) };
+        let off = |x: c_long| u32::try_from(x).ok();
+        let keys = (|| {
+            let pattern = std::str::from_utf8(pattern).ok()?.to_string();
+            let name_start = off(raw.name_start)?;
+            let template_end = match raw.template_end {
+                -1 => None,
+                e => Some(off(e)?),
+            };
+            let separators = (0..raw.separators)
+                .map(|i| Some((u32::try_from(raw.ends[i]).ok()?, raw.entity[i] != 0)))
+                .collect::<Option<Vec<_>>>()?;
+            Some(TreeKeys {
+                pattern,
+                name_start,
+                template_end,
+                separators,
+            })
+        })();
+        Ok((text, keys))
+    })
+}
+
+/// `cxxfilt.c`'s `weakscan_maybe_legacy_rust`: the name can be a legacy Rust name, which
+/// [`print`] gives to `rust_demangle` first.
+#[cfg(weakscan_libiberty)]
+fn maybe_legacy_rust(plain: &str) -> bool {
+    plain.starts_with("_ZN") && plain[3..].contains("17h")
+}
+
 #[cfg(all(test, weakscan_libiberty))]
 mod tests {
     use super::*;
@@ -165,6 +312,106 @@ mod tests {
         let raw = super::super::tests::exponential_name(32);
         let name = &raw[1..];
         assert_eq!(print(name, 16 * name.len() + 256), Err(Refusal::TooLong));
+    }
+
+    /// `print_with_keys` on `plain`: the printed form, and the keys as
+    /// `(pattern, name start, template end, separators)`.
+    fn keys(plain: &str) -> (String, Option<(String, u32, Option<u32>, Vec<(u32, bool)>)>) {
+        let (text, keys) = print_with_keys(plain, 16 * plain.len() + 256).unwrap();
+        assert_eq!(text, print(plain, 16 * plain.len() + 256).unwrap());
+        let keys = keys.map(|k| (k.pattern, k.name_start, k.template_end, k.separators));
+        (text, keys)
+    }
+
+    #[test]
+    fn keys_from_libiberty_components() {
+        let k = |pattern: &str, start, end, seps: &[(u32, bool)]| {
+            Some((pattern.to_string(), start, end, seps.to_vec()))
+        };
+        // Template arguments and parameters elided; the qualifier after the parameter list kept.
+        assert_eq!(
+            keys("_ZNK5boost16cpp_regex_traitsIcE7isctypeEcj").1,
+            k(
+                "boost::cpp_regex_traits<…>::isctype(…) const",
+                0,
+                Some(28),
+                &[(5, false), (28, true)]
+            )
+        );
+        // A function template's return type is not part of the pattern.
+        assert_eq!(keys("_Z3maxIiET_S0_S0_").1, k("max<…>(…)", 0, Some(8), &[]));
+        // Special names: the prefix kept, the name proper after it.
+        assert_eq!(
+            keys("_ZTVN2v88internal12DeserializerINS0_7IsolateEEE").1,
+            k(
+                "vtable for v8::internal::Deserializer<…>",
+                11,
+                Some(42),
+                &[(13, false), (23, false)]
+            )
+        );
+        assert_eq!(
+            keys("_ZThn8_N6v8impl9ReferenceD1Ev").1,
+            k(
+                "non-virtual thunk to v8impl::Reference::~Reference(…)",
+                21,
+                None,
+                &[(27, false), (38, false)]
+            )
+        );
+        assert_eq!(
+            keys("_ZGVZN4node6Malloc4argsEvE1x").1,
+            k(
+                "guard variable for node::Malloc::args(…)::x",
+                19,
+                None,
+                &[(23, false), (31, false), (42, true)]
+            )
+        );
+        // A lambda's call operator in a local name: its `const` sits on the local name.
+        assert_eq!(
+            keys("_ZZZN4node14ThreadPoolWork12ScheduleWorkEvENKUlP9uv_work_sE_clES2_E27trace_event_unique_atomic43").1,
+            k(
+                "node::ThreadPoolWork::ScheduleWork(…)::{lambda(…)#1}::operator()(…) const::trace_event_unique_atomic43",
+                0,
+                None,
+                &[(4, false), (20, false), (39, true), (56, true), (79, true)]
+            )
+        );
+        assert_eq!(
+            keys("_ZNKR1A1fEv").1,
+            k("A::f(…) const &", 0, None, &[(1, false)])
+        );
+        assert_eq!(
+            keys("_ZSt7nothrow").1,
+            k("std::nothrow", 0, None, &[(3, false)])
+        );
+    }
+
+    #[test]
+    fn keys_left_to_cpp_demangle_where_the_walk_gives_up() {
+        // A conversion operator's type, `operator<` with template arguments, a legacy Rust name:
+        // printed, no keys.
+        assert_eq!(keys("_ZN2ns1AcvNSt3__16vectorIiEEEv").1, None);
+        assert_eq!(keys("_ZltIiEbRKT_S2_").1, None);
+        assert_eq!(
+            keys("_ZN4core3fmt5Write9write_fmt17h0123456789abcdefE").1,
+            None
+        );
+        // A name with an `sr` unresolved name (any name holding the bytes `sr`): libiberty's
+        // component parse of it is not d_demangle_callback's (keys.c), so no keys from it.
+        // (Node.js 22.11.0's `v8::base::PrintCheckOperand<void const*>`.)
+        let (text, keys) = keys(concat!(
+            "_ZN2v84base17PrintCheckOperandIPKvEENSt3__19enable_ifIXaaaantsr3std11is_functionINS4_",
+            "14remove_pointerIT_E4typeEEE5valuentsr3std7is_enumIS7_EE5valuesr19has_output_operator",
+            "IS7_NS0_18CheckMessageStreamEEE5valueENS4_12basic_stringIcNS4_11char_traitsIcEENS4_9",
+            "allocatorIcEEEEE4typeES7_"
+        ));
+        assert!(
+            text.contains("v8::base::PrintCheckOperand<void const*>"),
+            "{text}"
+        );
+        assert_eq!(keys, None);
     }
 
     #[test]

@@ -640,8 +640,9 @@ pub fn demangle_one(raw: &str) -> SymbolName {
         .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
         .saturating_add(MAX_DEMANGLED_EXTRA_BYTES);
     #[cfg(weakscan_libiberty)]
-    let printed = match cxxfilt::print(plain, limit) {
-        Ok(text) => Some(text),
+    let printed = match cxxfilt::print_with_keys(plain, limit) {
+        Ok((text, Some(keys))) => return from_tree(raw, text, keys),
+        Ok((text, None)) => Some(text),
         Err(_) => return failed(raw),
     };
     #[cfg(not(weakscan_libiberty))]
@@ -667,7 +668,53 @@ pub fn demangle_one(raw: &str) -> SymbolName {
 }
 
 /// The keys of [`KeySink::finish`].
-type KeyParts = (String, u32, u32, Box<[u32]>);
+pub type KeyParts = (String, u32, u32, Box<[u32]>);
+
+/// The grouping keys of the raw name `raw` (a `_Z` name after the Mach-O `_`) as each source
+/// gives them: `(from libiberty's parse, from cpp_demangle's structure)`, each `(pattern, name
+/// start, template end, namespace ends)` or `None` where that source gives none. Only for the
+/// differential test that holds the two equal (`tests/names.rs`); not a stable API.
+#[doc(hidden)]
+pub fn keys_by_source(raw: &str) -> (Option<KeyParts>, Option<KeyParts>) {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    let limit = plain
+        .len()
+        .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
+        .saturating_add(MAX_DEMANGLED_EXTRA_BYTES);
+    let tree = match cxxfilt::print_with_keys(plain, limit) {
+        Ok((_, Some(keys))) => Some(tree_key_parts(keys)),
+        _ => None,
+    };
+    (tree, structure(plain, limit, false).map(|(_, k)| k))
+}
+
+/// The name printed as `text`, with the keys libiberty's parse gave ([`cxxfilt::TreeKeys`]).
+#[cfg(weakscan_libiberty)]
+fn from_tree(raw: &str, text: String, keys: cxxfilt::TreeKeys) -> SymbolName {
+    let (pattern, name_start, template_end, namespace_ends) = tree_key_parts(keys);
+    let demangled = if raw_names() { raw.to_string() } else { text };
+    let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
+    n.name_start = name_start;
+    n.template_end = template_end;
+    n.namespace_ends = namespace_ends;
+    n
+}
+
+/// [`cxxfilt::TreeKeys`] as [`KeyParts`]: the template ends at the pattern's end when the name
+/// proper has no `<…>`, and the namespace candidates are the leading components before the
+/// first one with a template-argument or parameter list.
+fn tree_key_parts(keys: cxxfilt::TreeKeys) -> KeyParts {
+    let template_end = keys
+        .template_end
+        .unwrap_or(u32::try_from(keys.pattern.len()).unwrap_or(u32::MAX));
+    let ends = keys
+        .separators
+        .iter()
+        .take_while(|&&(_, entity)| !entity)
+        .map(|&(at, _)| at)
+        .collect();
+    (keys.pattern, keys.name_start, template_end, ends)
+}
 
 /// cpp_demangle's printed form (when `keep_text`, else empty) and keys of `plain`, or `None` if
 /// it cannot parse or print it within `limit` bytes.
