@@ -240,8 +240,8 @@ pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<Tree
                 e => Some(off(e)?),
             };
             let separators = (0..raw.separators)
-                .map(|i| Some((u32::try_from(raw.ends[i]).ok()?, raw.entity[i] != 0)))
-                .collect::<Option<Vec<_>>>()?;
+                .map(|i| (raw.ends[i], raw.entity[i] != 0))
+                .collect();
             Some(TreeKeys {
                 pattern,
                 name_start,
@@ -316,7 +316,9 @@ mod tests {
 
     /// `print_with_keys` on `plain`: the printed form, and the keys as
     /// `(pattern, name start, template end, separators)`.
-    fn keys(plain: &str) -> (String, Option<(String, u32, Option<u32>, Vec<(u32, bool)>)>) {
+    type Parts = (String, u32, Option<u32>, Vec<(u32, bool)>);
+
+    fn keys(plain: &str) -> (String, Option<Parts>) {
         let (text, keys) = print_with_keys(plain, 16 * plain.len() + 256).unwrap();
         assert_eq!(text, print(plain, 16 * plain.len() + 256).unwrap());
         let keys = keys.map(|k| (k.pattern, k.name_start, k.template_end, k.separators));
