@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds GNU libiberty's demanglers with AddressSanitizer and libFuzzer coverage, so the `cxxfilt`
+# Builds GNU libiberty's demanglers (and cp-demint.c's component parse, which keys.c walks) with AddressSanitizer and libFuzzer coverage, so the `cxxfilt`
 # fuzz target checks the C code too (the system libiberty.a is not instrumented):
 #   bash fuzz/libiberty-asan.sh              # -> fuzz/libiberty-asan/{include,lib}
 #   WEAKSCAN_LIBIBERTY_DIR=$PWD/fuzz/libiberty-asan CC=clang-22 \
@@ -25,7 +25,7 @@ tar -xJf "$tarball" -C "$work"
 src=$(dirname "$(find "$work" -name cp-demangle.c -path '*libiberty/*' | head -1)")
 inc=$(dirname "$(find "$work" -name demangle.h -path '*include/*' | head -1)")
 objs=()
-for f in cp-demangle.c rust-demangle.c safe-ctype.c; do
+for f in cp-demangle.c cp-demint.c rust-demangle.c safe-ctype.c; do
   "$cc" -c -O1 -g -fPIC -fsanitize=address -fsanitize=fuzzer-no-link \
     -DHAVE_STDLIB_H -DHAVE_STRING_H -DHAVE_LIMITS_H -DHAVE_ALLOCA_H \
     -I"$inc" -o "$work/${f%.c}.o" "$src/$f"

@@ -397,7 +397,7 @@ pub fn demangle(data: &[u8]) {
 /// an instrumented libiberty), the printed form within its bound, and printed forms come from
 /// libiberty exactly when it demangles the name.
 pub fn cxxfilt(data: &[u8]) {
-    use weakscan::analysis::demangle::cxxfilt::{Refusal, print};
+    use weakscan::analysis::demangle::cxxfilt::{Refusal, print, print_with_keys};
     use weakscan::analysis::demangle::{
         MAX_DEMANGLED_BYTES_PER_BYTE, MAX_DEMANGLED_EXTRA_BYTES, NameKind, demangle_one,
     };
@@ -418,6 +418,30 @@ pub fn cxxfilt(data: &[u8]) {
     {
         assert_eq!(print(&plain, t.len() - 1), Err(Refusal::TooLong));
         assert_eq!(print(&plain, t.len()).as_ref(), Ok(t));
+    }
+    // The same printing from libiberty's component parse (keys.c), with keys that fit it.
+    if let Ok((t, keys)) = print_with_keys(&plain, limit) {
+        assert_eq!(Ok(&t), printed.as_ref(), "printed from the component parse");
+        if let Some(k) = keys {
+            let len = k.pattern.len();
+            assert!(
+                len <= limit,
+                "pattern of {len} bytes past the bound {limit}"
+            );
+            assert!(k.name_start as usize <= len);
+            assert!(
+                k.template_end
+                    .is_none_or(|e| e as usize <= len && e >= k.name_start)
+            );
+            let mut last = None;
+            for &(at, _) in &k.separators {
+                assert!(last.is_none_or(|l| l < at), "separators out of order");
+                assert_eq!(k.pattern.get(at as usize..at as usize + 2), Some("::"));
+                last = Some(at);
+            }
+        }
+    } else if let Ok(t) = &printed {
+        panic!("print gives {t:?}, print_with_keys refuses");
     }
     let n = demangle_one(&format!("_{plain}"));
     match (&printed, n.kind) {

@@ -270,6 +270,80 @@ fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
     );
 }
 
+/// Beyond the weak names: every `__Z` name of the symbol tables of two Node builds (llvm-nm-22
+/// `-j`, most of them local symbols). The two sources differ only in the two kinds
+/// docs/names.md lists, where cpp_demangle's key was wrong: a lambda member in a local name that
+/// lost its parameter list, and an unscoped `std::` name that was in no namespace.
+#[test]
+fn keys_from_libiberty_differ_from_cpp_demangle_only_where_it_was_wrong() {
+    use weakscan::analysis::demangle::cxxfilt::{Printer, printer};
+    use weakscan::analysis::demangle::keys_by_source;
+    if printer() != Printer::Libiberty {
+        crate::util::skip("weakscan was built without GNU libiberty: no keys from its parse");
+        return;
+    }
+    let Some(nm) = crate::util::llvm_nm() else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-nm from LLVM 22 is required but missing"
+        );
+        crate::util::skip("llvm-nm from LLVM 22 not found (apt-get install llvm-22)");
+        return;
+    };
+    let mut raws = std::collections::BTreeSet::new();
+    for version in ["22.11.0", "24.11.1"] {
+        let Some(bin) = node_binary(version) else {
+            continue;
+        };
+        let out = Command::new(&nm)
+            .arg("-j")
+            .arg(&bin)
+            .output()
+            .expect("run llvm-nm");
+        assert!(out.status.success(), "llvm-nm -j {bin:?}");
+        let text = String::from_utf8(out.stdout).expect("UTF-8 from llvm-nm");
+        raws.extend(
+            text.lines()
+                .filter(|l| l.starts_with("__Z"))
+                .map(str::to_string),
+        );
+    }
+    if raws.is_empty() {
+        return;
+    }
+    let (mut same, mut lambda, mut std_scope, mut other) = (0usize, 0usize, 0usize, Vec::new());
+    for raw in &raws {
+        let (Some(tree), Some(cpp)) = keys_by_source(raw) else {
+            continue;
+        };
+        if tree == cpp {
+            same += 1;
+        } else if tree.0.replace("(…)", "") == cpp.0.replace("(…)", "")
+            && tree.0.contains("{lambda(…)#")
+            && tree.0.len() == cpp.0.len() + "(…)".len()
+        {
+            lambda += 1;
+        } else if tree.0 == cpp.0 && raw.starts_with("__ZSt") && cpp.3.is_empty() {
+            std_scope += 1;
+        } else {
+            other.push(format!(
+                "{raw}\n  libiberty:    {tree:?}\n  cpp_demangle: {cpp:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "keys of {} symbol-table names: {same} equal, {lambda} lambda members given their parameter list, {std_scope} unscoped std:: names",
+        raws.len()
+    );
+    assert!(same > 100_000, "only {same} names compared");
+    assert!(
+        other.is_empty(),
+        "{} names' keys differ otherwise, e.g.\n{}",
+        other.len(),
+        other[..other.len().min(12)].join("\n")
+    );
+}
+
 #[test]
 fn no_demangle_prints_raw_names_everywhere() {
     let f = crate::util::fixture("app-default-chained-x86_64");
