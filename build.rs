@@ -1,5 +1,6 @@
 //! Finds GNU libiberty, the demangler GNU c++filt runs, and compiles weakscan's bounded call into
-//! it (`src/analysis/demangle/cxxfilt.c`). When found, the build sets `cfg(weakscan_libiberty)`
+//! it (`src/analysis/demangle/cxxfilt.c`) and the walk of its parse tree for the group keys
+//! (`keys.c`). When found, the build sets `cfg(weakscan_libiberty)`
 //! and weakscan prints every C++ name exactly as `c++filt -_` does; otherwise names are printed by
 //! cpp_demangle, and `weakscan --version` says so.
 //!

@@ -417,6 +417,22 @@ mod tests {
     }
 
     #[test]
+    fn regression_names_past_half_the_recursion_limit_are_not_demangled_as_cxxfilt() {
+        // d_demangle_callback (c++filt) refuses a name of more than DEMANGLE_RECURSION_LIMIT / 2
+        // = 1024 bytes; cplus_demangle_v3_components did not, so a 1025-byte name was printed
+        // demangled where c++filt prints it raw (review finding).
+        let at_limit = format!("_Z1f{}", "i".repeat(1020));
+        let past = format!("_Z1f{}", "i".repeat(1021));
+        assert_eq!(at_limit.len(), 1024);
+        assert!(print_with_keys(&at_limit, 1 << 16).unwrap().1.is_some());
+        assert_eq!(print(&past, 1 << 16), Err(Refusal::NotMangled));
+        assert_eq!(print_with_keys(&past, 1 << 16), Err(Refusal::NotMangled));
+        // Deep chains past it never reach the component parser, whose recursion follows them.
+        let deep = format!("_Z1f{}i", "P".repeat(100_000));
+        assert_eq!(print_with_keys(&deep, 1 << 20), Err(Refusal::NotMangled));
+    }
+
+    #[test]
     fn nul_and_oversized_names_are_refused() {
         assert_eq!(print("_Z1f\0v", 64), Err(Refusal::BadInput));
         let long = format!("_Z{}", "1a".repeat(MAX_NAME_BYTES));

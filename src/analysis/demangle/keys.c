@@ -31,7 +31,7 @@
 /* Deepest nesting walked; a deeper name gives up (the walk recurses). */
 #define WEAKSCAN_MAX_DEPTH 256
 
-/* Keys as the Rust side reads them (src/analysis/demangle/keys.rs, `RawKeys`). */
+/* Keys as the Rust side reads them (`RawKeys` in src/analysis/demangle/cxxfilt.rs). */
 struct weakscan_keys {
   char *buf;           /* the pattern, `cap` bytes of room, not NUL-terminated */
   size_t len;
@@ -46,7 +46,7 @@ struct weakscan_keys {
 struct walk {
   struct weakscan_keys *k;
   int component_entity;  /* the component being written has <…> or (…) */
-  int overflow;          /* a leaf did not fit */
+  jmp_buf full;          /* where a leaf that does not fit abandons its printing */
 };
 
 static int put(struct walk *w, const char *s, size_t n) {
@@ -72,15 +72,19 @@ static int put_num(struct walk *w, long n) {
   return put(w, digits + i, sizeof digits - i);
 }
 
-/* A leaf printed by libiberty itself (operators, constructors, destructors): appended. */
+/* A leaf printed by libiberty itself (operators, constructors, destructors): appended. Its text
+ * is part of the whole name's, which fit the bound, but the printing is abandoned (longjmp, as in
+ * cxxfilt.c) the moment it would not fit, so no leaf can cost more than the bound. */
 static void leaf_sink(const char *s, size_t n, void *opaque) {
   struct walk *w = opaque;
-  if (!w->overflow && !put(w, s, n))
-    w->overflow = 1;
+  if (!put(w, s, n))
+    longjmp(w->full, 1);
 }
 
 static int leaf(struct walk *w, struct demangle_component *dc) {
-  return cplus_demangle_print_callback(WEAKSCAN_CXXFILT_FLAGS, dc, leaf_sink, w) && !w->overflow;
+  if (setjmp(w->full))
+    return 0;
+  return cplus_demangle_print_callback(WEAKSCAN_CXXFILT_FLAGS, dc, leaf_sink, w);
 }
 
 static int separator(struct walk *w) {
@@ -111,6 +115,8 @@ static int function(struct walk *w, struct demangle_component *dc,
                     struct demangle_component *type, int depth) {
   struct demangle_component *quals[8];
   int n = 0;
+  if (depth > WEAKSCAN_MAX_DEPTH)
+    return 0;
   while (is_this_qualifier(dc)) {
     if (n == 8)
       return 0;
@@ -301,6 +307,12 @@ long weakscan_cxxfilt_keys(const char *mangled, char *buf, size_t cap, struct we
    * the field is never read, and the parse is d_demangle_callback's. */
   if (strstr(mangled, "sr") != NULL)
     return weakscan_cxxfilt(mangled, buf, cap);
+  /* d_demangle_callback refuses a name longer than half the recursion limit (without
+   * DMGL_NO_RECURSE_LIMIT, which c++filt does not pass), so c++filt prints it raw;
+   * cplus_demangle_v3_components has no such check, and its parser recurses once per byte of a
+   * chain such as `PPP…`. Such a name takes c++filt's own call, which refuses it. */
+  if (strlen(mangled) > DEMANGLE_RECURSION_LIMIT / 2)
+    return weakscan_cxxfilt(mangled, buf, cap);
   dc = cplus_demangle_v3_components(mangled, WEAKSCAN_CXXFILT_FLAGS, &mem);
   if (dc == NULL) {
     free(mem);
@@ -324,7 +336,6 @@ long weakscan_cxxfilt_keys(const char *mangled, char *buf, size_t cap, struct we
   keys->separators = 0;
   w.k = keys;
   w.component_entity = 0;
-  w.overflow = 0;
   *have_keys = top(&w, dc);
   free(mem);
   return result;
