@@ -20,6 +20,7 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(weakscan_libiberty)");
     println!("cargo:rerun-if-changed=src/analysis/demangle/cxxfilt.c");
     println!("cargo:rerun-if-changed=src/analysis/demangle/keys.c");
+    println!("cargo:rerun-if-changed=src/analysis/demangle/cxxfilt.h");
     for var in [
         "WEAKSCAN_LIBIBERTY",
         "WEAKSCAN_LIBIBERTY_DIR",

@@ -180,9 +180,9 @@ fn balanced(key: &str) -> bool {
     open.is_empty()
 }
 
-#[test]
-fn keys_agree_with_printed_names_on_every_node_name() {
-    use weakscan::analysis::demangle::{NameKind, demangle_all};
+/// The distinct raw names `scan --by symbol` lists for every fixture and the CI Node builds
+/// (20.11.0, 22.11.0, 24.11.1), sorted.
+fn weak_names_of_fixtures_and_node() -> Vec<String> {
     let mut files: Vec<std::path::PathBuf> = all_fixtures();
     for version in ["20.11.0", "22.11.0", "24.11.1"] {
         files.extend(node_binary(version));
@@ -193,6 +193,13 @@ fn keys_agree_with_printed_names_on_every_node_name() {
     }
     raws.sort();
     raws.dedup();
+    raws
+}
+
+#[test]
+fn keys_agree_with_printed_names_on_every_node_name() {
+    use weakscan::analysis::demangle::{NameKind, demangle_all};
+    let raws = weak_names_of_fixtures_and_node();
     let names = demangle_all(raws.iter().map(String::as_str)).unwrap();
     let mut wrong = Vec::new();
     let mut checked = 0;
@@ -223,31 +230,41 @@ fn keys_agree_with_printed_names_on_every_node_name() {
     );
 }
 
+/// Fails listing the first dozen of `differences` (names with both sources' keys), if any.
+fn none_differ(differences: &[String]) {
+    assert!(
+        differences.is_empty(),
+        "{} names' keys differ, e.g.\n{}",
+        differences.len(),
+        differences[..differences.len().min(12)].join("\n")
+    );
+}
+
+/// This build takes group keys from libiberty's parse; else says the test skips (a failure when
+/// CI sets `WEAKSCAN_REQUIRE_CXXFILT`).
+fn keys_from_libiberty() -> bool {
+    use weakscan::analysis::demangle::cxxfilt::{Printer, printer};
+    if printer() == Printer::Libiberty {
+        return true;
+    }
+    assert!(
+        !required("WEAKSCAN_REQUIRE_CXXFILT"),
+        "weakscan was built without GNU libiberty"
+    );
+    crate::util::skip("weakscan was built without GNU libiberty: no keys from its parse");
+    false
+}
+
 /// The grouping keys built from libiberty's parse (`keys.c`) are the ones cpp_demangle's structure
 /// gave before, on every weak name of the fixtures and of the CI Node builds (where both give
 /// keys; the walk gives up on node kinds it does not read, and those names keep cpp_demangle's).
 #[test]
 fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
-    use weakscan::analysis::demangle::cxxfilt::{Printer, printer};
     use weakscan::analysis::demangle::{keys_by_source, needs_demangling};
-    if printer() != Printer::Libiberty {
-        assert!(
-            !required("WEAKSCAN_REQUIRE_CXXFILT"),
-            "weakscan was built without GNU libiberty"
-        );
-        crate::util::skip("weakscan was built without GNU libiberty: no keys from its parse");
+    if !keys_from_libiberty() {
         return;
     }
-    let mut files: Vec<std::path::PathBuf> = all_fixtures();
-    for version in ["20.11.0", "22.11.0", "24.11.1"] {
-        files.extend(node_binary(version));
-    }
-    let mut raws: Vec<String> = Vec::new();
-    for f in &files {
-        raws.extend(listed(f).into_iter().map(|l| l.0));
-    }
-    raws.sort();
-    raws.dedup();
+    let raws = weak_names_of_fixtures_and_node();
     let (mut same, mut fallback, mut wrong) = (0usize, 0usize, Vec::new());
     for raw in raws.iter().filter(|r| needs_demangling(r)) {
         match keys_by_source(raw) {
@@ -262,12 +279,7 @@ fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
         "keys: {same} names from libiberty's parse, equal to cpp_demangle's; {fallback} from cpp_demangle (the walk gave up)"
     );
     assert!(same > 1000, "only {same} names compared");
-    assert!(
-        wrong.is_empty(),
-        "{} names' keys differ, e.g.\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(12)].join("\n")
-    );
+    none_differ(&wrong);
 }
 
 /// Beyond the weak names: every `__Z` name of the symbol tables of two Node builds (llvm-nm-22
@@ -276,18 +288,11 @@ fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
 /// lost its parameter list, and an unscoped `std::` name that was in no namespace.
 #[test]
 fn keys_from_libiberty_differ_from_cpp_demangle_only_where_it_was_wrong() {
-    use weakscan::analysis::demangle::cxxfilt::{Printer, printer};
     use weakscan::analysis::demangle::keys_by_source;
-    if printer() != Printer::Libiberty {
-        crate::util::skip("weakscan was built without GNU libiberty: no keys from its parse");
+    if !keys_from_libiberty() {
         return;
     }
-    let Some(nm) = crate::util::llvm_nm() else {
-        assert!(
-            !required("WEAKSCAN_REQUIRE_LLVM"),
-            "llvm-nm from LLVM 22 is required but missing"
-        );
-        crate::util::skip("llvm-nm from LLVM 22 not found (apt-get install llvm-22)");
+    let Some(nm) = crate::util::llvm_nm_or_skip() else {
         return;
     };
     let mut raws = std::collections::BTreeSet::new();
@@ -336,12 +341,7 @@ fn keys_from_libiberty_differ_from_cpp_demangle_only_where_it_was_wrong() {
         raws.len()
     );
     assert!(same > 100_000, "only {same} names compared");
-    assert!(
-        other.is_empty(),
-        "{} names' keys differ otherwise, e.g.\n{}",
-        other.len(),
-        other[..other.len().min(12)].join("\n")
-    );
+    none_differ(&other);
 }
 
 #[test]

@@ -293,12 +293,7 @@ fn node_24_attribution_after_the_fix() {
 /// llvm-nm-22 `-ap` shows its stab under.
 #[test]
 fn node_attribution_agrees_with_llvm_nm() {
-    let Some(nm) = crate::util::llvm_nm() else {
-        assert!(
-            !required("WEAKSCAN_REQUIRE_LLVM"),
-            "llvm-nm from LLVM 22 is required but missing"
-        );
-        crate::util::skip("llvm-nm from LLVM 22 not found (apt-get install llvm-22)");
+    let Some(nm) = crate::util::llvm_nm_or_skip() else {
         return;
     };
     for version in ["22.11.0", "24.11.1"] {

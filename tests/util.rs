@@ -67,6 +67,20 @@ pub fn required(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| v == "1")
 }
 
+/// [`llvm_nm`], or `None` after saying the test skips (a failure when CI sets
+/// `WEAKSCAN_REQUIRE_LLVM`).
+pub fn llvm_nm_or_skip() -> Option<PathBuf> {
+    let nm = llvm_nm();
+    if nm.is_none() {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-nm from LLVM 22 is required but missing"
+        );
+        skip("llvm-nm from LLVM 22 not found (apt-get install llvm-22)");
+    }
+    nm
+}
+
 /// `llvm-nm` from LLVM 22, if installed (`WEAKSCAN_LLVM_NM` overrides the path).
 pub fn llvm_nm() -> Option<PathBuf> {
     let candidates = [

@@ -13,19 +13,9 @@
 #include <setjmp.h>
 #include <stddef.h>
 #include <string.h>
-#include <demangle.h>
+#include "cxxfilt.h"
 
-/* The flags of c++filt, with the style cplus_demangle adds (current_demangling_style). */
-#define WEAKSCAN_CXXFILT_FLAGS (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE | DMGL_AUTO)
-
-struct weakscan_sink {
-  char *buf;
-  size_t len;
-  size_t cap;
-  jmp_buf full;
-};
-
-static void weakscan_write(const char *s, size_t n, void *opaque) {
+void weakscan_write(const char *s, size_t n, void *opaque) {
   struct weakscan_sink *out = opaque;
   if (n > out->cap - out->len)
     longjmp(out->full, 1);

@@ -18,13 +18,9 @@
  * on any other it gives up (returns 0) and the caller takes the keys from cpp_demangle, as before,
  * so a node kind this walk does not know can never change a key.
  */
-#include <setjmp.h>
-#include <stddef.h>
 #include <string.h>
 #include <stdlib.h>
-#include <demangle.h>
-
-#define WEAKSCAN_CXXFILT_FLAGS (DMGL_PARAMS | DMGL_ANSI | DMGL_VERBOSE | DMGL_AUTO)
+#include "cxxfilt.h"
 
 /* At most this many `::` separators are recorded; a name with more gives up. */
 #define WEAKSCAN_MAX_SEPARATORS 64
@@ -111,18 +107,25 @@ static int is_this_qualifier(const struct demangle_component *dc) {
                         dc->type == DEMANGLE_COMPONENT_RVALUE_REFERENCE_THIS);
 }
 
+/* Moves `*dc` past its chain of `this` qualifiers, appending them to `quals` (room for 8, `*n`
+ * used); 0 if there are more. */
+static int strip_qualifiers(struct demangle_component **dc, struct demangle_component **quals,
+                            int *n) {
+  while (is_this_qualifier(*dc)) {
+    if (*n == 8)
+      return 0;
+    quals[(*n)++] = *dc;
+    *dc = (*dc)->u.s_binary.left;
+  }
+  return 1;
+}
+
 static int function(struct walk *w, struct demangle_component *dc,
                     struct demangle_component *type, int depth) {
   struct demangle_component *quals[8];
   int n = 0;
-  if (depth > WEAKSCAN_MAX_DEPTH)
+  if (depth > WEAKSCAN_MAX_DEPTH || !strip_qualifiers(&dc, quals, &n))
     return 0;
-  while (is_this_qualifier(dc)) {
-    if (n == 8)
-      return 0;
-    quals[n++] = dc;
-    dc = dc->u.s_binary.left;
-  }
   if (dc == NULL || type == NULL || type->type != DEMANGLE_COMPONENT_FUNCTION_TYPE)
     return 0;
   if (dc->type == DEMANGLE_COMPONENT_LOCAL_NAME && is_this_qualifier(dc->u.s_binary.right)) {
@@ -130,14 +133,8 @@ static int function(struct walk *w, struct demangle_component *dc,
      * qualifiers sit on the local name's right and apply to this function (the TYPED_NAME case
      * of d_print_comp_inner). Both kinds at once: given up (their order is not read here). */
     struct demangle_component *local = dc->u.s_binary.right;
-    if (n > 0)
+    if (n > 0 || !strip_qualifiers(&local, quals, &n))
       return 0;
-    while (is_this_qualifier(local)) {
-      if (n == 8)
-        return 0;
-      quals[n++] = local;
-      local = local->u.s_binary.left;
-    }
     if (local == NULL || local->type == DEMANGLE_COMPONENT_DEFAULT_ARG ||
         !encoding(w, dc->u.s_binary.left, depth + 1) || !separator(w) ||
         !name(w, local, depth + 1))
@@ -265,23 +262,6 @@ static int top(struct walk *w, struct demangle_component *dc) {
   return name(w, dc, 0);
 }
 
-long weakscan_cxxfilt(const char *name, char *buf, size_t cap); /* cxxfilt.c */
-
-struct print_sink {
-  char *buf;
-  size_t len;
-  size_t cap;
-  jmp_buf full;
-};
-
-static void print_write(const char *s, size_t n, void *opaque) {
-  struct print_sink *out = opaque;
-  if (n > out->cap - out->len)
-    longjmp(out->full, 1);
-  memcpy(out->buf + out->len, s, n);
-  out->len += n;
-}
-
 /*
  * Parses the NUL-terminated `_Z` name once; prints it as c++filt does into `buf` (`cap` bytes,
  * not NUL-terminated) and fills `keys` (its `buf` and `cap` set by the caller). Returns the
@@ -293,7 +273,7 @@ long weakscan_cxxfilt_keys(const char *mangled, char *buf, size_t cap, struct we
                            int *have_keys) {
   void *mem = NULL;
   struct demangle_component *dc;
-  struct print_sink out;
+  struct weakscan_sink out;
   struct walk w;
   long result;
 
@@ -325,7 +305,7 @@ long weakscan_cxxfilt_keys(const char *mangled, char *buf, size_t cap, struct we
     free(mem);
     return -2;
   }
-  if (!cplus_demangle_print_callback(WEAKSCAN_CXXFILT_FLAGS, dc, print_write, &out)) {
+  if (!cplus_demangle_print_callback(WEAKSCAN_CXXFILT_FLAGS, dc, weakscan_write, &out)) {
     free(mem);
     return -1;
   }
