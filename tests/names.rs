@@ -181,25 +181,27 @@ fn balanced(key: &str) -> bool {
 }
 
 /// The distinct raw names `scan --by symbol` lists for every fixture and the CI Node builds
-/// (20.11.0, 22.11.0, 24.11.1), sorted.
-fn weak_names_of_fixtures_and_node() -> Vec<String> {
+/// (20.11.0, 22.11.0, 24.11.1), sorted; and whether any Node build was read.
+fn weak_names_of_fixtures_and_node() -> (Vec<String>, bool) {
     let mut files: Vec<std::path::PathBuf> = all_fixtures();
+    let fixtures = files.len();
     for version in ["20.11.0", "22.11.0", "24.11.1"] {
         files.extend(node_binary(version));
     }
+    let node_read = files.len() > fixtures;
     let mut raws: Vec<String> = Vec::new();
     for f in &files {
         raws.extend(listed(f).into_iter().map(|l| l.0));
     }
     raws.sort();
     raws.dedup();
-    raws
+    (raws, node_read)
 }
 
 #[test]
 fn keys_agree_with_printed_names_on_every_node_name() {
     use weakscan::analysis::demangle::{NameKind, demangle_all};
-    let raws = weak_names_of_fixtures_and_node();
+    let (raws, _) = weak_names_of_fixtures_and_node();
     let names = demangle_all(raws.iter().map(String::as_str)).unwrap();
     let mut wrong = Vec::new();
     let mut checked = 0;
@@ -264,7 +266,7 @@ fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
     if !keys_from_libiberty() {
         return;
     }
-    let raws = weak_names_of_fixtures_and_node();
+    let (raws, node_read) = weak_names_of_fixtures_and_node();
     let (mut same, mut fallback, mut wrong) = (0usize, 0usize, Vec::new());
     for raw in raws.iter().filter(|r| needs_demangling(r)) {
         match keys_by_source(raw) {
@@ -278,7 +280,9 @@ fn keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name() {
     eprintln!(
         "keys: {same} names from libiberty's parse, equal to cpp_demangle's; {fallback} from cpp_demangle (the walk gave up)"
     );
-    assert!(same > 1000, "only {same} names compared");
+    // The fixtures alone (the packaged crate has no Node cache) hold about a hundred C++ names.
+    let least = if node_read { 10_000 } else { 50 };
+    assert!(same > least, "only {same} names compared");
     none_differ(&wrong);
 }
 
