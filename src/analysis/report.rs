@@ -484,7 +484,7 @@ pub fn diff_report_with(
 }
 
 /// The distinct `_Z` names of `images` that `names` could not demangle (a table made by
-/// [`names_of`] keeps only the names it demangled).
+/// `names_of` keeps only the names it demangled).
 pub fn failures_among<'a>(
     images: impl IntoIterator<Item = &'a Image>,
     names: &Demangled<'_>,

@@ -2,11 +2,15 @@
 //!
 //! Each distinct Mach-O symbol name is demangled once (after dropping the extra leading `_` that
 //! Mach-O puts before every C and C++ name). Its printed form is GNU c++filt's (GNU libiberty
-//! through [`cxxfilt`], when the build has it; else cpp_demangle's). Its keys come from the
-//! *structure* cpp_demangle reports through [`DemangleWrite`] (template-argument lists as
-//! `TemplateArgs` nodes, qualified names as `NestedName`/`Prefix` nodes, parameter lists as the
-//! `(` … `)` written outside every node), without any regex on the text (docs/names.md; the
-//! integration test `keys_agree_with_printed_names_on_every_node_name` checks that both agree):
+//! through [`cxxfilt`], when the build has it; else cpp_demangle's). Its keys come from a parse
+//! tree, without any regex on the text (docs/names.md): with libiberty, from the component tree
+//! the printed form comes from ([`cxxfilt::print_with_keys`], `keys.c`); where that walk gives
+//! up, and in builds without libiberty, from the *structure* cpp_demangle reports through
+//! [`DemangleWrite`] (template-argument lists as `TemplateArgs` nodes, qualified names as
+//! `NestedName`/`Prefix` nodes, parameter lists as the `(` … `)` written outside every node).
+//! The integration tests `keys_agree_with_printed_names_on_every_node_name` and
+//! `keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name` check that the keys
+//! agree with the printed names and that the two sources agree:
 //!
 //! * `pattern`: every template-argument list collapsed to `<…>` and every parameter list of the
 //!   name to `(…)`, e.g. `v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers`;
@@ -625,11 +629,12 @@ fn undemangled(raw: &str) -> SymbolName {
 
 /// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
 ///
-/// The printed form is [`cxxfilt::print`]'s (GNU libiberty, as `c++filt -_`) when the build has
-/// libiberty, else cpp_demangle's; the grouping keys always come from cpp_demangle's structure.
-/// A name libiberty does not demangle is kept raw and counted, as c++filt prints it unchanged;
-/// one that libiberty demangles but cpp_demangle cannot parse is printed, with the printed form
-/// as its pattern, template and (global) namespace.
+/// The printed form is [`cxxfilt::print_with_keys`]'s (GNU libiberty, as `c++filt -_`) when the
+/// build has libiberty, else cpp_demangle's; the grouping keys come from the same libiberty parse,
+/// or from cpp_demangle's structure where that gives none (see the module docs). A name
+/// libiberty does not demangle is kept raw and counted, as c++filt prints it unchanged; one that
+/// libiberty demangles but neither source gives keys for is printed, with the printed form as its
+/// pattern, template and (global) namespace.
 pub fn demangle_one(raw: &str) -> SymbolName {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if !plain.starts_with("_Z") {
@@ -667,13 +672,15 @@ pub fn demangle_one(raw: &str) -> SymbolName {
     }
 }
 
-/// The keys of [`KeySink::finish`].
+/// A name's grouping keys: `(pattern, where its name proper starts, where its template ends,
+/// where each leading namespace component ends)`, offsets in bytes of the pattern (as
+/// [`SymbolName`] holds them; cpp_demangle's `KeySink` and [`cxxfilt::TreeKeys`] give them).
 pub type KeyParts = (String, u32, u32, Box<[u32]>);
 
 /// The grouping keys of the raw name `raw` (a `_Z` name after the Mach-O `_`) as each source
 /// gives them: `(from libiberty's parse, from cpp_demangle's structure)`, each `(pattern, name
 /// start, template end, namespace ends)` or `None` where that source gives none. Only for the
-/// differential test that holds the two equal (`tests/names.rs`); not a stable API.
+/// differential tests of the two (`tests/names.rs`); not a stable API.
 #[doc(hidden)]
 pub fn keys_by_source(raw: &str) -> (Option<KeyParts>, Option<KeyParts>) {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
