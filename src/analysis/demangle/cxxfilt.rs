@@ -154,12 +154,12 @@ pub fn print_with_keys(_plain: &str, _limit: usize) -> Result<(String, Option<Tr
     Err(Refusal::Unavailable)
 }
 
-/// [`print`], and the grouping keys from the same parse (`keys.c`: libiberty's component tree,
+/// [`print()`], and the grouping keys from the same parse (`keys.c`: libiberty's component tree,
 /// `cplus_demangle_v3_components`), or `None` for the keys when the name uses a node kind the
 /// walk does not read (the caller then takes them from cpp_demangle) or is a legacy Rust name.
 /// The pattern is bounded by `limit` bytes too.
 ///
-/// Errors: [`Refusal`], as [`print`]. Never panics; thread-safe.
+/// Errors: [`Refusal`], as [`print()`]. Never panics; thread-safe.
 #[cfg(weakscan_libiberty)]
 pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<TreeKeys>), Refusal> {
     use std::ffi::{c_char, c_int, c_long};
@@ -254,7 +254,7 @@ pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<Tree
 }
 
 /// `cxxfilt.c`'s `weakscan_maybe_legacy_rust`: the name can be a legacy Rust name, which
-/// [`print`] gives to `rust_demangle` first.
+/// [`print()`] gives to `rust_demangle` first.
 #[cfg(weakscan_libiberty)]
 fn maybe_legacy_rust(plain: &str) -> bool {
     plain.starts_with("_ZN") && plain[3..].contains("17h")
