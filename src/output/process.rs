@@ -136,20 +136,10 @@ pub fn table_out(
             }
         }
         for o in &p.overrides_of_main {
-            writeln!(
-                out,
-                "override: the main executable's {} is replaced by {}'s non-weak definition",
-                o.symbol, o.winner
-            )?;
+            writeln!(out, "override: {}", overridden(&o.symbol, &o.winner))?;
         }
         for i in slowing(p) {
-            writeln!(
-                out,
-                "slows every lookup: {} exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
-                i.image,
-                fig(i.weak_definitions),
-                i.saved_probes_if_hidden
-            )?;
+            writeln!(out, "slows every lookup: {}", slows(&i.image, i))?;
         }
         if !p.problems.is_empty() {
             writeln!(out, "\n{} problems:", p.problems.len())?;
@@ -166,6 +156,20 @@ pub fn table_out(
         }
     }
     Ok(())
+}
+
+/// The finding on an image that [`slowing`] lists, after `image` (as each format shows it).
+fn slows(image: &str, c: &crate::analysis::coalesce::ImageCost) -> String {
+    format!(
+        "{image} exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
+        fig(c.weak_definitions),
+        c.saved_probes_if_hidden
+    )
+}
+
+/// The finding on a main-executable symbol that `winner` overrides (each as its format shows it).
+fn overridden(symbol: &str, winner: &str) -> String {
+    format!("the main executable's {symbol} is replaced by {winner}'s non-weak definition")
 }
 
 /// Images that make every lookup slower: searched, not the main executable, and winning no
@@ -280,19 +284,12 @@ pub fn markdown(
         for o in &p.overrides_of_main {
             writeln!(
                 out,
-                "- override: the main executable's {} is replaced by {}'s non-weak definition",
-                code(&o.symbol),
-                code(&o.winner)
+                "- override: {}",
+                overridden(&code(&o.symbol), &code(&o.winner))
             )?;
         }
         for c in slowing(p) {
-            writeln!(
-                out,
-                "- slows every lookup: {} exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
-                code(&c.image),
-                fig(c.weak_definitions),
-                c.saved_probes_if_hidden
-            )?;
+            writeln!(out, "- slows every lookup: {}", slows(&code(&c.image), c))?;
         }
         if !p.problems.is_empty() {
             writeln!(out, "\n{} problems:\n", p.problems.len())?;
@@ -347,12 +344,7 @@ pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
                 out,
                 "warning",
                 "weakscan scan: image slows every lookup",
-                &format!(
-                    "{}: exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
-                    c.image,
-                    fig(c.weak_definitions),
-                    c.saved_probes_if_hidden
-                ),
+                &slows(&format!("{}:", c.image), c),
             )?;
         }
         for o in &p.overrides_of_main {
@@ -360,10 +352,7 @@ pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
                 out,
                 "warning",
                 "weakscan scan: override of the main executable",
-                &format!(
-                    "the main executable's {} ({}) is replaced by {}'s non-weak definition",
-                    o.symbol, o.mangled, o.winner
-                ),
+                &overridden(&format!("{} ({})", o.symbol, o.mangled), &o.winner),
             )?;
         }
         super::github::problems(out, "weakscan scan: problem", &p.problems)?;
