@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         }
     };
     weakscan::analysis::demangle::show_raw_names(cli.no_demangle);
+    weakscan::memory::leak_at_exit();
     let run = |r: weakscan::command::Request| {
         use weakscan::output::table;
         table::set_width(

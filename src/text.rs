@@ -43,8 +43,14 @@ pub fn escape(s: &str) -> Cow<'_, str> {
 /// Bytes from the input (a symbol, segment or section name, a log line) as one line of text:
 /// invalid UTF-8 bytes become `\xNN`, the rest as [`escape`].
 pub fn escape_bytes(bytes: &[u8]) -> String {
+    escape_bytes_cow(bytes).into_owned()
+}
+
+/// [`escape_bytes`], borrowed when nothing needs escaping: a lookup by name (an interning
+/// table) then allocates nothing for the names already in it.
+pub fn escape_bytes_cow(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
-        Ok(s) => escape(s).into_owned(),
+        Ok(s) => escape(s),
         Err(_) => {
             let mut out = String::with_capacity(bytes.len() + 8);
             for chunk in bytes.utf8_chunks() {
@@ -53,7 +59,7 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
                     let _ = write!(out, "\\x{b:02x}");
                 }
             }
-            out
+            Cow::Owned(out)
         }
     }
 }

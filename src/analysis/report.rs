@@ -79,14 +79,14 @@ impl AttributionSummary {
     /// The summary of `image`'s attribution, if it has one.
     pub fn of(image: &Image) -> Option<Self> {
         let a = image.attribution.as_deref()?;
-        let mut bound: Vec<&str> = image
-            .bind_targets
-            .iter()
-            .map(|t| t.symbol.as_str())
-            .filter(|n| a.symbols.contains_key(*n))
-            .collect();
-        bound.sort_unstable();
-        bound.dedup();
+        let mut bound: foldhash::HashSet<&str> = Default::default();
+        bound.extend(
+            image
+                .bind_targets
+                .iter()
+                .map(|t| t.symbol.as_str())
+                .filter(|n| a.symbols.contains_key(*n)),
+        );
         Some(AttributionSummary {
             source: a.from,
             objects: a.objects.len(),

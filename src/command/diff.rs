@@ -77,6 +77,8 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
     if matches!(req.format, Format::Markdown | Format::Github) {
         super::append_step_summary(|w| output::markdown::diff(w, &report));
     }
+    crate::memory::discard(report);
+    crate::memory::discard((old_images, new_images));
     Ok(0)
 }
 

@@ -67,5 +67,7 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
     if matches!(req.format, Format::Markdown | Format::Github) {
         super::append_step_summary(|w| output::markdown::scan(w, &report));
     }
+    crate::memory::discard(report);
+    crate::memory::discard(images);
     Ok(0)
 }

@@ -39,7 +39,7 @@
 //! locations, checked before a repeat starts. So a repeat count of 2⁶⁴−1 is an error at once
 //! (dyld's `uint32_t` loop counter would wrap).
 
-use super::cursor::{Cursor, symbol_name};
+use super::cursor::Cursor;
 use crate::error::ParseError;
 use crate::model::Name;
 
@@ -318,12 +318,13 @@ impl State<'_> {
         strong_override: bool,
         op_pos: u64,
     ) -> Result<(), ParseError> {
-        let text = symbol_name(raw);
-        let id = match self.ids.get(text.as_str()) {
+        // Looked up before anything is allocated: a name comes back once per run of binds.
+        let text = crate::text::escape_bytes_cow(raw);
+        let id = match self.ids.get(text.as_ref()) {
             Some(&id) => id,
             None => {
                 let id = self.names.symbols.len() as u32;
-                let name = Name::from(text);
+                let name = Name::from(text.as_ref());
                 self.names.symbols.push(name.clone());
                 self.ids.insert(name, id);
                 id

@@ -101,10 +101,7 @@ impl<'a> Cursor<'a> {
             .data
             .get(self.pos..)
             .ok_or_else(|| self.err("string starts past the end of data"))?;
-        let len = rest
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or_else(|| self.err("unterminated string"))?;
+        let len = memchr::memchr(0, rest).ok_or_else(|| self.err("unterminated string"))?;
         self.pos += len + 1;
         Ok(&rest[..len])
     }
@@ -137,7 +134,7 @@ pub fn le_u64(data: &[u8], off: usize) -> Option<u64> {
 /// A NUL-terminated string starting at `off`, if it starts and ends inside `data`.
 pub fn cstr_at(data: &[u8], off: usize) -> Option<&[u8]> {
     let rest = data.get(off..)?;
-    let len = rest.iter().position(|&b| b == 0)?;
+    let len = memchr::memchr(0, rest)?;
     Some(&rest[..len])
 }
 

@@ -246,8 +246,7 @@ impl MachOFile {
                 Ok(())
             }
             Backing::File(file) => {
-                buf.resize(len as usize, 0);
-                match read_exact_at(file, buf, offset) {
+                match read_exact_at(file, buf, len as usize, offset) {
                     Ok(()) => Ok(()),
                     Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
                         Err(self.error(
@@ -459,14 +458,45 @@ pub fn foreign_format(head: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// Reads `len` bytes at `offset` into `buf` (empty), with `pread` straight into its spare
+/// capacity: zeroing the buffer first, as a read into a `&mut [u8]` needs, touched every page
+/// of a fresh buffer twice (the LINKEDIT reads of a Node.js diff are 33 MB).
 #[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+fn read_exact_at(file: &File, buf: &mut Vec<u8>, len: usize, offset: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    debug_assert!(buf.is_empty());
+    buf.reserve_exact(len);
+    while buf.len() < len {
+        let done = buf.len();
+        let at = offset
+            .checked_add(done as u64)
+            .and_then(|at| libc::off_t::try_from(at).ok())
+            .ok_or(std::io::ErrorKind::InvalidInput)?;
+        let spare = &mut buf.spare_capacity_mut()[..len - done];
+        // SAFETY: `pread` writes at most `spare.len()` bytes into `spare`, memory `buf` owns;
+        // the fd is open for the call (`file` is borrowed).
+        let n =
+            unsafe { libc::pread(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len(), at) };
+        match n {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n if n < 0 => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            // SAFETY: the first `done + n` bytes are initialized: `n` more were just read.
+            n => unsafe { buf.set_len(done + n as usize) },
+        }
+    }
+    Ok(())
 }
 
 #[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+fn read_exact_at(file: &File, buf: &mut Vec<u8>, len: usize, offset: u64) -> std::io::Result<()> {
     use std::os::windows::fs::FileExt;
+    buf.resize(len, 0);
+    let (mut buf, mut offset) = (&mut buf[..], offset);
     while !buf.is_empty() {
         let n = file.seek_read(buf, offset)?;
         if n == 0 {
