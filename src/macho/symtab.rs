@@ -169,7 +169,9 @@ struct Window {
 
 impl Window {
     /// Visits the offsets inside the window, until the next offset is past it. A name that
-    /// runs past the end is read again from its start, twice as far: the window's end grows on
+    /// runs past the end is read again from its start: as far as the window reached, or twice
+    /// as far when the name already started the window (it alone is longer). So the window
+    /// moves on at its size over dense names and doubles only for a long one; its end grows on
     /// every read, up to `strsize`, where a name without NUL is an error.
     fn drain<E: From<ParseError>>(
         &mut self,
@@ -197,7 +199,12 @@ impl Window {
                     return Err(ParseError::new("unterminated string", off).into());
                 }
                 None => {
-                    let more = self.len.saturating_mul(2).min(strsize - off);
+                    let more = if off == self.start {
+                        self.len.saturating_mul(2)
+                    } else {
+                        self.len
+                    };
+                    let more = more.min(strsize - off);
                     read(off, more, &mut self.buf)?;
                     self.start = off;
                     self.len = more;
@@ -205,5 +212,57 @@ impl Window {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `table` through [`for_each_string`] at `offsets`: the names found, and the
+    /// largest read asked for.
+    fn strings_at(table: &[u8], offsets: &[u32]) -> (Vec<Vec<u8>>, u64) {
+        let mut largest = 0;
+        let mut names = Vec::new();
+        let read = |off: u64, len: u64, buf: &mut Vec<u8>| -> Result<(), ParseError> {
+            largest = largest.max(len);
+            buf.clear();
+            buf.extend_from_slice(&table[off as usize..(off + len) as usize]);
+            Ok(())
+        };
+        for_each_string(table.len() as u64, offsets, read, |_, name| {
+            names.push(name.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        (names, largest)
+    }
+
+    /// Before: every name that ran past a window doubled the next read, so dense names (a
+    /// Node.js debug map's N_GSYM run) grew the buffer to 556 KB, each size in fresh pages.
+    #[test]
+    fn regression_dense_names_keep_the_window_at_its_size() {
+        let mut table = b" \0".to_vec();
+        let mut offsets = Vec::new();
+        for i in 0..20_000 {
+            offsets.push(table.len() as u32);
+            table.extend_from_slice(format!("__ZN2v88internal{i:0>80}E").as_bytes());
+            table.push(0);
+        }
+        let (names, largest) = strings_at(&table, &offsets);
+        assert_eq!(names.len(), offsets.len());
+        assert!(names.iter().all(|n| n.len() == 97), "a name cut short");
+        assert!(largest <= STRING_WINDOW + NAME_ROOM, "window grew to {largest} bytes");
+    }
+
+    #[test]
+    fn a_name_longer_than_the_window_doubles_it_until_it_fits() {
+        let mut table = b" \0".to_vec();
+        let long = vec![b'a'; 300_000];
+        table.extend_from_slice(&long);
+        table.push(0);
+        let (names, largest) = strings_at(&table, &[2]);
+        assert_eq!(names, vec![long]);
+        assert!(largest > 300_000 && largest <= 4 * (STRING_WINDOW + NAME_ROOM) + 300_000);
     }
 }
