@@ -197,13 +197,7 @@ pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
         .iter()
         .map(|o| o.source.as_deref().map(|s| normalize(s, None)))
         .collect();
-    // Common directories over the objects symbols come from (a link map also lists dylibs).
-    let mut used = vec![false; a.objects.len()];
-    for &o in a.symbols.values() {
-        if let Some(u) = used.get_mut(o as usize) {
-            *u = true;
-        }
-    }
+    let used = used_objects(a);
     let source_root = common_dir(
         sources
             .iter()
@@ -211,31 +205,12 @@ pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
             .filter(|(_, u)| **u)
             .filter_map(|(s, _)| s.as_deref()),
     );
-    let loose: Vec<String> = a
-        .objects
-        .iter()
-        .zip(&used)
-        .filter(|(o, u)| **u && split_object(&o.path).0.is_none())
-        .map(|(o, _)| normalize(&o.path, None))
-        .collect();
-    let object_root = common_dir(loose.iter().map(String::as_str));
+    let object_root = object_root(a, &used);
     a.objects
         .iter()
         .zip(sources)
         .map(|(o, source_path)| {
-            let (archive, member) = split_object(&o.path);
-            let (library, object, archive_path) = match archive {
-                Some(archive) => {
-                    let lib = file_name(archive).to_string();
-                    let object = format!("{lib}({member})");
-                    (lib, object, Some(archive.to_string()))
-                }
-                None => {
-                    let path = normalize(member, None);
-                    let object = strip_dir(&path, &object_root).to_string();
-                    (file_name(member).to_string(), object, None)
-                }
-            };
+            let (library, object, archive_path) = object_key(&o.path, &object_root);
             let source = source_path
                 .as_deref()
                 .map(|s| strip_dir(s, &source_root).to_string())
@@ -249,6 +224,59 @@ pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
             }
         })
         .collect()
+}
+
+/// [`ObjectKeys::object`] of every object of `a`, as [`object_keys`] gives it, without the
+/// library and source keys (a grouping by name shows only where each group comes from).
+pub fn object_names(a: &Attribution) -> Vec<String> {
+    let object_root = object_root(a, &used_objects(a));
+    a.objects
+        .iter()
+        .map(|o| object_key(&o.path, &object_root).1)
+        .collect()
+}
+
+/// Per object of `a`: whether a symbol comes from it (a link map also lists dylibs). Common
+/// directories are taken over these only.
+fn used_objects(a: &Attribution) -> Vec<bool> {
+    let mut used = vec![false; a.objects.len()];
+    for &o in a.symbols.values() {
+        if let Some(u) = used.get_mut(o as usize) {
+            *u = true;
+        }
+    }
+    used
+}
+
+/// The directory every used loose object (not an archive member) is in, cut from their keys.
+fn object_root(a: &Attribution, used: &[bool]) -> String {
+    let loose: Vec<String> = a
+        .objects
+        .iter()
+        .zip(used)
+        .filter(|(o, u)| **u && split_object(&o.path).0.is_none())
+        .map(|(o, _)| normalize(&o.path, None))
+        .collect();
+    common_dir(loose.iter().map(String::as_str))
+}
+
+/// The library key, object key and archive path of an object at `path`: `libfoo.a`,
+/// `libfoo.a(foo.o)` and the archive for an archive member; the file name, the normalized
+/// path less `object_root`, and none for a loose object.
+fn object_key(path: &str, object_root: &str) -> (String, String, Option<String>) {
+    let (archive, member) = split_object(path);
+    match archive {
+        Some(archive) => {
+            let lib = file_name(archive).to_string();
+            let object = format!("{lib}({member})");
+            (lib, object, Some(archive.to_string()))
+        }
+        None => {
+            let path = normalize(member, None);
+            let object = strip_dir(&path, object_root).to_string();
+            (file_name(member).to_string(), object, None)
+        }
+    }
 }
 
 /// The last component of a `/`-separated path.
@@ -349,6 +377,8 @@ mod tests {
         assert_eq!(keys[1].source, "src/node_main.cc");
         assert_eq!(keys[2].object, "gen/x.o");
         assert_eq!(keys[2].source, "gen/x.o");
+        let objects: Vec<String> = keys.into_iter().map(|k| k.object).collect();
+        assert_eq!(object_names(&a), objects);
     }
 
     #[test]

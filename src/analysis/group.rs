@@ -258,10 +258,7 @@ impl GroupTable {
         };
         let (object_keys, object_of) = match (&image.attribution, by.origin_level()) {
             (Some(a), None) => (
-                super::attribute::object_keys(a)
-                    .into_iter()
-                    .map(|k| k.object)
-                    .collect(),
+                super::attribute::object_names(a),
                 (0..n)
                     .map(|m| a.symbols.get(member(image, m).0).copied().unwrap_or(PLAIN))
                     .collect(),
