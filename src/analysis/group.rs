@@ -92,10 +92,11 @@ pub struct GroupStats {
 impl GroupStats {
     /// All-zero figures for the ones `image` has, `None` for the others.
     pub fn zero_for(image: &Image) -> Self {
+        // Which figures exist, without counting them (distinct names would hash every one).
         GroupStats {
-            weak_bound_symbols: image.weak_bind_symbols().map(|_| 0),
+            weak_bound_symbols: image.targets_known().then_some(0),
             lookups: image.weak_lookups().map(|_| 0),
-            sites: image.weak_bind_sites().map(|_| 0),
+            sites: image.sites_known().then_some(0),
             weak_def_exports: image.weak_def_exports().map(|_| 0),
         }
     }
@@ -239,31 +240,56 @@ fn member(image: &Image, m: u32) -> (&str, Add) {
     }
 }
 
+/// `of(raw name)` for each of the `n` members of `image`, as two lists, worked out once per
+/// copy of a name: readers share one copy between a weak-bind target, its lookups and the
+/// weak definition of that name (a Node.js build: 23k members, 10k copies), so most members
+/// cost a hash of an address instead of two of ~100 bytes of text. Two copies of one text are
+/// each looked up, with the same answer.
+fn per_member(
+    image: &Image,
+    n: u32,
+    mut of: impl FnMut(&str) -> (u32, u32),
+) -> (Vec<u32>, Vec<u32>) {
+    let mut seen: foldhash::HashMap<(usize, usize), (u32, u32)> = Default::default();
+    (0..n)
+        .map(|m| {
+            let raw = member(image, m).0;
+            *seen
+                .entry((raw.as_ptr() as usize, raw.len()))
+                .or_insert_with(|| of(raw))
+        })
+        .unzip()
+}
+
 impl GroupTable {
     /// Groups `image` by `by`, with `names` holding its demangled names.
     pub fn new(image: &Image, names: &Demangled<'_>, by: GroupBy) -> GroupTable {
         let n = image.bind_targets.len() + image.lookups.len() + image.weak_definitions.len();
         let n = u32::try_from(n).expect("fewer than 2^32 members: each costs a name");
         let zero = GroupStats::zero_for(image);
-        let entry: Vec<u32> = if names.is_empty() {
-            Vec::new()
-        } else {
-            (0..n)
-                .map(|m| names.position(member(image, m).0).unwrap_or(PLAIN))
-                .collect()
-        };
         let (origin_keys, origin_of) = match by.origin_level() {
             Some(level) => origin_keys(image, level, n),
             None => (Vec::new(), Vec::new()),
         };
-        let (object_keys, object_of) = match (&image.attribution, by.origin_level()) {
-            (Some(a), None) => (
-                super::attribute::object_names(a),
-                (0..n)
-                    .map(|m| a.symbols.get(member(image, m).0).copied().unwrap_or(PLAIN))
-                    .collect(),
-            ),
-            _ => (Vec::new(), Vec::new()),
+        let attribution = image
+            .attribution
+            .as_deref()
+            .filter(|_| by.origin_level().is_none());
+        let object_keys = attribution
+            .map(super::attribute::object_names)
+            .unwrap_or_default();
+        let (entry, object_of) = per_member(image, n, |raw| {
+            (
+                names.position(raw).unwrap_or(PLAIN),
+                attribution.map_or(PLAIN, |a| a.symbols.get(raw).copied().unwrap_or(PLAIN)),
+            )
+        });
+        // Empty when unused (see the fields).
+        let entry = if names.is_empty() { Vec::new() } else { entry };
+        let object_of = if attribution.is_none() {
+            Vec::new()
+        } else {
+            object_of
         };
         let mut table = GroupTable {
             by,

@@ -117,6 +117,7 @@ impl ImageSummary {
     /// The summary of `image`.
     pub fn of(image: &Image) -> Self {
         let here = image.defined_here_symbols();
+        let bound = image.weak_bind_symbols();
         let binary = !image.is_log();
         let suppliers = supplier_counts(image);
         ImageSummary {
@@ -129,15 +130,12 @@ impl ImageSummary {
             fixup_format: image.fixup_format.map(FixupFormat::as_str),
             weak_def_exports: image.weak_def_exports(),
             weak_bind_sites: image.weak_bind_sites(),
-            weak_bind_symbols: image.weak_bind_symbols(),
+            weak_bind_symbols: bound,
             predicted_weak_lookups: image.predicted_weak_lookups(),
             trie_probes: None,
             seen_weak_lookups: image.seen_weak_lookups(),
             defined_here_symbols: here,
-            defined_elsewhere_symbols: image
-                .weak_bind_symbols()
-                .zip(here)
-                .map(|(all, here)| all - here),
+            defined_elsewhere_symbols: bound.zip(here).map(|(all, here)| all - here),
             weak_bind_targets: image.weak_bind_targets(),
             thread_local_weak_defs: binary.then(|| {
                 image

@@ -252,7 +252,10 @@ mod tests {
         let (names, largest) = strings_at(&table, &offsets);
         assert_eq!(names.len(), offsets.len());
         assert!(names.iter().all(|n| n.len() == 97), "a name cut short");
-        assert!(largest <= STRING_WINDOW + NAME_ROOM, "window grew to {largest} bytes");
+        assert!(
+            largest <= STRING_WINDOW + NAME_ROOM,
+            "window grew to {largest} bytes"
+        );
     }
 
     #[test]
