@@ -299,13 +299,15 @@ fn read_attribution(
         ReadError::Parse(e) => file.error(ErrorKind::Malformed, format!("{arch}: debug map: {e}")),
         ReadError::Read(e) => e,
     };
-    // The names asked for, keyed by their text, with a cheap prefilter (see `NameFilter`).
+    // The names asked for, keyed by their text, with a cheap prefilter (see `NameFilter`). A
+    // target defined here is named by its weak definition (`read_image_with`).
     let mut wanted: foldhash::HashMap<&str, &Name> = Default::default();
-    for n in bind_targets
-        .iter()
-        .map(|t| &t.symbol)
-        .chain(weak_definitions.iter().map(|w| &w.name))
-    {
+    for n in weak_definitions.iter().map(|w| &w.name).chain(
+        bind_targets
+            .iter()
+            .filter(|t| !t.defined_here)
+            .map(|t| &t.symbol),
+    ) {
         wanted.entry(n.as_str()).or_insert(n);
     }
     let filter = NameFilter::new(wanted.keys().copied());
