@@ -8,8 +8,9 @@
 # Environment: RUNS (default 20); BASELINE=/path/to/an/older/weakscan also times that binary's
 #   diff and scan in the same run (before/after of a change); LLVM_OBJDUMP, LLVM_STRIP.
 # Prints the medians, each weakscan command as a ratio of the pipeline's median (the issue-16
-# goals: diff <= 0.25x, diff <= 30 ms, scan <= 20 ms on 2 idle cores), then peak memory
-# (goal: diff <= 30 MB).
+# goals: diff <= 0.25x, diff <= 30 ms, scan <= 20 ms on 2 idle cores), the same commands again
+# interleaved (scripts/bench-ab.py: wall, CPU, page faults; the fairer comparison on a shared
+# machine), then peak memory (goal: diff <= 30 MB).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${WEAKSCAN_NODE_CACHE:-$root/.cache/node}
@@ -60,6 +61,13 @@ for r in rows:
     print(f"| {r['command']} | {m:.1f} | {statistics.mean(t):.1f} | {min(t):.1f} | {max(t):.1f} | {len(t)} | {m / pipe:.2f} |")
 PY
 rm -f "$json" "$json.pipe"
+echo
+# The same commands interleaved (one run of each in turn): on a shared machine the load drifts
+# between hyperfine's blocks of runs by more than a change is worth (scripts/bench-ab.py).
+inter=("$ws diff $a $b" "$ws scan $a")
+[ -n "${BASELINE:-}" ] && inter+=("$BASELINE diff $a $b" "$BASELINE scan $a")
+python3 "$root/scripts/bench-ab.py" -n "$runs" "${inter[@]}" \
+  "$objdump --macho --weak-bind --exports-trie $a | c++filt -_"
 echo
 for cmd in "diff $a $b" "scan $a" "scan $stripped"; do
   kb=$( { /usr/bin/time -f '%M' "$ws" $cmd >/dev/null; } 2>&1 | tail -1)
