@@ -1,4 +1,5 @@
-//! Returning freed memory to the system between the phases of a large analysis.
+//! Returning freed memory to the system between the phases of a large analysis, and not
+//! freeing at all when the process is about to exit ([`discard`]).
 //!
 //! The `weakscan` binary allocates with mimalloc (`main.rs`), which keeps the pages of freed
 //! blocks for reuse and returns them to the system after a delay. Reading a process's images
