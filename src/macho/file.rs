@@ -472,7 +472,10 @@ fn read_exact_at(file: &File, buf: &mut Vec<u8>, len: usize, offset: u64) -> std
             .checked_add(done as u64)
             .and_then(|at| libc::off_t::try_from(at).ok())
             .ok_or(std::io::ErrorKind::InvalidInput)?;
-        let spare = &mut buf.spare_capacity_mut()[..len - done];
+        // At most `INT_MAX - 1` bytes per call, as std's own reads: macOS refuses longer ones
+        // with EINVAL (Linux returns a short read, which the loop continues).
+        let ask = (len - done).min(libc::c_int::MAX as usize - 1);
+        let spare = &mut buf.spare_capacity_mut()[..ask];
         // SAFETY: `pread` writes at most `spare.len()` bytes into `spare`, memory `buf` owns;
         // the fd is open for the call (`file` is borrowed).
         let n =
