@@ -19,6 +19,15 @@ use std::sync::Arc;
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Name(Arc<Box<str>>);
 
+/// Which copy of a text `s` is: its address and length, a key that costs an 8-byte hash where
+/// the text would cost ~100 bytes. Readers share one copy of a name between a weak-bind target,
+/// its lookups and its weak definition, so a table keyed by copy first hashes each text once
+/// per copy; two copies of one text are two keys with the same answer. Valid while `s` is
+/// borrowed (the key of a freed text may be reused).
+pub fn copy_key(s: &str) -> (usize, usize) {
+    (s.as_ptr() as usize, s.len())
+}
+
 impl Name {
     /// The text.
     pub fn as_str(&self) -> &str {

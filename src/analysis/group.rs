@@ -241,10 +241,7 @@ fn member(image: &Image, m: u32) -> (&str, Add) {
 }
 
 /// `of(raw name)` for each of the `n` members of `image`, as two lists, worked out once per
-/// copy of a name: readers share one copy between a weak-bind target, its lookups and the
-/// weak definition of that name (a Node.js build: 23k members, 10k copies), so most members
-/// cost a hash of an address instead of two of ~100 bytes of text. Two copies of one text are
-/// each looked up, with the same answer.
+/// copy of a name ([`crate::model::copy_key`]; a Node.js build: 23k members, 10k copies).
 fn per_member(
     image: &Image,
     n: u32,
@@ -255,7 +252,7 @@ fn per_member(
         .map(|m| {
             let raw = member(image, m).0;
             *seen
-                .entry((raw.as_ptr() as usize, raw.len()))
+                .entry(crate::model::copy_key(raw))
                 .or_insert_with(|| of(raw))
         })
         .unzip()

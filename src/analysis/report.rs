@@ -221,15 +221,13 @@ pub(crate) fn names_of<'a>(
     // more than one batch besides the map; of each name only the keys `by` reads are kept.
     // Distinct first (a seeded hash per name), then sorted: a diff of two Node builds holds
     // 30k names but 11k distinct ones, and sorting compares long shared prefixes.
-    // A reader shares one copy of a name between a target, its lookups and its weak
-    // definition, so copies are told apart by address first (an 8-byte hash), and only one
-    // text per copy is hashed.
+    // Copies first ([`crate::model::copy_key`]): one text hashed per copy of a name.
     let mut copies: foldhash::HashSet<(usize, usize)> = Default::default();
     let mut seen: foldhash::HashSet<&str> = Default::default();
     let mut all: Vec<&str> = Vec::new();
     for i in images {
         all.extend(i.symbol_names().filter(|n| {
-            needs_demangling(n) && copies.insert((n.as_ptr() as usize, n.len())) && seen.insert(n)
+            needs_demangling(n) && copies.insert(crate::model::copy_key(n)) && seen.insert(n)
         }));
     }
     drop((copies, seen));
