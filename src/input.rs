@@ -16,8 +16,8 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::log::read_log_from;
-use crate::macho::{ArchFilter, MachOFile, read_images};
-use crate::model::Image;
+use crate::macho::{ArchFilter, MachOFile, PendingAttribution, read_images, read_images_deferred};
+use crate::model::{Attribution, Image};
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
@@ -137,7 +137,23 @@ impl Opened {
     /// Reads it as a Mach-O file: the slices of `arch`. Errors: those of
     /// [`crate::macho::read_file`], and a stream longer than [`MAX_STREAM_BINARY_BYTES`].
     pub fn into_images(self, arch: &ArchFilter) -> Result<Vec<Image>> {
-        let file = match self.source {
+        read_images(&self.into_file()?, arch)
+    }
+
+    /// [`Opened::into_images`] with the debug maps of linked images left to read
+    /// ([`DeferredInput`]). Errors: as [`Opened::into_images`], but for a malformed symbol table.
+    pub fn into_images_deferred(self, arch: &ArchFilter) -> Result<DeferredInput> {
+        let file = self.into_file()?;
+        let (images, pending) = read_images_deferred(&file, arch)?.into_iter().unzip();
+        Ok(DeferredInput {
+            images,
+            pending: Some((file, pending)),
+        })
+    }
+
+    /// The Mach-O file to read: the open file, or the stream's bytes in memory.
+    fn into_file(self) -> Result<MachOFile> {
+        Ok(match self.source {
             Source::Regular(f) => MachOFile::from_file(&self.path, f)?,
             Source::Stream(mut r) => {
                 let mut bytes = self.head;
@@ -157,8 +173,7 @@ impl Opened {
                 }
                 MachOFile::from_bytes(&self.path, bytes)
             }
-        };
-        read_images(&file, arch)
+        })
     }
 
     /// Reads it as a dyld log, streamed: the process `pid` (default: the first). Errors: those
@@ -202,11 +217,19 @@ pub fn kind_of(head: &[u8]) -> InputKind {
 /// lines is reported as neither kind.
 pub fn read_input(path: &Path, opts: &ReadOptions) -> Result<Vec<Image>> {
     let input = open(path)?;
-    let path = input.path.clone();
     match opts.kind.unwrap_or_else(|| input.kind()) {
         InputKind::Binary => input.into_images(&opts.arch),
-        InputKind::Log if opts.kind.is_some() => input.into_log(opts.pid),
-        InputKind::Log => input.into_log(opts.pid).map_err(|e| {
+        InputKind::Log => log_images(input, opts),
+    }
+}
+
+/// `input`, detected or declared a log (`opts.kind`), read as one. A detected log that does not
+/// read as one is "neither a Mach-O file nor a dyld log".
+fn log_images(input: Opened, opts: &ReadOptions) -> Result<Vec<Image>> {
+    let path = input.path.clone();
+    match opts.kind {
+        Some(_) => input.into_log(opts.pid),
+        None => input.into_log(opts.pid).map_err(|e| {
             if e.kind == ErrorKind::Malformed {
                 let prefix = format!("{}: ", crate::text::escape_path(&path));
                 Error::new(
@@ -220,6 +243,63 @@ pub fn read_input(path: &Path, opts: &ReadOptions) -> Result<Vec<Image>> {
             } else {
                 e
             }
+        }),
+    }
+}
+
+/// An input read but for the debug maps of its linked images ([`read_input_deferred`]): a
+/// command reads them ([`DeferredInput::read_attributions`]) while it demangles the images'
+/// names, then puts them in place ([`DeferredInput::finish`]).
+#[derive(Debug)]
+pub struct DeferredInput {
+    /// The images; a linked image's `attribution` stays `None` until [`DeferredInput::finish`].
+    pub images: Vec<Image>,
+    /// The Mach-O file and, per image, its debug map still to read (`None` for a log).
+    pending: Option<(MachOFile, Vec<Option<PendingAttribution>>)>,
+}
+
+/// The debug maps [`DeferredInput::read_attributions`] read, for [`DeferredInput::finish`].
+#[derive(Debug)]
+pub struct ReadAttributions(Vec<(usize, Option<Box<Attribution>>)>);
+
+impl DeferredInput {
+    /// Reads the pending debug maps, in image order (as [`read_input`] reads them).
+    ///
+    /// Errors: the first image's whose symbol table runs past the end of the file or whose
+    /// debug map is malformed (exit 2, naming the file).
+    pub fn read_attributions(&self) -> Result<ReadAttributions> {
+        let Some((file, pending)) = &self.pending else {
+            return Ok(ReadAttributions(Vec::new()));
+        };
+        let mut read = Vec::new();
+        for (i, (image, p)) in self.images.iter().zip(pending).enumerate() {
+            if let Some(p) = p {
+                read.push((i, p.read(file, image)?));
+            }
+        }
+        Ok(ReadAttributions(read))
+    }
+
+    /// The images, each with the attribution `read` holds for it: what [`read_input`] gives.
+    pub fn finish(mut self, read: ReadAttributions) -> Vec<Image> {
+        for (i, a) in read.0 {
+            self.images[i].attribution = a;
+        }
+        self.images
+    }
+}
+
+/// [`read_input`] with the debug maps of linked images left to read ([`DeferredInput`]).
+///
+/// Errors: those of [`read_input`], but for a malformed symbol table
+/// ([`DeferredInput::read_attributions`]).
+pub fn read_input_deferred(path: &Path, opts: &ReadOptions) -> Result<DeferredInput> {
+    let input = open(path)?;
+    match opts.kind.unwrap_or_else(|| input.kind()) {
+        InputKind::Binary => input.into_images_deferred(&opts.arch),
+        InputKind::Log => Ok(DeferredInput {
+            images: log_images(input, opts)?,
+            pending: None,
         }),
     }
 }

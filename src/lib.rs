@@ -32,6 +32,7 @@ pub mod memory;
 pub mod model;
 pub mod origin;
 pub mod output;
+pub mod pool;
 pub mod process;
 pub mod schema;
 pub mod text;

@@ -499,11 +499,16 @@ impl Image {
     /// Every raw symbol name the image carries, with repeats: its weak-bind targets, weak
     /// definitions and lookups (what demangling and baselines cover).
     pub fn symbol_names(&self) -> impl Iterator<Item = &str> {
+        self.symbol_name_copies().map(Name::as_str)
+    }
+
+    /// [`Image::symbol_names`], as the shared copies the image holds.
+    pub fn symbol_name_copies(&self) -> impl Iterator<Item = &Name> {
         self.bind_targets
             .iter()
-            .map(|t| t.symbol.as_str())
-            .chain(self.weak_definitions.iter().map(|w| w.name.as_str()))
-            .chain(self.lookups.iter().map(|l| l.symbol.as_str()))
+            .map(|t| &t.symbol)
+            .chain(self.weak_definitions.iter().map(|w| &w.name))
+            .chain(self.lookups.iter().map(|l| &l.symbol))
     }
 
     /// The log it was read from, if any.

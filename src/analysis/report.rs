@@ -6,7 +6,7 @@ use super::group::{
     Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
 };
 use crate::error::{Error, Result};
-use crate::model::{AttributionSource, FixupFormat, Image, LogFacts, LogFormat};
+use crate::model::{AttributionSource, FixupFormat, Image, LogFacts, LogFormat, Name};
 use serde::Serialize;
 
 /// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
@@ -215,6 +215,27 @@ pub(crate) fn names_of<'a>(
     images: impl IntoIterator<Item = &'a Image>,
     by: GroupBy,
 ) -> Result<Demangled<'a>> {
+    let all = distinct_cxx_names(images).into_iter().map(Name::as_str);
+    Demangled::of_sorted(all.collect(), DEMANGLE_BATCH, Keys::for_grouping(by))
+}
+
+/// The names of `images` that [`names_of`] demangles, sorted, as copies of the images' shared
+/// names: [`demangle_names`] reads them while the images change (a command attaches the debug
+/// maps it reads meanwhile, [`crate::input::DeferredInput`]).
+pub fn names_to_demangle<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec<Name> {
+    distinct_cxx_names(images).into_iter().cloned().collect()
+}
+
+/// [`names_of`] the images whose [`names_to_demangle`] `names` are.
+///
+/// Errors: the demangling threads cannot be started.
+pub fn demangle_names(names: &[Name], by: GroupBy) -> Result<Demangled<'_>> {
+    let all = names.iter().map(Name::as_str).collect();
+    Demangled::of_sorted(all, DEMANGLE_BATCH, Keys::for_grouping(by))
+}
+
+/// Each distinct `_Z` name of `images` once, sorted by text.
+fn distinct_cxx_names<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec<&'a Name> {
     // Only `_Z` names are demangled: a C name's keys are the name itself, which
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold
@@ -224,15 +245,15 @@ pub(crate) fn names_of<'a>(
     // Copies first ([`crate::model::copy_key`]): one text hashed per copy of a name.
     let mut copies: foldhash::HashSet<(usize, usize)> = Default::default();
     let mut seen: foldhash::HashSet<&str> = Default::default();
-    let mut all: Vec<&str> = Vec::new();
+    let mut all: Vec<&Name> = Vec::new();
     for i in images {
-        all.extend(i.symbol_names().filter(|n| {
+        all.extend(i.symbol_name_copies().filter(|n| {
             needs_demangling(n) && copies.insert(crate::model::copy_key(n)) && seen.insert(n)
         }));
     }
     drop((copies, seen));
-    all.sort_unstable();
-    Demangled::of_sorted(all, DEMANGLE_BATCH, Keys::for_grouping(by))
+    all.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+    all
 }
 
 /// Names demangled per [`demangle_all`](super::demangle::demangle_all) call.
@@ -242,7 +263,17 @@ pub(crate) const DEMANGLE_BATCH: usize = 1 << 15;
 ///
 /// Errors: the demangling threads cannot be started ([`demangle_all`](super::demangle::demangle_all)).
 pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport<'_>> {
-    let names = names_of(images, by)?;
+    Ok(scan_report_with(images, names_of(images, by)?, by, top))
+}
+
+/// [`scan_report`] with the names demangled by the caller: `names` holds at least every name
+/// of `images` ([`names_to_demangle`], [`demangle_names`]) with the keys `by` reads.
+pub fn scan_report_with<'a>(
+    images: &'a [Image],
+    names: Demangled<'a>,
+    by: GroupBy,
+    top: Option<usize>,
+) -> ScanReport<'a> {
     let images = images
         .iter()
         .map(|image| {
@@ -260,12 +291,12 @@ pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<
             }
         })
         .collect();
-    Ok(ScanReport {
+    ScanReport {
         group_by: by,
         images,
         demangle_failures: names.failures,
         names,
-    })
+    }
 }
 
 /// One image present in both builds.
@@ -431,7 +462,7 @@ pub fn diff_report_with(
     for &(o, n) in &pairs_of {
         // The two sides are grouped at the same time (each sorts all of its members).
         let (old_groups, new_groups) =
-            rayon::join(|| group_image(o, names, by), || group_image(n, names, by));
+            crate::pool::join(|| group_image(o, names, by), || group_image(n, names, by));
         let all = diff_groups(
             &old_groups,
             &new_groups,

@@ -3,9 +3,9 @@
 use super::{Format, emit, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
-use crate::analysis::report::diff_report_paired;
+use crate::analysis::report::{demangle_names, diff_report_with, names_to_demangle};
 use crate::error::{Error, ErrorKind, Result};
-use crate::input::{ReadOptions, read_input};
+use crate::input::{ReadOptions, read_input_deferred};
 use crate::output;
 use crate::process::load::LoadOptions;
 use std::path::PathBuf;
@@ -42,32 +42,35 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
     if let Some(load) = &req.process {
         return run_processes(req, load);
     }
-    // The two inputs are independent: read them at the same time.
-    let (old_images, new_images) = std::thread::scope(|s| {
-        let new_images = s.spawn(|| read_input(&req.new, &req.read));
-        let old_images = read_input(&req.old, &req.read);
-        let new_images = new_images.join().unwrap_or_else(|_| {
-            Err(Error::new(
-                ErrorKind::Malformed,
-                &req.new,
-                "reader thread panicked",
-            ))
-        });
-        (old_images, new_images)
-    });
-    let (old_images, new_images) = (old_images?, new_images?);
+    // The two inputs are independent: read them at the same time; then their names are
+    // demangled while their debug maps are read.
+    let (old, new) = crate::pool::join(
+        || read_input_deferred(&req.old, &req.read),
+        || read_input_deferred(&req.new, &req.read),
+    );
+    let (old, new) = (old?, new?);
+    let store = names_to_demangle(old.images.iter().chain(&new.images));
+    let (names, (old_read, new_read)) = crate::pool::join(
+        || demangle_names(&store, req.group_by),
+        || crate::pool::join(|| old.read_attributions(), || new.read_attributions()),
+    );
+    let (old_read, new_read) = (old_read?, new_read?);
+    let (old_images, new_images) = (old.finish(old_read), new.finish(new_read));
+    let names = names?;
     let pair = req
         .pair_arch
         .as_ref()
         .map(|(a, b)| (a.as_str(), b.as_str()));
-    let report = diff_report_paired(
+    let mut report = diff_report_with(
         &old_images,
         &new_images,
         req.group_by,
         req.top,
         req.symbols,
         pair,
+        &names,
     )?;
+    report.demangle_failures = names.failures;
     emit(req.output.as_ref(), |out| match req.format {
         Format::Table => output::table::diff(out, &report),
         Format::Json => output::json::diff(out, &report),
@@ -78,7 +81,8 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
         super::append_step_summary(|w| output::markdown::diff(w, &report));
     }
     crate::memory::discard(report);
-    crate::memory::discard((old_images, new_images));
+    crate::memory::discard((old_images, new_images, names));
+    crate::memory::discard(store);
     Ok(0)
 }
 

@@ -50,6 +50,33 @@ pub fn read_bytes(path: &Path, bytes: Vec<u8>, filter: &ArchFilter) -> Result<Ve
 /// Reads every selected slice of an opened [`MachOFile`] (a file, or bytes from a stream). The
 /// same checks and errors as [`read_file`].
 pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> {
+    read_images_with(file, filter, |i| i, |loc| read_image(file, loc))
+}
+
+/// [`read_images`] without the debug maps of linked images: each image comes with the
+/// [`PendingAttribution`] that reads its debug map later, so a caller can read it while it
+/// does something else with the image (demangle its names). Errors: as [`read_images`], but
+/// a malformed symbol table is only seen by [`PendingAttribution::read`].
+pub fn read_images_deferred(
+    file: &MachOFile,
+    filter: &ArchFilter,
+) -> Result<Vec<(Image, Option<PendingAttribution>)>> {
+    read_images_with(
+        file,
+        filter,
+        |i| (i, None),
+        |loc| read_image_deferred(file, loc),
+    )
+}
+
+/// The slices of `file` that `filter` selects, each read with `read`; an archive (not
+/// universal) as its one image, through `archive`.
+fn read_images_with<T>(
+    file: &MachOFile,
+    filter: &ArchFilter,
+    archive: impl Fn(Image) -> T,
+    read: impl Fn(&SliceLocation) -> Result<T>,
+) -> Result<Vec<T>> {
     let path = file.path();
     // A static archive (not universal): one image, of its members' arch.
     if file.len() >= 8 && file.read_range(0, 8, "archive magic")? == AR_MAGIC {
@@ -73,7 +100,7 @@ pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> 
                 ),
             ));
         }
-        return Ok(vec![image]);
+        return Ok(vec![archive(image)]);
     }
     let slices = file.slices()?;
     let chosen: Vec<&SliceLocation> = match filter {
@@ -88,10 +115,7 @@ pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> 
             format!("no {want} slice (the file has {})", have.join(", ")),
         ));
     }
-    chosen
-        .into_iter()
-        .map(|loc| read_image(file, loc))
-        .collect()
+    chosen.into_iter().map(|loc| read(loc)).collect()
 }
 
 /// Reads one slice into an [`Image`]: a linked image, or an object file or archive (a
@@ -120,15 +144,64 @@ impl Default for ReadOptions {
 /// [`read_image`], reading what `opts` asks for. Errors: as [`read_image`] (a malformed symbol
 /// table is not seen when the attribution is not read).
 pub fn read_image_with(file: &MachOFile, loc: &SliceLocation, opts: ReadOptions) -> Result<Image> {
+    let (mut image, pending) = read_image_deferred(file, loc)?;
+    if let Some(p) = pending.filter(|_| opts.attribution) {
+        image.attribution = p.read(file, &image)?;
+    }
+    Ok(image)
+}
+
+/// The debug map of a linked image, still to be read ([`read_images_deferred`]): where its
+/// symbol table is, and what the export-trie walk learned that the join needs.
+#[derive(Debug, Clone)]
+pub struct PendingAttribution {
+    loc: SliceLocation,
+    symtab: SymtabRange,
+    /// The vm address of the mach header (the segment at file offset 0), if any.
+    text_base: Option<u64>,
+    /// Strong exports of the treat-as-weak names (operator new/delete) with their offsets
+    /// from the mach header: attributed by address like the weak definitions.
+    strong_exports: Vec<(Name, u64)>,
+}
+
+impl PendingAttribution {
+    /// Reads the debug map of `file` and joins it to `image`, the image read with it
+    /// ([`read_images_deferred`]): the attribution [`read_image`] sets, `None` when the symbol
+    /// table has no stabs (a stripped image).
+    ///
+    /// Errors (one line naming the file): a symbol or string table past the end of the file,
+    /// or a malformed debug map.
+    pub fn read(&self, file: &MachOFile, image: &Image) -> Result<Option<Box<Attribution>>> {
+        let weak = WeakAddresses::new(
+            self.text_base,
+            &image.weak_definitions,
+            self.strong_exports.clone(),
+        );
+        read_attribution(
+            file,
+            &self.loc,
+            self.symtab,
+            &image.weak_definitions,
+            &weak,
+            &image.bind_targets,
+        )
+    }
+}
+
+/// [`read_image`] but for the debug map of a linked image, which comes back pending.
+fn read_image_deferred(
+    file: &MachOFile,
+    loc: &SliceLocation,
+) -> Result<(Image, Option<PendingAttribution>)> {
     if loc.size >= 16 {
         let head = file.read_range(loc.offset, 16, "slice header")?;
         if head[..8] == AR_MAGIC[..] {
-            return read_object_image(file, loc, true);
+            return read_object_image(file, loc, true).map(|i| (i, None));
         }
         if head[..4] == [0xcf, 0xfa, 0xed, 0xfe]
             && u32::from_le_bytes([head[12], head[13], head[14], head[15]]) == MH_OBJECT
         {
-            return read_object_image(file, loc, false);
+            return read_object_image(file, loc, false).map(|i| (i, None));
         }
     }
     let lc = read_load_commands(file, loc)?;
@@ -254,15 +327,14 @@ pub fn read_image_with(file: &MachOFile, loc: &SliceLocation, opts: ReadOptions)
     }
     drop(exported);
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
-    let attribution = match lc.symtab.filter(|_| opts.attribution) {
-        Some(st) => {
-            let weak = WeakAddresses::new(text_base, &weak_definitions, strong_exports);
-            read_attribution(file, loc, st, &weak_definitions, &weak, &bind_targets)?
-        }
-        None => None,
-    };
+    let pending = lc.symtab.map(|symtab| PendingAttribution {
+        loc: loc.clone(),
+        symtab,
+        text_base,
+        strong_exports,
+    });
     let path = file.path();
-    Ok(Image {
+    let image = Image {
         // Shown in tables and JSON: one line, whatever the path holds.
         path: crate::text::escape_path(path),
         name: path
@@ -278,10 +350,11 @@ pub fn read_image_with(file: &MachOFile, loc: &SliceLocation, opts: ReadOptions)
         strong_overrides,
         lookups,
         source: Source::Binary,
-        attribution,
+        attribution: None,
         uuid: lc.uuid,
         linkage: Some(Box::new(lc.linkage)),
-    })
+    };
+    Ok((image, pending))
 }
 
 /// The debug map of the slice, joined to the image's weak definitions and weak-bind targets;

@@ -16,4 +16,7 @@ pub mod object;
 pub mod symtab;
 
 pub use file::MachOFile;
-pub use image::{ArchFilter, read_bytes, read_file, read_image, read_images};
+pub use image::{
+    ArchFilter, PendingAttribution, read_bytes, read_file, read_image, read_images,
+    read_images_deferred,
+};

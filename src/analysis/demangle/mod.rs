@@ -29,7 +29,7 @@
 
 pub mod cxxfilt;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
@@ -39,8 +39,8 @@ use std::fmt;
 
 /// Recursion limit for cpp_demangle's parser and printer.
 pub const RECURSION_LIMIT: u32 = 2048;
-/// Stack size of each demangling thread, in bytes.
-pub const DEMANGLE_STACK_BYTES: usize = 256 << 20;
+/// Stack size of each demangling thread, in bytes (the threads of [`crate::pool`]).
+pub const DEMANGLE_STACK_BYTES: usize = crate::pool::STACK_BYTES;
 /// The printed form of a name may be at most [`MAX_DEMANGLED_BYTES_PER_BYTE`] times its mangled
 /// length plus this many bytes; back-references can make it grow exponentially, so past that the
 /// name counts as a failure.
@@ -449,17 +449,16 @@ pub fn plain_text(raw: &str) -> &str {
     if plain.starts_with("_Z") { raw } else { plain }
 }
 
-/// Demangles every distinct name of `names` on up to `available_parallelism` threads with
-/// [`DEMANGLE_STACK_BYTES`] of stack each.
+/// Demangles every distinct name of `names` on the run's thread pool ([`crate::pool`]), whose
+/// threads have [`DEMANGLE_STACK_BYTES`] of stack each.
 ///
 /// The result never depends on the machine: the threads only share out the work, and a name that
 /// panics inside cpp_demangle is kept raw and counted on its own (`catch_unwind` per name), so
-/// the names are the same on 1 thread or 16. A chunk whose thread cannot be started (a
-/// `ulimit -v` too low for the stack, too many threads) is retried on one thread after the
-/// others have finished; if that cannot start either, the error says why (exit 2) — the names
-/// are never silently left mangled, which would change groups and a `check` verdict.
+/// the names are the same on 1 thread or 16. When the pool cannot start, the error says why
+/// (exit 2) — the names are never silently left mangled, which would change groups and a
+/// `check` verdict.
 ///
-/// Errors (`Io`, without a file): no demangling thread could be started.
+/// Errors (`Io`, without a file): no thread of the pool could be started ([`crate::pool::pool`]).
 pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
     let mut out = demangle_batch(names)?;
     apply_classes(&mut out.names, &out.classes);
@@ -472,67 +471,16 @@ fn demangle_batch<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demang
     let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 16);
-    let chunk = distinct.len().div_ceil(threads).max(1);
-    let spawn = spawn_chunk;
-    let mut results: Vec<Vec<(&'a str, SymbolName)>> = Vec::new();
-    let mut refused: Vec<&[&'a str]> = Vec::new();
-    let mut last_error = None;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = distinct
-            .chunks(chunk)
-            .map(|part| (part, spawn(scope, part)))
-            .collect();
-        for (part, handle) in handles {
-            match handle {
-                // `work` catches every panic, so a join error cannot happen; keep the names
-                // raw and counted if it ever does.
-                Ok(h) => results.push(
-                    h.join()
-                        .unwrap_or_else(|_| part.iter().map(|&n| (n, failed(n))).collect()),
-                ),
-                Err(e) => {
-                    last_error = Some(e);
-                    refused.push(part);
-                }
-            }
-        }
-    });
-    for part in refused {
-        // One thread at a time now, with the others' stacks freed.
-        let retried = std::thread::scope(|scope| {
-            spawn(scope, part).map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| part.iter().map(|&n| (n, failed(n))).collect())
-            })
-        });
-        match retried {
-            Ok(r) => results.push(r),
-            Err(e) => {
-                return Err(Error::usage(format!(
-                    "cannot start a demangling thread with {} MiB of stack ({e}; first refusal: {}): raise the address-space limit (ulimit -v)",
-                    DEMANGLE_STACK_BYTES >> 20,
-                    last_error.as_ref().map_or_else(|| e.to_string(), |x| x.to_string())
-                ))
-                .with_kind(ErrorKind::Io));
-            }
-        }
-    }
-    let mut out = Demangled::default();
-    out.names.reserve_exact(distinct.len());
+    let mut out = Demangled {
+        names: demangle_sorted(&distinct)?,
+        ..Demangled::default()
+    };
     drop(distinct);
-    for (raw, name) in results.into_iter().flatten() {
-        if name.kind == NameKind::Failed {
-            out.failures += 1;
-        }
-        out.names.push((raw, name));
-    }
-    // Chunks retried on one thread come last.
-    if !out.names.is_sorted_by(|a, b| a.0 < b.0) {
-        out.names.sort_by(|a, b| a.0.cmp(b.0));
-    }
+    out.failures = out
+        .names
+        .iter()
+        .filter(|(_, n)| n.kind == NameKind::Failed)
+        .count();
     out.classes = out
         .names
         .iter()
@@ -584,27 +532,25 @@ fn apply_classes(names: &mut [(&str, SymbolName)], classes: &HashSet<Box<str>>) 
     }
 }
 
-/// Names of one chunk, demangled one by one; a name that panics is kept raw.
-fn demangle_chunk<'a>(part: &[&'a str]) -> Vec<(&'a str, SymbolName)> {
-    part.iter()
-        .map(|&n| {
-            let name = std::panic::catch_unwind(|| demangle_one(n)).unwrap_or_else(|_| failed(n));
-            (n, name)
-        })
-        .collect()
-}
-
-type Chunk<'a> = Vec<(&'a str, SymbolName)>;
-
-/// Starts a thread with [`DEMANGLE_STACK_BYTES`] of stack on one chunk.
-fn spawn_chunk<'scope, 'env, 'a: 'env>(
-    scope: &'scope std::thread::Scope<'scope, 'env>,
-    part: &'env [&'a str],
-) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, Chunk<'a>>> {
-    std::thread::Builder::new()
-        .name("demangle".into())
-        .stack_size(DEMANGLE_STACK_BYTES)
-        .spawn_scoped(scope, move || demangle_chunk(part))
+/// `sorted` (distinct names, sorted) demangled on the pool, each with its entry, in the same
+/// order; a name that panics is kept raw.
+///
+/// Errors: those of [`crate::pool::pool`].
+fn demangle_sorted<'a>(sorted: &[&'a str]) -> Result<Vec<(&'a str, SymbolName)>> {
+    use rayon::prelude::*;
+    crate::pool::install(|| {
+        sorted
+            .par_iter()
+            // Work is shared out in runs of at least 64 names (~0.1 ms): a finer split costs
+            // more in task hand-offs than it gains in balance.
+            .with_min_len(64)
+            .map(|&n| {
+                let name =
+                    std::panic::catch_unwind(|| demangle_one(n)).unwrap_or_else(|_| failed(n));
+                (n, name)
+            })
+            .collect()
+    })
 }
 
 /// `raw` is a C++ name [`demangle_one`] would try to demangle (`_Z…` after the Mach-O `_`);

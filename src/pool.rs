@@ -1,0 +1,114 @@
+//! The run's one thread pool: demangling, and the steps a command overlaps with it (reading two
+//! builds, a file's debug map while its names are demangled, grouping two images), run on it.
+//!
+//! Its threads have [`STACK_BYTES`] of stack each, because GNU libiberty's demangler recurses
+//! once per level of a name's structure (the limits are in [`crate::analysis::demangle`]), and
+//! any of them may demangle. They are started once, on the first [`pool`] call, and serve the
+//! whole run: before, each demangling batch started two threads of its own and the grouping
+//! used rayon's global pool, so a diff started five threads, each with its own stack and
+//! allocator heap to fault in.
+//!
+//! The result never depends on the pool's size: work is split into ordered parts whose
+//! results are put back in order, so the output is the same on 1 thread or 16.
+
+use crate::error::{Error, ErrorKind, Result};
+use std::sync::OnceLock;
+
+/// Stack size of each thread of the pool, in bytes (256 MiB: address space, not memory; a
+/// thread touches only what its deepest call used).
+pub const STACK_BYTES: usize = 256 << 20;
+
+/// The pool, or why none could be started.
+static POOL: OnceLock<std::result::Result<rayon::ThreadPool, String>> = OnceLock::new();
+
+/// The run's pool, started on first use with one thread per available core (at most 16), or
+/// with one thread when that many cannot start (a low `ulimit -v`: each thread reserves
+/// [`STACK_BYTES`] of address space).
+///
+/// Errors (`Io`, without a file, exit 2): not even one thread could be started. The names are
+/// then never silently left mangled, which would change groups and a `check` verdict.
+pub fn pool() -> Result<&'static rayon::ThreadPool> {
+    let pool = POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 16);
+        let build = |n: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .stack_size(STACK_BYTES)
+                .thread_name(|i| format!("weakscan-{i}"))
+                .build()
+        };
+        build(threads).or_else(|first| {
+            // The threads that did start are told to stop, but not waited for: their stacks
+            // may still be mapped for a moment, so one thread is tried again after a pause.
+            let mut last = None;
+            for _ in 0..3 {
+                match build(1) {
+                    Ok(pool) => return Ok(pool),
+                    Err(e) => last = Some(e),
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(format!(
+                "cannot start a demangling thread with {} MiB of stack ({}; first refusal: {first}): raise the address-space limit (ulimit -v)",
+                STACK_BYTES >> 20,
+                last.map_or_else(String::new, |e| e.to_string())
+            ))
+        })
+    });
+    pool.as_ref()
+        .map_err(|e| Error::usage(e.clone()).with_kind(ErrorKind::Io))
+}
+
+/// Runs `f` on the pool ([`pool`]) and returns its result; when already on it, runs `f` here.
+///
+/// Errors: those of [`pool`].
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
+    Ok(pool()?.install(f))
+}
+
+/// `(a(), b())`, at the same time on the pool ([`rayon::join`]); without a pool (it could not
+/// start), one after the other on this thread. For a step whose input errors must be seen even
+/// then: `b` reads, `a` demangles (and fails without the pool), and the caller looks at `b`'s
+/// result first.
+pub fn join<RA: Send, RB: Send>(
+    a: impl FnOnce() -> RA + Send,
+    b: impl FnOnce() -> RB + Send,
+) -> (RA, RB) {
+    match pool() {
+        Ok(pool) => pool.install(|| rayon::join(a, b)),
+        Err(_) => (a(), b()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pool_runs_work_on_big_stacks_and_is_reused() {
+        let a = pool().unwrap() as *const _;
+        let b = pool().unwrap() as *const _;
+        assert_eq!(a, b);
+        // A frame far larger than a default 2 MiB (8 MiB main) stack would overflow there.
+        let deep = install(|| {
+            fn down(n: u32) -> u32 {
+                let pad = std::hint::black_box([0u8; 4096]);
+                if n == 0 {
+                    u32::from(pad[0])
+                } else {
+                    down(n - 1) + u32::from(pad[1])
+                }
+            }
+            down(16 * 1024) // 64 MiB of frames
+        })
+        .unwrap();
+        assert_eq!(deep, 0);
+        assert!(rayon::current_thread_index().is_none());
+        assert_eq!(
+            install(rayon::current_thread_index).unwrap().is_some(),
+            true
+        );
+    }
+}
