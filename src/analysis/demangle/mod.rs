@@ -505,12 +505,28 @@ fn proven_class(n: &SymbolName) -> Option<&str> {
         "" => {}
         _ => return None,
     }
-    let head = &proper[..proper.find("(…)")?];
-    let (scope, last) = head.rsplit_once("::")?;
-    let prev = scope.rsplit_once("::").map_or(scope, |(_, p)| p);
+    // Byte searches (memchr) for these short needles: `str::find("(…)")` and
+    // `rsplit_once("::")` set up a two-way searcher per call, and every name passes here.
+    let open =
+        memchr::memchr_iter(b'(', proper.as_bytes()).find(|&i| proper[i..].starts_with("(…)"))?;
+    let (scope, last) = rsplit_scope(&proper[..open])?;
+    let prev = rsplit_scope(scope).map_or(scope, |(_, p)| p);
     let prev = prev.strip_suffix("<…>").unwrap_or(prev);
     let last = last.strip_prefix('~').unwrap_or(last);
     (!last.is_empty() && last == prev).then_some(scope)
+}
+
+/// `s.rsplit_once("::")`: around the last `::`.
+fn rsplit_scope(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    let mut end = b.len();
+    while let Some(i) = memchr::memrchr(b':', &b[..end]) {
+        if i > 0 && b[i - 1] == b':' {
+            return Some((&s[..i - 1], &s[i + 1..]));
+        }
+        end = i;
+    }
+    None
 }
 
 /// Cuts each name's namespace components before the first one that `classes` holds (a class is
@@ -994,6 +1010,26 @@ impl KeySink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rsplit_scope_is_rsplit_once_of_two_colons() {
+        for s in [
+            "",
+            ":",
+            "::",
+            ":::",
+            "a::b",
+            "a::b::c",
+            "a:b",
+            "a:::b",
+            "::a",
+            "a::",
+            "x<a::b>::y",
+            "a:b::c:d",
+        ] {
+            assert_eq!(rsplit_scope(s), s.rsplit_once("::"), "{s:?}");
+        }
+    }
 
     /// A Mach-O name (with its `_`) whose printed form doubles with each of its `levels`: each
     /// level back-references the previous one twice (`S<seq-id>_`, seq-id in base 36).
