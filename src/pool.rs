@@ -82,6 +82,29 @@ pub fn join<RA: Send, RB: Send>(
     }
 }
 
+/// Where [`scope`] runs the work spawned in it: on the pool, or (without one) at once, here.
+pub struct Scope<'r, 'scope>(Option<&'r rayon::Scope<'scope>>);
+
+impl<'scope> Scope<'_, 'scope> {
+    /// Runs `f` on the pool, by the end of the [`scope`]; without a pool, now.
+    pub fn spawn(&self, f: impl FnOnce() + Send + 'scope) {
+        match self.0 {
+            Some(s) => s.spawn(|_| f()),
+            None => f(),
+        }
+    }
+}
+
+/// Runs `f` on the pool ([`rayon::scope`]) and waits for everything it spawned; without a pool
+/// (it could not start), runs `f` here, and what it spawns at once. Steps that read input run
+/// so either way, and their errors are seen even then (see [`join`]).
+pub fn scope<'scope, R: Send>(f: impl for<'r> FnOnce(&Scope<'r, 'scope>) -> R + Send) -> R {
+    match pool() {
+        Ok(pool) => pool.install(|| rayon::scope(|s| f(&Scope(Some(s))))),
+        Err(_) => f(&Scope(None)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -226,6 +226,32 @@ pub fn names_to_demangle<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec
     distinct_cxx_names(images).into_iter().cloned().collect()
 }
 
+/// The union of `lists`, each sorted by text with each text once ([`names_to_demangle`]), in
+/// the same form: a merge, linear in their total length.
+pub fn union_of_sorted<'a>(lists: impl IntoIterator<Item = &'a [Name]>) -> Vec<Name> {
+    lists.into_iter().fold(Vec::new(), |union, list| {
+        let mut out = Vec::with_capacity(union.len() + list.len());
+        let (mut a, mut b) = (union.into_iter().peekable(), list.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => match x.as_str().cmp(y.as_str()) {
+                    std::cmp::Ordering::Less => a.next(),
+                    std::cmp::Ordering::Greater => b.next().cloned(),
+                    std::cmp::Ordering::Equal => {
+                        b.next();
+                        a.next()
+                    }
+                },
+                (Some(_), None) => a.next(),
+                (None, Some(_)) => b.next().cloned(),
+                (None, None) => break,
+            };
+            out.extend(next);
+        }
+        out
+    })
+}
+
 /// [`names_of`] the images whose [`names_to_demangle`] `names` are.
 ///
 /// Errors: the demangling threads cannot be started.
@@ -527,4 +553,43 @@ pub fn failures_among<'a>(
     failed.sort_unstable();
     failed.dedup();
     failed.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_of_sorted_lists_is_the_sorted_set_of_their_names() {
+        let list = |names: &[&str]| -> Vec<Name> { names.iter().map(|&n| Name::from(n)).collect() };
+        let text =
+            |names: Vec<Name>| -> Vec<String> { names.into_iter().map(String::from).collect() };
+        let a = list(&["__Z1a", "__Z1c", "__Z1e"]);
+        let b = list(&["__Z1b", "__Z1c", "__Z1f", "__Z1g"]);
+        let c = list(&["__Z1a", "__Z1z"]);
+        assert_eq!(
+            text(union_of_sorted([a.as_slice(), b.as_slice(), c.as_slice()])),
+            [
+                "__Z1a", "__Z1b", "__Z1c", "__Z1e", "__Z1f", "__Z1g", "__Z1z"
+            ]
+        );
+        assert_eq!(text(union_of_sorted([b.as_slice(), &[]])), text(b.clone()));
+        assert_eq!(
+            text(union_of_sorted([&[][..], a.as_slice()])),
+            text(a.clone())
+        );
+        assert!(union_of_sorted(std::iter::empty()).is_empty());
+        // The same as one list of every name, sorted and deduplicated (what `names_of` builds).
+        let mut all: Vec<String> = [&a, &b, &c]
+            .into_iter()
+            .flatten()
+            .map(|n| n.to_string())
+            .collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(
+            text(union_of_sorted([a.as_slice(), b.as_slice(), c.as_slice()])),
+            all
+        );
+    }
 }

@@ -1,14 +1,17 @@
 //! `weakscan diff OLD NEW`: two builds (binaries or logs, in any pair) compared.
 
+use super::builds::read_builds;
 use super::{Format, emit, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
-use crate::analysis::report::{demangle_names, diff_report_with, names_to_demangle};
+use crate::analysis::report::diff_report_with;
 use crate::error::{Error, ErrorKind, Result};
-use crate::input::{ReadOptions, read_input_deferred};
+use crate::input::ReadOptions;
+use crate::model::Image;
 use crate::output;
 use crate::process::load::LoadOptions;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// What `weakscan diff` was asked to do.
 #[derive(Debug, Clone)]
@@ -42,21 +45,15 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
     if let Some(load) = &req.process {
         return run_processes(req, load);
     }
-    // The two inputs are independent: read them at the same time; then their names are
-    // demangled while their debug maps are read.
-    let (old, new) = crate::pool::join(
-        || read_input_deferred(&req.old, &req.read),
-        || read_input_deferred(&req.new, &req.read),
-    );
-    let (old, new) = (old?, new?);
-    let store = names_to_demangle(old.images.iter().chain(&new.images));
-    let (names, (old_read, new_read)) = crate::pool::join(
-        || demangle_names(&store, req.group_by),
-        || crate::pool::join(|| old.read_attributions(), || new.read_attributions()),
-    );
-    let (old_read, new_read) = (old_read?, new_read?);
-    let (old_images, new_images) = (old.finish(old_read), new.finish(new_read));
-    let names = names?;
+    // The two inputs are independent: read at the same time, names demangled while their
+    // debug maps are read.
+    let store = OnceLock::new();
+    let builds = read_builds(&[&req.old, &req.new], &req.read, req.group_by, &store)?;
+    let names = builds.names;
+    let [old_images, new_images]: [Vec<Image>; 2] = builds
+        .images
+        .try_into()
+        .map_err(|_| Error::usage("internal: a diff reads two builds").with_kind(ErrorKind::Io))?;
     let pair = req
         .pair_arch
         .as_ref()

@@ -7,6 +7,7 @@
 //! differences beyond the tolerance; `Err` (exit 2) bad input, usage, policy or output.
 
 pub mod baseline;
+pub mod builds;
 pub mod check;
 pub mod completions;
 pub mod diff;

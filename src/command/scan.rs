@@ -1,16 +1,18 @@
 //! `weakscan scan FILE…`: weak definitions, weak binds and lookups of binaries or logs, grouped.
 
+use super::builds::read_builds;
 use super::{Format, emit, one_binary_for, one_stdin};
 use crate::analysis::group::GroupBy;
-use crate::analysis::report::{demangle_names, names_to_demangle, scan_report_with};
+use crate::analysis::report::scan_report_with;
 use crate::analysis::visibility::visibility_report;
 use crate::error::{Error, ErrorKind, Result};
-use crate::input::{DeferredInput, ReadOptions, read_input_deferred};
+use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
 use crate::origin::compile_db::{CompileDbIndex, parse_compile_db};
 use crate::output;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// What `weakscan scan` was asked to do.
 #[derive(Debug, Clone)]
@@ -41,32 +43,13 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
         return super::process::run(p);
     }
     one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
-    let inputs = req
-        .files
-        .iter()
-        .map(|f| read_input_deferred(f, &req.read))
-        .collect::<Result<Vec<_>>>()?;
+    let files: Vec<&Path> = req.files.iter().map(PathBuf::as_path).collect();
+    let store = OnceLock::new();
+    let builds = read_builds(&files, &req.read, req.group_by, &store)?;
     one_binary_for(&req.origin, req.files.len())?;
-    // The names are demangled while the debug maps are read (each ~40% of a scan of a
-    // Node.js build, on different cores).
-    let store = names_to_demangle(inputs.iter().flat_map(|i| &i.images));
-    let (names, read) = crate::pool::join(
-        || demangle_names(&store, req.group_by),
-        || {
-            inputs
-                .iter()
-                .map(DeferredInput::read_attributions)
-                .collect::<Result<Vec<_>>>()
-        },
-    );
-    let read = read?;
-    let mut images: Vec<Image> = inputs
-        .into_iter()
-        .zip(read)
-        .flat_map(|(input, read)| input.finish(read))
-        .collect();
+    let mut images: Vec<Image> = builds.images.into_iter().flatten().collect();
     attach(&mut images, &req.origin)?;
-    let mut report = scan_report_with(&images, names?, req.group_by, req.top);
+    let mut report = scan_report_with(&images, builds.names, req.group_by, req.top);
     if let Some(path) = &req.compile_commands {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
         let commands =

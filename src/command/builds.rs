@@ -1,0 +1,99 @@
+//! Reading the inputs of `scan` and `diff` with their names demangled: on a Node.js build the
+//! debug map and the demangling are each about 40% of the work, so they run at the same time
+//! on the run's pool ([`crate::pool`]), and each input's debug map is read as soon as the rest
+//! of that input is.
+//!
+//! ```text
+//! input 0:  read ──┬── debug map 0 ──────────────┐
+//! input 1:  read ──┼─┬─ debug map 1 ──────┐      │
+//!                  │ │                    │      │
+//!        names 0 ──┴─┴─ names 1 ── union ─┴─ demangle ─┴─▶ images (attributed), names
+//! ```
+//!
+//! Errors come in one order, whatever finished first: each input's read, in the inputs'
+//! order; then each input's debug maps, in order; then the demangling (its pool could not
+//! start). Without a pool every step runs on this thread, in that order too.
+
+use crate::analysis::demangle::Demangled;
+use crate::analysis::group::GroupBy;
+use crate::analysis::report::{demangle_names, names_to_demangle, union_of_sorted};
+use crate::error::{Error, ErrorKind, Result};
+use crate::input::{DeferredInput, ReadAttributions, ReadOptions, read_input_deferred};
+use crate::model::{Image, Name};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The inputs read by [`read_builds`].
+#[derive(Debug)]
+pub struct Builds<'s> {
+    /// The images of each input, in the inputs' order, with their debug-map attribution.
+    pub images: Vec<Vec<Image>>,
+    /// The names of all of them, demangled with the keys the grouping reads.
+    pub names: Demangled<'s>,
+}
+
+/// Reads `paths` as [`crate::input::read_input`] does and demangles their names for `by`
+/// ([`demangle_names`]); `store` receives the names demangled (the result borrows them).
+///
+/// Errors: those of [`crate::input::read_input`] and of [`demangle_names`], in the order of the
+/// module docs.
+pub fn read_builds<'s>(
+    paths: &[&Path],
+    opts: &ReadOptions,
+    by: GroupBy,
+    store: &'s OnceLock<Vec<Name>>,
+) -> Result<Builds<'s>> {
+    fn slots<T>(n: usize) -> Vec<OnceLock<T>> {
+        (0..n).map(|_| OnceLock::new()).collect()
+    }
+    let inputs: Vec<OnceLock<Result<DeferredInput>>> = slots(paths.len());
+    let reads: Vec<OnceLock<Result<ReadAttributions>>> = slots(paths.len());
+    let lists: Vec<OnceLock<Vec<Name>>> = slots(paths.len());
+    let names: OnceLock<Result<Demangled<'s>>> = OnceLock::new();
+    crate::pool::scope(|all| {
+        crate::pool::scope(|reading| {
+            for (((path, input), read), list) in paths.iter().zip(&inputs).zip(&reads).zip(&lists) {
+                reading.spawn(move || {
+                    if let Ok(input) = input.get_or_init(|| read_input_deferred(path, opts)) {
+                        all.spawn(move || {
+                            let _ = read.set(input.read_attributions());
+                        });
+                        let _ = list.set(names_to_demangle(&input.images));
+                    }
+                });
+            }
+        });
+        if lists.iter().all(|l| l.get().is_some()) {
+            let store = store.get_or_init(|| {
+                union_of_sorted(lists.iter().filter_map(|l| l.get().map(Vec::as_slice)))
+            });
+            let _ = names.set(demangle_names(store, by));
+        }
+    });
+    // Every slot a step reached is set when the scope returns; an unset one is a step that did
+    // not run, reported as such rather than trusted.
+    let not_run =
+        |what: &str| Error::usage(format!("internal: {what} did not run")).with_kind(ErrorKind::Io);
+    let inputs = inputs
+        .into_iter()
+        .map(|i| i.into_inner().unwrap_or_else(|| Err(not_run("a read"))))
+        .collect::<Result<Vec<_>>>()?;
+    let reads = reads
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|| Err(not_run("a debug-map read")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let names = names
+        .into_inner()
+        .unwrap_or_else(|| Err(not_run("the demangling")))?;
+    Ok(Builds {
+        images: inputs
+            .into_iter()
+            .zip(reads)
+            .map(|(input, read)| input.finish(read))
+            .collect(),
+        names,
+    })
+}
