@@ -303,13 +303,17 @@ pub fn scan_report_with<'a>(
     let images = images
         .iter()
         .map(|image| {
-            let mut groups = GroupTable::new(image, &names, by);
+            // The summary's distinct counts at the same time as the grouping's sorts.
+            let (mut groups, summary) = crate::pool::join(
+                || GroupTable::new(image, &names, by),
+                || ImageSummary::of(image),
+            );
             let groups_total = groups.total();
             if let Some(n) = top {
                 groups.truncate(n);
             }
             ImageReport {
-                summary: ImageSummary::of(image),
+                summary,
                 image,
                 groups,
                 groups_total,
@@ -486,9 +490,13 @@ pub fn diff_report_with(
     let pairs_of = pair_images_with(old, new, pair)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {
-        // The two sides are grouped at the same time (each sorts all of its members).
-        let (old_groups, new_groups) =
-            crate::pool::join(|| group_image(o, names, by), || group_image(n, names, by));
+        // The two sides are grouped and summed up at the same time (the pool's idle thread
+        // takes whichever of the four is waiting: the old build is usually the larger).
+        let side = |i: &Image| {
+            crate::pool::join(|| group_image(i, names, by), || ImageSummary::of(i))
+        };
+        let ((old_groups, old_summary), (new_groups, new_summary)) =
+            crate::pool::join(|| side(o), || side(n));
         let all = diff_groups(
             &old_groups,
             &new_groups,
@@ -513,8 +521,8 @@ pub fn diff_report_with(
         };
         pairs.push(PairReport {
             label,
-            old: ImageSummary::of(o),
-            new: ImageSummary::of(n),
+            old: old_summary,
+            new: new_summary,
             groups,
             groups_changed,
             symbols: if with_symbols {
