@@ -492,9 +492,8 @@ pub fn diff_report_with(
     for &(o, n) in &pairs_of {
         // The two sides are grouped and summed up at the same time (the pool's idle thread
         // takes whichever of the four is waiting: the old build is usually the larger).
-        let side = |i: &Image| {
-            crate::pool::join(|| group_image(i, names, by), || ImageSummary::of(i))
-        };
+        let side =
+            |i: &Image| crate::pool::join(|| group_image(i, names, by), || ImageSummary::of(i));
         let ((old_groups, old_summary), (new_groups, new_summary)) =
             crate::pool::join(|| side(o), || side(n));
         let all = diff_groups(

@@ -128,8 +128,7 @@ impl SymbolName {
         self.keys
     }
 
-    /// A copy holding only `keys` (the text copied, so it sits with what this thread
-    /// allocates).
+    /// A copy holding only `keys`.
     fn keeping(&self, keys: Keys) -> SymbolName {
         let keys = if self.keys.include(keys) {
             keys
@@ -310,27 +309,18 @@ impl<'a> Demangled<'a> {
     ///
     /// Errors: those of [`demangle_all`].
     pub fn of_sorted(sorted: Vec<&'a str>, batch: usize, keys: Keys) -> Result<Demangled<'a>> {
-        let mut names: Vec<(&'a str, SymbolName)> = sorted
-            .into_iter()
-            .map(|raw| (raw, SymbolName::plain("", NameKind::Failed)))
-            .collect();
+        let mut names: Vec<(&'a str, SymbolName)> = Vec::with_capacity(sorted.len());
         let mut failures = 0;
         let mut classes = HashSet::default();
-        for chunk in names.chunks_mut(batch.max(1)) {
-            let done = demangle_batch(chunk.iter().map(|e| e.0))?;
-            failures += done.failures;
-            classes.extend(done.classes);
-            // One result per name of the chunk, in its order (both sorted and distinct).
-            for (slot, (raw, name)) in chunk.iter_mut().zip(done.names) {
-                debug_assert_eq!(slot.0, raw);
-                slot.1 = if name.kind == NameKind::Cxx {
-                    name.keeping(keys)
-                } else {
-                    name
-                };
+        for chunk in sorted.chunks(batch.max(1)) {
+            for done in demangle_sorted(chunk, keys)? {
+                failures += usize::from(done.name.kind == NameKind::Failed);
+                classes.extend(done.class);
+                if done.name.kind == NameKind::Cxx {
+                    names.push((done.raw, done.name));
+                }
             }
         }
-        names.retain(|(_, n)| n.kind == NameKind::Cxx);
         apply_classes(&mut names, &classes);
         Ok(Demangled {
             names,
@@ -471,22 +461,14 @@ fn demangle_batch<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demang
     let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let mut out = Demangled {
-        names: demangle_sorted(&distinct)?,
-        ..Demangled::default()
-    };
+    let done = demangle_sorted(&distinct, Keys::All)?;
     drop(distinct);
-    out.failures = out
-        .names
-        .iter()
-        .filter(|(_, n)| n.kind == NameKind::Failed)
-        .count();
-    out.classes = out
-        .names
-        .iter()
-        .filter_map(|(_, n)| proven_class(n))
-        .map(Box::from)
-        .collect();
+    let mut out = Demangled::with_capacity(done.len());
+    for d in done {
+        out.failures += usize::from(d.name.kind == NameKind::Failed);
+        out.classes.extend(d.class);
+        out.names.push((d.raw, d.name));
+    }
     Ok(out)
 }
 
@@ -548,11 +530,21 @@ fn apply_classes(names: &mut [(&str, SymbolName)], classes: &HashSet<Box<str>>) 
     }
 }
 
-/// `sorted` (distinct names, sorted) demangled on the pool, each with its entry, in the same
-/// order; a name that panics is kept raw.
+/// One name demangled by [`demangle_sorted`].
+struct Done<'a> {
+    raw: &'a str,
+    /// Its entry, a C++ name keeping only the keys asked for.
+    name: SymbolName,
+    /// The scope the whole name shows to be a class ([`proven_class`]), before any key is cut.
+    class: Option<Box<str>>,
+}
+
+/// `sorted` (distinct names, sorted) demangled on the pool, in the same order, each C++ name
+/// keeping `keys` ([`SymbolName::keeping`]); a name that panics is kept raw. Everything per
+/// name happens here, on the pool, rather than after it on one thread.
 ///
 /// Errors: those of [`crate::pool::pool`].
-fn demangle_sorted<'a>(sorted: &[&'a str]) -> Result<Vec<(&'a str, SymbolName)>> {
+fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys) -> Result<Vec<Done<'a>>> {
     use rayon::prelude::*;
     crate::pool::install(|| {
         sorted
@@ -560,10 +552,16 @@ fn demangle_sorted<'a>(sorted: &[&'a str]) -> Result<Vec<(&'a str, SymbolName)>>
             // Work is shared out in runs of at least 64 names (~0.1 ms): a finer split costs
             // more in task hand-offs than it gains in balance.
             .with_min_len(64)
-            .map(|&n| {
+            .map(|&raw| {
                 let name =
-                    std::panic::catch_unwind(|| demangle_one(n)).unwrap_or_else(|_| failed(n));
-                (n, name)
+                    std::panic::catch_unwind(|| demangle_one(raw)).unwrap_or_else(|_| failed(raw));
+                let class = proven_class(&name).map(Box::from);
+                // A fresh entry holds every key: only a cut copies it.
+                let name = match name.kind {
+                    NameKind::Cxx if keys != Keys::All => name.keeping(keys),
+                    _ => name,
+                };
+                Done { raw, name, class }
             })
             .collect()
     })
