@@ -16,6 +16,7 @@
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
+//! * `parallel` gives the same bytes on one core as on all, and errors in one order;
 //! * `process` reads whole processes (bundles, load order, winners) of `testdata/process`;
 //! * `real_process` checks the whole process of sharp's official macOS addon and its libvips
 //!   (npm packages, cached by `scripts/fetch-npm.sh`) against LLVM 22's view of the images;
@@ -36,6 +37,7 @@ mod logs;
 mod malformed;
 mod mutation;
 mod names;
+mod parallel;
 mod node;
 mod process;
 mod properties;

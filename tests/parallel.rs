@@ -1,0 +1,122 @@
+//! The run's thread pool changes nothing but speed: the same bytes on one core as on all of
+//! them (and without a pool, under an address-space limit), and errors in the documented order
+//! (each input's read in order, then each input's debug map in order) whatever finishes first.
+
+use crate::util::{fixture, skip, testdata, weakscan};
+use std::path::PathBuf;
+use std::process::Command;
+
+macro_rules! case {
+    ($name:ident, $body:block) => {
+        #[test]
+        fn $name() $body
+    };
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("weakscan")
+}
+
+/// `weakscan ARGS` under `taskset -c 0` (one core: a pool of one thread); `None` without
+/// taskset.
+fn on_one_core(args: &[&str]) -> Option<std::process::Output> {
+    let out = Command::new("taskset")
+        .args(["-c", "0"])
+        .arg(bin())
+        .args(args)
+        .output()
+        .ok()?;
+    Some(out)
+}
+
+/// The inputs compared: the attribution fixture and a chained one, plus two Node.js builds when
+/// cached (the sizes where the pool's steps overlap).
+fn pairs() -> Vec<(String, String)> {
+    let mut pairs = vec![(
+        fixture("app-attr-x86_64").display().to_string(),
+        fixture("app-default-chained-x86_64").display().to_string(),
+    )];
+    let cache = std::env::var_os("WEAKSCAN_NODE_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/node"));
+    let (a, b) = (cache.join("22.11.0/node"), cache.join("24.11.1/node"));
+    if a.is_file() && b.is_file() {
+        pairs.push((a.display().to_string(), b.display().to_string()));
+    } else {
+        skip("Node.js 22.11.0 and 24.11.1 not cached (scripts/fetch-node.sh): fixtures only");
+    }
+    pairs
+}
+
+case!(one_core_and_every_core_give_the_same_bytes, {
+    if on_one_core(&["--version"]).is_none_or(|o| !o.status.success()) {
+        skip("taskset cannot run here");
+        return;
+    }
+    for (old, new) in pairs() {
+        for args in [
+            vec!["diff", &old, &new],
+            vec!["diff", "--format", "json", "--symbols", &old, &new],
+            vec!["diff", "--by", "namespace", "--format", "json", &old, &new],
+            vec!["scan", &old],
+            vec!["scan", "--format", "json", "--by", "object", &old, &new],
+            vec!["scan", "--format", "json", "--by", "pattern", &new],
+        ] {
+            let all = weakscan().args(&args).output().unwrap();
+            let one = on_one_core(&args).unwrap();
+            assert_eq!(all.status.code(), Some(0), "{args:?}: {all:?}");
+            assert_eq!(one.status.code(), Some(0), "{args:?}: {one:?}");
+            assert!(all.stdout == one.stdout, "{args:?}: output differs on one core");
+        }
+    }
+});
+
+case!(errors_come_in_the_inputs_order_whatever_finishes_first, {
+    let bad_map = testdata()
+        .join("malformed/stab-string-past-string-table")
+        .display()
+        .to_string();
+    let bad_trie = testdata()
+        .join("malformed/trie-loop")
+        .display()
+        .to_string();
+    let missing = "/nonexistent/weakscan-input";
+    // (arguments, the input the error names, a word of it): reads before debug maps, and
+    // within each, the inputs' order.
+    let cases: Vec<(Vec<&str>, &str, &str)> = vec![
+        (vec!["diff", &bad_map, missing], missing, "No such file"),
+        (vec!["diff", missing, &bad_map], missing, "No such file"),
+        (vec!["diff", &bad_map, &bad_trie], &bad_trie, "trie"),
+        (vec!["diff", &bad_trie, missing], &bad_trie, "trie"),
+        (vec!["diff", &bad_map, &bad_map], &bad_map, "debug map"),
+        (vec!["scan", &bad_map, &bad_trie], &bad_trie, "trie"),
+        (vec!["scan", &bad_trie, &bad_map], &bad_trie, "trie"),
+        (vec!["scan", &bad_map, missing], missing, "No such file"),
+    ];
+    for (args, names, word) in &cases {
+        let mut lines = std::collections::BTreeSet::new();
+        for _ in 0..8 {
+            let out = weakscan().args(args).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+            lines.insert(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        // And without a pool (256 MiB of address space cannot hold a 256 MiB stack): the same
+        // line, the steps run one after the other.
+        let limited = Command::new("sh")
+            .arg("-c")
+            .arg(r#"ulimit -v 262144 && exec "$0" "$@""#)
+            .arg(bin())
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(limited.status.code(), Some(2), "{args:?}: {limited:?}");
+        lines.insert(String::from_utf8_lossy(&limited.stderr).into_owned());
+        assert_eq!(lines.len(), 1, "{args:?}: {lines:?}");
+        let line = lines.pop_first().unwrap();
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(
+            line.starts_with(&format!("weakscan: {names}: ")) && line.contains(word),
+            "{args:?}: {line}"
+        );
+    }
+});
