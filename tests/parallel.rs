@@ -66,7 +66,10 @@ case!(one_core_and_every_core_give_the_same_bytes, {
             let one = on_one_core(&args).unwrap();
             assert_eq!(all.status.code(), Some(0), "{args:?}: {all:?}");
             assert_eq!(one.status.code(), Some(0), "{args:?}: {one:?}");
-            assert!(all.stdout == one.stdout, "{args:?}: output differs on one core");
+            assert!(
+                all.stdout == one.stdout,
+                "{args:?}: output differs on one core"
+            );
         }
     }
 });
@@ -76,10 +79,7 @@ case!(errors_come_in_the_inputs_order_whatever_finishes_first, {
         .join("malformed/stab-string-past-string-table")
         .display()
         .to_string();
-    let bad_trie = testdata()
-        .join("malformed/trie-loop")
-        .display()
-        .to_string();
+    let bad_trie = testdata().join("malformed/trie-loop").display().to_string();
     let missing = "/nonexistent/weakscan-input";
     // (arguments, the input the error names, a word of it): reads before debug maps, and
     // within each, the inputs' order.
