@@ -68,6 +68,16 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> Result<R> {
     Ok(pool()?.install(f))
 }
 
+/// Runs `f` on the pool, so that rayon's own parallel iterators and joins inside it use the pool
+/// too; without a pool (it could not start), runs `f` here. For a whole command
+/// ([`crate::command::run`]): every step of the run then shares the pool's threads.
+pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
+
 /// `(a(), b())`, at the same time on the pool ([`rayon::join`]); without a pool (it could not
 /// start), one after the other on this thread. For a step whose input errors must be seen even
 /// then: `b` reads, `a` demangles (and fails without the pool), and the caller looks at `b`'s

@@ -99,7 +99,13 @@ impl Request {
 
 /// Runs `req`: the exit code, or the error to print (exit 2).
 pub fn run(req: &Request) -> Result<u8> {
-    match req {
+    if let Request::Generate(r) = req {
+        return completions::run(r);
+    }
+    // On the run's one pool ([`crate::pool`]): the commands' parallel iterators (a process's
+    // dylibs, a trend's builds) then share its threads with the demangling instead of starting
+    // rayon's global pool beside it.
+    crate::pool::on_pool(|| match req {
         Request::Scan(r) => scan::run(r),
         Request::Diff(r) => diff::run(r),
         Request::Verify(r) => verify::run(r),
@@ -108,7 +114,7 @@ pub fn run(req: &Request) -> Result<u8> {
         Request::Trend(r) => trend::run(r),
         Request::Report(r) => report::run(r),
         Request::Generate(r) => completions::run(r),
-    }
+    })
 }
 
 /// Opens `output` (stdout when `None` or `-`), lets `render` write the report into it and
