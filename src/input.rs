@@ -141,7 +141,7 @@ impl Opened {
     }
 
     /// [`Opened::into_images`] with the debug maps of linked images left to read
-    /// ([`DeferredInput`]). Errors: as [`Opened::into_images`], but for a malformed symbol table.
+    /// ([`DeferredInput`]). Errors: as [`Opened::into_images`], but for a malformed debug map.
     pub fn into_images_deferred(self, arch: &ArchFilter) -> Result<DeferredInput> {
         let file = self.into_file()?;
         let (images, pending) = read_images_deferred(&file, arch)?.into_iter().unzip();
@@ -291,7 +291,7 @@ impl DeferredInput {
 
 /// [`read_input`] with the debug maps of linked images left to read ([`DeferredInput`]).
 ///
-/// Errors: those of [`read_input`], but for a malformed symbol table
+/// Errors: those of [`read_input`], but for a malformed debug map
 /// ([`DeferredInput::read_attributions`]).
 pub fn read_input_deferred(path: &Path, opts: &ReadOptions) -> Result<DeferredInput> {
     let input = open(path)?;

@@ -32,29 +32,38 @@ pub fn pool() -> Result<&'static rayon::ThreadPool> {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 16);
+        // rayon stops the threads of a pool that failed to start but does not wait for them;
+        // their stacks would still hold the address space the one-thread retry needs. So the
+        // threads are started here, and joined when the pool fails.
         let build = |n: usize| {
-            rayon::ThreadPoolBuilder::new()
+            let started = std::sync::Mutex::new(Vec::new());
+            let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
-                .stack_size(STACK_BYTES)
                 .thread_name(|i| format!("weakscan-{i}"))
-                .build()
+                .spawn_handler(|thread| {
+                    let mut b = std::thread::Builder::new().stack_size(STACK_BYTES);
+                    if let Some(name) = thread.name() {
+                        b = b.name(name.to_owned());
+                    }
+                    let handle = b.spawn(|| thread.run())?;
+                    started.lock().unwrap_or_else(|e| e.into_inner()).push(handle);
+                    Ok(())
+                })
+                .build();
+            if pool.is_err() {
+                for handle in started.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    let _ = handle.join();
+                }
+            }
+            pool
         };
         build(threads).or_else(|first| {
-            // The threads that did start are told to stop, but not waited for: their stacks
-            // may still be mapped for a moment, so one thread is tried again after a pause.
-            let mut last = None;
-            for _ in 0..3 {
-                match build(1) {
-                    Ok(pool) => return Ok(pool),
-                    Err(e) => last = Some(e),
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            Err(format!(
-                "cannot start a demangling thread with {} MiB of stack ({}; first refusal: {first}): raise the address-space limit (ulimit -v)",
-                STACK_BYTES >> 20,
-                last.map_or_else(String::new, |e| e.to_string())
-            ))
+            build(1).map_err(|e| {
+                format!(
+                    "cannot start a demangling thread with {} MiB of stack ({e}; first refusal: {first}): raise the address-space limit (ulimit -v)",
+                    STACK_BYTES >> 20
+                )
+            })
         })
     });
     pool.as_ref()
@@ -79,9 +88,7 @@ pub fn on_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 }
 
 /// `(a(), b())`, at the same time on the pool ([`rayon::join`]); without a pool (it could not
-/// start), one after the other on this thread. For a step whose input errors must be seen even
-/// then: `b` reads, `a` demangles (and fails without the pool), and the caller looks at `b`'s
-/// result first.
+/// start), one after the other on this thread, so the work is done either way.
 pub fn join<RA: Send, RB: Send>(
     a: impl FnOnce() -> RA + Send,
     b: impl FnOnce() -> RB + Send,
@@ -107,7 +114,8 @@ impl<'scope> Scope<'_, 'scope> {
 
 /// Runs `f` on the pool ([`rayon::scope`]) and waits for everything it spawned; without a pool
 /// (it could not start), runs `f` here, and what it spawns at once. Steps that read input run
-/// so either way, and their errors are seen even then (see [`join`]).
+/// either way, so their errors are seen even without a pool (the demangling then fails with
+/// the pool's error, which a caller reports after the inputs').
 pub fn scope<'scope, R: Send>(f: impl for<'r> FnOnce(&Scope<'r, 'scope>) -> R + Send) -> R {
     match pool() {
         Ok(pool) => pool.install(|| rayon::scope(|s| f(&Scope(Some(s))))),
@@ -139,9 +147,6 @@ mod tests {
         .unwrap();
         assert_eq!(deep, 0);
         assert!(rayon::current_thread_index().is_none());
-        assert_eq!(
-            install(rayon::current_thread_index).unwrap().is_some(),
-            true
-        );
+        assert!(install(rayon::current_thread_index).unwrap().is_some());
     }
 }

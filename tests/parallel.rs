@@ -81,17 +81,19 @@ case!(errors_come_in_the_inputs_order_whatever_finishes_first, {
         .to_string();
     let bad_trie = testdata().join("malformed/trie-loop").display().to_string();
     let missing = "/nonexistent/weakscan-input";
-    // (arguments, the input the error names, a word of it): reads before debug maps, and
-    // within each, the inputs' order.
+    // (arguments, the input the error names, a word of it). `diff` reads its two builds at
+    // once: both reads, then both debug maps, each in the inputs' order. `scan` reads its
+    // inputs one after the other, each with its debug map.
     let cases: Vec<(Vec<&str>, &str, &str)> = vec![
         (vec!["diff", &bad_map, missing], missing, "No such file"),
         (vec!["diff", missing, &bad_map], missing, "No such file"),
         (vec!["diff", &bad_map, &bad_trie], &bad_trie, "trie"),
         (vec!["diff", &bad_trie, missing], &bad_trie, "trie"),
         (vec!["diff", &bad_map, &bad_map], &bad_map, "debug map"),
-        (vec!["scan", &bad_map, &bad_trie], &bad_trie, "trie"),
+        (vec!["scan", &bad_map, &bad_trie], &bad_map, "debug map"),
         (vec!["scan", &bad_trie, &bad_map], &bad_trie, "trie"),
-        (vec!["scan", &bad_map, missing], missing, "No such file"),
+        (vec!["scan", &bad_map, missing], &bad_map, "debug map"),
+        (vec!["scan", missing, &bad_map], missing, "No such file"),
     ];
     for (args, names, word) in &cases {
         let mut lines = std::collections::BTreeSet::new();
@@ -119,4 +121,37 @@ case!(errors_come_in_the_inputs_order_whatever_finishes_first, {
             "{args:?}: {line}"
         );
     }
+});
+
+case!(regression_a_scan_of_many_inputs_held_every_file_open, {
+    // Reading every input before any debug map held all their files open: 300 dylibs under
+    // `ulimit -n 256` (macOS's default) failed with "Too many open files", naming a different
+    // file from run to run.
+    let tmp = tempfile::tempdir().unwrap();
+    let dylib = fixture("libweak-chained-x86_64.dylib");
+    let mut args = vec!["scan".to_string(), "--format".into(), "json".into()];
+    for i in 0..300 {
+        let link = tmp.path().join(format!("lib{i}.dylib"));
+        std::os::unix::fs::symlink(&dylib, &link).unwrap();
+        args.push(link.display().to_string());
+    }
+    let free = weakscan().args(&args).output().unwrap();
+    assert_eq!(free.status.code(), Some(0), "{free:?}");
+    let limited = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 256 && exec "$0" "$@""#)
+        .arg(bin())
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!(
+        limited.status.code(),
+        Some(0),
+        "{:?}",
+        String::from_utf8_lossy(&limited.stderr)
+    );
+    assert!(
+        limited.stdout == free.stdout,
+        "output differs under ulimit -n 256"
+    );
 });

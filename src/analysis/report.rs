@@ -219,7 +219,7 @@ pub(crate) fn names_of<'a>(
     Demangled::of_sorted(all.collect(), DEMANGLE_BATCH, Keys::for_grouping(by))
 }
 
-/// The names of `images` that [`names_of`] demangles, sorted, as copies of the images' shared
+/// The names of `images` that `names_of` demangles, sorted, as copies of the images' shared
 /// names: [`demangle_names`] reads them while the images change (a command attaches the debug
 /// maps it reads meanwhile, [`crate::input::DeferredInput`]).
 pub fn names_to_demangle<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec<Name> {
@@ -227,11 +227,11 @@ pub fn names_to_demangle<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec
 }
 
 /// The union of `lists`, each sorted by text with each text once ([`names_to_demangle`]), in
-/// the same form: a merge, linear in their total length.
+/// the same form: merged two by two, in rounds, so n names of k lists cost n·log₂k steps.
 pub fn union_of_sorted<'a>(lists: impl IntoIterator<Item = &'a [Name]>) -> Vec<Name> {
-    lists.into_iter().fold(Vec::new(), |union, list| {
-        let mut out = Vec::with_capacity(union.len() + list.len());
-        let (mut a, mut b) = (union.into_iter().peekable(), list.iter().peekable());
+    fn merge(a: Vec<Name>, b: &[Name]) -> Vec<Name> {
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut a, mut b) = (a.into_iter().peekable(), b.iter().peekable());
         loop {
             let next = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) => match x.as_str().cmp(y.as_str()) {
@@ -249,10 +249,24 @@ pub fn union_of_sorted<'a>(lists: impl IntoIterator<Item = &'a [Name]>) -> Vec<N
             out.extend(next);
         }
         out
-    })
+    }
+    let mut round: Vec<Vec<Name>> = lists.into_iter().map(<[Name]>::to_vec).collect();
+    while round.len() > 1 {
+        let mut pairs = round.into_iter();
+        let mut next = Vec::with_capacity(pairs.len().div_ceil(2));
+        while let Some(a) = pairs.next() {
+            next.push(match pairs.next() {
+                Some(b) => merge(a, &b),
+                None => a,
+            });
+        }
+        round = next;
+    }
+    round.pop().unwrap_or_default()
 }
 
-/// [`names_of`] the images whose [`names_to_demangle`] `names` are.
+/// The demangled names (as `names_of` gives them) of the images whose [`names_to_demangle`]
+/// `names` are.
 ///
 /// Errors: the demangling threads cannot be started.
 pub fn demangle_names(names: &[Name], by: GroupBy) -> Result<Demangled<'_>> {

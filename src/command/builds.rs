@@ -1,7 +1,7 @@
 //! Reading the inputs of `scan` and `diff` with their names demangled: on a Node.js build the
 //! debug map and the demangling are each about 40% of the work, so they run at the same time
 //! on the run's pool ([`crate::pool`]), and each input's debug map is read as soon as the rest
-//! of that input is.
+//! of that input is (a `diff`'s two builds at once):
 //!
 //! ```text
 //! input 0:  read ──┬── debug map 0 ──────────────┐
@@ -10,9 +10,8 @@
 //!        names 0 ──┴─┴─ names 1 ── union ─┴─ demangle ─┴─▶ images (attributed), names
 //! ```
 //!
-//! Errors come in one order, whatever finished first: each input's read, in the inputs'
-//! order; then each input's debug maps, in order; then the demangling (its pool could not
-//! start). Without a pool every step runs on this thread, in that order too.
+//! Errors come in one order, whatever finished first (see [`read_builds`]). Without a pool
+//! every step runs on this thread, and the errors are reported in that same order.
 
 use crate::analysis::demangle::Demangled;
 use crate::analysis::group::GroupBy;
@@ -35,65 +34,83 @@ pub struct Builds<'s> {
 /// Reads `paths` as [`crate::input::read_input`] does and demangles their names for `by`
 /// ([`demangle_names`]); `store` receives the names demangled (the result borrows them).
 ///
-/// Errors: those of [`crate::input::read_input`] and of [`demangle_names`], in the order of the
-/// module docs.
+/// The inputs are read `window` at a time (`diff`: its two builds at once; `scan`: one after
+/// the other, so a scan of hundreds of dylibs holds one file open, and stops at the first that
+/// fails); each window's files are closed before the next is opened, and the last window's
+/// debug maps are read while all the names are demangled.
+///
+/// Errors: those of [`crate::input::read_input`] and of [`demangle_names`]: each window's
+/// reads in the inputs' order, then its debug maps in order; windows in order; then the
+/// demangling (its pool could not start).
 pub fn read_builds<'s>(
     paths: &[&Path],
     opts: &ReadOptions,
     by: GroupBy,
+    window: usize,
     store: &'s OnceLock<Vec<Name>>,
 ) -> Result<Builds<'s>> {
     fn slots<T>(n: usize) -> Vec<OnceLock<T>> {
         (0..n).map(|_| OnceLock::new()).collect()
     }
-    let inputs: Vec<OnceLock<Result<DeferredInput>>> = slots(paths.len());
-    let reads: Vec<OnceLock<Result<ReadAttributions>>> = slots(paths.len());
-    let lists: Vec<OnceLock<Vec<Name>>> = slots(paths.len());
+    let windows: Vec<&[&Path]> = paths.chunks(window.max(1)).collect();
+    let mut images: Vec<Vec<Image>> = Vec::with_capacity(paths.len());
+    let mut done: Vec<Vec<Name>> = Vec::with_capacity(paths.len());
     let names: OnceLock<Result<Demangled<'s>>> = OnceLock::new();
-    crate::pool::scope(|all| {
-        crate::pool::scope(|reading| {
-            for (((path, input), read), list) in paths.iter().zip(&inputs).zip(&reads).zip(&lists) {
-                reading.spawn(move || {
-                    if let Ok(input) = input.get_or_init(|| read_input_deferred(path, opts)) {
-                        all.spawn(move || {
-                            let _ = read.set(input.read_attributions());
-                        });
-                        let _ = list.set(names_to_demangle(&input.images));
-                    }
-                });
-            }
-        });
-        if lists.iter().all(|l| l.get().is_some()) {
-            let store = store.get_or_init(|| {
-                union_of_sorted(lists.iter().filter_map(|l| l.get().map(Vec::as_slice)))
-            });
-            let _ = names.set(demangle_names(store, by));
-        }
-    });
-    // Every slot a step reached is set when the scope returns; an unset one is a step that did
-    // not run, reported as such rather than trusted.
     let not_run =
         |what: &str| Error::usage(format!("internal: {what} did not run")).with_kind(ErrorKind::Io);
-    let inputs = inputs
-        .into_iter()
-        .map(|i| i.into_inner().unwrap_or_else(|| Err(not_run("a read"))))
-        .collect::<Result<Vec<_>>>()?;
-    let reads = reads
-        .into_iter()
-        .map(|r| {
-            r.into_inner()
-                .unwrap_or_else(|| Err(not_run("a debug-map read")))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let names = names
-        .into_inner()
-        .unwrap_or_else(|| Err(not_run("the demangling")))?;
-    Ok(Builds {
-        images: inputs
+    for (k, paths) in windows.iter().enumerate() {
+        let last = k + 1 == windows.len();
+        let inputs: Vec<OnceLock<Result<DeferredInput>>> = slots(paths.len());
+        let reads: Vec<OnceLock<Result<ReadAttributions>>> = slots(paths.len());
+        let lists: Vec<OnceLock<Vec<Name>>> = slots(paths.len());
+        crate::pool::scope(|all| {
+            crate::pool::scope(|reading| {
+                for (((path, input), read), list) in
+                    paths.iter().zip(&inputs).zip(&reads).zip(&lists)
+                {
+                    reading.spawn(move || {
+                        if let Ok(input) = input.get_or_init(|| read_input_deferred(path, opts)) {
+                            all.spawn(move || {
+                                let _ = read.set(input.read_attributions());
+                            });
+                            let _ = list.set(names_to_demangle(&input.images));
+                        }
+                    });
+                }
+            });
+            if last && lists.iter().all(|l| l.get().is_some()) {
+                let store = store.get_or_init(|| {
+                    let this = lists.iter().filter_map(|l| l.get().map(Vec::as_slice));
+                    union_of_sorted(done.iter().map(Vec::as_slice).chain(this))
+                });
+                let _ = names.set(demangle_names(store, by));
+            }
+        });
+        // Every slot a step reached is set when the scope returns; an unset one is a step that
+        // did not run, reported as such rather than trusted.
+        let inputs = inputs
             .into_iter()
-            .zip(reads)
-            .map(|(input, read)| input.finish(read))
-            .collect(),
-        names,
-    })
+            .map(|i| i.into_inner().unwrap_or_else(|| Err(not_run("a read"))))
+            .collect::<Result<Vec<_>>>()?;
+        let reads = reads
+            .into_iter()
+            .map(|r| {
+                r.into_inner()
+                    .unwrap_or_else(|| Err(not_run("a debug-map read")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The window's files are closed here.
+        images.extend(inputs.into_iter().zip(reads).map(|(i, r)| i.finish(r)));
+        done.extend(
+            lists
+                .into_iter()
+                .map(|l| l.into_inner().unwrap_or_default()),
+        );
+    }
+    let names = match names.into_inner() {
+        Some(names) => names?,
+        // No input at all.
+        None => demangle_names(store.get_or_init(Vec::new), by)?,
+    };
+    Ok(Builds { images, names })
 }

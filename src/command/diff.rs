@@ -48,7 +48,7 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
     // The two inputs are independent: read at the same time, names demangled while their
     // debug maps are read.
     let store = OnceLock::new();
-    let builds = read_builds(&[&req.old, &req.new], &req.read, req.group_by, &store)?;
+    let builds = read_builds(&[&req.old, &req.new], &req.read, req.group_by, 2, &store)?;
     let names = builds.names;
     let [old_images, new_images]: [Vec<Image>; 2] = builds
         .images

@@ -45,7 +45,7 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
     one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let files: Vec<&Path> = req.files.iter().map(PathBuf::as_path).collect();
     let store = OnceLock::new();
-    let builds = read_builds(&files, &req.read, req.group_by, &store)?;
+    let builds = read_builds(&files, &req.read, req.group_by, 1, &store)?;
     one_binary_for(&req.origin, req.files.len())?;
     let mut images: Vec<Image> = builds.images.into_iter().flatten().collect();
     attach(&mut images, &req.origin)?;

@@ -56,7 +56,8 @@ pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> 
 /// [`read_images`] without the debug maps of linked images: each image comes with the
 /// [`PendingAttribution`] that reads its debug map later, so a caller can read it while it
 /// does something else with the image (demangle its names). Errors: as [`read_images`], but
-/// a malformed symbol table is only seen by [`PendingAttribution::read`].
+/// malformed stabs (the debug map itself) are only seen by [`PendingAttribution::read`]; a
+/// symbol table outside the file is an error of the load commands, here.
 pub fn read_images_deferred(
     file: &MachOFile,
     filter: &ArchFilter,
@@ -115,7 +116,7 @@ fn read_images_with<T>(
             format!("no {want} slice (the file has {})", have.join(", ")),
         ));
     }
-    chosen.into_iter().map(|loc| read(loc)).collect()
+    chosen.into_iter().map(read).collect()
 }
 
 /// Reads one slice into an [`Image`]: a linked image, or an object file or archive (a
@@ -169,8 +170,8 @@ impl PendingAttribution {
     /// ([`read_images_deferred`]): the attribution [`read_image`] sets, `None` when the symbol
     /// table has no stabs (a stripped image).
     ///
-    /// Errors (one line naming the file): a symbol or string table past the end of the file,
-    /// or a malformed debug map.
+    /// Errors (one line naming the file): a malformed debug map (stabs out of order, a string
+    /// offset past the string table), or the file shrank since it was read.
     pub fn read(&self, file: &MachOFile, image: &Image) -> Result<Option<Box<Attribution>>> {
         let weak = WeakAddresses::new(
             self.text_base,
@@ -187,6 +188,10 @@ impl PendingAttribution {
         )
     }
 }
+
+/// What the export trie gives: the weak definitions, and the strong exports of the treat-as-weak
+/// names with their offsets from the mach header.
+type TrieRead = (Vec<WeakDefinition>, Vec<(Name, u64)>);
 
 /// [`read_image`] but for the debug map of a linked image, which comes back pending.
 fn read_image_deferred(
@@ -224,7 +229,7 @@ fn read_image_deferred(
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
     // The export trie and the fixups are independent: read at the same time on the pool (a
     // scan of one Node.js build: 8-10 ms and 4-6 ms).
-    let read_trie = || -> Result<(Vec<WeakDefinition>, Vec<(Name, u64)>)> {
+    let read_trie = || -> Result<TrieRead> {
         let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
         // Strong exports of operator new/delete (the treat-as-weak names a main executable may
         // define to override libc++'s), with their addresses: attributed like weak definitions.
