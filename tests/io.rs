@@ -4,7 +4,7 @@
 //! Paths under `/dev` are only ever reached through symlinks made in a temp directory, so a
 //! failing build cannot replace a real device entry.
 
-use crate::util::{fixture, testdata, weakscan};
+use crate::util::{bin, fixture, testdata, weakscan};
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
@@ -16,10 +16,6 @@ macro_rules! case {
         #[test]
         fn $name() $body
     };
-}
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("weakscan")
 }
 
 fn log(name: &str) -> PathBuf {

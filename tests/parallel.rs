@@ -2,7 +2,7 @@
 //! them (and without a pool, under an address-space limit), and errors in the documented order
 //! (each input's read in order, then each input's debug map in order) whatever finishes first.
 
-use crate::util::{fixture, skip, testdata, weakscan};
+use crate::util::{bin, fixture, skip, testdata, weakscan};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -11,10 +11,6 @@ macro_rules! case {
         #[test]
         fn $name() $body
     };
-}
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("weakscan")
 }
 
 /// `weakscan ARGS` under `taskset -c 0` (one core: a pool of one thread); `None` without

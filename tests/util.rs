@@ -24,6 +24,11 @@ pub fn all_fixtures() -> Vec<PathBuf> {
     v
 }
 
+/// The path of the binary under test (for a `Command` run through `sh -c`, `taskset`).
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("weakscan")
+}
+
 /// The binary under test.
 pub fn weakscan() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("weakscan").expect("weakscan binary")
