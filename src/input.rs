@@ -265,8 +265,9 @@ pub struct ReadAttributions(Vec<(usize, Option<Box<Attribution>>)>);
 impl DeferredInput {
     /// Reads the pending debug maps, in image order (as [`read_input`] reads them).
     ///
-    /// Errors: the first image's whose symbol table runs past the end of the file or whose
-    /// debug map is malformed (exit 2, naming the file).
+    /// Errors (exit 2, naming the file): the first image's whose debug map is malformed, or a
+    /// file that shrank since it was read (a symbol table outside the file was already an error
+    /// of [`read_input_deferred`]).
     pub fn read_attributions(&self) -> Result<ReadAttributions> {
         let Some((file, pending)) = &self.pending else {
             return Ok(ReadAttributions(Vec::new()));
