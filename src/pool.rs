@@ -110,6 +110,14 @@ impl<'scope> Scope<'_, 'scope> {
             None => f(),
         }
     }
+
+    /// [`Scope::spawn`], with `f` given the scope, so that it can spawn more work in it.
+    pub fn spawn_in(&self, f: impl for<'s> FnOnce(&Scope<'s, 'scope>) + Send + 'scope) {
+        match self.0 {
+            Some(s) => s.spawn(|s| f(&Scope(Some(s)))),
+            None => f(self),
+        }
+    }
 }
 
 /// Runs `f` on the pool ([`rayon::scope`]) and waits for everything it spawned; without a pool

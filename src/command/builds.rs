@@ -21,6 +21,7 @@ use crate::input::{DeferredInput, ReadAttributions, ReadOptions, read_input_defe
 use crate::model::{Image, Name};
 use std::path::Path;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The inputs read by [`read_builds`].
 #[derive(Debug)]
@@ -63,27 +64,34 @@ pub fn read_builds<'s>(
         let inputs: Vec<OnceLock<Result<DeferredInput>>> = slots(paths.len());
         let reads: Vec<OnceLock<Result<ReadAttributions>>> = slots(paths.len());
         let lists: Vec<OnceLock<Vec<Name>>> = slots(paths.len());
+        // Inputs still being read and listed; the one that finishes last starts the
+        // demangling itself, so it runs beside the debug maps still being read (a scope
+        // waited on here would wait for whatever its thread picked up meanwhile, such as a
+        // debug map, before the demangling could start).
+        let pending = AtomicUsize::new(paths.len());
+        let (pending, list_slots, done_lists, names_slot) = (&pending, &lists, &done, &names);
         crate::pool::scope(|all| {
-            crate::pool::scope(|reading| {
-                for (((path, input), read), list) in
-                    paths.iter().zip(&inputs).zip(&reads).zip(&lists)
-                {
-                    reading.spawn(move || {
-                        if let Ok(input) = input.get_or_init(|| read_input_deferred(path, opts)) {
-                            all.spawn(move || {
-                                let _ = read.set(input.read_attributions());
-                            });
-                            let _ = list.set(names_to_demangle(&input.images));
-                        }
-                    });
-                }
-            });
-            if last && lists.iter().all(|l| l.get().is_some()) {
-                let store = store.get_or_init(|| {
-                    let this = lists.iter().filter_map(|l| l.get().map(Vec::as_slice));
-                    union_of_sorted(done.iter().map(Vec::as_slice).chain(this))
+            for ((path, input), (read, list)) in
+                paths.iter().zip(&inputs).zip(reads.iter().zip(list_slots))
+            {
+                all.spawn_in(move |all| {
+                    if let Ok(input) = input.get_or_init(|| read_input_deferred(path, opts)) {
+                        all.spawn(move || {
+                            let _ = read.set(input.read_attributions());
+                        });
+                        let _ = list.set(names_to_demangle(&input.images));
+                    }
+                    if pending.fetch_sub(1, Ordering::AcqRel) == 1
+                        && last
+                        && list_slots.iter().all(|l| l.get().is_some())
+                    {
+                        let store = store.get_or_init(|| {
+                            let this = list_slots.iter().filter_map(|l| l.get().map(Vec::as_slice));
+                            union_of_sorted(done_lists.iter().map(Vec::as_slice).chain(this))
+                        });
+                        let _ = names_slot.set(demangle_names(store, by));
+                    }
                 });
-                let _ = names.set(demangle_names(store, by));
             }
         });
         // Every slot a step reached is set when the scope returns; an unset one is a step that
