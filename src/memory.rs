@@ -36,3 +36,17 @@ pub fn discard<T>(value: T) {
         drop(value);
     }
 }
+
+/// `n` zeroed words, the zeros written here rather than left to fresh pages: for a bit set
+/// that is read before each write (visited nodes of an export trie, fixup sites of a chain).
+///
+/// `vec![0; n]` asks the allocator for zeroed memory, which it takes from fresh pages without
+/// writing them. The first read of such a page maps the kernel's shared zero page, and the
+/// first write then replaces it: a second fault, whose TLB flush interrupts every other thread
+/// of the process (a diff of two Node.js builds: ~3% of its CPU in those interrupts). Written
+/// zeros cost one fault per page and a memset (a 2.8 MB trie: 350 KB, ~20 µs).
+pub fn zeroed_words(n: usize) -> Vec<u64> {
+    let mut words = Vec::with_capacity(n);
+    words.resize(n, 0);
+    words
+}

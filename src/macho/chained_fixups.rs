@@ -514,7 +514,7 @@ pub struct Visited(Vec<u64>);
 impl Visited {
     /// An empty set for `len` bytes of data.
     pub fn new(len: usize) -> Self {
-        Visited(vec![0; len.div_ceil(64)])
+        Visited(crate::memory::zeroed_words(len.div_ceil(64)))
     }
 
     /// Marks `offset`; false if it was already marked (or is out of range).

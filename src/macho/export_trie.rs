@@ -145,7 +145,7 @@ pub fn walk_export_trie(
     }
     let mut w = Walker {
         data,
-        visited: vec![0; data.len().div_ceil(64)],
+        visited: crate::memory::zeroed_words(data.len().div_ceil(64)),
         name: Vec::new(),
         stack: Vec::new(),
         name_budget: data

@@ -461,16 +461,23 @@ struct WeakAddresses {
     /// The addresses of `sorted`: [`WeakAddresses::contains`] answers every function stab of
     /// the image (Node.js: ~200k), a hash probe rather than a binary search each.
     set: foldhash::HashSet<u64>,
+    /// One bit per [`WeakAddresses::slot`], set for the slots of `sorted`'s addresses: 8 KiB
+    /// that stay in the L1 cache and turn away most function stabs (Node.js: 10k weak
+    /// definitions among 107k functions, 14% of the bits set) before the set's probe, which
+    /// misses the cache.
+    filter: Box<[u64; WeakAddresses::FILTER_WORDS]>,
 }
 
 impl WeakAddresses {
     /// The weak definitions with an address, and `strong`: (name, offset from the mach header)
     /// pairs of an image mapped at `base` (none without a segment at file offset 0).
     fn new(base: Option<u64>, weak: &[WeakDefinition], strong: Vec<(Name, u64)>) -> Self {
+        let mut filter = Box::new([0u64; WeakAddresses::FILTER_WORDS]);
         let Some(base) = base else {
             return WeakAddresses {
                 sorted: Vec::new(),
                 set: Default::default(),
+                filter,
             };
         };
         let mut sorted: Vec<(u64, Name)> = weak
@@ -480,7 +487,24 @@ impl WeakAddresses {
             .collect();
         sorted.sort_unstable_by_key(|a| a.0);
         let set = sorted.iter().map(|(a, _)| *a).collect();
-        WeakAddresses { sorted, set }
+        for &(a, _) in &sorted {
+            let s = Self::slot(a);
+            filter[s / 64] |= 1 << (s % 64);
+        }
+        WeakAddresses {
+            sorted,
+            set,
+            filter,
+        }
+    }
+
+    /// 64-bit words of [`WeakAddresses::filter`] (2^16 bits).
+    const FILTER_WORDS: usize = 1 << 10;
+
+    /// An address's bit in the filter: its top 16 bits after a multiplicative hash (function
+    /// addresses share their low bits, aligned, and their high ones).
+    fn slot(address: u64) -> usize {
+        (address.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize
     }
 
     /// The names of the exports at `address`.
@@ -493,7 +517,8 @@ impl WeakAddresses {
     }
 
     fn contains(&self, address: u64) -> bool {
-        self.set.contains(&address)
+        let s = Self::slot(address);
+        self.filter[s / 64] & (1 << (s % 64)) != 0 && self.set.contains(&address)
     }
 }
 
@@ -537,7 +562,7 @@ impl NameFilter {
     }
 
     fn new<'a>(names: impl Iterator<Item = &'a str>) -> Self {
-        let mut bits = vec![0u64; Self::BITS / 64];
+        let mut bits = crate::memory::zeroed_words(Self::BITS / 64);
         let mut escaped = false;
         for n in names {
             let s = Self::slot(n.as_bytes());
@@ -732,4 +757,44 @@ pub fn for_each_export(
             format!("{}: export trie: {e}", loc.arch),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weak_addresses_answer_as_their_set_does_whatever_the_filter_says() {
+        // Addresses as a linker lays functions out (16-byte aligned, one __TEXT), some sharing
+        // a filter slot with addresses not in the set.
+        let base = 0x1_0000_0000u64;
+        let weak: Vec<WeakDefinition> = (0..5000u64)
+            .map(|i| WeakDefinition {
+                name: Name::from(format!("__Z1fILi{i}EEvv")),
+                thread_local: false,
+                address: Some(base + 0x1000 + i * 48),
+            })
+            .collect();
+        let strong = vec![(Name::from("__Znwm"), 0x10u64)];
+        let w = WeakAddresses::new(Some(base), &weak, strong);
+        let set: std::collections::HashSet<u64> = weak
+            .iter()
+            .filter_map(|d| d.address)
+            .chain([base + 0x10])
+            .collect();
+        let mut let_through = 0;
+        for a in (base..base + 0x1000 + 5000 * 48 + 64).step_by(16) {
+            assert_eq!(w.contains(a), set.contains(&a), "{a:#x}");
+            let s = WeakAddresses::slot(a);
+            let_through += usize::from(w.filter[s / 64] & (1 << (s % 64)) != 0);
+        }
+        // The filter turns most of the other addresses away (here a third are in the set).
+        assert!(let_through < 15_000 * 2 / 3, "{let_through}");
+        assert_eq!(
+            w.at(base + 0x10).collect::<Vec<_>>(),
+            [&Name::from("__Znwm")]
+        );
+        let none = WeakAddresses::new(None, &weak, Vec::new());
+        assert!(!none.contains(base + 0x1000));
+    }
 }
