@@ -4,7 +4,7 @@
 //! on the printed name. Each group sums, over the symbols whose key it is:
 //! weak-bound symbols (distinct names), predicted lookups, fixup sites, and weak-def exports.
 
-use super::attribute::{NO_ATTRIBUTION, Origin, OriginLevel, Origins};
+use super::attribute::{NO_ATTRIBUTION, ObjectNames, Origin, OriginLevel, Origins};
 use super::demangle::{Demangled, GLOBAL, Keys, NameRef, SymbolName, plain_text};
 use crate::model::Image;
 use serde::Serialize;
@@ -198,9 +198,9 @@ pub struct GroupTable {
     /// For an origin grouping: the distinct keys, and per member the index of its key.
     origin_keys: Vec<String>,
     origin_of: Vec<u32>,
-    /// For another grouping of an attributed image: the object key of each object, and per
+    /// For another grouping of an attributed image: how its objects are named, and per
     /// member its object ([`PLAIN`] for none), for [`Group::from`].
-    object_keys: Vec<String>,
+    object_names: ObjectNames,
     object_of: Vec<u32>,
     /// Groups, sorted as [`group_image`] says.
     groups: Vec<GroupRec>,
@@ -272,9 +272,7 @@ impl GroupTable {
             .attribution
             .as_deref()
             .filter(|_| by.origin_level().is_none());
-        let object_keys = attribution
-            .map(super::attribute::object_names)
-            .unwrap_or_default();
+        let object_names = attribution.map(ObjectNames::of).unwrap_or_default();
         let (entry, object_of) = per_member(image, n, |raw| {
             (
                 names.position(raw).unwrap_or(PLAIN),
@@ -295,7 +293,7 @@ impl GroupTable {
             entry,
             origin_keys,
             origin_of,
-            object_keys,
+            object_names,
             object_of,
             groups: Vec::new(),
             total: 0,
@@ -492,22 +490,23 @@ impl GroupTable {
             }
         }
         let objects = counts.len();
-        // Most symbols, then the first key, then the first object: a total order, so the pick
-        // never depends on the (seeded) map's order.
-        let Some((best, symbols)) = counts.into_iter().max_by(|a, b| {
-            a.1.cmp(&b.1)
-                .then_with(|| self.object_keys[b.0 as usize].cmp(&self.object_keys[a.0 as usize]))
-                .then_with(|| b.0.cmp(&a.0))
-        }) else {
-            return Some(GroupFrom {
-                object: String::new(),
-                symbols: 0,
-                objects: 0,
-                unattributed,
-            });
+        // Most symbols, then the first name, then the first object: a total order, so the pick
+        // never depends on the (seeded) map's order. Only the objects with the most symbols
+        // are named.
+        let symbols = counts.values().copied().max().unwrap_or(0);
+        let name = |o: u32| match image.attribution.as_deref() {
+            Some(a) => self.object_names.name(a, o as usize),
+            None => String::new(),
         };
+        let object = counts
+            .iter()
+            .filter(|&(_, &n)| n == symbols)
+            .map(|(&o, _)| (name(o), o))
+            .min()
+            .map(|(name, _)| name)
+            .unwrap_or_default();
         Some(GroupFrom {
-            object: self.object_keys[best as usize].clone(),
+            object,
             symbols,
             objects,
             unattributed,
@@ -631,5 +630,94 @@ impl Group {
             from: None,
             example_is_bound: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        Attribution, AttributionSource, Name, ObjectOrigin, Source, WeakDefinition,
+    };
+
+    fn image(defs: &[&str], objects: &[&str], symbols: &[(&str, u32)]) -> Image {
+        Image {
+            path: "a".into(),
+            name: "a".into(),
+            arch: Some("x86_64".into()),
+            filetype: Some(2),
+            flags: Some(0),
+            fixup_format: None,
+            weak_definitions: defs
+                .iter()
+                .map(|d| WeakDefinition {
+                    name: Name::from(*d),
+                    thread_local: false,
+                    address: None,
+                })
+                .collect(),
+            bind_targets: Vec::new(),
+            strong_overrides: Vec::new(),
+            lookups: Vec::new(),
+            source: Source::Binary,
+            attribution: Some(Box::new(Attribution {
+                from: AttributionSource::DebugMap,
+                objects: objects
+                    .iter()
+                    .map(|p| ObjectOrigin {
+                        path: Name::from(*p),
+                        source: None,
+                    })
+                    .collect(),
+                symbols: symbols.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
+                unplaced: 0,
+            })),
+            uuid: None,
+            linkage: None,
+        }
+    }
+
+    #[test]
+    fn a_group_comes_from_its_object_with_most_symbols_ties_to_the_lower_name() {
+        // Three instances of one template: two objects with one symbol each (the later object
+        // has the lower name), then a third object with two.
+        let defs = ["__Z1fIiEvv", "__Z1fIlEvv", "__Z1fIcEvv"];
+        let names = Demangled::of_sorted(
+            {
+                let mut d = defs.to_vec();
+                d.sort_unstable();
+                d
+            },
+            64,
+            Keys::for_grouping(GroupBy::Template),
+        )
+        .unwrap();
+        let objects = ["/b/libz.a(z.o)", "/b/liba.a(a.o)", "/b/libm.a(m.o)"];
+        let tie = image(&defs[..2], &objects, &[(defs[0], 0), (defs[1], 1)]);
+        let groups = group_image(&tie, &names, GroupBy::Template);
+        let from = groups[0].from.as_ref().unwrap();
+        assert_eq!(
+            (
+                from.object.as_str(),
+                from.symbols,
+                from.objects,
+                from.unattributed
+            ),
+            ("liba.a(a.o)", 1, 2, 0)
+        );
+        let most = image(&defs, &objects, &[(defs[0], 0), (defs[1], 2), (defs[2], 2)]);
+        let groups = group_image(&most, &names, GroupBy::Template);
+        let from = groups[0].from.as_ref().unwrap();
+        assert_eq!(
+            (from.object.as_str(), from.symbols, from.objects),
+            ("libm.a(m.o)", 2, 2)
+        );
+        let none = image(&defs[..1], &objects, &[]);
+        let groups = group_image(&none, &names, GroupBy::Template);
+        let from = groups[0].from.as_ref().unwrap();
+        assert_eq!(
+            (from.object.as_str(), from.symbols, from.unattributed),
+            ("", 0, 1)
+        );
     }
 }
