@@ -280,20 +280,25 @@ fn distinct_cxx_names<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec<&'
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold
     // more than one batch besides the map; of each name only the keys `by` reads are kept.
-    // Distinct first (a seeded hash per name), then sorted: a diff of two Node builds holds
-    // 30k names but 11k distinct ones, and sorting compares long shared prefixes.
-    // Copies first ([`crate::model::copy_key`]): one text hashed per copy of a name.
+    // Each copy once ([`crate::model::copy_key`], a hash of its address, not of its text), then
+    // sorted, then equal texts (copies of one name in two images) dropped as neighbours: the
+    // sort compares them anyway, where a set of texts would hash each one whole.
+    // Each text is sorted beside its name: a comparison then reads the two texts, not first
+    // the two names' shared boxes (two loads each, from all over the heap).
     let mut copies: foldhash::HashSet<(usize, usize)> = Default::default();
-    let mut seen: foldhash::HashSet<&str> = Default::default();
-    let mut all: Vec<&Name> = Vec::new();
+    let mut all: Vec<(&str, &Name)> = Vec::new();
     for i in images {
-        all.extend(i.symbol_name_copies().filter(|n| {
-            needs_demangling(n) && copies.insert(crate::model::copy_key(n)) && seen.insert(n)
-        }));
+        copies.reserve(i.bind_targets.len() + i.weak_definitions.len() + i.lookups.len());
+        all.extend(
+            i.symbol_name_copies()
+                .filter(|n| needs_demangling(n) && copies.insert(crate::model::copy_key(n)))
+                .map(|n| (n.as_str(), n)),
+        );
     }
-    drop((copies, seen));
-    all.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
-    all
+    drop(copies);
+    all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    all.dedup_by(|a, b| a.0 == b.0);
+    all.into_iter().map(|(_, n)| n).collect()
 }
 
 /// Names demangled per [`demangle_all`](super::demangle::demangle_all) call.
@@ -612,5 +617,61 @@ mod tests {
             text(union_of_sorted([a.as_slice(), b.as_slice(), c.as_slice()])),
             all
         );
+    }
+
+    #[test]
+    fn names_to_demangle_lists_each_cxx_text_once_sorted_whatever_its_copies() {
+        use crate::model::{Source, WeakDefinition};
+        let image = |names: &[Name]| Image {
+            path: "a".into(),
+            name: "a".into(),
+            arch: Some("x86_64".into()),
+            filetype: Some(2),
+            flags: Some(0),
+            fixup_format: None,
+            weak_definitions: names
+                .iter()
+                .map(|n| WeakDefinition {
+                    name: n.clone(),
+                    thread_local: false,
+                    address: None,
+                })
+                .collect(),
+            bind_targets: Vec::new(),
+            strong_overrides: Vec::new(),
+            lookups: Vec::new(),
+            source: Source::Binary,
+            attribution: None,
+            uuid: None,
+            linkage: None,
+        };
+        // One shared copy twice in an image, the same texts as separate copies in another,
+        // C names (not demangled), and names that sort apart only late in their text.
+        let shared = Name::from("__ZN2v88internal4HeapC1Ev");
+        let one = image(&[
+            shared.clone(),
+            Name::from("_main"),
+            shared,
+            Name::from("__ZN2v88internal4HeapD1Ev"),
+        ]);
+        let two = image(&[
+            Name::from("__ZN2v88internal4HeapD1Ev"),
+            Name::from("__ZN2v88internal4HeapC1Ev"),
+            Name::from("__Z1fv"),
+            Name::from("_strlen"),
+        ]);
+        let listed: Vec<String> = names_to_demangle([&one, &two])
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                "__Z1fv",
+                "__ZN2v88internal4HeapC1Ev",
+                "__ZN2v88internal4HeapD1Ev"
+            ]
+        );
+        assert!(names_to_demangle(std::iter::empty::<&Image>()).is_empty());
     }
 }
