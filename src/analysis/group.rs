@@ -180,7 +180,7 @@ pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Gro
 /// No entry in [`Demangled`]: the member's name is shown plain.
 const PLAIN: u32 = u32::MAX;
 
-/// The groups of one image, held compactly: at most 8 bytes per member (16 with attribution) and 16 per group, with
+/// The groups of one image, held compactly: at most 8 bytes per member (16 with attribution) and 20 per group, with
 /// no text. A group's key, example, sites and suppliers are worked out when it is read
 /// ([`GroupTable::groups`]), so only the groups shown cost their text, one at a time.
 ///
@@ -208,11 +208,12 @@ pub struct GroupTable {
     total: usize,
 }
 
-/// One group: the run of [`GroupTable::order`] from `start` (to the next member of another
+/// One group: the run of [`GroupTable::order`] of `len` members from `start` (those of one
 /// key), and the figures it sorts by (counted only where the image has the figure).
 #[derive(Debug, Clone, Copy, Default)]
 struct GroupRec {
     start: u32,
+    len: u32,
     bound: u32,
     lookups: u32,
     exports: u32,
@@ -240,22 +241,44 @@ fn member(image: &Image, m: u32) -> (&str, Add) {
     }
 }
 
-/// `of(raw name)` for each of the `n` members of `image`, as two lists, worked out once per
-/// copy of a name ([`crate::model::copy_key`]; a Node.js build: 23k members, 10k copies).
-fn per_member(
-    image: &Image,
-    n: u32,
-    mut of: impl FnMut(&str) -> (u32, u32),
-) -> (Vec<u32>, Vec<u32>) {
-    let mut seen: foldhash::HashMap<(usize, usize), (u32, u32)> = Default::default();
-    (0..n)
+/// The copies of the names of `image`'s `n` members ([`crate::model::copy_key`]; a Node.js
+/// build: 23k members, 10k copies): per member the number of its copy, and per copy its raw
+/// name, in order of first use. What depends only on the name is then worked out per copy.
+fn copies_of(image: &Image, n: u32) -> (Vec<u32>, Vec<&str>) {
+    let mut seen: foldhash::HashMap<(usize, usize), u32> =
+        foldhash::HashMap::with_capacity_and_hasher(n as usize, Default::default());
+    let mut raws: Vec<&str> = Vec::new();
+    let copy = (0..n)
         .map(|m| {
             let raw = member(image, m).0;
-            *seen
-                .entry(crate::model::copy_key(raw))
-                .or_insert_with(|| of(raw))
+            *seen.entry(crate::model::copy_key(raw)).or_insert_with(|| {
+                raws.push(raw);
+                (raws.len() - 1) as u32
+            })
         })
-        .unzip()
+        .collect();
+    (copy, raws)
+}
+
+/// The rank of each of `raws` in text order (equal texts, equal ranks), where `entry[i]` is
+/// the position of `raws[i]` in a [`Demangled`] (sorted by raw text) or [`PLAIN`]: two names
+/// with positions compare as those, any other pair as text (what a sort of the texts gives).
+fn raw_ranks(raws: &[&str], entry: &[u32]) -> Vec<u32> {
+    let cmp = |a: usize, b: usize| match (entry.get(a), entry.get(b)) {
+        (Some(&x), Some(&y)) if x != PLAIN && y != PLAIN => x.cmp(&y),
+        _ => raws[a].cmp(raws[b]),
+    };
+    let mut sorted: Vec<usize> = (0..raws.len()).collect();
+    sorted.sort_unstable_by(|&a, &b| cmp(a, b));
+    let mut rank = vec![0u32; raws.len()];
+    let mut r = 0u32;
+    for (i, w) in sorted.iter().enumerate() {
+        if i > 0 && cmp(sorted[i - 1], *w) != std::cmp::Ordering::Equal {
+            r += 1;
+        }
+        rank[*w] = r;
+    }
+    rank
 }
 
 impl GroupTable {
@@ -273,18 +296,31 @@ impl GroupTable {
             .as_deref()
             .filter(|_| by.origin_level().is_none());
         let object_names = attribution.map(ObjectNames::of).unwrap_or_default();
-        let (entry, object_of) = per_member(image, n, |raw| {
-            (
-                names.position(raw).unwrap_or(PLAIN),
-                attribution.map_or(PLAIN, |a| a.symbols.get(raw).copied().unwrap_or(PLAIN)),
-            )
-        });
-        // Empty when unused (see the fields).
-        let entry = if names.is_empty() { Vec::new() } else { entry };
-        let object_of = if attribution.is_none() {
+        // What depends only on the name, once per copy of it.
+        let (copy, raws) = copies_of(image, n);
+        let copy_entry: Vec<u32> = if names.is_empty() {
             Vec::new()
         } else {
-            object_of
+            raws.iter()
+                .map(|raw| names.position(raw).unwrap_or(PLAIN))
+                .collect()
+        };
+        let per_member =
+            |of: &[u32]| -> Vec<u32> { copy.iter().map(|&c| of[c as usize]).collect() };
+        // Empty when unused (see the fields).
+        let entry = if copy_entry.is_empty() {
+            Vec::new()
+        } else {
+            per_member(&copy_entry)
+        };
+        let object_of = match attribution {
+            Some(a) => per_member(
+                &raws
+                    .iter()
+                    .map(|raw| a.symbols.get(*raw).copied().unwrap_or(PLAIN))
+                    .collect::<Vec<u32>>(),
+            ),
+            None => Vec::new(),
         };
         let mut table = GroupTable {
             by,
@@ -298,25 +334,30 @@ impl GroupTable {
             groups: Vec::new(),
             total: 0,
         };
-        // Each member's key worked out once, then ranked: the sorts compare integers, not the
-        // long texts (V8's keys share their first 20 bytes), in the same order as the texts.
-        let key = key_ranks((0..n).map(|m| table.key(image, names, m)));
+        // Each member's key ranked among the image's keys, and its raw name among its names,
+        // both in text order: the sort compares integers, not the long texts (V8's keys share
+        // their first 20 bytes), in the same order as the texts. A name's key is worked out
+        // once per copy of it, except under an origin grouping (the key is the member's).
+        let key = if table.origin_of.is_empty() {
+            let ranks = key_ranks((0..raws.len()).map(|c| {
+                let name = match copy_entry.get(c).copied().unwrap_or(PLAIN) {
+                    PLAIN => NameRef::Plain(plain_text(raws[c])),
+                    p => NameRef::Cxx(names.at(p)),
+                };
+                by.key_of(name)
+            }));
+            per_member(&ranks)
+        } else {
+            key_ranks((0..n).map(|m| table.key(image, names, m)))
+        };
+        let raw = per_member(&raw_ranks(&raws, &copy_entry));
         let key = |m: u32| key[m as usize];
-        let raw = |m: u32| member(image, m).0;
-        // Two names with entries compare as their positions (`Demangled` is sorted by raw
-        // name); any other pair compares as text.
-        let raw_cmp =
-            |a: u32, b: u32| match (table.entry.get(a as usize), table.entry.get(b as usize)) {
-                (Some(&x), Some(&y)) if x != PLAIN && y != PLAIN => x.cmp(&y),
-                _ => raw(a).cmp(raw(b)),
-            };
-        let mut order: Vec<u32> = (0..n).collect();
-        order.sort_unstable_by(|&a, &b| {
-            key(a)
-                .cmp(&key(b))
-                .then_with(|| raw_cmp(a, b))
-                .then(a.cmp(&b))
-        });
+        // Key, then raw name, then number.
+        let mut sorted: Vec<(u64, u32)> = (0..n)
+            .map(|m| ((u64::from(key(m)) << 32) | u64::from(raw[m as usize]), m))
+            .collect();
+        sorted.sort_unstable();
+        let order: Vec<u32> = sorted.into_iter().map(|(_, m)| m).collect();
         // Runs counted first, so the list is allocated once, at its size.
         let runs = 1 + order.windows(2).filter(|w| key(w[0]) != key(w[1])).count();
         let mut groups = Vec::with_capacity(if order.is_empty() { 0 } else { runs });
@@ -327,15 +368,16 @@ impl GroupTable {
                 start: i as u32,
                 ..GroupRec::default()
             };
-            let mut last_bound: Option<&str> = None;
+            let mut last_bound: Option<u32> = None;
             while i < order.len() && key(order[i]) == k {
-                let (name, add) = member(image, order[i]);
-                match add {
+                let m = order[i];
+                match member(image, m).1 {
                     Add::Bound(_) => {
-                        // Members of one name are adjacent, the bound ones first.
-                        if last_bound != Some(name) {
+                        // Members of one name (one raw rank) are adjacent, the bound ones
+                        // first.
+                        if last_bound != Some(raw[m as usize]) {
                             g.bound += 1;
-                            last_bound = Some(name);
+                            last_bound = Some(raw[m as usize]);
                         }
                     }
                     Add::Lookup => g.lookups += 1,
@@ -343,6 +385,7 @@ impl GroupTable {
                 }
                 i += 1;
             }
+            g.len = i as u32 - g.start;
             // Figures the image does not have are not counted (as `None` they sort equal).
             if zero.weak_bound_symbols.is_none() {
                 g.bound = 0;
@@ -415,14 +458,8 @@ impl GroupTable {
     }
 
     fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
-        let run = &self.order[g.start as usize..];
-        let key = self.key(image, names, run[0]);
-        let len = run
-            .iter()
-            .position(|&m| self.key(image, names, m) != key)
-            .unwrap_or(run.len());
-        let members = &run[..len];
-        let key = key.to_string();
+        let members = &self.order[g.start as usize..(g.start + g.len) as usize];
+        let key = self.key(image, names, members[0]).to_string();
         let sites: usize = members
             .iter()
             .map(|&m| match member(image, m).1 {
@@ -675,6 +712,40 @@ mod tests {
             uuid: None,
             linkage: None,
         }
+    }
+
+    #[test]
+    fn raw_ranks_are_text_order_whether_names_have_entries_or_not() {
+        // Texts in a scrambled order, one text twice (two copies of one name); the `_Z` ones
+        // have entries: their positions among the sorted `_Z` texts, as a `Demangled` gives.
+        let raws = [
+            "__Z1gv", "_b", "__Z1fv", "_a", "__Z1gv", "__Z", "_zz", "__Z1av", "__Y",
+        ];
+        let mut cxx: Vec<&str> = raws
+            .iter()
+            .copied()
+            .filter(|r| r.starts_with("__Z"))
+            .collect();
+        cxx.sort_unstable();
+        cxx.dedup();
+        let entry: Vec<u32> = raws
+            .iter()
+            .map(|r| match cxx.binary_search(r) {
+                Ok(p) => p as u32,
+                Err(_) => PLAIN,
+            })
+            .collect();
+        let mut texts = raws.to_vec();
+        texts.sort_unstable();
+        texts.dedup();
+        let want: Vec<u32> = raws
+            .iter()
+            .map(|r| texts.binary_search(r).unwrap() as u32)
+            .collect();
+        assert_eq!(raw_ranks(&raws, &entry), want);
+        // Without entries (no name demangled): the same.
+        assert_eq!(raw_ranks(&raws, &[]), want);
+        assert!(raw_ranks(&[], &[]).is_empty());
     }
 
     #[test]
