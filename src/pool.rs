@@ -99,6 +99,39 @@ pub fn join<RA: Send, RB: Send>(
     }
 }
 
+/// `items.iter().map(f).collect()`, the items shared out among the pool's threads ([`rayon`]'s
+/// `par_iter`, results in the items' order); without a pool, here, one after the other.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    match pool() {
+        Ok(pool) => pool.install(|| items.par_iter().map(f).collect()),
+        Err(_) => items.iter().map(f).collect(),
+    }
+}
+
+/// `v.sort_unstable()` on the pool's threads ([`rayon`]'s `par_sort_unstable`); without a pool,
+/// here. The order of equal elements is unspecified either way: for lists whose elements are
+/// all distinct, or whose equal ones are interchangeable.
+pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
+    use rayon::prelude::*;
+    match pool() {
+        Ok(pool) => pool.install(|| v.par_sort_unstable()),
+        Err(_) => v.sort_unstable(),
+    }
+}
+
+/// [`sort_unstable`] by `cmp`.
+pub fn sort_unstable_by<T: Send>(
+    v: &mut [T],
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Sync + Send,
+) {
+    use rayon::prelude::*;
+    match pool() {
+        Ok(pool) => pool.install(|| v.par_sort_unstable_by(cmp)),
+        Err(_) => v.sort_unstable_by(cmp),
+    }
+}
+
 /// Where [`scope`] runs the work spawned in it: on the pool, or (without one) at once, here.
 pub struct Scope<'r, 'scope>(Option<&'r rayon::Scope<'scope>>);
 
@@ -134,6 +167,24 @@ pub fn scope<'scope, R: Send>(f: impl for<'r> FnOnce(&Scope<'r, 'scope>) -> R + 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn map_keeps_the_items_order_and_sorts_sort() {
+        let items: Vec<u32> = (0..10_000).map(|i| (i * 7919) % 10_007).collect();
+        assert_eq!(
+            map(&items, |&i| u64::from(i) * 3),
+            items.iter().map(|&i| u64::from(i) * 3).collect::<Vec<_>>()
+        );
+        let (mut a, mut b) = (items.clone(), items.clone());
+        sort_unstable(&mut a);
+        sort_unstable_by(&mut b, |x, y| y.cmp(x));
+        let mut want = items;
+        want.sort();
+        assert_eq!(a, want);
+        want.reverse();
+        assert_eq!(b, want);
+        assert!(map(&[] as &[u32], |&i| i).is_empty());
+    }
 
     #[test]
     fn the_pool_runs_work_on_big_stacks_and_is_reused() {

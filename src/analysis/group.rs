@@ -174,7 +174,8 @@ pub struct Group {
 /// descending), then key.
 pub fn group_image(image: &Image, names: &Demangled<'_>, by: GroupBy) -> Vec<Group> {
     let table = GroupTable::new(image, names, by);
-    table.groups(image, names).collect()
+    // Built on the pool: a Node.js build has 800 groups, each a scan of its members.
+    crate::pool::map(&table.groups, |g| table.build(image, names, g))
 }
 
 /// No entry in [`Demangled`]: the member's name is shown plain.
@@ -269,7 +270,7 @@ fn raw_ranks(raws: &[&str], entry: &[u32]) -> Vec<u32> {
         _ => raws[a].cmp(raws[b]),
     };
     let mut sorted: Vec<usize> = (0..raws.len()).collect();
-    sorted.sort_unstable_by(|&a, &b| cmp(a, b));
+    crate::pool::sort_unstable_by(&mut sorted, |&a, &b| cmp(a, b));
     let mut rank = vec![0u32; raws.len()];
     let mut r = 0u32;
     for (i, w) in sorted.iter().enumerate() {
@@ -301,9 +302,7 @@ impl GroupTable {
         let copy_entry: Vec<u32> = if names.is_empty() {
             Vec::new()
         } else {
-            raws.iter()
-                .map(|raw| names.position(raw).unwrap_or(PLAIN))
-                .collect()
+            crate::pool::map(&raws, |raw| names.position(raw).unwrap_or(PLAIN))
         };
         let per_member =
             |of: &[u32]| -> Vec<u32> { copy.iter().map(|&c| of[c as usize]).collect() };
@@ -356,7 +355,7 @@ impl GroupTable {
         let mut sorted: Vec<(u64, u32)> = (0..n)
             .map(|m| ((u64::from(key(m)) << 32) | u64::from(raw[m as usize]), m))
             .collect();
-        sorted.sort_unstable();
+        crate::pool::sort_unstable(&mut sorted);
         let order: Vec<u32> = sorted.into_iter().map(|(_, m)| m).collect();
         // Runs counted first, so the list is allocated once, at its size.
         let runs = 1 + order.windows(2).filter(|w| key(w[0]) != key(w[1])).count();
