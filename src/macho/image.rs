@@ -176,7 +176,7 @@ impl PendingAttribution {
         let weak = WeakAddresses::new(
             self.text_base,
             &image.weak_definitions,
-            self.strong_exports.clone(),
+            &self.strong_exports,
         );
         read_attribution(
             file,
@@ -379,7 +379,7 @@ fn read_attribution(
     loc: &SliceLocation,
     st: SymtabRange,
     weak_definitions: &[WeakDefinition],
-    weak: &WeakAddresses,
+    weak: &WeakAddresses<'_>,
     bind_targets: &[BindTarget],
 ) -> Result<Option<Box<Attribution>>> {
     let arch = loc.arch.as_str();
@@ -455,9 +455,9 @@ fn read_attribution(
 }
 
 /// The vm addresses of the exports attributed by address (weak definitions, strong
-/// operator new/delete), sorted, each with its name.
-struct WeakAddresses {
-    sorted: Vec<(u64, Name)>,
+/// operator new/delete), sorted, each with its name (borrowed from the image, not cloned).
+struct WeakAddresses<'a> {
+    sorted: Vec<(u64, &'a Name)>,
     /// The addresses of `sorted`: [`WeakAddresses::contains`] answers every function stab of
     /// the image (Node.js: ~200k), a hash probe rather than a binary search each.
     set: foldhash::HashSet<u64>,
@@ -465,14 +465,17 @@ struct WeakAddresses {
     /// that stay in the L1 cache and turn away most function stabs (Node.js: 10k weak
     /// definitions among 107k functions, 14% of the bits set) before the set's probe, which
     /// misses the cache.
-    filter: Box<[u64; WeakAddresses::FILTER_WORDS]>,
+    filter: Box<[u64; FILTER_WORDS]>,
 }
 
-impl WeakAddresses {
+/// 64-bit words of [`WeakAddresses::filter`] (2^16 bits).
+const FILTER_WORDS: usize = 1 << 10;
+
+impl<'a> WeakAddresses<'a> {
     /// The weak definitions with an address, and `strong`: (name, offset from the mach header)
     /// pairs of an image mapped at `base` (none without a segment at file offset 0).
-    fn new(base: Option<u64>, weak: &[WeakDefinition], strong: Vec<(Name, u64)>) -> Self {
-        let mut filter = Box::new([0u64; WeakAddresses::FILTER_WORDS]);
+    fn new(base: Option<u64>, weak: &'a [WeakDefinition], strong: &'a [(Name, u64)]) -> Self {
+        let mut filter = Box::new([0u64; FILTER_WORDS]);
         let Some(base) = base else {
             return WeakAddresses {
                 sorted: Vec::new(),
@@ -480,10 +483,10 @@ impl WeakAddresses {
                 filter,
             };
         };
-        let mut sorted: Vec<(u64, Name)> = weak
+        let mut sorted: Vec<(u64, &Name)> = weak
             .iter()
-            .filter_map(|w| Some((w.address?, w.name.clone())))
-            .chain(strong.into_iter().map(|(n, o)| (base.wrapping_add(o), n)))
+            .filter_map(|w| Some((w.address?, &w.name)))
+            .chain(strong.iter().map(|(n, o)| (base.wrapping_add(*o), n)))
             .collect();
         sorted.sort_unstable_by_key(|a| a.0);
         let set = sorted.iter().map(|(a, _)| *a).collect();
@@ -498,9 +501,6 @@ impl WeakAddresses {
         }
     }
 
-    /// 64-bit words of [`WeakAddresses::filter`] (2^16 bits).
-    const FILTER_WORDS: usize = 1 << 10;
-
     /// An address's bit in the filter: its top 16 bits after a multiplicative hash (function
     /// addresses share their low bits, aligned, and their high ones).
     fn slot(address: u64) -> usize {
@@ -508,12 +508,12 @@ impl WeakAddresses {
     }
 
     /// The names of the exports at `address`.
-    fn at(&self, address: u64) -> impl Iterator<Item = &Name> {
+    fn at(&self, address: u64) -> impl Iterator<Item = &'a Name> + '_ {
         let from = self.sorted.partition_point(|(a, _)| *a < address);
         self.sorted[from..]
             .iter()
             .take_while(move |(a, _)| *a == address)
-            .map(|(_, n)| n)
+            .map(|&(_, n)| n)
     }
 
     fn contains(&self, address: u64) -> bool {
@@ -535,8 +535,9 @@ impl From<crate::error::ParseError> for ReadError {
 }
 
 /// A set of byte strings answering "maybe" or "no" from their length and first and last eight
-/// bytes (a 2^20-bit table, 128 KiB): most stab names of an image (every function) are not weak
-/// symbols, and are turned away without hashing the whole name.
+/// bytes (a 2^17-bit table, 16 KiB, that stays in the L1 cache): most names of external-data
+/// stabs (`N_GSYM`, looked up by name) are not weak symbols, and are turned away without
+/// hashing the whole name. (Node.js 22: 17k names set 12% of the bits, for 10k stabs.)
 struct NameFilter {
     bits: Vec<u64>,
     /// A name of the set holds an escape (`\\x…`, from bytes [`symbol_name`] escapes): names
@@ -545,7 +546,7 @@ struct NameFilter {
 }
 
 impl NameFilter {
-    const BITS: usize = 1 << 20;
+    const BITS: usize = 1 << 17;
 
     fn slot(raw: &[u8]) -> usize {
         let word = |b: &[u8]| {
@@ -776,7 +777,7 @@ mod tests {
             })
             .collect();
         let strong = vec![(Name::from("__Znwm"), 0x10u64)];
-        let w = WeakAddresses::new(Some(base), &weak, strong);
+        let w = WeakAddresses::new(Some(base), &weak, &strong);
         let set: std::collections::HashSet<u64> = weak
             .iter()
             .filter_map(|d| d.address)
@@ -794,7 +795,7 @@ mod tests {
             w.at(base + 0x10).collect::<Vec<_>>(),
             [&Name::from("__Znwm")]
         );
-        let none = WeakAddresses::new(None, &weak, Vec::new());
+        let none = WeakAddresses::new(None, &weak, &[]);
         assert!(!none.contains(base + 0x1000));
     }
 }
