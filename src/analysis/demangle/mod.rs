@@ -97,6 +97,11 @@ pub enum Keys {
     All,
     /// Template and namespaces: `pattern` is cut after the template.
     Template,
+    /// Template only (grouping by template): `pattern` is cut after the template, and no
+    /// namespace is kept. So the last pass of [`Demangled::of_sorted`], which cuts each name's
+    /// namespaces at the classes the names show, reads no name's text (Node.js: 11k names,
+    /// 0.6 ms on one thread).
+    TemplateOnly,
     /// None: `pattern` is empty (grouping by symbol needs only the printed form).
     None,
 }
@@ -108,7 +113,8 @@ impl Keys {
         match by {
             GroupBy::Symbol | GroupBy::Origin(_) => Keys::None,
             GroupBy::Pattern => Keys::All,
-            GroupBy::Template | GroupBy::Namespace(_) => Keys::Template,
+            GroupBy::Template => Keys::TemplateOnly,
+            GroupBy::Namespace(_) => Keys::Template,
         }
     }
 
@@ -117,8 +123,14 @@ impl Keys {
         match self {
             Keys::All => true,
             Keys::Template => other != Keys::All,
+            Keys::TemplateOnly => matches!(other, Keys::TemplateOnly | Keys::None),
             Keys::None => other == Keys::None,
         }
+    }
+
+    /// These keys include the namespaces.
+    fn namespaces(self) -> bool {
+        matches!(self, Keys::All | Keys::Template)
     }
 }
 
@@ -143,12 +155,15 @@ impl SymbolName {
                     .max(self.namespace_ends.last().map_or(0, |&e| e as usize));
                 &pattern[..end]
             }
+            Keys::TemplateOnly => &pattern[..self.template_end as usize],
             Keys::None => "",
         };
         let mut n = SymbolName::new(self.demangled(), pattern, self.kind);
         if keys != Keys::None {
             n.name_start = self.name_start;
             n.template_end = self.template_end;
+        }
+        if keys.namespaces() {
             n.namespace_ends = self.namespace_ends.clone();
         }
         n.keys = keys;
@@ -1008,6 +1023,31 @@ impl KeySink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_only_keys_keep_the_template_and_no_namespace() {
+        let raw = "__ZN2v88internal7FactoryINS0_7IsolateEE3NewEv";
+        let by = |keys| {
+            Demangled::of_sorted(vec![raw], 8, keys)
+                .unwrap()
+                .lookup(raw)
+                .into_owned()
+        };
+        let (only, with_ns) = (by(Keys::TemplateOnly), by(Keys::Template));
+        assert_eq!(only.template(), "v8::internal::Factory<…>");
+        assert_eq!(only.template(), with_ns.template());
+        assert_eq!(only.demangled(), with_ns.demangled());
+        assert_eq!(only.namespace_components(), 0);
+        assert_eq!(with_ns.namespace_components(), 2);
+        assert_eq!(only.keys(), Keys::TemplateOnly);
+        assert!(Keys::Template.include(Keys::TemplateOnly));
+        assert!(!Keys::TemplateOnly.include(Keys::Template));
+        assert!(Keys::TemplateOnly.include(Keys::None));
+        assert_eq!(
+            Keys::for_grouping(crate::analysis::group::GroupBy::Template),
+            Keys::TemplateOnly
+        );
+    }
 
     #[test]
     fn rsplit_scope_is_rsplit_once_of_two_colons() {
