@@ -602,6 +602,26 @@ impl Image {
         }
     }
 
+    /// The distinct symbol names of the weak-bind targets, counted three ways in one pass (each
+    /// text hashed once, where [`Image::weak_bind_symbols`] and
+    /// [`Image::defined_here_symbols`] each hash every one): all of them, those defined here,
+    /// and those `counted` says yes to (called once per distinct name). Whether the targets
+    /// are known is not asked (see [`Image::targets_known`]).
+    pub fn bound_symbol_counts(&self, counted: impl Fn(&str) -> bool) -> BoundSymbolCounts {
+        let mut seen: foldhash::HashMap<&str, bool> = foldhash::HashMap::with_capacity_and_hasher(
+            self.bind_targets.len(),
+            Default::default(),
+        );
+        for t in &self.bind_targets {
+            *seen.entry(t.symbol.as_str()).or_default() |= t.defined_here;
+        }
+        BoundSymbolCounts {
+            all: seen.len(),
+            defined_here: seen.values().filter(|&&here| here).count(),
+            counted: seen.keys().filter(|n| counted(n)).count(),
+        }
+    }
+
     /// Distinct weak-bound symbols that this image also exports as weak definitions (for a
     /// log: that dyld bound to this image).
     pub fn defined_here_symbols(&self) -> Option<usize> {
@@ -650,6 +670,17 @@ impl Image {
 
 /// The distinct names among `names`: by hash, not by sorting (a Node.js build's 5k weak-bound
 /// names share long prefixes, which every comparison of a sort reads again).
+/// What [`Image::bound_symbol_counts`] counts: distinct symbol names of the weak-bind targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoundSymbolCounts {
+    /// All of them ([`Image::weak_bind_symbols`]).
+    pub all: usize,
+    /// Those bound by a target defined here ([`Image::defined_here_symbols`]).
+    pub defined_here: usize,
+    /// Those the caller's test said yes to.
+    pub counted: usize,
+}
+
 fn distinct<'a>(names: impl Iterator<Item = &'a str>) -> usize {
     let mut seen: foldhash::HashSet<&str> = Default::default();
     names.filter(|n| seen.insert(n)).count()
@@ -722,5 +753,49 @@ mod tests {
             predict_lookups(MH_DYLIB, exe_weak, FixupFormat::Chained, &t).len(),
             2
         );
+    }
+
+    #[test]
+    fn bound_symbol_counts_are_the_distinct_counts_in_one_pass() {
+        // One symbol with two addends (one target defined here), one twice as two copies of
+        // its text, one defined here only.
+        let here = |name: &str, addend: i64| BindTarget {
+            addend,
+            defined_here: true,
+            ..target(name)
+        };
+        let image = Image {
+            path: "a".into(),
+            name: "a".into(),
+            arch: Some("x86_64".into()),
+            filetype: Some(MH_EXECUTE),
+            flags: Some(0),
+            fixup_format: Some(FixupFormat::Opcodes),
+            weak_definitions: Vec::new(),
+            bind_targets: vec![
+                target("__Z1av"),
+                here("__Z1av", 8),
+                target("__Z1bv"),
+                target("__Z1bv"),
+                here("__Z1cv", 0),
+            ],
+            strong_overrides: Vec::new(),
+            lookups: Vec::new(),
+            source: Source::Binary,
+            attribution: None,
+            uuid: None,
+            linkage: None,
+        };
+        let counts = image.bound_symbol_counts(|n| n != "__Z1bv");
+        assert_eq!(
+            counts,
+            BoundSymbolCounts {
+                all: 3,
+                defined_here: 2,
+                counted: 2
+            }
+        );
+        assert_eq!(image.weak_bind_symbols(), Some(counts.all));
+        assert_eq!(image.defined_here_symbols(), Some(counts.defined_here));
     }
 }

@@ -76,21 +76,15 @@ pub struct AttributionSummary {
 }
 
 impl AttributionSummary {
-    /// The summary of `image`'s attribution, if it has one.
-    pub fn of(image: &Image) -> Option<Self> {
+    /// The summary of `image`'s attribution, if it has one; `weak_bound_attributed` is its
+    /// count of distinct weak-bound symbols the attribution names (taken from
+    /// [`Image::bound_symbol_counts`], the pass that counts them for [`ImageSummary`] too).
+    pub fn of(image: &Image, weak_bound_attributed: usize) -> Option<Self> {
         let a = image.attribution.as_deref()?;
-        let mut bound: foldhash::HashSet<&str> = Default::default();
-        bound.extend(
-            image
-                .bind_targets
-                .iter()
-                .map(|t| t.symbol.as_str())
-                .filter(|n| a.symbols.contains_key(*n)),
-        );
         Some(AttributionSummary {
             source: a.from,
             objects: a.objects.len(),
-            weak_bound_attributed: bound.len(),
+            weak_bound_attributed,
             weak_defs_attributed: image
                 .weak_definitions
                 .iter()
@@ -116,8 +110,12 @@ pub struct LogSummary {
 impl ImageSummary {
     /// The summary of `image`.
     pub fn of(image: &Image) -> Self {
-        let here = image.defined_here_symbols();
-        let bound = image.weak_bind_symbols();
+        let attribution = image.attribution.as_deref();
+        let counts =
+            image.bound_symbol_counts(|n| attribution.is_some_and(|a| a.symbols.contains_key(n)));
+        let known = image.targets_known();
+        let here = known.then_some(counts.defined_here);
+        let bound = known.then_some(counts.all);
         let binary = !image.is_log();
         let suppliers = supplier_counts(image);
         ImageSummary {
@@ -151,7 +149,7 @@ impl ImageSummary {
                 pid: l.pid,
                 facts: l.facts.clone(),
             }),
-            attribution: AttributionSummary::of(image),
+            attribution: AttributionSummary::of(image, counts.counted),
         }
     }
 
