@@ -720,6 +720,29 @@ pub fn predict_lookups(
 }
 
 #[cfg(test)]
+impl Image {
+    /// An empty x86_64 main executable at `a`, for unit tests to fill in.
+    pub(crate) fn bare() -> Image {
+        Image {
+            path: "a".into(),
+            name: "a".into(),
+            arch: Some("x86_64".into()),
+            filetype: Some(MH_EXECUTE),
+            flags: Some(0),
+            fixup_format: Some(FixupFormat::Opcodes),
+            weak_definitions: Vec::new(),
+            bind_targets: Vec::new(),
+            strong_overrides: Vec::new(),
+            lookups: Vec::new(),
+            source: Source::Binary,
+            attribution: None,
+            uuid: None,
+            linkage: None,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -765,13 +788,6 @@ mod tests {
             ..target(name)
         };
         let image = Image {
-            path: "a".into(),
-            name: "a".into(),
-            arch: Some("x86_64".into()),
-            filetype: Some(MH_EXECUTE),
-            flags: Some(0),
-            fixup_format: Some(FixupFormat::Opcodes),
-            weak_definitions: Vec::new(),
             bind_targets: vec![
                 target("__Z1av"),
                 here("__Z1av", 8),
@@ -779,12 +795,7 @@ mod tests {
                 target("__Z1bv"),
                 here("__Z1cv", 0),
             ],
-            strong_overrides: Vec::new(),
-            lookups: Vec::new(),
-            source: Source::Binary,
-            attribution: None,
-            uuid: None,
-            linkage: None,
+            ..Image::bare()
         };
         let counts = image.bound_symbol_counts(|n| n != "__Z1bv");
         assert_eq!(

@@ -672,18 +672,10 @@ impl Group {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        Attribution, AttributionSource, Name, ObjectOrigin, Source, WeakDefinition,
-    };
+    use crate::model::{Attribution, AttributionSource, Name, ObjectOrigin, WeakDefinition};
 
     fn image(defs: &[&str], objects: &[&str], symbols: &[(&str, u32)]) -> Image {
         Image {
-            path: "a".into(),
-            name: "a".into(),
-            arch: Some("x86_64".into()),
-            filetype: Some(2),
-            flags: Some(0),
-            fixup_format: None,
             weak_definitions: defs
                 .iter()
                 .map(|d| WeakDefinition {
@@ -692,10 +684,6 @@ mod tests {
                     address: None,
                 })
                 .collect(),
-            bind_targets: Vec::new(),
-            strong_overrides: Vec::new(),
-            lookups: Vec::new(),
-            source: Source::Binary,
             attribution: Some(Box::new(Attribution {
                 from: AttributionSource::DebugMap,
                 objects: objects
@@ -708,8 +696,7 @@ mod tests {
                 symbols: symbols.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
                 unplaced: 0,
             })),
-            uuid: None,
-            linkage: None,
+            ..Image::bare()
         }
     }
 

@@ -619,14 +619,8 @@ mod tests {
 
     #[test]
     fn names_to_demangle_lists_each_cxx_text_once_sorted_whatever_its_copies() {
-        use crate::model::{Source, WeakDefinition};
+        use crate::model::WeakDefinition;
         let image = |names: &[Name]| Image {
-            path: "a".into(),
-            name: "a".into(),
-            arch: Some("x86_64".into()),
-            filetype: Some(2),
-            flags: Some(0),
-            fixup_format: None,
             weak_definitions: names
                 .iter()
                 .map(|n| WeakDefinition {
@@ -635,13 +629,7 @@ mod tests {
                     address: None,
                 })
                 .collect(),
-            bind_targets: Vec::new(),
-            strong_overrides: Vec::new(),
-            lookups: Vec::new(),
-            source: Source::Binary,
-            attribution: None,
-            uuid: None,
-            linkage: None,
+            ..Image::bare()
         };
         // One shared copy twice in an image, the same texts as separate copies in another,
         // C names (not demangled), and names that sort apart only late in their text.
