@@ -30,7 +30,8 @@ use weakscan::gate::policy::{GroupBudget, Increase, Policy, RuleSet};
 use weakscan::macho::bind_opcodes::{MAX_BIND_LOCATIONS, SegmentBounds, parse_weak_binds};
 use weakscan::macho::chained_fixups::{ChainedFixup, Visited, parse_chained_fixups, walk_chain};
 use weakscan::macho::export_trie::{
-    MAX_NAME_BYTES_PER_TRIE_BYTE, MAX_NAME_EXTRA_BYTES, walk_export_trie,
+    ExportTarget, MAX_NAME_BYTES_PER_TRIE_BYTE, MAX_NAME_EXTRA_BYTES, Split, walk_export_trie,
+    walk_export_trie_split,
 };
 use weakscan::macho::{ArchFilter, read_bytes};
 use weakscan::model::Image;
@@ -74,19 +75,23 @@ fn one_line(message: &str) {
 /// Invariants: every terminal takes at least one byte of the trie, so there are at most
 /// `len` exports, and the names total at most `len × MAX_NAME_BYTES_PER_TRIE_BYTE +
 /// MAX_NAME_EXTRA_BYTES` bytes (the parser's budget; the fixed part lets a small trie of shared
-/// prefixes print more than 4 × its size, as a valid 994-byte trie does).
+/// prefixes print more than 4 × its size, as a valid 994-byte trie does). The walk split into
+/// as many parts as it will go ([`walk_export_trie_split`]) gives the same terminals in the
+/// same order, or the same error.
 pub fn export_trie(data: &[u8]) {
-    let (mut count, mut name_bytes) = (0usize, 0usize);
-    match walk_export_trie(data, |name, _flags, _target| {
-        count += 1;
-        name_bytes += name.len();
-    }) {
+    let mut whole: Vec<(Vec<u8>, u64, ExportTarget)> = Vec::new();
+    let result = walk_export_trie(data, |name, flags, target| {
+        whole.push((name.to_vec(), flags, target))
+    });
+    match &result {
         Ok(()) => {
             assert!(
-                count <= data.len(),
-                "{count} exports from {} bytes",
+                whole.len() <= data.len(),
+                "{} exports from {} bytes",
+                whole.len(),
                 data.len()
             );
+            let name_bytes: usize = whole.iter().map(|(n, ..)| n.len()).sum();
             assert!(
                 name_bytes <= data.len() * MAX_NAME_BYTES_PER_TRIE_BYTE + MAX_NAME_EXTRA_BYTES,
                 "{name_bytes} name bytes from {} trie bytes",
@@ -94,6 +99,28 @@ pub fn export_trie(data: &[u8]) {
             );
         }
         Err(e) => one_line(&e.to_string()),
+    }
+    // Split into as many parts as it will go, on the pool: the same terminals in the same
+    // order, or the same error.
+    let always = Split {
+        min_bytes: 0,
+        check_every: 1,
+    };
+    let split = weakscan::pool::install(|| {
+        walk_export_trie_split(
+            data,
+            always,
+            Vec::new,
+            |part: &mut Vec<_>, name, flags, target| part.push((name.to_vec(), flags, target)),
+        )
+    })
+    .expect("the pool starts");
+    match (split, result) {
+        (Ok(parts), Ok(())) => assert!(
+            parts.into_iter().flatten().eq(whole),
+            "the split walk's terminals differ from the whole walk's"
+        ),
+        (split, whole) => assert_eq!(split.map(|_| ()), whole, "split and whole walks differ"),
     }
 }
 

@@ -27,6 +27,9 @@
 use super::cursor::{Cursor, symbol_name};
 use crate::error::ParseError;
 
+mod split;
+pub use split::{Split, walk_export_trie_split};
+
 /// `EXPORT_SYMBOL_FLAGS_KIND_MASK`: the low two bits give the kind.
 pub const EXPORT_SYMBOL_FLAGS_KIND_MASK: u64 = 0x03;
 /// `EXPORT_SYMBOL_FLAGS_KIND_REGULAR`.
@@ -143,58 +146,101 @@ pub fn walk_export_trie(
     if data.is_empty() {
         return Ok(());
     }
-    let mut w = Walker {
+    let mut w = Walker::new(
         data,
-        visited: crate::memory::zeroed_words(data.len().div_ceil(64)),
-        name: Vec::new(),
-        stack: Vec::new(),
-        name_budget: data
-            .len()
-            .saturating_mul(MAX_NAME_BYTES_PER_TRIE_BYTE)
-            .saturating_add(MAX_NAME_EXTRA_BYTES),
-    };
+        Local {
+            visited: crate::memory::zeroed_words(data.len().div_ceil(64)),
+            budget: name_budget(data),
+        },
+    );
     w.enter(0, &mut visit)?;
-    while let Some(frame) = w.stack.last_mut() {
-        if frame.remaining == 0 {
-            w.stack.pop();
-            continue;
-        }
-        frame.remaining -= 1;
-        let label_pos = frame.next_child;
-        let mut c = Cursor::new(data, label_pos);
-        let label = c
-            .cstr()
-            .map_err(|e| ParseError::new("truncated edge label", e.offset))?;
-        let child = c.uleb()?;
-        frame.next_child = c.pos();
-        let name_len = frame.name_len;
-        if child == 0 || child >= data.len() as u64 {
-            return Err(ParseError::new(
-                "child node offset out of range",
-                label_pos as u64,
-            ));
-        }
-        w.name.truncate(name_len);
-        w.name.extend_from_slice(label);
-        w.enter(child as usize, &mut visit)?;
-    }
+    while w.step(&mut visit)? {}
     Ok(())
 }
 
-/// The state of one walk: the name of the current path, the open nodes, what was seen.
-struct Walker<'a> {
-    data: &'a [u8],
-    /// One bit per byte offset: a node starts there and was entered.
+/// The name budget of a trie of `data.len()` bytes (see [`MAX_NAME_BYTES_PER_TRIE_BYTE`]).
+fn name_budget(data: &[u8]) -> usize {
+    data.len()
+        .saturating_mul(MAX_NAME_BYTES_PER_TRIE_BYTE)
+        .saturating_add(MAX_NAME_EXTRA_BYTES)
+}
+
+/// What a walk keeps of the nodes it entered and of the name bytes it handed out: one walk's
+/// own ([`Local`]), or shared by the parts of a split walk ([`split`]).
+trait Ledger {
+    /// Marks the node at `offset` entered; `false` when it already was.
+    fn enter(&mut self, offset: usize) -> bool;
+    /// Takes `n` name bytes from the budget; `false` when they are not left.
+    fn spend(&mut self, n: usize) -> bool;
+}
+
+/// The ledger of a walk on one thread: one bit per trie byte, and the bytes left.
+struct Local {
     visited: Vec<u64>,
+    budget: usize,
+}
+
+impl Ledger for Local {
+    fn enter(&mut self, offset: usize) -> bool {
+        let (word, bit) = (offset / 64, 1u64 << (offset % 64));
+        let seen = self.visited[word] & bit != 0;
+        self.visited[word] |= bit;
+        !seen
+    }
+    fn spend(&mut self, n: usize) -> bool {
+        self.budget
+            .checked_sub(n)
+            .map(|left| self.budget = left)
+            .is_some()
+    }
+}
+
+/// The state of one walk: the name of the current path, the open nodes, what was seen.
+struct Walker<'a, L> {
+    data: &'a [u8],
+    /// The nodes entered and the name budget left.
+    ledger: L,
     /// Concatenated edge labels from the root to the current node.
     name: Vec<u8>,
     /// Open nodes, innermost last.
     stack: Vec<Frame>,
-    /// Name bytes still allowed (see [`MAX_NAME_BYTES_PER_TRIE_BYTE`]).
-    name_budget: usize,
 }
 
-impl Walker<'_> {
+impl<'a, L: Ledger> Walker<'a, L> {
+    fn new(data: &'a [u8], ledger: L) -> Self {
+        Walker {
+            data,
+            ledger,
+            name: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Enters the next child of the innermost open node, closing the nodes with no child left;
+    /// `false` when no node is open (the walk is over).
+    fn step(
+        &mut self,
+        visit: &mut impl FnMut(&[u8], u64, ExportTarget),
+    ) -> Result<bool, ParseError> {
+        let data = self.data;
+        let Some(frame) = self.stack.last_mut() else {
+            return Ok(false);
+        };
+        if frame.remaining == 0 {
+            self.stack.pop();
+            return Ok(true);
+        }
+        frame.remaining -= 1;
+        let label_pos = frame.next_child;
+        let (label, child, next) = child_entry(data, label_pos)?;
+        frame.next_child = next;
+        let name_len = frame.name_len;
+        self.name.truncate(name_len);
+        self.name.extend_from_slice(label);
+        self.enter(child, visit)?;
+        Ok(true)
+    }
+
     /// Enters the node at `offset`: reports its terminal, if any, and pushes its children.
     fn enter(
         &mut self,
@@ -202,10 +248,7 @@ impl Walker<'_> {
         visit: &mut impl FnMut(&[u8], u64, ExportTarget),
     ) -> Result<(), ParseError> {
         let data = self.data;
-        let (word, bit) = (offset / 64, 1u64 << (offset % 64));
-        let seen = self.visited[word] & bit != 0;
-        self.visited[word] |= bit;
-        if seen {
+        if !self.ledger.enter(offset) {
             return Err(ParseError::new(
                 "node reached twice (loop in trie)",
                 offset as u64,
@@ -241,13 +284,12 @@ impl Walker<'_> {
                     ExportTarget::Address(address)
                 }
             };
-            self.name_budget =
-                self.name_budget
-                    .checked_sub(self.name.len())
-                    .ok_or(ParseError::new(
-                        "terminal names exceed 4 bytes per trie byte (a trie built to blow up)",
-                        offset as u64,
-                    ))?;
+            if !self.ledger.spend(self.name.len()) {
+                return Err(ParseError::new(
+                    "terminal names exceed 4 bytes per trie byte (a trie built to blow up)",
+                    offset as u64,
+                ));
+            }
             visit(&self.name, flags, target);
         }
         self.stack.push(Frame {
@@ -257,6 +299,23 @@ impl Walker<'_> {
         });
         Ok(())
     }
+}
+
+/// The child entry at `pos`: its edge label, the child's offset (checked to be inside the
+/// trie and not the root) and the offset of the next entry.
+fn child_entry(data: &[u8], pos: usize) -> Result<(&[u8], usize, usize), ParseError> {
+    let mut c = Cursor::new(data, pos);
+    let label = c
+        .cstr()
+        .map_err(|e| ParseError::new("truncated edge label", e.offset))?;
+    let child = c.uleb()?;
+    if child == 0 || child >= data.len() as u64 {
+        return Err(ParseError::new(
+            "child node offset out of range",
+            pos as u64,
+        ));
+    }
+    Ok((label, child as usize, c.pos()))
 }
 
 #[cfg(test)]

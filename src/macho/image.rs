@@ -9,8 +9,8 @@ use super::cursor::symbol_name;
 use super::debug_map::{StabSymbol, read_debug_map};
 use super::export_trie::{
     EXPORT_SYMBOL_FLAGS_KIND_MASK, EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
-    EXPORT_SYMBOL_FLAGS_REEXPORT, EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, ExportTarget,
-    walk_export_trie,
+    EXPORT_SYMBOL_FLAGS_REEXPORT, EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, ExportTarget, Split,
+    walk_export_trie, walk_export_trie_split,
 };
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{
@@ -237,32 +237,45 @@ fn read_image_deferred(
         if let Some(r) = trie_range {
             let trie = linkedit(r, "export trie")?;
             // One walk (a counting walk first, to allocate the list once, cost more than the
-            // list's growth: the walk builds every exported name).
-            walk_export_trie(&trie, |name, flags, target| {
-                let address = match target {
-                    ExportTarget::Address(a) => Some(a),
-                    ExportTarget::StubAndResolver { stub, .. } => Some(stub),
-                    _ => None,
-                };
-                if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION == 0 {
-                    if let Some(a) = address
-                        && name.len() <= 40
-                        && let Some(n) = TREAT_AS_WEAK.iter().find(|n| n.as_bytes() == name)
-                    {
-                        strong_exports.push((Name::from(*n), a));
+            // list's growth: the walk builds every exported name), in parts on the pool: the
+            // thread that read the fixups takes a share when it is done.
+            let parts = walk_export_trie_split(
+                &trie,
+                Split::DEFAULT,
+                TrieRead::default,
+                |(weak_definitions, strong_exports), name, flags, target| {
+                    let address = match target {
+                        ExportTarget::Address(a) => Some(a),
+                        ExportTarget::StubAndResolver { stub, .. } => Some(stub),
+                        _ => None,
+                    };
+                    if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION == 0 {
+                        if let Some(a) = address
+                            && name.len() <= 40
+                            && let Some(n) = TREAT_AS_WEAK.iter().find(|n| n.as_bytes() == name)
+                        {
+                            strong_exports.push((Name::from(*n), a));
+                        }
+                        return;
                     }
-                    return;
-                }
-                {
                     weak_definitions.push(WeakDefinition {
                         address: address.zip(text_base).map(|(a, b)| b.wrapping_add(a)),
                         name: Name::from(symbol_name(name)),
                         thread_local: flags & EXPORT_SYMBOL_FLAGS_KIND_MASK
                             == EXPORT_SYMBOL_FLAGS_KIND_THREAD_LOCAL,
                     });
-                }
-            })
+                },
+            )
             .map_err(|e| ctx("export trie", e))?;
+            if parts.len() == 1 {
+                (weak_definitions, strong_exports) = parts.into_iter().next().unwrap_or_default();
+            } else {
+                weak_definitions.reserve_exact(parts.iter().map(|p| p.0.len()).sum());
+                for (weak, strong) in parts {
+                    weak_definitions.extend(weak);
+                    strong_exports.extend(strong);
+                }
+            }
             weak_definitions.shrink_to_fit();
         }
         Ok((weak_definitions, strong_exports))
