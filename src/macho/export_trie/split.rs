@@ -271,6 +271,12 @@ mod tests {
         check_every: 1,
     };
 
+    /// A node of [`wide_trie`] being built: its terminal's address, its children (edge label,
+    /// node number).
+    type Node = (Option<u64>, Vec<(u8, usize)>);
+    /// The terminals of a walk: name bytes and flags.
+    type Terminals = Vec<(Vec<u8>, u64)>;
+
     /// A trie of `n` weak terminals "_<i in base 4, 6 digits>" (a 4-ary tree of one-letter
     /// edges), nodes in creation order, each terminal's address its number; and the offsets of
     /// the 3-byte ULEB child offsets of the edges that lead to terminals, in the bytes' order.
@@ -283,7 +289,7 @@ mod tests {
             ]
         };
         // (terminal address, children), node 0 the root.
-        let mut nodes: Vec<(Option<u64>, Vec<(u8, usize)>)> = vec![(None, vec![])];
+        let mut nodes: Vec<Node> = vec![(None, vec![])];
         for i in 0..n {
             let mut at = 0;
             let labels = std::iter::once(b'_')
@@ -302,9 +308,7 @@ mod tests {
             nodes[at].0 = Some(i as u64);
         }
         // Every node's size is known before the offsets are: 3-byte ULEBs.
-        let size = |(term, kids): &(Option<u64>, Vec<(u8, usize)>)| {
-            (if term.is_some() { 4 } else { 1 }) + 1 + kids.len() * 5
-        };
+        let size = |(term, kids): &Node| (if term.is_some() { 4 } else { 1 }) + 1 + kids.len() * 5;
         let mut at = Vec::with_capacity(nodes.len());
         let mut off = 0;
         for node in &nodes {
@@ -333,13 +337,13 @@ mod tests {
     }
 
     /// The split walk's terminals, concatenated, and how many parts it made.
-    fn split_walk(data: &[u8], split: Split) -> (Result<Vec<(Vec<u8>, u64)>, ParseError>, usize) {
+    fn split_walk(data: &[u8], split: Split) -> (Result<Terminals, ParseError>, usize) {
         let parts = crate::pool::install(|| {
             walk_export_trie_split(
                 data,
                 split,
                 Vec::new,
-                |part: &mut Vec<(Vec<u8>, u64)>, name, flags, _| part.push((name.to_vec(), flags)),
+                |part: &mut Terminals, name, flags, _| part.push((name.to_vec(), flags)),
             )
         })
         .unwrap();
@@ -353,7 +357,7 @@ mod tests {
     }
 
     /// The whole walk's terminals: names as bytes (a mutated trie's need not be UTF-8).
-    fn whole_walk(data: &[u8]) -> Result<Vec<(Vec<u8>, u64)>, ParseError> {
+    fn whole_walk(data: &[u8]) -> Result<Terminals, ParseError> {
         let mut all = Vec::new();
         walk_export_trie(data, |name, flags, _| all.push((name.to_vec(), flags)))?;
         Ok(all)
