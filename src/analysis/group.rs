@@ -306,20 +306,43 @@ impl GroupTable {
         };
         let per_member =
             |of: &[u32]| -> Vec<u32> { copy.iter().map(|&c| of[c as usize]).collect() };
+        let origin_grouped = !origin_of.is_empty();
+        // Each member's key ranked among the image's keys, and its raw name among its names,
+        // both in text order: the sort compares integers, not the long texts (V8's keys share
+        // their first 20 bytes), in the same order as the texts. A name's key is worked out
+        // once per copy of it, except under an origin grouping (the key is the member's, below).
+        // The key ranks, the raw ranks and the objects depend on the copies only: worked out at
+        // the same time on the pool (a scan groups one image, so the pool's other thread is
+        // free once the summary is counted).
+        let key_of_copy = |c: usize| {
+            let name = match copy_entry.get(c).copied().unwrap_or(PLAIN) {
+                PLAIN => NameRef::Plain(plain_text(raws[c])),
+                p => NameRef::Cxx(names.at(p)),
+            };
+            by.key_of(name)
+        };
+        let (copy_key, (raw, object_of)) = crate::pool::join(
+            || (!origin_grouped).then(|| per_member(&key_ranks((0..raws.len()).map(key_of_copy)))),
+            || {
+                crate::pool::join(
+                    || per_member(&raw_ranks(&raws, &copy_entry)),
+                    || match attribution {
+                        Some(a) => per_member(
+                            &raws
+                                .iter()
+                                .map(|raw| a.symbols.get(*raw).copied().unwrap_or(PLAIN))
+                                .collect::<Vec<u32>>(),
+                        ),
+                        None => Vec::new(),
+                    },
+                )
+            },
+        );
         // Empty when unused (see the fields).
         let entry = if copy_entry.is_empty() {
             Vec::new()
         } else {
             per_member(&copy_entry)
-        };
-        let object_of = match attribution {
-            Some(a) => per_member(
-                &raws
-                    .iter()
-                    .map(|raw| a.symbols.get(*raw).copied().unwrap_or(PLAIN))
-                    .collect::<Vec<u32>>(),
-            ),
-            None => Vec::new(),
         };
         let mut table = GroupTable {
             by,
@@ -333,23 +356,10 @@ impl GroupTable {
             groups: Vec::new(),
             total: 0,
         };
-        // Each member's key ranked among the image's keys, and its raw name among its names,
-        // both in text order: the sort compares integers, not the long texts (V8's keys share
-        // their first 20 bytes), in the same order as the texts. A name's key is worked out
-        // once per copy of it, except under an origin grouping (the key is the member's).
-        let key = if table.origin_of.is_empty() {
-            let ranks = key_ranks((0..raws.len()).map(|c| {
-                let name = match copy_entry.get(c).copied().unwrap_or(PLAIN) {
-                    PLAIN => NameRef::Plain(plain_text(raws[c])),
-                    p => NameRef::Cxx(names.at(p)),
-                };
-                by.key_of(name)
-            }));
-            per_member(&ranks)
-        } else {
-            key_ranks((0..n).map(|m| table.key(image, names, m)))
+        let key = match copy_key {
+            Some(key) => key,
+            None => key_ranks((0..n).map(|m| table.key(image, names, m))),
         };
-        let raw = per_member(&raw_ranks(&raws, &copy_entry));
         let key = |m: u32| key[m as usize];
         // Key, then raw name, then number.
         let mut sorted: Vec<(u64, u32)> = (0..n)
