@@ -43,9 +43,10 @@ impl Split {
     };
 }
 
-/// The most parts one walk is cut into: bounds the nesting of joins and the parts to put
-/// back together, whatever the trie's shape.
-const MAX_PARTS: usize = 1024;
+/// The most parts one walk is cut into: bounds the parts to put back together and the nesting
+/// of joins (a part that splits goes on inside the join: at most this many frames of [`run`]
+/// on one thread, a few hundred KiB of stack), whatever the trie's shape.
+const MAX_PARTS: usize = 256;
 /// Open nodes a part looks through, from the root, for one with children left to hand off
 /// (deeper nodes hold less work, and a trie may be 10⁶ nodes deep).
 const MAX_FRAMES_LOOKED_AT: usize = 64;
