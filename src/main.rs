@@ -12,6 +12,17 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // The pool's threads are started while the arguments are parsed (0.4–0.7 ms), not after:
+    // the first read of a scan began 0.69 → 0.51 ms into the run (medians of 40). A command that
+    // needs no pool only leaves two idle threads; whichever of this helper and the command asks
+    // first starts the pool, the other waits for it (`pool::pool`). The helper's stack is small:
+    // it only spawns the pool's threads. If it cannot start, the command starts the pool.
+    let _ = std::thread::Builder::new()
+        .name("weakscan-start".into())
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let _ = weakscan::pool::pool();
+        });
     let cli = match weakscan::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
