@@ -242,6 +242,11 @@ fn member(image: &Image, m: u32) -> (&str, Add) {
     }
 }
 
+/// `a` and `b` are one copy of a text ([`crate::model::copy_key`]): equal without reading them.
+fn same_copy(a: &str, b: &str) -> bool {
+    crate::model::copy_key(a) == crate::model::copy_key(b)
+}
+
 /// The copies of the names of `image`'s `n` members ([`crate::model::copy_key`]; a Node.js
 /// build: 23k members, 10k copies): per member the number of its copy, and per copy its raw
 /// name, in order of first use. What depends only on the name is then worked out per copy.
@@ -478,8 +483,16 @@ impl GroupTable {
             .sum();
         // The least demangled name among the bound members, else among all.
         let mut example: Option<(bool, &str, &str)> = None;
+        let mut last: Option<&str> = None;
         for &m in members {
             let (raw, add) = member(image, m);
+            // The members of one copy of a name are adjacent, the bound one first: the others
+            // have the same text and are not bound, so never better (a Node.js build's largest
+            // group: 2k names, each a bind target and a weak definition).
+            if last.is_some_and(|l| same_copy(l, raw)) {
+                continue;
+            }
+            last = Some(raw);
             let bound = matches!(add, Add::Bound(_));
             let shown = self.name(image, names, m).demangled();
             let better = match example {
@@ -526,7 +539,7 @@ impl GroupTable {
         let mut last: Option<&str> = None;
         for &m in members {
             let name = member(image, m).0;
-            if last == Some(name) {
+            if last.is_some_and(|l| same_copy(l, name) || l == name) {
                 continue;
             }
             last = Some(name);
