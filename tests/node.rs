@@ -103,6 +103,53 @@ fn node_diff_22_to_24() {
     assert_eq!(doc["groups"][0]["delta"]["weak_bound_symbols"], -2158);
 }
 
+/// The export trie of each Node build walked in parts on the pool, split as often as it will go
+/// and as `scan` splits it, gives the whole walk's terminals in its order (its 95k nodes are
+/// where a part boundary could drop, repeat or reorder one).
+#[test]
+fn node_export_tries_walked_in_parts_equal_the_whole_walk() {
+    use weakscan::macho::MachOFile;
+    use weakscan::macho::export_trie::{Split, walk_export_trie, walk_export_trie_split};
+    use weakscan::macho::load_commands::read_load_commands;
+    type Terminals = Vec<(Vec<u8>, u64, weakscan::macho::export_trie::ExportTarget)>;
+    for version in ["20.11.0", "22.11.0", "24.11.1"] {
+        let Some(bin) = node_binary(version) else {
+            continue;
+        };
+        let file = MachOFile::open(&bin).unwrap();
+        let loc = file.slices().unwrap().remove(0);
+        let lc = read_load_commands(&file, &loc).unwrap();
+        let r = lc.exports_trie.or(lc.dyld_info_exports).unwrap();
+        let trie = file
+            .read_range(
+                loc.offset + u64::from(r.offset),
+                u64::from(r.size),
+                "export trie",
+            )
+            .unwrap();
+        let mut whole: Terminals = Vec::new();
+        walk_export_trie(&trie, |n, f, t| whole.push((n.to_vec(), f, t))).unwrap();
+        let always = Split {
+            min_bytes: 0,
+            check_every: 1,
+        };
+        for split in [always, always, Split::DEFAULT] {
+            let parts = weakscan::pool::install(|| {
+                walk_export_trie_split(&trie, split, Vec::new, |p: &mut Terminals, n, f, t| {
+                    p.push((n.to_vec(), f, t))
+                })
+            })
+            .unwrap()
+            .unwrap();
+            assert!(parts.len() >= 2, "node {version}: the walk was not split");
+            assert!(
+                parts.into_iter().flatten().eq(whole.iter().cloned()),
+                "node {version}: split walk differs ({split:?})"
+            );
+        }
+    }
+}
+
 /// The gate on real builds: a baseline of Node 20.11.0 with `--max-increase 10%` fails 22.11.0
 /// (the V8 template leak) and passes 24.11.1 (V8 built with -fvisibility=hidden).
 #[test]
