@@ -267,14 +267,14 @@ fn read_image_deferred(
                 },
             )
             .map_err(|e| ctx("export trie", e))?;
-            if parts.len() == 1 {
-                (weak_definitions, strong_exports) = parts.into_iter().next().unwrap_or_default();
-            } else {
-                weak_definitions.reserve_exact(parts.iter().map(|p| p.0.len()).sum());
-                for (weak, strong) in parts {
-                    weak_definitions.extend(weak);
-                    strong_exports.extend(strong);
-                }
+            // The parts in order, after the first (the one walked from the root).
+            let rest: usize = parts.iter().skip(1).map(|p| p.0.len()).sum();
+            let mut parts = parts.into_iter();
+            (weak_definitions, strong_exports) = parts.next().unwrap_or_default();
+            weak_definitions.reserve_exact(rest);
+            for (weak, strong) in parts {
+                weak_definitions.extend(weak);
+                strong_exports.extend(strong);
             }
             weak_definitions.shrink_to_fit();
         }
