@@ -148,20 +148,74 @@ struct RawKeys {
     entity: [std::ffi::c_uchar; MAX_SEPARATORS],
 }
 
+/// [`TreeKeys`] as [`with_keys`] lends them: slices of the printing thread's buffers.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeKeysRef<'b> {
+    /// See [`TreeKeys`].
+    pub pattern: &'b str,
+    /// See [`TreeKeys`].
+    pub name_start: u32,
+    /// See [`TreeKeys`].
+    pub template_end: Option<u32>,
+    /// The offset of each `::` in the pattern.
+    ends: &'b [u32],
+    /// Whether the component before each `::` is an entity (nonzero).
+    entity: &'b [u8],
+}
+
+impl TreeKeysRef<'_> {
+    /// `(offset of "::", component before it is an entity)`, as [`TreeKeys::separators`].
+    pub fn separators(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        self.ends
+            .iter()
+            .zip(self.entity)
+            .map(|(&at, &e)| (at, e != 0))
+    }
+
+    /// An owned copy.
+    pub fn to_keys(&self) -> TreeKeys {
+        TreeKeys {
+            pattern: self.pattern.to_string(),
+            name_start: self.name_start,
+            template_end: self.template_end,
+            separators: self.separators().collect(),
+        }
+    }
+}
+
+/// [`with_keys`] with the text and the keys copied out.
+///
+/// Errors: [`Refusal`], as [`print()`]. Never panics; thread-safe.
+pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<TreeKeys>), Refusal> {
+    with_keys(plain, limit, |text, keys| {
+        (text.to_string(), keys.map(|k| k.to_keys()))
+    })
+}
+
 /// Without libiberty: always [`Refusal::Unavailable`].
 #[cfg(not(weakscan_libiberty))]
-pub fn print_with_keys(_plain: &str, _limit: usize) -> Result<(String, Option<TreeKeys>), Refusal> {
+pub fn with_keys<R>(
+    _plain: &str,
+    _limit: usize,
+    _f: impl FnOnce(&str, Option<TreeKeysRef<'_>>) -> R,
+) -> Result<R, Refusal> {
     Err(Refusal::Unavailable)
 }
 
 /// [`print()`], and the grouping keys from the same parse (`keys.c`: libiberty's component tree,
 /// `cplus_demangle_v3_components`), or `None` for the keys when the name uses a node kind the
 /// walk does not read (the caller then takes them from cpp_demangle) or is a legacy Rust name.
-/// The pattern is bounded by `limit` bytes too.
+/// The pattern is bounded by `limit` bytes too. Both are lent to `f` from this thread's buffers,
+/// so a caller that builds one value of them copies each byte once (a Node.js build: 10k names,
+/// each printed ~300 bytes).
 ///
 /// Errors: [`Refusal`], as [`print()`]. Never panics; thread-safe.
 #[cfg(weakscan_libiberty)]
-pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<TreeKeys>), Refusal> {
+pub fn with_keys<R>(
+    plain: &str,
+    limit: usize,
+    f: impl FnOnce(&str, Option<TreeKeysRef<'_>>) -> R,
+) -> Result<R, Refusal> {
     use std::ffi::{c_char, c_int, c_long};
     unsafe extern "C" {
         fn weakscan_cxxfilt_keys(
@@ -176,7 +230,7 @@ pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<Tree
         return Err(Refusal::BadInput);
     }
     if maybe_legacy_rust(plain) {
-        return print(plain, limit).map(|text| (text, None));
+        return print(plain, limit).map(|text| f(&text, None));
     }
     thread_local! {
         /// The NUL-terminated name, the printed form's and the pattern's room, reused by every
@@ -220,36 +274,29 @@ pub fn print_with_keys(plain: &str, limit: usize) -> Result<(String, Option<Tree
             n if n >= 0 && (n as usize) <= limit => {
                 // SAFETY: the first `n` bytes were written (see above).
                 unsafe { out.set_len(n as usize) };
-                std::str::from_utf8(out)
-                    .map_err(|_| Refusal::NotUtf8)?
-                    .to_string()
+                std::str::from_utf8(out).map_err(|_| Refusal::NotUtf8)?
             }
             _ => return Err(Refusal::TooLong),
         };
         if have == 0 || raw.len > limit || raw.separators > MAX_SEPARATORS {
-            return Ok((text, None));
+            return Ok(f(text, None));
         }
         // SAFETY: `raw.len` bytes of `pattern` were written (checked against its room above).
         unsafe { pattern.set_len(raw.len) };
         let off = |x: c_long| u32::try_from(x).ok();
         let keys = (|| {
-            let pattern = std::str::from_utf8(pattern).ok()?.to_string();
-            let name_start = off(raw.name_start)?;
-            let template_end = match raw.template_end {
-                -1 => None,
-                e => Some(off(e)?),
-            };
-            let separators = (0..raw.separators)
-                .map(|i| (raw.ends[i], raw.entity[i] != 0))
-                .collect();
-            Some(TreeKeys {
-                pattern,
-                name_start,
-                template_end,
-                separators,
+            Some(TreeKeysRef {
+                pattern: std::str::from_utf8(pattern).ok()?,
+                name_start: off(raw.name_start)?,
+                template_end: match raw.template_end {
+                    -1 => None,
+                    e => Some(off(e)?),
+                },
+                ends: &raw.ends[..raw.separators],
+                entity: &raw.entity[..raw.separators],
             })
         })();
-        Ok((text, keys))
+        Ok(f(text, keys))
     })
 }
 

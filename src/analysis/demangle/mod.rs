@@ -495,8 +495,12 @@ fn proven_class(n: &SymbolName) -> Option<&str> {
     if n.kind != NameKind::Cxx || n.keys == Keys::None {
         return None;
     }
-    let pattern = n.pattern();
-    let (prefix, proper) = pattern.split_at_checked(n.name_start as usize)?;
+    proven_class_in(n.pattern(), n.name_start)
+}
+
+/// [`proven_class`] of a C++ name whose pattern is `pattern`, its name proper from `name_start`.
+fn proven_class_in(pattern: &str, name_start: u32) -> Option<&str> {
+    let (prefix, proper) = pattern.split_at_checked(name_start as usize)?;
     match prefix {
         "vtable for " | "VTT for " | "typeinfo for " | "typeinfo name for " => return Some(proper),
         "" => {}
@@ -568,14 +572,8 @@ fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys) -> Result<Vec<Done<'a>>> 
             // more in task hand-offs than it gains in balance.
             .with_min_len(64)
             .map(|&raw| {
-                let name =
-                    std::panic::catch_unwind(|| demangle_one(raw)).unwrap_or_else(|_| failed(raw));
-                let class = proven_class(&name).map(Box::from);
-                // A fresh entry holds every key: only a cut copies it.
-                let name = match name.kind {
-                    NameKind::Cxx if keys != Keys::All => name.keeping(keys),
-                    _ => name,
-                };
+                let (name, class) = std::panic::catch_unwind(|| demangle_keeping(raw, keys, true))
+                    .unwrap_or_else(|_| (failed(raw), None));
                 Done { raw, name, class }
             })
             .collect()
@@ -611,23 +609,35 @@ fn undemangled(raw: &str) -> SymbolName {
 /// libiberty demangles but neither source gives keys for is printed, with the printed form as its
 /// pattern, template and (global) namespace.
 pub fn demangle_one(raw: &str) -> SymbolName {
+    demangle_keeping(raw, Keys::All, false).0
+}
+
+/// [`demangle_one`] keeping only `keys` of a C++ name (as [`SymbolName::keeping`] cuts them),
+/// and when `class` is set, the scope the whole name shows to be a class ([`proven_class`],
+/// read before any key is cut). A name whose keys come from libiberty's parse is built straight
+/// from the printing thread's buffers ([`cxxfilt::with_keys`]): one allocation for its text,
+/// where printing, keying, then cutting a copy took five and copied the text three times.
+fn demangle_keeping(raw: &str, keys: Keys, class: bool) -> (SymbolName, Option<Box<str>>) {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if !plain.starts_with("_Z") {
-        return undemangled(raw);
+        return (undemangled(raw), None);
     }
     let limit = plain
         .len()
         .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
         .saturating_add(MAX_DEMANGLED_EXTRA_BYTES);
     #[cfg(weakscan_libiberty)]
-    let printed = match cxxfilt::print_with_keys(plain, limit) {
-        Ok((text, Some(keys))) => return from_tree(raw, text, keys),
-        Ok((text, None)) => Some(text),
-        Err(_) => return failed(raw),
+    let printed = match cxxfilt::with_keys(plain, limit, |text, tree| match tree {
+        Some(tree) => Ok(from_tree(raw, text, tree, keys, class)),
+        None => Err(text.to_string()),
+    }) {
+        Ok(Ok(done)) => return done,
+        Ok(Err(text)) => Some(text),
+        Err(_) => return (failed(raw), None),
     };
     #[cfg(not(weakscan_libiberty))]
     let printed: Option<String> = None;
-    match (structure(plain, limit, printed.is_none()), printed) {
+    let name = match (structure(plain, limit, printed.is_none()), printed) {
         (Some((cpp_text, keys)), printed) => {
             let demangled = if raw_names() {
                 raw.to_string()
@@ -644,7 +654,17 @@ pub fn demangle_one(raw: &str) -> SymbolName {
         (None, Some(_)) if raw_names() => SymbolName::plain(raw, NameKind::Cxx),
         (None, Some(printed)) => SymbolName::plain(&printed, NameKind::Cxx),
         (None, None) => failed(raw),
-    }
+    };
+    let class = if class {
+        proven_class(&name).map(Box::from)
+    } else {
+        None
+    };
+    let name = match name.kind {
+        NameKind::Cxx if keys != Keys::All => name.keeping(keys),
+        _ => name,
+    };
+    (name, class)
 }
 
 /// A name's grouping keys: `(pattern, where its name proper starts, where its template ends,
@@ -670,16 +690,52 @@ pub fn keys_by_source(raw: &str) -> (Option<KeyParts>, Option<KeyParts>) {
     (tree, structure(plain, limit, false).map(|(_, k)| k))
 }
 
-/// The name printed as `text`, with the keys libiberty's parse gave ([`cxxfilt::TreeKeys`]).
+/// The name printed as `text`, with the keys libiberty's parse gave: the entry
+/// `demangle_one(raw).keeping(keys)` would give, and the class [`proven_class`] reads in the
+/// whole name (when `class`), built without the whole entry.
 #[cfg(weakscan_libiberty)]
-fn from_tree(raw: &str, text: String, keys: cxxfilt::TreeKeys) -> SymbolName {
-    let (pattern, name_start, template_end, namespace_ends) = tree_key_parts(keys);
-    let demangled = if raw_names() { raw.to_string() } else { text };
-    let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
-    n.name_start = name_start;
-    n.template_end = template_end;
-    n.namespace_ends = namespace_ends;
-    n
+fn from_tree(
+    raw: &str,
+    text: &str,
+    tree: cxxfilt::TreeKeysRef<'_>,
+    keys: Keys,
+    class: bool,
+) -> (SymbolName, Option<Box<str>>) {
+    let pattern = tree.pattern;
+    let template_end = tree
+        .template_end
+        .unwrap_or(u32::try_from(pattern.len()).unwrap_or(u32::MAX));
+    // The leading components that can be namespaces (as `tree_key_parts`).
+    let ends = || {
+        tree.separators()
+            .take_while(|&(_, entity)| !entity)
+            .map(|(at, _)| at)
+    };
+    let class = if class {
+        proven_class_in(pattern, tree.name_start).map(Box::from)
+    } else {
+        None
+    };
+    let demangled = if raw_names() { raw } else { text };
+    // The pattern as `SymbolName::keeping` cuts it.
+    let cut = match keys {
+        Keys::All => pattern,
+        Keys::Template => {
+            &pattern[..(template_end as usize).max(ends().last().map_or(0, |e| e as usize))]
+        }
+        Keys::TemplateOnly => &pattern[..template_end as usize],
+        Keys::None => "",
+    };
+    let mut n = SymbolName::new(demangled, cut, NameKind::Cxx);
+    if keys != Keys::None {
+        n.name_start = tree.name_start;
+        n.template_end = template_end;
+    }
+    if keys.namespaces() {
+        n.namespace_ends = ends().collect();
+    }
+    n.keys = keys;
+    (n, class)
 }
 
 /// [`cxxfilt::TreeKeys`] as [`KeyParts`]: the template ends at the pattern's end when the name
@@ -1047,6 +1103,102 @@ mod tests {
             Keys::for_grouping(crate::analysis::group::GroupBy::Template),
             Keys::TemplateOnly
         );
+    }
+
+    /// Every name of these tests, and ones that fail or are no C++ name at all.
+    fn sample_names() -> Vec<&'static str> {
+        vec![
+            "__Z1f1AIS_S_E",
+            "__ZGVZN2v88internal29StaticCallInterfaceDescriptorINS0_14LoadDescriptorEE10InitializeEPNS0_27CallInterfaceDescriptorDataEE9registers",
+            "__ZN2ns1AcvNSt3__16vectorIiEEEv",
+            "__ZN2ns1BIiEcvNSt3__16vectorIiEEEv",
+            "__ZN2ns1fESt4pairIiiE",
+            "__ZN2v8",
+            "__ZN2v84base4bits15CountPopulationIjEENSt3__19enable_ifIXaasr3std11is_unsignedIT_EE5valuelestS5_Li8EEjE4typeES5_",
+            "__ZN2v88internal11interpreter14BytecodeTraitsILNS1_19ImplicitRegisterUseE0EJEE13kOperandTypesE",
+            "__ZN2v88internal15SearchStringRawIKhKtEElPNS0_7IsolateEPKT_iPKT0_ii",
+            "__ZN2v88internal16CallOptimizationC1INS0_7IsolateEEEPT_NS0_6HandleINS0_6ObjectEEE",
+            "__ZN2v88internal3fooIiEEiT_",
+            "__ZN2v88internal7FactoryINS0_7IsolateEE3NewEv",
+            "__ZN2v88internal8compiler20InstructionSelectorTINS1_15TurbofanAdapterEE17SwapShuffleInputsERNS3_15SimdShuffleViewE",
+            "__ZN4node10StreamBase8JSMethodIXadL_ZNS0_6WritevERKN2v820FunctionCallbackInfoINS2_5ValueEEEEEEEvS7_",
+            "__ZN4node11http_parser6ParserC2Ev",
+            "__ZNK2ns1AIiE3getEv",
+            "__ZTAXtlN2ns1SELi1EEE",
+            "__ZTAXtlN2v84base3tmp13StringLiteralILm11EEEtlNSt3__15arrayIcLm11EEEtlA11_cLc103ELc114ELc97ELc112ELc104ELc45ELc122ELc111ELc110ELc101EEEEE",
+            "__ZTIN2v88internal12DeserializerINS0_7IsolateEEE",
+            "__ZTSN2v88internal12DeserializerINS0_7IsolateEEE",
+            "__ZTTN2v88internal12DeserializerINS0_7IsolateEEE",
+            "__ZTTN2v88internal8compiler12TurboCfgFileE",
+            "__ZTVN2v88internal12DeserializerINS0_12LocalIsolateEEE",
+            "__ZTVN3ada3urlE",
+            "__ZTch0_h16_N2ns1B5cloneEv",
+            "__ZThn40_N6v8impl9ReferenceD0Ev",
+            "__ZTv0_n24_N2ns1AIiE1fEv",
+            "__ZZN2v88internal29StaticCallInterfaceDescriptorINS0_14LoadDescriptorEE10InitializeEPNS0_27CallInterfaceDescriptorDataEE9registers",
+            "__ZZN4node11Environment11CloseHandleI11uv_handle_sPFvPS2_EEEvPT_T0_ENUlS3_E_8__invokeES3_",
+            "__ZZN4node11SPrintFImplIJiEEENSt3__112basic_stringIcNS1_11char_traitsIcEENS1_9allocatorIcEEEEPKcDpOT_E20error_and_abort_args",
+            "__ZZN4node11SPrintFImplIRiJS1_PKcEEENSt3__112basic_stringIcNS4_11char_traitsIcEENS4_9allocatorIcEEEES3_OT_DpOT0_E4args",
+            "__ZZN4node11http_parser6Parser10InitializeEvE4args",
+            "__ZZN4node14ThreadPoolWork12ScheduleWorkEvENUlP9uv_work_sE_8__invokeES2_",
+            "__ZZN4node16MaybeStackBufferIjLm64EEixEmE4args",
+            "__ZZN4node6MallocIcEEPT_mE4args",
+            "__Znwm",
+            "__ZN2v8",
+            "__Z",
+            "_main",
+            "__ZNSt3__14pairIiiEC2Ev",
+            "__ZN2ns1AIiEC1Ev",
+            "__ZN2ns1AIiED0Ev",
+            "__ZN2ns1AIiE1BIcEC2Ev",
+            "__ZN1A1BC1Ev",
+            "__ZN1AIiEixEi",
+            "__ZN1AltIiEEbv",
+            "__ZN4node5RealmD2Ev.cold.1",
+            "__ZN17h0123456789abcdefE",
+            "__ZN3foo3bar17h0123456789abcdefE",
+        ]
+    }
+
+    #[test]
+    fn an_entry_built_keeping_keys_is_the_whole_entry_cut_to_them() {
+        // `demangle_keeping` builds the cut entry straight from libiberty's buffers; it must be
+        // exactly what demangling the whole entry and cutting it gives, with the class read
+        // from the whole entry.
+        // The whole entry as it was built before: the printed form and the keys copied out
+        // of libiberty's buffers, then put together.
+        let whole_entry = |raw: &str| {
+            let plain = raw.strip_prefix('_').unwrap_or(raw);
+            let limit = plain.len() * MAX_DEMANGLED_BYTES_PER_BYTE + MAX_DEMANGLED_EXTRA_BYTES;
+            match cxxfilt::print_with_keys(plain, limit) {
+                Ok((text, Some(keys))) => {
+                    let (pattern, name_start, template_end, namespace_ends) = tree_key_parts(keys);
+                    let mut n = SymbolName::new(&text, &pattern, NameKind::Cxx);
+                    n.name_start = name_start;
+                    n.template_end = template_end;
+                    n.namespace_ends = namespace_ends;
+                    n
+                }
+                _ => demangle_one(raw),
+            }
+        };
+        for raw in sample_names() {
+            let whole = whole_entry(raw);
+            assert_eq!(demangle_one(raw), whole, "{raw}");
+            let class = proven_class(&whole).map(Box::<str>::from);
+            for keys in [Keys::All, Keys::Template, Keys::TemplateOnly, Keys::None] {
+                let cut = match whole.kind {
+                    NameKind::Cxx if keys != Keys::All => whole.keeping(keys),
+                    _ => whole.clone(),
+                };
+                assert_eq!(
+                    demangle_keeping(raw, keys, true),
+                    (cut, class.clone()),
+                    "{raw} {keys:?}"
+                );
+                assert_eq!(demangle_keeping(raw, keys, false).1, None);
+            }
+        }
     }
 
     #[test]
