@@ -307,6 +307,7 @@ impl GroupTable {
         let copy_entry: Vec<u32> = if names.is_empty() {
             Vec::new()
         } else {
+            names.index_positions();
             crate::pool::map(&raws, |raw| names.position(raw).unwrap_or(PLAIN))
         };
         let per_member =
@@ -576,17 +577,22 @@ impl GroupTable {
 /// The rank of each of `keys` among their distinct values in text order (equal texts, equal
 /// ranks).
 fn key_ranks<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<u32> {
-    let keys: Vec<&str> = keys.collect();
-    let mut rank: foldhash::HashMap<&str, u32> = Default::default();
-    for &k in &keys {
-        rank.entry(k).or_insert(0);
-    }
-    let mut distinct: Vec<&str> = rank.keys().copied().collect();
+    // Each key hashed once: numbered in order of first use, the distinct ones sorted, then
+    // each number mapped to its rank (a Node.js build: 10k keys, 2.5k distinct).
+    let mut number: foldhash::HashMap<&str, u32> = Default::default();
+    let numbers: Vec<u32> = keys
+        .map(|k| {
+            let next = number.len() as u32;
+            *number.entry(k).or_insert(next)
+        })
+        .collect();
+    let mut distinct: Vec<(&str, u32)> = number.into_iter().collect();
     distinct.sort_unstable();
-    for (r, k) in distinct.into_iter().enumerate() {
-        rank.insert(k, r as u32);
+    let mut rank = vec![0u32; distinct.len()];
+    for (r, (_, n)) in distinct.into_iter().enumerate() {
+        rank[n as usize] = r as u32;
     }
-    keys.iter().map(|k| rank[k]).collect()
+    numbers.into_iter().map(|n| rank[n as usize]).collect()
 }
 
 /// For an origin grouping: the distinct keys of `image`'s `n` members at `level`, and per
@@ -721,6 +727,22 @@ mod tests {
             })),
             ..Image::bare()
         }
+    }
+
+    #[test]
+    fn key_ranks_are_ranks_among_the_distinct_keys_in_text_order() {
+        let keys = [
+            "v8::b", "a", "v8::a", "a", "", "v8::b", "b", "", "z<…>", "a",
+        ];
+        let mut distinct = keys.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let want: Vec<u32> = keys
+            .iter()
+            .map(|k| distinct.binary_search(k).unwrap() as u32)
+            .collect();
+        assert_eq!(key_ranks(keys.iter().copied()), want);
+        assert!(key_ranks(std::iter::empty()).is_empty());
     }
 
     #[test]
