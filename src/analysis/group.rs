@@ -6,7 +6,7 @@
 
 use super::attribute::{NO_ATTRIBUTION, ObjectNames, Origin, OriginLevel, Origins};
 use super::demangle::{Demangled, GLOBAL, Keys, NameRef, SymbolName, plain_text};
-use crate::model::Image;
+use crate::model::{Image, Name};
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -230,15 +230,21 @@ enum Add {
 
 /// A member's raw name and what it adds.
 fn member(image: &Image, m: u32) -> (&str, Add) {
+    let (name, add) = member_name(image, m);
+    (name.as_str(), add)
+}
+
+/// [`member`] with the member's name, not yet its text.
+fn member_name(image: &Image, m: u32) -> (&Name, Add) {
     let m = m as usize;
     let (b, l) = (image.bind_targets.len(), image.lookups.len());
     if m < b {
         let t = &image.bind_targets[m];
-        (t.symbol.as_str(), Add::Bound(t.sites.len()))
+        (&t.symbol, Add::Bound(t.sites.len()))
     } else if m < b + l {
-        (image.lookups[m - b].symbol.as_str(), Add::Lookup)
+        (&image.lookups[m - b].symbol, Add::Lookup)
     } else {
-        (image.weak_definitions[m - b - l].name.as_str(), Add::Export)
+        (&image.weak_definitions[m - b - l].name, Add::Export)
     }
 }
 
@@ -251,14 +257,15 @@ fn same_copy(a: &str, b: &str) -> bool {
 /// build: 23k members, 10k copies): per member the number of its copy, and per copy its raw
 /// name, in order of first use. What depends only on the name is then worked out per copy.
 fn copies_of(image: &Image, n: u32) -> (Vec<u32>, Vec<&str>) {
-    let mut seen: foldhash::HashMap<(usize, usize), u32> =
+    // By [`Name::copy_id`]: a member's text is read only when its copy is seen first.
+    let mut seen: foldhash::HashMap<usize, u32> =
         foldhash::HashMap::with_capacity_and_hasher(n as usize, Default::default());
     let mut raws: Vec<&str> = Vec::new();
     let copy = (0..n)
         .map(|m| {
-            let raw = member(image, m).0;
-            *seen.entry(crate::model::copy_key(raw)).or_insert_with(|| {
-                raws.push(raw);
+            let name = member_name(image, m).0;
+            *seen.entry(name.copy_id()).or_insert_with(|| {
+                raws.push(name.as_str());
                 (raws.len() - 1) as u32
             })
         })

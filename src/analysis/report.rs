@@ -278,18 +278,19 @@ fn distinct_cxx_names<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec<&'
     // `Demangled::lookup` gives without storing anything. Distinct names only (interned names
     // of an image are counted once), demangled in batches so the threads' results never hold
     // more than one batch besides the map; of each name only the keys `by` reads are kept.
-    // Each copy once ([`crate::model::copy_key`], a hash of its address, not of its text), then
+    // Each copy once ([`Name::copy_id`], a hash of its address, read without loading the
+    // name's text: only a copy seen first is read, to see whether it is a `_Z` name), then
     // sorted, then equal texts (copies of one name in two images) dropped as neighbours: the
     // sort compares them anyway, where a set of texts would hash each one whole.
     // Each text is sorted beside its name: a comparison then reads the two texts, not first
     // the two names' shared boxes (two loads each, from all over the heap).
-    let mut copies: foldhash::HashSet<(usize, usize)> = Default::default();
+    let mut copies: foldhash::HashSet<usize> = Default::default();
     let mut all: Vec<(&str, &Name)> = Vec::new();
     for i in images {
         copies.reserve(i.bind_targets.len() + i.weak_definitions.len() + i.lookups.len());
         all.extend(
             i.symbol_name_copies()
-                .filter(|n| needs_demangling(n) && copies.insert(crate::model::copy_key(n)))
+                .filter(|n| copies.insert(n.copy_id()) && needs_demangling(n))
                 .map(|n| (n.as_str(), n)),
         );
     }
