@@ -430,7 +430,11 @@ fn read_attribution(
     };
     // The names asked for, keyed by their text, with a cheap prefilter (see `NameFilter`). A
     // target defined here is named by its weak definition (`read_image_with`).
-    let mut wanted: foldhash::HashMap<&str, &Name> = Default::default();
+    // Sized once: growing would hash every name again at each doubling.
+    let mut wanted: foldhash::HashMap<&str, &Name> = foldhash::HashMap::with_capacity_and_hasher(
+        weak_definitions.len() + bind_targets.iter().filter(|t| !t.defined_here).count(),
+        Default::default(),
+    );
     for n in weak_definitions.iter().map(|w| &w.name).chain(
         bind_targets
             .iter()
