@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use weakscan::analysis::attribute::{Origin, OriginLevel};
 use weakscan::analysis::check::{CheckReport, EXAMPLES, Figure, ImageCheck, Kind};
-use weakscan::analysis::demangle::{Demangled, demangle_all};
+use weakscan::analysis::demangle::{Demangled, Keys, demangle_all};
 use weakscan::analysis::group::GroupBy;
 use weakscan::analysis::report::{
     DiffReport, ImageSummary, ScanReport, diff_report, pair_images, scan_report,
@@ -399,12 +399,30 @@ pub fn log(data: &[u8]) {
 
 /// Demangling and grouping of one symbol name (the input, lossily as UTF-8), as scan does it.
 ///
-/// Invariants: a name always comes back (demangled or raw), and every grouping key of it is
-/// produced without panicking.
+/// Invariants: a name always comes back (demangled or raw), every grouping key of it is
+/// produced without panicking, and an entry kept with fewer keys (`Demangled::of_sorted`, as a
+/// grouping builds it from libiberty's buffers) prints the same and gives the same keys.
 pub fn demangle(data: &[u8]) {
     let raw = String::from_utf8_lossy(data);
     let names = demangle_all([raw.as_ref()]).expect("demangling threads start");
     let name = names.lookup(&raw);
+    // An entry built keeping fewer keys (as a grouping asks for) prints the same and answers
+    // the keys it keeps as the whole entry does.
+    for keys in [Keys::Template, Keys::TemplateOnly, Keys::None] {
+        let cut = Demangled::of_sorted(vec![raw.as_ref()], 8, keys).expect("threads start");
+        let cut = cut.lookup(&raw);
+        assert_eq!(cut.demangled(), name.demangled(), "{keys:?}");
+        assert_eq!(cut.kind, name.kind, "{keys:?}");
+        if keys != Keys::None {
+            assert_eq!(cut.template(), name.template(), "{keys:?}");
+        }
+        if keys == Keys::Template {
+            assert_eq!(cut.namespace_components(), name.namespace_components());
+            for depth in 1..=name.namespace_components() {
+                assert_eq!(cut.namespace(depth), name.namespace(depth), "{depth}");
+            }
+        }
+    }
     for by in [
         GroupBy::Symbol,
         GroupBy::Pattern,
