@@ -294,6 +294,9 @@ fn raw_ranks(raws: &[&str], entry: &[u32]) -> Vec<u32> {
     rank
 }
 
+/// Groups [`GroupTable::groups`] builds at the same time: a batch's groups are held at once.
+pub const GROUPS_BUILT_AT_ONCE: usize = 64;
+
 impl GroupTable {
     /// Groups `image` by `by`, with `names` holding its demangled names.
     pub fn new(image: &Image, names: &Demangled<'_>, by: GroupBy) -> GroupTable {
@@ -469,14 +472,18 @@ impl GroupTable {
         self.total
     }
 
-    /// The groups kept, in order, each built as it is read; `image` and `names` must be those
-    /// the table was made from.
+    /// The groups kept, in order, built [`GROUPS_BUILT_AT_ONCE`] at a time on the pool as they
+    /// are read; `image` and `names` must be those the table was made from.
     pub fn groups<'r>(
         &'r self,
         image: &'r Image,
         names: &'r Demangled<'_>,
     ) -> impl Iterator<Item = Group> + 'r {
-        self.groups.iter().map(move |g| self.build(image, names, g))
+        // A group's example reads the printed names of all its members (Node.js 22's largest
+        // group: 2k names): the table's 20 groups, 0.4 ms on one thread, are built on both.
+        self.groups
+            .chunks(GROUPS_BUILT_AT_ONCE)
+            .flat_map(move |some| crate::pool::map(some, |g| self.build(image, names, g)))
     }
 
     fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
@@ -736,19 +743,23 @@ mod tests {
         }
     }
 
+    /// Each text's rank among the distinct texts, in text order.
+    fn text_ranks(texts: &[&str]) -> Vec<u32> {
+        let mut distinct = texts.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        texts
+            .iter()
+            .map(|t| distinct.binary_search(t).unwrap() as u32)
+            .collect()
+    }
+
     #[test]
     fn key_ranks_are_ranks_among_the_distinct_keys_in_text_order() {
         let keys = [
             "v8::b", "a", "v8::a", "a", "", "v8::b", "b", "", "z<…>", "a",
         ];
-        let mut distinct = keys.to_vec();
-        distinct.sort_unstable();
-        distinct.dedup();
-        let want: Vec<u32> = keys
-            .iter()
-            .map(|k| distinct.binary_search(k).unwrap() as u32)
-            .collect();
-        assert_eq!(key_ranks(keys.iter().copied()), want);
+        assert_eq!(key_ranks(keys.iter().copied()), text_ranks(&keys));
         assert!(key_ranks(std::iter::empty()).is_empty());
     }
 
@@ -773,13 +784,7 @@ mod tests {
                 Err(_) => PLAIN,
             })
             .collect();
-        let mut texts = raws.to_vec();
-        texts.sort_unstable();
-        texts.dedup();
-        let want: Vec<u32> = raws
-            .iter()
-            .map(|r| texts.binary_search(r).unwrap() as u32)
-            .collect();
+        let want = text_ranks(&raws);
         assert_eq!(raw_ranks(&raws, &entry), want);
         // Without entries (no name demangled): the same.
         assert_eq!(raw_ranks(&raws, &[]), want);
