@@ -388,24 +388,34 @@ impl<'a> Demangled<'a> {
     /// the first [`Demangled::position`] builds it otherwise, on its own thread, the others
     /// waiting.
     pub fn index_positions(&self) {
-        self.index();
+        if self.index.get().is_some() {
+            return;
+        }
+        // Hashed outside the lock: a thread waiting for the pool's work runs other queued
+        // tasks meanwhile, and one of them asking for a position would otherwise initialize
+        // the lock again from inside its own initialization. If another thread set the index
+        // first, this one is dropped (each index answers with its own seed).
+        let seed = foldhash::fast::RandomState::default();
+        let hashes = crate::pool::map(&self.names, |(n, _)| {
+            use std::hash::BuildHasher;
+            seed.hash_one(n)
+        });
+        let _ = self.index.set(NameIndex::of(seed, hashes));
     }
 
+    /// The index, built here on this thread if [`Demangled::index_positions`] did not.
     fn index(&self) -> &NameIndex {
         self.index.get_or_init(|| {
             let seed = foldhash::fast::RandomState::default();
-            let hashes = crate::pool::map(&self.names, |(n, _)| {
-                use std::hash::BuildHasher;
-                seed.hash_one(n)
-            });
-            let mut at: foldhash::HashMap<u64, u32> = foldhash::HashMap::default();
-            at.reserve(hashes.len());
-            for (i, h) in hashes.into_iter().enumerate() {
-                if let Ok(i) = u32::try_from(i) {
-                    at.entry(h).or_insert(i);
-                }
-            }
-            NameIndex { seed, at }
+            let hashes: Vec<u64> = self
+                .names
+                .iter()
+                .map(|(n, _)| {
+                    use std::hash::BuildHasher;
+                    seed.hash_one(n)
+                })
+                .collect();
+            NameIndex::of(seed, hashes)
         })
     }
 
@@ -456,6 +466,19 @@ struct NameIndex {
 }
 
 impl NameIndex {
+    /// The index of names whose hashes under `seed` are `hashes`, in their order.
+    fn of(seed: foldhash::fast::RandomState, hashes: impl IntoIterator<Item = u64>) -> Self {
+        let hashes = hashes.into_iter();
+        let mut at: foldhash::HashMap<u64, u32> = foldhash::HashMap::default();
+        at.reserve(hashes.size_hint().0);
+        for (i, h) in hashes.enumerate() {
+            if let Ok(i) = u32::try_from(i) {
+                at.entry(h).or_insert(i);
+            }
+        }
+        NameIndex { seed, at }
+    }
+
     fn hash(&self, raw: &str) -> u64 {
         use std::hash::BuildHasher;
         self.seed.hash_one(raw)
@@ -1178,6 +1201,34 @@ mod tests {
             "__ZN17h0123456789abcdefE",
             "__ZN3foo3bar17h0123456789abcdefE",
         ]
+    }
+
+    #[test]
+    fn positions_are_the_same_whether_the_index_is_built_on_the_pool_or_on_first_use() {
+        let names = sample_names();
+        let lazy = Demangled::of_sorted(
+            {
+                let mut v = names.clone();
+                v.sort_unstable();
+                v.dedup();
+                v
+            },
+            8,
+            Keys::All,
+        )
+        .unwrap();
+        let eager =
+            Demangled::of_sorted(lazy.names.iter().map(|(n, _)| *n).collect(), 8, Keys::All)
+                .unwrap();
+        eager.index_positions();
+        // Built from inside a pool task too, while another asks for a position.
+        crate::pool::join(|| eager.index_positions(), || eager.position(names[0]));
+        for raw in names.iter().copied().chain(["__Z9not_there", "_main"]) {
+            let want = lazy.names.binary_search_by(|(n, _)| (*n).cmp(raw)).ok();
+            let want = want.filter(|_| needs_demangling(raw)).map(|i| i as u32);
+            assert_eq!(lazy.position(raw), want, "{raw}");
+            assert_eq!(eager.position(raw), want, "{raw}");
+        }
     }
 
     #[test]
