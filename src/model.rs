@@ -19,15 +19,6 @@ use std::sync::Arc;
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Name(Arc<Box<str>>);
 
-/// Which copy of a text `s` is: its address and length, a key that costs an 8-byte hash where
-/// the text would cost ~100 bytes. Readers share one copy of a name between a weak-bind target,
-/// its lookups and its weak definition, so a table keyed by copy first hashes each text once
-/// per copy; two copies of one text are two keys with the same answer. Valid while `s` is
-/// borrowed (the key of a freed text may be reused).
-pub fn copy_key(s: &str) -> (usize, usize) {
-    (s.as_ptr() as usize, s.len())
-}
-
 impl Name {
     /// The text.
     pub fn as_str(&self) -> &str {
@@ -35,10 +26,12 @@ impl Name {
     }
 
     /// Which copy of its text this name shares: the address of the shared copy, read from the
-    /// name itself (no load from the heap, where [`copy_key`] of the text costs one per name,
-    /// a cache miss when the names were just made on another thread). Clones of one name have
-    /// one id; two names made apart have two, whatever their texts. Valid while the name is
-    /// borrowed.
+    /// name itself (no load from the heap: a cache miss when the names were just made on another
+    /// thread), a key that costs an 8-byte hash where the text would cost ~100 bytes. Readers
+    /// share one copy of a name between a weak-bind target, its lookups and its weak
+    /// definition, so a table keyed by copy hashes each text once per copy. Clones of one name
+    /// have one id; two names made apart have two, whatever their texts (two keys with the same
+    /// answer). Valid while the name is borrowed (the id of a freed name may be reused).
     pub fn copy_id(&self) -> usize {
         Arc::as_ptr(&self.0) as usize
     }
@@ -761,12 +754,6 @@ mod tests {
         let b = Name::from("__Z1fv");
         assert_eq!(a.copy_id(), a.clone().copy_id());
         assert_ne!(a.copy_id(), b.copy_id());
-        // As the text's copy key says, for names with text.
-        assert_eq!(
-            copy_key(a.as_str()) == copy_key(a.clone().as_str()),
-            a.copy_id() == a.clone().copy_id()
-        );
-        assert_ne!(copy_key(a.as_str()), copy_key(b.as_str()));
         // Empty texts share their (dangling) address; their names are still two copies.
         let (e, f) = (Name::from(""), Name::from(""));
         assert_ne!(e.copy_id(), f.copy_id());

@@ -248,12 +248,12 @@ fn member_name(image: &Image, m: u32) -> (&Name, Add) {
     }
 }
 
-/// `a` and `b` are one copy of a text ([`crate::model::copy_key`]): equal without reading them.
-fn same_copy(a: &str, b: &str) -> bool {
-    crate::model::copy_key(a) == crate::model::copy_key(b)
+/// `a` and `b` are one copy of a text ([`Name::copy_id`]): equal without reading them.
+fn same_copy(a: &Name, b: &Name) -> bool {
+    a.copy_id() == b.copy_id()
 }
 
-/// The copies of the names of `image`'s `n` members ([`crate::model::copy_key`]; a Node.js
+/// The copies of the names of `image`'s `n` members ([`Name::copy_id`]; a Node.js
 /// build: 23k members, 10k copies): per member the number of its copy, and per copy its raw
 /// name, in order of first use. What depends only on the name is then worked out per copy.
 fn copies_of(image: &Image, n: u32) -> (Vec<u32>, Vec<&str>) {
@@ -498,16 +498,17 @@ impl GroupTable {
             .sum();
         // The least demangled name among the bound members, else among all.
         let mut example: Option<(bool, &str, &str)> = None;
-        let mut last: Option<&str> = None;
+        let mut last: Option<&Name> = None;
         for &m in members {
-            let (raw, add) = member(image, m);
+            let (name, add) = member_name(image, m);
             // The members of one copy of a name are adjacent, the bound one first: the others
             // have the same text and are not bound, so never better (a Node.js build's largest
             // group: 2k names, each a bind target and a weak definition).
-            if last.is_some_and(|l| same_copy(l, raw)) {
+            if last.is_some_and(|l| same_copy(l, name)) {
                 continue;
             }
-            last = Some(raw);
+            last = Some(name);
+            let raw = name.as_str();
             let bound = matches!(add, Add::Bound(_));
             let shown = self.name(image, names, m).demangled();
             let better = match example {
@@ -551,9 +552,9 @@ impl GroupTable {
         }
         let mut counts: foldhash::HashMap<u32, usize> = Default::default();
         let mut unattributed = 0usize;
-        let mut last: Option<&str> = None;
+        let mut last: Option<&Name> = None;
         for &m in members {
-            let name = member(image, m).0;
+            let name = member_name(image, m).0;
             if last.is_some_and(|l| same_copy(l, name) || l == name) {
                 continue;
             }

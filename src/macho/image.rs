@@ -852,8 +852,8 @@ mod tests {
                 })
                 .collect();
             mark_defined_here(&weak, &mut targets);
-            let copy = |t: &BindTarget| crate::model::copy_key(t.symbol.as_str());
-            let of = |i: usize| crate::model::copy_key(weak[i].name.as_str());
+            let copy = |t: &BindTarget| t.symbol.copy_id();
+            let of = |i: usize| weak[i].name.copy_id();
             assert_eq!(copy(&targets[0]), of(2), "{n}");
             assert_eq!(copy(&targets[1]), of(n - 1), "{n}");
             assert_eq!(copy(&targets[2]), of(5), "{n}");
