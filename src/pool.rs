@@ -109,18 +109,9 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> 
     }
 }
 
-/// `v.sort_unstable()` on the pool's threads ([`rayon`]'s `par_sort_unstable`); without a pool,
-/// here. The order of equal elements is unspecified either way: for lists whose elements are
-/// all distinct, or whose equal ones are interchangeable.
-pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
-    use rayon::prelude::*;
-    match pool() {
-        Ok(pool) => pool.install(|| v.par_sort_unstable()),
-        Err(_) => v.sort_unstable(),
-    }
-}
-
-/// [`sort_unstable`] by `cmp`.
+/// `v.sort_unstable_by(cmp)` on the pool's threads ([`rayon`]'s `par_sort_unstable_by`);
+/// without a pool, here. The order of elements `cmp` finds equal is unspecified either way: for
+/// lists whose elements are all distinct, or whose equal ones are interchangeable.
 pub fn sort_unstable_by<T: Send>(
     v: &mut [T],
     cmp: impl Fn(&T, &T) -> std::cmp::Ordering + Sync + Send,
@@ -176,7 +167,7 @@ mod tests {
             items.iter().map(|&i| u64::from(i) * 3).collect::<Vec<_>>()
         );
         let (mut a, mut b) = (items.clone(), items.clone());
-        sort_unstable(&mut a);
+        sort_unstable_by(&mut a, u32::cmp);
         sort_unstable_by(&mut b, |x, y| y.cmp(x));
         let mut want = items;
         want.sort();
