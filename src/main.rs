@@ -32,7 +32,7 @@ fn main() -> ExitCode {
                 "weakscan: {}",
                 weakscan::cli::one_line(&e)
             );
-            return ExitCode::from(2);
+            exit_now(2)
         }
     };
     weakscan::analysis::demangle::show_raw_names(cli.no_demangle);
@@ -45,12 +45,26 @@ fn main() -> ExitCode {
         );
         weakscan::command::run(&r)
     };
-    match cli.request().and_then(run) {
-        Ok(code) => ExitCode::from(code),
+    let code = match cli.request().and_then(run) {
+        Ok(code) => code,
         Err(e) => {
             // The message is already one line (see weakscan::text); stderr errors are moot.
             let _ = writeln!(std::io::stderr(), "weakscan: {e}");
-            ExitCode::from(2)
+            2
         }
-    }
+    };
+    exit_now(code)
+}
+
+/// Ends the process with `code` once stdout and stderr are flushed, without the exit-time work
+/// of `exit(3)`: mimalloc's `mi_process_done` (its `init.c`) collects the main thread's heap
+/// page by page, ~0.35 ms of a 22 ms scan, for memory the system takes back anyway. The
+/// command has already finished its output (`command::emit` flushed and synced it, reporting
+/// any error) and removed what it created; nothing else is registered with `atexit`.
+fn exit_now(code: u8) -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` takes no pointer; the streams above are flushed, and no other thread
+    // holds output of ours (the pool's threads are idle once the command has returned).
+    unsafe { libc::_exit(i32::from(code)) }
 }
