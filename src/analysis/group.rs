@@ -800,7 +800,13 @@ mod tests {
             x ^= x << 17;
             (x % u64::from(bound)) as u32
         };
-        for (n, keys, raws) in [(0, 1, 1), (1, 1, 1), (50, 1, 1), (2000, 7, 300), (5000, 4000, 2)] {
+        for (n, keys, raws) in [
+            (0, 1, 1),
+            (1, 1, 1),
+            (50, 1, 1),
+            (2000, 7, 300),
+            (5000, 4000, 2),
+        ] {
             let key: Vec<u32> = (0..n).map(|_| next(keys)).collect();
             let raw: Vec<u32> = (0..n).map(|_| next(raws)).collect();
             let mut want: Vec<u32> = (0..n).collect();

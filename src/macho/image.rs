@@ -1,7 +1,7 @@
 //! Reads a file into [`Image`]s: container → load commands → export trie, weak binds (opcodes
 //! or chained fixups) → model.
 
-use super::bind_opcodes::{MAX_BIND_LOCATIONS, SegmentBounds, walk_weak_binds};
+use super::bind_opcodes::{MAX_BIND_LOCATIONS, SegmentBounds, WeakBindNames, walk_weak_binds};
 use super::chained_fixups::{
     BIND_SPECIAL_DYLIB_WEAK_LOOKUP, ChainedFixup, Visited, parse_chained_fixups_with, walk_chain,
 };
@@ -280,70 +280,70 @@ fn read_image_deferred(
         }
         Ok((weak_definitions, strong_exports))
     };
-    let read_fixups = || -> Result<(FixupFormat, Vec<BindTarget>, Vec<Name>)> {
+    // The weak-bind stream outlives the join: the targets' names are borrowed from it until
+    // the weak definitions tell which of them this image defines (`name_targets`).
+    let stream_slot: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let read_fixups = || -> Result<Fixups<'_>> {
         Ok(if let Some(r) = lc.chained_fixups {
             let blob = linkedit(r, "chained fixups")?;
             let targets = chained_targets(file, loc, &lc, &blob)?;
-            (FixupFormat::Chained, targets, Vec::new())
+            Fixups::Named(FixupFormat::Chained, targets)
         } else if lc.dyld_info_exports.is_some() {
-            let mut targets = Vec::new();
-            let mut strong = Vec::new();
-            if let Some(r) = lc.dyld_info_weak_bind.filter(|r| r.size > 0) {
-                let bounds: Vec<SegmentBounds> = lc
-                    .segments
-                    .iter()
-                    .map(|s| SegmentBounds {
-                        vm_size: s.vmsize,
-                        writable: s.initprot & VM_PROT_WRITE != 0,
-                        is_linkedit: s.name == "__LINKEDIT",
+            match lc.dyld_info_weak_bind.filter(|r| r.size > 0) {
+                Some(r) => {
+                    let bounds: Vec<SegmentBounds> = lc
+                        .segments
+                        .iter()
+                        .map(|s| SegmentBounds {
+                            vm_size: s.vmsize,
+                            writable: s.initprot & VM_PROT_WRITE != 0,
+                            is_linkedit: s.name == "__LINKEDIT",
+                        })
+                        .collect();
+                    let bytes = linkedit(r, "weak-bind stream")?;
+                    let stream: &[u8] = stream_slot.get_or_init(|| bytes);
+                    let ctx = |e| ctx("weak-bind stream", e);
+                    // One pass: a target's binds are consecutive in the stream (a new target
+                    // starts at each SET_SYMBOL or addend change), so the sites are collected in
+                    // order and then cut into each target's list, allocated once at its size.
+                    // (Two passes, the first to count, interned every name
+                    // twice: 8k names, 2-3 ms on Node.js 22.) At most `MAX_BIND_LOCATIONS`
+                    // sites, 16 bytes each, are held twice for that moment.
+                    let mut heads: Vec<(u32, i64, u32)> = Vec::new(); // symbol, addend, sites
+                    let mut sites: Vec<Site> = Vec::new();
+                    let names = walk_weak_binds(stream, &bounds, 8, |b| {
+                        if b.target as usize == heads.len() {
+                            heads.push((b.symbol, b.addend, 0));
+                        }
+                        heads[b.target as usize].2 += 1;
+                        let seg = &lc.segments[usize::from(b.segment_index)];
+                        sites.push(Site {
+                            address: seg.vmaddr.wrapping_add(b.segment_offset),
+                            segment_index: Some(u32::from(b.segment_index)),
+                        });
                     })
-                    .collect();
-                let stream = linkedit(r, "weak-bind stream")?;
-                let ctx = |e| ctx("weak-bind stream", e);
-                // One pass: a target's binds are consecutive in the stream (a new target starts
-                // at each SET_SYMBOL or addend change), so the sites are collected in order and
-                // then cut into each target's list, allocated once at its size. (Two passes, the
-                // first to count, interned every name twice: 8k names, 2-3 ms on Node.js 22.) At
-                // most `MAX_BIND_LOCATIONS` sites, 16 bytes each, are held twice for that moment.
-                let mut heads: Vec<(u32, i64, u32)> = Vec::new(); // symbol, addend, sites
-                let mut sites: Vec<Site> = Vec::new();
-                let names = walk_weak_binds(&stream, &bounds, 8, |b| {
-                    if b.target as usize == heads.len() {
-                        heads.push((b.symbol, b.addend, 0));
-                    }
-                    heads[b.target as usize].2 += 1;
-                    let seg = &lc.segments[usize::from(b.segment_index)];
-                    sites.push(Site {
-                        address: seg.vmaddr.wrapping_add(b.segment_offset),
-                        segment_index: Some(u32::from(b.segment_index)),
-                    });
-                })
-                .map_err(ctx)?;
-                let mut sites = sites.into_iter();
-                targets = heads
-                    .into_iter()
-                    .map(|(symbol, addend, n)| BindTarget {
-                        symbol: names.symbols[symbol as usize].clone(),
-                        addend,
-                        sites: sites.by_ref().take(n as usize).collect(),
-                        defined_here: false,
-                        supplier: None,
-                    })
-                    .collect();
-                strong = names.strong_overrides;
+                    .map_err(ctx)?;
+                    let mut sites = sites.into_iter();
+                    let targets = heads
+                        .into_iter()
+                        .map(|(symbol, addend, n)| {
+                            (symbol, addend, sites.by_ref().take(n as usize).collect())
+                        })
+                        .collect();
+                    Fixups::Opcodes { names, targets }
+                }
+                None => Fixups::Named(FixupFormat::Opcodes, Vec::new()),
             }
-            (FixupFormat::Opcodes, targets, strong)
         } else {
-            (FixupFormat::None, Vec::new(), Vec::new())
+            Fixups::Named(FixupFormat::None, Vec::new())
         })
     };
     let (trie, fixups) = crate::pool::join(read_trie, read_fixups);
     let (weak_definitions, strong_exports) = trie?;
-    let (fixup_format, mut bind_targets, strong_overrides) = fixups?;
     // Which targets the image defines itself; such a target then shares the weak
-    // definition's copy of the name (a Node.js build: 5k of its 5.6k targets), and the
-    // bind reader's copy is freed for what is allocated next.
-    mark_defined_here(&weak_definitions, &mut bind_targets);
+    // definition's copy of the name (a Node.js build: 6.8k of its 6.8k targets), and only the
+    // others' names are made.
+    let (fixup_format, bind_targets, strong_overrides) = name_targets(&weak_definitions, fixups?);
     let lookups = predict_lookups(lc.filetype, lc.flags, fixup_format, &bind_targets);
     let pending = lc.symtab.map(|symtab| PendingAttribution {
         loc: loc.clone(),
@@ -375,17 +375,85 @@ fn read_image_deferred(
     Ok((image, pending))
 }
 
-/// Weak definitions from which [`mark_defined_here`] indexes the two halves at the same time.
+/// The weak-bind targets of a slice as read beside its export trie.
+enum Fixups<'s> {
+    /// Chained fixups' targets (named from the imports table), or none: a format and the
+    /// targets.
+    Named(FixupFormat, Vec<BindTarget>),
+    /// The weak-bind stream's, their names still borrowed from the stream.
+    Opcodes {
+        /// The distinct names and strong overrides.
+        names: WeakBindNames<'s>,
+        /// Per target in stream order: its symbol (an index into `names.symbols`), addend and
+        /// sites.
+        targets: Vec<(u32, i64, Vec<Site>)>,
+    },
+}
+
+/// The bind targets of `fixups` with their names, and the format and strong overrides: a
+/// target one of `weak` names is defined here and shares that definition's copy of the name
+/// ([`copies_defined_here`]); only the other names are made (the weak-bind stream's), or kept
+/// (chained fixups').
+fn name_targets(
+    weak: &[WeakDefinition],
+    fixups: Fixups<'_>,
+) -> (FixupFormat, Vec<BindTarget>, Vec<Name>) {
+    match fixups {
+        Fixups::Named(format, mut targets) => {
+            let texts: Vec<&str> = targets.iter().map(|t| t.symbol.as_str()).collect();
+            let here = copies_defined_here(weak, &texts);
+            for (t, name) in targets.iter_mut().zip(here) {
+                if let Some(name) = name {
+                    t.symbol = name.clone();
+                    t.defined_here = true;
+                }
+            }
+            (format, targets, Vec::new())
+        }
+        Fixups::Opcodes { names, targets } => {
+            let texts: Vec<&str> = names.symbols.iter().map(|t| t.as_ref()).collect();
+            let here = copies_defined_here(weak, &texts);
+            let named: Vec<(Name, bool)> = texts
+                .iter()
+                .zip(here)
+                .map(|(text, name)| match name {
+                    Some(name) => (name.clone(), true),
+                    None => (Name::from(*text), false),
+                })
+                .collect();
+            let targets = targets
+                .into_iter()
+                .map(|(symbol, addend, sites)| {
+                    let (symbol, defined_here) = named[symbol as usize].clone();
+                    BindTarget {
+                        symbol,
+                        addend,
+                        sites,
+                        defined_here,
+                        supplier: None,
+                    }
+                })
+                .collect();
+            let strong = names
+                .strong_overrides
+                .iter()
+                .map(|&id| named[id as usize].0.clone())
+                .collect();
+            (FixupFormat::Opcodes, targets, strong)
+        }
+    }
+}
+
+/// Weak definitions from which [`copies_defined_here`] indexes the two halves at the same time.
 const MATCH_IN_HALVES: usize = 4096;
 
-/// Marks each of `targets` that one of `weak` names as defined here, and gives it that
-/// definition's copy of the name (of two definitions with one text, from a malformed trie, the
-/// last).
+/// For each of `texts`, the copy of that name one of `weak` holds (of two definitions with one
+/// text, from a malformed trie, the last), or `None` when the image does not define it.
 ///
-/// Done in halves on the pool: the definitions indexed two halves at once, the targets looked
-/// up two halves at once (a Node.js build: 10k definitions, 5.6k targets, ~1 ms on one thread
-/// with the pool's other thread idle, right after the export trie's walk).
-fn mark_defined_here(weak: &[WeakDefinition], targets: &mut [BindTarget]) {
+/// Done in halves on the pool: the definitions indexed two halves at once, the texts looked up
+/// two halves at once (a Node.js build: 10k definitions, 6.8k names, ~1 ms on one thread with
+/// the pool's other thread idle, right after the export trie's walk).
+fn copies_defined_here<'w>(weak: &'w [WeakDefinition], texts: &[&str]) -> Vec<Option<&'w Name>> {
     fn index(defs: &[WeakDefinition]) -> foldhash::HashMap<&str, &Name> {
         defs.iter().map(|w| (w.name.as_str(), &w.name)).collect()
     }
@@ -397,20 +465,15 @@ fn mark_defined_here(weak: &[WeakDefinition], targets: &mut [BindTarget]) {
     let (first, second) = crate::pool::join(|| index(&weak[..half]), || index(&weak[half..]));
     // The second half holds the later definitions: it answers first.
     let defined = |s: &str| second.get(s).or_else(|| first.get(s)).copied();
-    let mark = |targets: &mut [BindTarget]| {
-        for t in targets {
-            if let Some(name) = defined(t.symbol.as_str()) {
-                t.symbol = name.clone();
-                t.defined_here = true;
-            }
-        }
-    };
-    let (a, b) = targets.split_at_mut(if half < weak.len() {
-        targets.len() / 2
+    let look_up = |texts: &[&str]| texts.iter().map(|t| defined(t)).collect::<Vec<_>>();
+    let (a, b) = texts.split_at(if half < weak.len() {
+        texts.len() / 2
     } else {
-        targets.len()
+        texts.len()
     });
-    crate::pool::join(|| mark(a), || mark(b));
+    let (mut a, b) = crate::pool::join(|| look_up(a), || look_up(b));
+    a.extend(b);
+    a
 }
 
 /// The debug map of the slice, joined to the image's weak definitions and weak-bind targets;
@@ -841,7 +904,7 @@ mod tests {
                 "__Z7elsewhev",
                 "__Z3dupv",
             ];
-            let mut targets: Vec<BindTarget> = wanted
+            let targets: Vec<BindTarget> = wanted
                 .iter()
                 .map(|t| BindTarget {
                     symbol: Name::from(*t),
@@ -851,18 +914,65 @@ mod tests {
                     supplier: None,
                 })
                 .collect();
-            mark_defined_here(&weak, &mut targets);
             let copy = |t: &BindTarget| t.symbol.copy_id();
             let of = |i: usize| weak[i].name.copy_id();
-            assert_eq!(copy(&targets[0]), of(2), "{n}");
-            assert_eq!(copy(&targets[1]), of(n - 1), "{n}");
-            assert_eq!(copy(&targets[2]), of(5), "{n}");
-            assert_eq!(copy(&targets[4]), of(2), "{n}");
-            assert_eq!(
-                targets.iter().map(|t| t.defined_here).collect::<Vec<_>>(),
-                [true, true, true, false, true]
+            let check = |targets: &[BindTarget]| {
+                assert_eq!(copy(&targets[0]), of(2), "{n}");
+                assert_eq!(copy(&targets[1]), of(n - 1), "{n}");
+                assert_eq!(copy(&targets[2]), of(5), "{n}");
+                assert_eq!(copy(&targets[4]), of(2), "{n}");
+                assert_eq!(
+                    targets.iter().map(|t| t.defined_here).collect::<Vec<_>>(),
+                    [true, true, true, false, true]
+                );
+                assert_eq!(targets[3].symbol.as_str(), "__Z7elsewhev");
+            };
+            // Chained fixups' targets, named already.
+            let (format, chained, strong) =
+                name_targets(&weak, Fixups::Named(FixupFormat::Chained, targets.clone()));
+            assert_eq!((format, strong.len()), (FixupFormat::Chained, 0));
+            check(&chained);
+            // The weak-bind stream's: distinct names borrowed, each target with its sites.
+            let site = |address| Site {
+                address,
+                segment_index: Some(1),
+            };
+            let names = WeakBindNames {
+                symbols: wanted[..4].iter().map(|t| (*t).into()).collect(),
+                strong_overrides: vec![3, 0],
+                targets: 5,
+            };
+            let (format, opcodes, strong) = name_targets(
+                &weak,
+                Fixups::Opcodes {
+                    names,
+                    targets: vec![
+                        (0, 0, vec![site(0)]),
+                        (1, 0, vec![]),
+                        (2, 0, vec![site(1), site(2)]),
+                        (3, 0, vec![site(3)]),
+                        (0, 8, vec![site(4)]),
+                    ],
+                },
             );
-            assert_eq!(targets[3].symbol.as_str(), "__Z7elsewhev");
+            assert_eq!(format, FixupFormat::Opcodes);
+            check(&opcodes);
+            assert_eq!(
+                opcodes
+                    .iter()
+                    .map(|t| (t.addend, t.sites.clone()))
+                    .collect::<Vec<_>>(),
+                [
+                    (0, vec![site(0)]),
+                    (0, vec![]),
+                    (0, vec![site(1), site(2)]),
+                    (0, vec![site(3)]),
+                    (8, vec![site(4)]),
+                ]
+            );
+            // A strong override shares its target's name: made once, or the definition's.
+            assert_eq!(strong[0].copy_id(), copy(&opcodes[3]), "{n}");
+            assert_eq!(strong[1].copy_id(), of(2), "{n}");
         }
     }
 
