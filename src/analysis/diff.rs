@@ -71,28 +71,83 @@ pub fn diff_groups(
     old_zero: GroupStats,
     new_zero: GroupStats,
 ) -> Vec<GroupDelta> {
-    let mut by_key: BTreeMap<&str, (Option<&Group>, Option<&Group>)> = BTreeMap::new();
-    for g in old {
-        by_key.entry(&g.key).or_default().0 = Some(g);
+    fn key_stats(g: &[Group]) -> Vec<(&str, GroupStats)> {
+        g.iter().map(|g| (g.key.as_str(), g.stats)).collect()
     }
-    for g in new {
-        by_key.entry(&g.key).or_default().1 = Some(g);
+    pair_groups(&key_stats(old), &key_stats(new), old_zero, new_zero)
+        .into_iter()
+        .map(|p| {
+            // The example from the new build when it has the group.
+            let shown = p.new.map(|i| &new[i]).or(p.old.map(|i| &old[i]));
+            p.delta(
+                shown.map(|g| g.example.clone()).unwrap_or_default(),
+                shown.map(|g| g.example_mangled.clone()).unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+/// A key of either build, paired ([`pair_groups`]): its figures on both sides and where it is
+/// in each side's list; its example is read only if it is shown ([`Paired::delta`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paired<'k> {
+    /// The grouping key.
+    pub key: &'k str,
+    /// Figures in the old build (`old_zero` if absent there).
+    pub old_stats: GroupStats,
+    /// Figures in the new build (`new_zero` if absent there).
+    pub new_stats: GroupStats,
+    /// `new − old`.
+    pub change: StatsDelta,
+    /// The group's index in the old build's list, if it is there.
+    pub old: Option<usize>,
+    /// The group's index in the new build's list, if it is there.
+    pub new: Option<usize>,
+}
+
+impl Paired<'_> {
+    /// The [`GroupDelta`] with `example` (a demangled member, from the new build when it has
+    /// the group) and its raw name.
+    pub fn delta(&self, example: String, example_mangled: String) -> GroupDelta {
+        GroupDelta {
+            key: self.key.to_string(),
+            old: self.old_stats,
+            new: self.new_stats,
+            delta: self.change,
+            example,
+            example_mangled,
+        }
     }
-    let mut out: Vec<GroupDelta> = by_key
+}
+
+/// [`diff_groups`] of two builds' `(key, figures)` lists (keys distinct within a list), without
+/// their examples: a diff shows the examples of the groups it keeps only (`--top`), so the
+/// others are never built (a Node.js pair: 1.1k keys, 20 shown).
+pub fn pair_groups<'k>(
+    old: &[(&'k str, GroupStats)],
+    new: &[(&'k str, GroupStats)],
+    old_zero: GroupStats,
+    new_zero: GroupStats,
+) -> Vec<Paired<'k>> {
+    let mut by_key: BTreeMap<&str, (Option<usize>, Option<usize>)> = BTreeMap::new();
+    for (i, g) in old.iter().enumerate() {
+        by_key.entry(g.0).or_default().0 = Some(i);
+    }
+    for (i, g) in new.iter().enumerate() {
+        by_key.entry(g.0).or_default().1 = Some(i);
+    }
+    let mut out: Vec<Paired<'k>> = by_key
         .into_iter()
         .map(|(key, (o, n))| {
-            let old = o.map_or(old_zero, |g| g.stats);
-            let new = n.map_or(new_zero, |g| g.stats);
-            GroupDelta {
-                key: key.to_string(),
-                old,
-                new,
-                delta: StatsDelta::between(&old, &new),
-                example: n.or(o).map(|g| g.example.clone()).unwrap_or_default(),
-                example_mangled: n
-                    .or(o)
-                    .map(|g| g.example_mangled.clone())
-                    .unwrap_or_default(),
+            let old_stats = o.map_or(old_zero, |i| old[i].1);
+            let new_stats = n.map_or(new_zero, |i| new[i].1);
+            Paired {
+                key,
+                old_stats,
+                new_stats,
+                change: StatsDelta::between(&old_stats, &new_stats),
+                old: o,
+                new: n,
             }
         })
         .collect();
@@ -105,7 +160,7 @@ pub fn diff_groups(
                 abs(d.weak_def_exports),
             )
         };
-        k(&b.delta).cmp(&k(&a.delta)).then(a.key.cmp(&b.key))
+        k(&b.change).cmp(&k(&a.change)).then(a.key.cmp(b.key))
     });
     out
 }

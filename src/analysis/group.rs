@@ -511,17 +511,61 @@ impl GroupTable {
             .flat_map(move |some| crate::pool::map(some, |g| self.build(image, names, g)))
     }
 
-    fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
-        let members = &self.order[g.start as usize..(g.start + g.len) as usize];
-        let key = self.key(image, names, members[0]).to_string();
-        let sites: usize = members
+    /// Each group's key and figures, in the table's order (index `i` is the group
+    /// [`GroupTable::example`] takes): what a diff pairs, without building the groups.
+    pub fn key_stats<'r>(
+        &'r self,
+        image: &'r Image,
+        names: &'r Demangled<'_>,
+    ) -> Vec<(&'r str, GroupStats)> {
+        self.groups
+            .iter()
+            .map(|g| {
+                let members = self.members(g);
+                (self.key(image, names, members[0]), self.stats(image, g))
+            })
+            .collect()
+    }
+
+    /// The example of group `i` (of [`GroupTable::key_stats`]) and its raw name, as
+    /// [`Group::example`] and [`Group::example_mangled`].
+    pub fn example(&self, image: &Image, names: &Demangled<'_>, i: usize) -> (String, String) {
+        let (_, example, mangled) = self.example_of(image, names, self.members(&self.groups[i]));
+        (example.to_string(), mangled.to_string())
+    }
+
+    /// The members of `g`.
+    fn members(&self, g: &GroupRec) -> &[u32] {
+        &self.order[g.start as usize..(g.start + g.len) as usize]
+    }
+
+    /// The figures of `g` (those the image has).
+    fn stats(&self, image: &Image, g: &GroupRec) -> GroupStats {
+        let sites: usize = self
+            .members(g)
             .iter()
             .map(|&m| match member(image, m).1 {
                 Add::Bound(n) => n,
                 _ => 0,
             })
             .sum();
-        // The least demangled name among the bound members, else among all.
+        let z = self.zero;
+        GroupStats {
+            weak_bound_symbols: z.weak_bound_symbols.map(|_| g.bound as usize),
+            lookups: z.lookups.map(|_| g.lookups as usize),
+            sites: z.sites.map(|_| sites),
+            weak_def_exports: z.weak_def_exports.map(|_| g.exports as usize),
+        }
+    }
+
+    /// The least demangled name among the bound members, else among all: (bound, printed,
+    /// raw), or empty texts for no member.
+    fn example_of<'n>(
+        &self,
+        image: &'n Image,
+        names: &'n Demangled<'_>,
+        members: &[u32],
+    ) -> (bool, &'n str, &'n str) {
         let mut example: Option<(bool, &str, &str)> = None;
         let mut last: Option<&Name> = None;
         for &m in members {
@@ -546,17 +590,16 @@ impl GroupTable {
                 example = Some((bound, shown, raw));
             }
         }
-        let (example_is_bound, example, example_mangled) = example.unwrap_or((false, "", ""));
-        let z = self.zero;
-        let stats = GroupStats {
-            weak_bound_symbols: z.weak_bound_symbols.map(|_| g.bound as usize),
-            lookups: z.lookups.map(|_| g.lookups as usize),
-            sites: z.sites.map(|_| sites),
-            weak_def_exports: z.weak_def_exports.map(|_| g.exports as usize),
-        };
+        example.unwrap_or((false, "", ""))
+    }
+
+    fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
+        let members = self.members(g);
+        let key = self.key(image, names, members[0]).to_string();
+        let (example_is_bound, example, example_mangled) = self.example_of(image, names, members);
         Group {
             key,
-            stats,
+            stats: self.stats(image, g),
             example: example.to_string(),
             example_mangled: example_mangled.to_string(),
             mangled: (self.by == GroupBy::Symbol).then(|| example_mangled.to_string()),
@@ -885,5 +928,41 @@ mod tests {
             (from.object.as_str(), from.symbols, from.unattributed),
             ("", 0, 1)
         );
+    }
+
+    #[test]
+    fn key_stats_and_examples_are_the_built_groups_own() {
+        // Several templates, a name defined twice in one group, and a C name: the keys, figures
+        // and examples a diff reads without building the groups are those of the groups built.
+        let defs = [
+            "__Z1fIiEvv",
+            "__Z1fIlEvv",
+            "__Z1gIcEvv",
+            "__Z1fIcEvv",
+            "_c_name",
+            "__Z1hv",
+        ];
+        let mut cxx: Vec<&str> = defs
+            .iter()
+            .copied()
+            .filter(|d| d.starts_with("__Z"))
+            .collect();
+        cxx.sort_unstable();
+        for by in [GroupBy::Template, GroupBy::Symbol, GroupBy::Pattern] {
+            let names = Demangled::of_sorted(cxx.clone(), 64, Keys::for_grouping(by)).unwrap();
+            let img = image(&defs, &["/b/liba.a(a.o)"], &[(defs[0], 0), (defs[2], 0)]);
+            let table = GroupTable::new(&img, &names, by);
+            let built: Vec<Group> = table.groups(&img, &names).collect();
+            let key_stats = table.key_stats(&img, &names);
+            assert_eq!(key_stats.len(), built.len());
+            for (i, g) in built.iter().enumerate() {
+                assert_eq!(key_stats[i], (g.key.as_str(), g.stats), "{by:?} {i}");
+                assert_eq!(
+                    table.example(&img, &names, i),
+                    (g.example.clone(), g.example_mangled.clone()),
+                    "{by:?} {i}"
+                );
+            }
+        }
     }
 }

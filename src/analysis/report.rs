@@ -1,10 +1,8 @@
 //! The data that every output format renders: a scan report and a diff report.
 
 use super::demangle::{Demangled, Keys, needs_demangling};
-use super::diff::{GroupDelta, SymbolChanges, diff_groups, symbol_changes};
-use super::group::{
-    Group, GroupBy, GroupStats, GroupTable, SupplierCount, group_image, supplier_counts,
-};
+use super::diff::{GroupDelta, Paired, SymbolChanges, pair_groups, symbol_changes};
+use super::group::{Group, GroupBy, GroupStats, GroupTable, SupplierCount, supplier_counts};
 use crate::error::{Error, Result};
 use crate::model::{AttributionSource, FixupFormat, Image, LogFacts, LogFormat, Name};
 use serde::Serialize;
@@ -514,24 +512,30 @@ pub fn diff_report_with(
         // The two sides are grouped and summed up at the same time (the pool's idle thread
         // takes whichever of the four is waiting: the old build is usually the larger).
         let side =
-            |i: &Image| crate::pool::join(|| group_image(i, names, by), || ImageSummary::of(i));
-        let ((old_groups, old_summary), (new_groups, new_summary)) =
+            |i: &Image| crate::pool::join(|| GroupTable::new(i, names, by), || ImageSummary::of(i));
+        let ((old_table, old_summary), (new_table, new_summary)) =
             crate::pool::join(|| side(o), || side(n));
-        let all = diff_groups(
-            &old_groups,
-            &new_groups,
+        let (old_keys, new_keys) = (old_table.key_stats(o, names), new_table.key_stats(n, names));
+        let all = pair_groups(
+            &old_keys,
+            &new_keys,
             GroupStats::zero_for(o),
             GroupStats::zero_for(n),
         );
-        let groups_changed = all.iter().filter(|g| !g.delta.is_zero()).count();
-        let groups = match top {
-            Some(k) => all
-                .into_iter()
-                .filter(|g| !g.delta.is_zero())
-                .take(k)
-                .collect(),
-            None => all,
+        let groups_changed = all.iter().filter(|g| !g.change.is_zero()).count();
+        let kept: Vec<&Paired<'_>> = match top {
+            Some(k) => all.iter().filter(|g| !g.change.is_zero()).take(k).collect(),
+            None => all.iter().collect(),
         };
+        // Only the kept groups' examples are read (from the new build when it has the group).
+        let groups = crate::pool::map(&kept, |p| {
+            let (example, mangled) = match (p.new, p.old) {
+                (Some(i), _) => new_table.example(n, names, i),
+                (None, Some(i)) => old_table.example(o, names, i),
+                (None, None) => Default::default(),
+            };
+            p.delta(example, mangled)
+        });
         let label = if o.arch.is_some() && o.arch == n.arch {
             o.label().to_string()
         } else if o.is_log() || n.is_log() {
