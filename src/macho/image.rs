@@ -306,9 +306,9 @@ fn read_image_deferred(
                     // One pass: a target's binds are consecutive in the stream (a new target
                     // starts at each SET_SYMBOL or addend change), so the sites are collected in
                     // order and then cut into each target's list, allocated once at its size.
-                    // (Two passes, the first to count, interned every name
-                    // twice: 8k names, 2-3 ms on Node.js 22.) At most `MAX_BIND_LOCATIONS`
-                    // sites, 16 bytes each, are held twice for that moment.
+                    // (Two passes, the first to count, interned every name twice: 8k names,
+                    // 2-3 ms on Node.js 22.) At most `MAX_BIND_LOCATIONS` sites, 16 bytes
+                    // each, are held twice for that moment.
                     let mut heads: Vec<(u32, i64, u32)> = Vec::new(); // symbol, addend, sites
                     let mut sites: Vec<Site> = Vec::new();
                     let names = walk_weak_binds(stream, &bounds, 8, |b| {
