@@ -812,6 +812,18 @@ mod tests {
         }
     }
 
+    /// The distinct `_Z` names of `texts`, sorted (what a [`Demangled`] of them holds).
+    fn sorted_cxx<'a>(texts: &[&'a str]) -> Vec<&'a str> {
+        let mut cxx: Vec<&str> = texts
+            .iter()
+            .copied()
+            .filter(|t| t.starts_with("__Z"))
+            .collect();
+        cxx.sort_unstable();
+        cxx.dedup();
+        cxx
+    }
+
     /// Each text's rank among the distinct texts, in text order.
     fn text_ranks(texts: &[&str]) -> Vec<u32> {
         let mut distinct = texts.to_vec();
@@ -865,13 +877,7 @@ mod tests {
         let raws = [
             "__Z1gv", "_b", "__Z1fv", "_a", "__Z1gv", "__Z", "_zz", "__Z1av", "__Y",
         ];
-        let mut cxx: Vec<&str> = raws
-            .iter()
-            .copied()
-            .filter(|r| r.starts_with("__Z"))
-            .collect();
-        cxx.sort_unstable();
-        cxx.dedup();
+        let cxx = sorted_cxx(&raws);
         let entry: Vec<u32> = raws
             .iter()
             .map(|r| match cxx.binary_search(r) {
@@ -942,12 +948,7 @@ mod tests {
             "_c_name",
             "__Z1hv",
         ];
-        let mut cxx: Vec<&str> = defs
-            .iter()
-            .copied()
-            .filter(|d| d.starts_with("__Z"))
-            .collect();
-        cxx.sort_unstable();
+        let cxx = sorted_cxx(&defs);
         for by in [GroupBy::Template, GroupBy::Symbol, GroupBy::Pattern] {
             let names = Demangled::of_sorted(cxx.clone(), 64, Keys::for_grouping(by)).unwrap();
             let img = image(&defs, &["/b/liba.a(a.o)"], &[(defs[0], 0), (defs[2], 0)]);
