@@ -260,7 +260,8 @@ fn copies_of(image: &Image, n: u32) -> (Vec<u32>, Vec<&str>) {
     // By [`Name::copy_id`]: a member's text is read only when its copy is seen first.
     let mut seen: foldhash::HashMap<usize, u32> =
         foldhash::HashMap::with_capacity_and_hasher(n as usize, Default::default());
-    let mut raws: Vec<&str> = Vec::new();
+    // At most one copy per member; capacity never used is never touched.
+    let mut raws: Vec<&str> = Vec::with_capacity(n as usize);
     let copy = (0..n)
         .map(|m| {
             let name = member_name(image, m).0;
