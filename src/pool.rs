@@ -21,6 +21,32 @@ pub const STACK_BYTES: usize = 256 << 20;
 /// The pool, or why none could be started.
 static POOL: OnceLock<std::result::Result<rayon::ThreadPool, String>> = OnceLock::new();
 
+/// The environment variable that sets the pool's thread count (1 to 16), in place of one per
+/// available core: `WEAKSCAN_THREADS=1` runs as a one-CPU machine does.
+pub const THREADS_VAR: &str = "WEAKSCAN_THREADS";
+
+/// The pool's thread count: [`THREADS_VAR`] when set, else one per available core (which on
+/// Linux honours `taskset`), at most 16. Errors: the variable is set but is not 1 to 16.
+fn thread_count() -> std::result::Result<usize, String> {
+    match std::env::var_os(THREADS_VAR) {
+        Some(v) => v
+            .to_str()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|n| (1..=16).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "{THREADS_VAR}={} is not a thread count from 1 to 16",
+                    crate::text::escape_bytes(std::os::unix::ffi::OsStrExt::as_bytes(
+                        v.as_os_str()
+                    ))
+                )
+            }),
+        None => Ok(std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 16)),
+    }
+}
+
 /// The run's pool, started on first use with one thread per available core (at most 16), or
 /// with one thread when that many cannot start (a low `ulimit -v`: each thread reserves
 /// [`STACK_BYTES`] of address space).
@@ -29,9 +55,10 @@ static POOL: OnceLock<std::result::Result<rayon::ThreadPool, String>> = OnceLock
 /// then never silently left mangled, which would change groups and a `check` verdict.
 pub fn pool() -> Result<&'static rayon::ThreadPool> {
     let pool = POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 16);
+        let threads = match thread_count() {
+            Ok(n) => n,
+            Err(e) => return Err(e),
+        };
         // rayon stops the threads of a pool that failed to start but does not wait for them;
         // their stacks would still hold the address space the one-thread retry needs. So the
         // threads are started here, and joined when the pool fails.

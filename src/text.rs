@@ -8,6 +8,14 @@
 //! hostile name can neither break a one-line error, a table row or an annotation, nor drive a
 //! terminal or display in a misleading order; escaping is idempotent (its output has nothing left
 //! to escape), and distinct byte strings stay distinct (unless one spells an escape itself).
+//!
+//! It also neutralises the two forms of a GitHub Actions workflow command, so that no text from
+//! an input can raise an annotation, mask a value or stop the commands of a CI log that prints
+//! it (actions/runner `ActionCommand.TryParseV2` takes `::` at the start of a line after leading
+//! white space; the legacy `ActionCommand.TryParse` takes `##[` anywhere in a line):
+//!
+//! * every `##[` becomes `#\#[`;
+//! * a text whose first non-blank characters are `::` has its first `:` written `\x3a`.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -41,18 +49,62 @@ pub fn printable_ascii(bytes: &[u8]) -> bool {
     blocks.remainder().iter().all(printable)
 }
 
-/// `s` with every character of [`needs_escape`] escaped; borrowed when there is none.
+/// The legacy workflow-command opener that GitHub's runner finds anywhere in a line.
+const LEGACY_COMMAND: &str = "##[";
+/// How [`escape`] writes [`LEGACY_COMMAND`].
+const LEGACY_COMMAND_SHOWN: &str = "#\\#[";
+
+/// Whether `bytes` would be read as a GitHub Actions workflow command when printed: `##[`
+/// anywhere, or `::` after leading blanks (see the module docs). `#` is rare in symbol names,
+/// so the usual answer costs one `memchr`.
+pub fn has_workflow_command(bytes: &[u8]) -> bool {
+    leading_colons(bytes)
+        || memchr::memchr_iter(b'#', bytes)
+            .any(|i| bytes.get(i..i + 3) == Some(LEGACY_COMMAND.as_bytes()))
+}
+
+/// Whether `bytes` start with `::` after white space (Unicode's, as .NET's `TrimStart` takes
+/// it: a no-break or em space counts too). Only a text that starts with a blank, a non-ASCII
+/// byte or `:` is looked at further.
+fn leading_colons(bytes: &[u8]) -> bool {
+    match bytes.first() {
+        Some(b':') => bytes.starts_with(b"::"),
+        Some(&b) if b.is_ascii_whitespace() || b == 0x0b || b >= 0x80 => {
+            String::from_utf8_lossy(bytes)
+                .trim_start()
+                .starts_with("::")
+        }
+        _ => false,
+    }
+}
+
+/// `s` with every character of [`needs_escape`] escaped and workflow commands neutralised (see
+/// the module docs); borrowed when there is nothing to change.
 pub fn escape(s: &str) -> Cow<'_, str> {
     // Fast path: printable ASCII (every mangled name) needs nothing.
-    if printable_ascii(s.as_bytes()) {
-        return Cow::Borrowed(s);
-    }
-    if !s.chars().any(needs_escape) {
+    let plain = printable_ascii(s.as_bytes()) || !s.chars().any(needs_escape);
+    if plain && !has_workflow_command(s.as_bytes()) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     push_escaped(&mut out, s);
-    Cow::Owned(out)
+    Cow::Owned(neutralise_commands(out))
+}
+
+/// `s` (already escaped) with its workflow commands neutralised: every `##[` written
+/// `#\#[`, and a leading `::` (after blanks) written `\x3a:`. Neither replacement can form a
+/// new command, so the result has none ([`has_workflow_command`] is false).
+fn neutralise_commands(s: String) -> String {
+    let mut s = if s.contains(LEGACY_COMMAND) {
+        s.replace(LEGACY_COMMAND, LEGACY_COMMAND_SHOWN)
+    } else {
+        s
+    };
+    let blanks = s.len() - s.trim_start().len();
+    if s[blanks..].starts_with("::") {
+        s.replace_range(blanks..blanks + 1, "\\x3a");
+    }
+    s
 }
 
 /// Bytes from the input (a symbol, segment or section name, a log line) as one line of text:
@@ -64,7 +116,7 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
 /// [`escape_bytes`], borrowed when nothing needs escaping: a lookup by name (an interning
 /// table) then allocates nothing for the names already in it.
 pub fn escape_bytes_cow(bytes: &[u8]) -> Cow<'_, str> {
-    if printable_ascii(bytes) {
+    if printable_ascii(bytes) && !has_workflow_command(bytes) {
         // SAFETY: bytes below 0x80 are each a UTF-8 character.
         return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
     }
@@ -78,7 +130,7 @@ pub fn escape_bytes_cow(bytes: &[u8]) -> Cow<'_, str> {
                     let _ = write!(out, "\\x{b:02x}");
                 }
             }
-            Cow::Owned(out)
+            Cow::Owned(neutralise_commands(out))
         }
     }
 }
@@ -116,6 +168,37 @@ mod tests {
         assert_eq!(escape_bytes(b"a\xffb\n"), "a\\xffb\\x0a");
         let p = Path::new(OsStr::from_bytes(b"/tmp/a\nb\xfe"));
         assert_eq!(escape_path(p), "/tmp/a\\x0ab\\xfe");
+    }
+
+    #[test]
+    fn workflow_commands_are_neutralised_wherever_they_would_be_read() {
+        assert_eq!(escape("c##[error]x"), "c#\\#[error]x");
+        assert_eq!(escape("##[add-mask]s ##[x"), "#\\#[add-mask]s #\\#[x");
+        assert_eq!(escape("###[a"), "##\\#[a");
+        assert_eq!(escape("::error::x"), "\\x3a:error::x");
+        assert_eq!(escape("  ::warning::x"), "  \\x3a:warning::x");
+        assert_eq!(
+            escape_bytes(b"\xff##[stop-commands]t"),
+            "\\xff#\\#[stop-commands]t"
+        );
+        assert_eq!(escape_bytes(b"::\n"), "\\x3a:\\x0a");
+        // Left alone: `::` inside a name, one `#`, `#[`.
+        for s in ["v8::internal::X", "a #1}", "#[x", "a::", "x ::y"] {
+            assert!(matches!(escape(s), Cow::Borrowed(_)), "{s}");
+        }
+        assert_eq!(escape("\u{a0}\u{2003}::x"), "\u{a0}\u{2003}\\x3a:x");
+        for s in [
+            "c##[error]x",
+            "::a",
+            " \t::b",
+            "###[##[",
+            "\u{202e}##[",
+            "\u{3000}::x",
+        ] {
+            let e = escape(s);
+            assert!(!has_workflow_command(e.as_bytes()), "{s} -> {e}");
+            assert_eq!(escape(&e), e, "idempotent: {s}");
+        }
     }
 
     #[test]

@@ -151,3 +151,135 @@ case!(regression_a_scan_of_many_inputs_held_every_file_open, {
         "output differs under ulimit -n 256"
     );
 });
+
+/// `weakscan ARGS` with a pool of one thread (`WEAKSCAN_THREADS=1`, how one CPU behaves) and a
+/// deadline: a run that waits for a thread it holds itself fails here instead of hanging.
+fn with_one_thread(args: &[&str], dir: &std::path::Path) -> std::process::Output {
+    weakscan()
+        .env("WEAKSCAN_THREADS", "1")
+        .current_dir(dir)
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap()
+}
+
+/// Every command that reads several inputs at once, with their argument lists (outputs into
+/// `dir`): the reads beside the demangling must run on the pool, not wait for it.
+fn commands_reading_in_parallel(dir: &std::path::Path) -> Vec<Vec<String>> {
+    let s = |p: PathBuf| p.display().to_string();
+    let (a, b) = (
+        s(fixture("app-default-chained-x86_64")),
+        s(fixture("app-v2-default-chained-x86_64")),
+    );
+    let (app, app2) = (
+        s(testdata().join("process/App.app")),
+        s(testdata().join("process/App-v2.app")),
+    );
+    let log = s(testdata().join("logs/dyld4-macos15-chained.log"));
+    let out = |n: &str| s(dir.join(n));
+    let v = |a: &[&str]| a.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    vec![
+        v(&["report", "-o", &out("one.html"), &a]),
+        v(&["report", "-o", &out("two.html"), &a, &b]),
+        v(&["report", "-o", &out("three.html"), &a, &b, &a]),
+        v(&["diff", &app, &app2]),
+        v(&["diff", &a, &b]),
+        v(&["trend", &a, &b, &a]),
+        v(&["trend", &app, &app2]),
+        v(&["scan", &app]),
+        v(&["verify", &a, &log, "--tolerance", "100000"]),
+        v(&[
+            "check",
+            "--no-config",
+            "--max-weak-bind-symbols",
+            "100000",
+            &a,
+            &b,
+        ]),
+    ]
+}
+
+case!(
+    regression_report_and_process_diff_hung_with_a_pool_of_one_thread,
+    {
+        // `report` joined reader threads from the pool's only worker while their reads waited for
+        // the pool; a process `diff` did the same (`taskset -c 0` hung both).
+        let dir = tempfile::tempdir().unwrap();
+        for args in commands_reading_in_parallel(dir.path()) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let one = with_one_thread(&args, dir.path());
+            assert_eq!(one.status.code(), Some(0), "{args:?}: {one:?}");
+            if !args.contains(&"-o") {
+                let all = weakscan().args(&args).output().unwrap();
+                assert!(all.stdout == one.stdout, "{args:?}: output differs");
+            }
+        }
+        match on_one_core(&["--version"]) {
+            Some(o) if o.status.success() => {
+                let out = dir.path().join("taskset.html");
+                let a = fixture("app-default-chained-x86_64");
+                let mut cmd = assert_cmd::Command::new("taskset");
+                cmd.args(["-c", "0"])
+                    .arg(bin())
+                    .arg("report")
+                    .arg("-o")
+                    .arg(&out)
+                    .arg(&a);
+                let o = cmd
+                    .timeout(std::time::Duration::from_secs(120))
+                    .output()
+                    .unwrap();
+                assert_eq!(o.status.code(), Some(0), "taskset: {o:?}");
+            }
+            _ => skip("taskset cannot run here: WEAKSCAN_THREADS=1 only"),
+        }
+    }
+);
+
+case!(a_bad_thread_count_is_one_line_and_exit_2, {
+    for bad in ["0", "17", "two", ""] {
+        let o = weakscan()
+            .env("WEAKSCAN_THREADS", bad)
+            .arg("scan")
+            .arg(fixture("app-default-chained-x86_64"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {o:?}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("WEAKSCAN_THREADS"), "{err}");
+        assert!(o.stdout.is_empty());
+    }
+});
+
+case!(
+    regression_report_hung_or_panicked_under_an_address_space_limit,
+    {
+        // Under `ulimit -v` the report hung (6 runs in 6 at 600000 KiB) or panicked with "failed
+        // to spawn thread" (exit 101): it must finish with its report or one line and exit 2.
+        let dir = tempfile::tempdir().unwrap();
+        let a = fixture("app-default-chained-x86_64");
+        let b = fixture("app-v2-default-chained-x86_64");
+        for limit in [200_000, 600_000, 800_000] {
+            let out = dir.path().join(format!("r{limit}.html"));
+            let o = assert_cmd::Command::new("sh")
+                .arg("-c")
+                .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
+                .arg(bin())
+                .arg("report")
+                .arg("-o")
+                .arg(&out)
+                .args([&a, &b, &a, &b])
+                .timeout(std::time::Duration::from_secs(120))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            match o.status.code() {
+                Some(0) => assert!(out.is_file(), "{limit}"),
+                Some(2) => assert_eq!(err.lines().count(), 1, "{limit}: {err}"),
+                other => panic!("ulimit -v {limit}: exit {other:?}: {err}"),
+            }
+        }
+    }
+);

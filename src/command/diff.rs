@@ -99,18 +99,8 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
             .collect::<Result<Vec<_>>>()?;
         Ok((processes, reports))
     };
-    let (old, new) = std::thread::scope(|s| {
-        let new = s.spawn(|| read(&req.new));
-        let old = read(&req.old);
-        let new = new.join().unwrap_or_else(|_| {
-            Err(Error::new(
-                ErrorKind::Malformed,
-                &req.new,
-                "reader thread panicked",
-            ))
-        });
-        (old, new)
-    });
+    // On the pool: both sides' reads share its threads (none waits for a thread of its own).
+    let (old, new) = crate::pool::join(|| read(&req.old), || read(&req.new));
     let ((old_p, old_c), (new_p, new_c)) = (old?, new?);
     fn sides<'a>(
         p: &'a [crate::process::Process],

@@ -67,27 +67,11 @@ pub fn largest_step(lookups: &[Option<usize>]) -> Option<usize> {
 /// universal file without `--arch`, the output cannot be written.
 pub fn run(req: &ReportRequest) -> Result<u8> {
     super::one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
-    // The builds are independent: read them at the same time.
-    let images: Vec<Image> = std::thread::scope(|s| {
-        let handles: Vec<_> = req
-            .files
-            .iter()
-            .map(|f| s.spawn(move || one_image(f, &req.read)))
-            .collect();
-        handles
-            .into_iter()
-            .zip(&req.files)
-            .map(|(h, f)| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::new(
-                        ErrorKind::Malformed,
-                        f,
-                        "reader thread panicked",
-                    ))
-                })
-            })
-            .collect::<Result<Vec<_>>>()
-    })?;
+    // The builds are independent: read at the same time, on the pool (a pool worker that
+    // waited here for a thread of its own would wait for itself when the pool has one thread).
+    let images = crate::pool::map(&req.files, |f| one_image(f, &req.read))
+        .into_iter()
+        .collect::<Result<Vec<Image>>>()?;
     let lookups: Vec<Option<usize>> = images.iter().map(Image::weak_lookups).collect();
     let (old, new, step) = match images.len() {
         1 => (None, &images[0], None),

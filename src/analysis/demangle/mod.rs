@@ -665,7 +665,21 @@ pub fn demangle_one(raw: &str) -> SymbolName {
 /// read before any key is cut). A name whose keys come from libiberty's parse is built straight
 /// from the printing thread's buffers ([`cxxfilt::with_keys`]): one allocation for its text,
 /// where printing, keying, then cutting a copy took five and copied the text three times.
+///
+/// A printed form that would read as a GitHub Actions workflow command
+/// ([`crate::text::has_workflow_command`]: `##[` from an identifier followed by an ABI tag, say)
+/// is refused like one that is not UTF-8: the name is kept raw (escaped) and counted.
 fn demangle_keeping(raw: &str, keys: Keys, class: bool) -> (SymbolName, Option<Box<str>>) {
+    let (name, class) = print_keeping(raw, keys, class);
+    let command = |t: &str| crate::text::has_workflow_command(t.as_bytes());
+    if name.kind == NameKind::Cxx && (command(name.demangled()) || command(name.pattern())) {
+        return (failed(raw), None);
+    }
+    (name, class)
+}
+
+/// [`demangle_keeping`] before its check of the printed form.
+fn print_keeping(raw: &str, keys: Keys, class: bool) -> (SymbolName, Option<Box<str>>) {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if !plain.starts_with("_Z") {
         return (undemangled(raw), None);
