@@ -19,7 +19,7 @@
 # of weakscan's JSON, and a cross-check of them against llvm-objdump (weak-def exports and
 # weak imports per image).
 #
-# Usage: scripts/bench-process.sh
+# Usage: scripts/bench-process.sh [hostile]
 # Environment: WEAKSCAN_BENCH_DIR, RUNS (default 10), INSTANTIATIONS (20000), TUS (4),
 #   TOTAL_MIB (1024), DYLIBS (19), REBUILD=1 (ignore the cache).
 # Needs: clang-22, lld-22, llvm-22, binutils' c++filt, python3, hyperfine (else a bash loop),
@@ -39,6 +39,42 @@ die() {
   echo "bench-process.sh: $*" >&2
   exit 2
 }
+
+# The bounded dependency search (docs/process.md, "Bounds"): the hostile processes of
+# scripts/gen-rpath-hostile.py, each scanned once by a release build, against its target:
+# 3,000 missing LC_RPATHs × 3,000 @rpath dependencies ≤ 2 s, a 4,096-deep chain of dylibs each
+# with its own missing LC_RPATH ≤ 5 s. With strace, the file-system calls are counted too.
+# `scripts/bench-process.sh hostile` runs only these.
+hostile() {
+  local dir=$bench/hostile bin=$root/target/release/weakscan status=0
+  (cd "$root" && cargo build --release --quiet)
+  rm -rf "$dir"
+  python3 "$root/scripts/gen-rpath-hostile.py" wide "$dir/wide" 3000 3000
+  python3 "$root/scripts/gen-rpath-hostile.py" chain "$dir/chain" 4096
+  echo "hostile dependency searches (target, seconds, file-system calls):"
+  local name target t0 t1 s calls
+  for name in wide:2 chain:5; do
+    target=${name#*:} name=${name%%:*}
+    t0=$(now)
+    "$bin" scan "$dir/$name" --format json >"$dir/$name.json" || die "$name: weakscan failed"
+    t1=$(now)
+    s=$(secs "$t0" "$t1")
+    calls=-
+    if command -v strace >/dev/null; then
+      calls=$(strace -f -c -e trace=%file,%stat "$bin" scan "$dir/$name" --format json 2>&1 \
+        >/dev/null | awk '$NF == "total" {print $(NF-2)}')
+    fi
+    printf '  %-6s target <= %s s: %s s, %s calls\n' "$name" "$target" "$s" "$calls"
+    python3 -c "import sys; sys.exit(0 if $s <= $target else 1)" || status=1
+  done
+  [[ $status = 0 ]] || die "a hostile dependency search missed its target"
+}
+if [[ ${1:-} == hostile ]]; then
+  now() { date +%s%N; }
+  secs() { python3 -c "print(f'{($2 - $1) / 1e9:.2f}')"; }
+  hostile
+  exit 0
+fi
 tool() {
   if command -v "$1" >/dev/null 2>&1; then command -v "$1"
   elif [[ -x $2 ]]; then echo "$2"
@@ -281,3 +317,5 @@ for b in bad:
 if p["problems"]:
     print("  problems: " + "; ".join(map(str, p["problems"][:5])))
 PY
+
+hostile

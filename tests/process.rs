@@ -1021,20 +1021,42 @@ case!(a_hard_link_to_a_loaded_dylib_is_that_image, {
 /// `dylibs`), laid out as `<mach-o/loader.h>` gives `mach_header_64`, `segment_command_64` and
 /// `dylib_command`.
 fn main_loading(dylibs: &[String]) -> Vec<u8> {
+    minimal_macho(2, None, &[], dylibs)
+}
+
+/// A minimal x86_64 Mach-O of `filetype` (2 `MH_EXECUTE`, 6 `MH_DYLIB`): a `__TEXT` segment,
+/// an `LC_ID_DYLIB` of `id`, one `LC_RPATH` (`rpath_command`) per entry of `rpaths`, one
+/// `LC_LOAD_DYLIB` per entry of `dylibs`. No symbols.
+fn minimal_macho(filetype: u32, id: Option<&str>, rpaths: &[String], dylibs: &[String]) -> Vec<u8> {
     let mut cmds = Vec::new();
-    for name in dylibs {
-        let size = (24 + name.len() + 1).div_ceil(8) * 8;
-        for v in [0xc_u32, size as u32, 24, 2, 0x10000, 0x10000] {
+    let mut ncmds = 1;
+    // cmd, cmdsize, the string's offset, then `after` (dylib_command: timestamp, current and
+    // compatibility version; rpath_command: nothing), then the string, padded to 8 bytes.
+    let mut command = |cmd: u32, after: &[u32], text: &str| {
+        let fixed = 12 + 4 * after.len();
+        let size = (fixed + text.len() + 1).div_ceil(8) * 8;
+        for v in [cmd, size as u32, fixed as u32].iter().chain(after) {
             cmds.extend_from_slice(&v.to_le_bytes());
         }
-        cmds.extend_from_slice(name.as_bytes());
-        cmds.resize(cmds.len() + size - 24 - name.len(), 0);
+        cmds.extend_from_slice(text.as_bytes());
+        cmds.resize(cmds.len() + size - fixed - text.len(), 0);
+        ncmds += 1;
+    };
+    let versions = [2, 0x10000, 0x10000];
+    if let Some(id) = id {
+        command(0xd, &versions, id);
     }
-    let total = 32 + 72 + cmds.len();
+    for r in rpaths {
+        command(0x8000_001c, &[], r);
+    }
+    for name in dylibs {
+        command(0xc, &versions, name);
+    }
     let mut out = Vec::new();
-    for v in [0xfeed_facf_u32, 0x0100_0007, 3, 2, dylibs.len() as u32 + 1] {
+    for v in [0xfeed_facf_u32, 0x0100_0007, 3, filetype, ncmds] {
         out.extend_from_slice(&v.to_le_bytes());
     }
+    let total = 32 + 72 + cmds.len();
     out.extend_from_slice(&(72 + cmds.len() as u32).to_le_bytes());
     out.extend_from_slice(&0x85_u32.to_le_bytes()); // MH_NOUNDEFS | MH_DYLDLINK | MH_TWOLEVEL
     out.extend_from_slice(&0_u32.to_le_bytes());
@@ -1218,3 +1240,126 @@ case!(
         }
     }
 );
+
+/// Writes `bytes` at `path`, making its directories.
+fn write_file(path: &std::path::Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// File-system calls of `weakscan ARGS` counted by `strace -f -c` (`None` without strace).
+fn file_system_calls(args: &[&str]) -> Option<u64> {
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-c", "-e", "trace=%file,%stat"])
+        .arg(crate::util::bin())
+        .args(args)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let total = text.lines().find(|l| l.trim_end().ends_with("total"))?;
+    let fields: Vec<&str> = total.split_whitespace().collect();
+    fields.get(fields.len().checked_sub(3)?)?.parse().ok()
+}
+
+// Regression (hostile-input campaign): 3,000 missing LC_RPATHs × 3,000 @rpath dependencies
+// made 9 million `stat` calls (killed at 60 s). A missing directory is now walked once.
+case!(
+    regression_missing_rpaths_times_dependencies_made_millions_of_stats,
+    {
+        let d = tempfile::tempdir().unwrap();
+        let n = 1000;
+        let rpaths: Vec<String> = (0..n)
+            .map(|k| format!("@executable_path/missing-{k}"))
+            .collect();
+        let deps: Vec<String> = (0..n).map(|k| format!("@rpath/lib{k}.dylib")).collect();
+        write_file(
+            &d.path().join("main"),
+            &minimal_macho(2, None, &rpaths, &deps),
+        );
+        let dir = d.path().display().to_string();
+        let problems = problems_of(&["scan", "--format", "json", &dir]);
+        assert_eq!(problems.len(), n, "{:?}", &problems[..3]);
+        for (k, p) in problems.iter().enumerate() {
+            assert!(
+                p.contains(&format!("@rpath/lib{k}.dylib (LC_LOAD_DYLIB) is not found")),
+                "{p}"
+            );
+            // Still the first 8 paths tried, missing directories included.
+            assert!(p.contains(&format!("missing-7/lib{k}.dylib)")), "{p}");
+        }
+        match file_system_calls(&["scan", "--format", "json", &dir]) {
+            // One walk per missing directory, and a handful per run: not one per pair.
+            Some(calls) => assert!(calls < 3 * n as u64 + 200, "{calls} file-system calls"),
+            None => crate::util::skip("strace not installed: the calls are not counted"),
+        }
+    }
+);
+
+// Regression (hostile-input campaign): a 4,096-deep chain of dylibs, each with its own missing
+// LC_RPATH, took 116 s: each level searched the whole rpath stack on the file system.
+case!(
+    regression_a_deep_chain_of_missing_rpaths_searched_each_one_per_level,
+    {
+        let d = tempfile::tempdir().unwrap();
+        let depth = 1024;
+        let main = minimal_macho(
+            2,
+            None,
+            &["@executable_path/lib".into()],
+            &["@rpath/lib0.dylib".into()],
+        );
+        write_file(&d.path().join("main"), &main);
+        for k in 0..depth {
+            let next: Vec<String> = (k + 1 < depth)
+                .then(|| format!("@rpath/lib{}.dylib", k + 1))
+                .into_iter()
+                .collect();
+            let lib = minimal_macho(
+                6,
+                Some(&format!("@rpath/lib{k}.dylib")),
+                &[format!("@loader_path/missing-{k}")],
+                &next,
+            );
+            write_file(&d.path().join(format!("lib/lib{k}.dylib")), &lib);
+        }
+        let dir = d.path().display().to_string();
+        let doc = process_json(&["scan", "--format", "json", &dir]);
+        let p = &doc["processes"][0];
+        assert_eq!(p["images"].as_array().unwrap().len(), depth + 1);
+        assert_eq!(
+            p["problems"].as_array().unwrap().len(),
+            0,
+            "{}",
+            p["problems"]
+        );
+        if let Some(calls) = file_system_calls(&["scan", "--format", "json", &dir]) {
+            assert!(calls < 16 * depth as u64, "{calls} file-system calls");
+        }
+    }
+);
+
+// The search's budget (resolve::MAX_PROBES): existing directories that lack every dependency
+// cannot be remembered as missing, so 600 × 600 of them spend it; that is one counted problem.
+case!(a_search_past_its_probe_budget_is_one_counted_problem, {
+    let d = tempfile::tempdir().unwrap();
+    let n = 600;
+    for k in 0..n {
+        std::fs::create_dir_all(d.path().join(format!("empty-{k}"))).unwrap();
+    }
+    let rpaths: Vec<String> = (0..n)
+        .map(|k| format!("@executable_path/empty-{k}"))
+        .collect();
+    let deps: Vec<String> = (0..n).map(|k| format!("@rpath/lib{k}.dylib")).collect();
+    write_file(
+        &d.path().join("main"),
+        &minimal_macho(2, None, &rpaths, &deps),
+    );
+    let problems = problems_of(&["scan", "--format", "json", &d.path().display().to_string()]);
+    let stopped: Vec<&String> = problems
+        .iter()
+        .filter(|p| p.contains("dependency search stopped after 262144 candidate paths"))
+        .collect();
+    assert_eq!(stopped.len(), 1, "{:?}", &problems[problems.len() - 2..]);
+    // The dependencies searched before the cap are reported as not found, as without it.
+    assert!(problems[0].contains("@rpath/lib0.dylib (LC_LOAD_DYLIB) is not found"));
+});

@@ -19,7 +19,7 @@
 //! explicit stack, so a deep chain of dylibs cannot overflow ours.
 
 use super::bundle::Located;
-use super::resolve::{Resolution, Roots, RpathLink, resolve};
+use super::resolve::{Resolution, Roots, RpathDir, RpathLink, Search, expand_rpaths, resolve};
 use super::{Dep, DepState, Found, Problem, Process, ProcessImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::file::{FileIdentity, MachOFile};
@@ -93,6 +93,8 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             dependents_set: Vec::new(),
             loaded: LoadedIndex::default(),
             names: Default::default(),
+            rpaths: Vec::new(),
+            search: Default::default(),
         };
         intern(&loader.names, &mut image);
         loader.push(ProcessImage {
@@ -106,6 +108,16 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             deps: Vec::new(),
         });
         loader.load_all();
+        let search = loader.search.into_inner();
+        if search.capped() {
+            loader.problems.push(Problem {
+                path: loader.images[0].name.clone(),
+                what: format!(
+                    "dependency search stopped after {} candidate paths (the cap per process): the dependencies it had not found then are not read",
+                    search.probes()
+                ),
+            });
+        }
         out.push(Process {
             arch: loader.arch,
             roots: {
@@ -135,6 +147,10 @@ struct Loader {
     /// (`Name` is reference-counted) and its own copies freed.
     /// Locked by the reader of each image once it is read (images are read in parallel).
     names: Mutex<HashSet<Name>>,
+    /// Each image's directory and `LC_RPATH`s, expanded once (indexed as `images`).
+    rpaths: Vec<(PathBuf, Vec<RpathDir>)>,
+    /// The dependency search's caches and budget (`resolve_with` borrows it from `&self`).
+    search: std::cell::RefCell<Search>,
 }
 
 /// The images loaded so far, indexed for dyld's "already loaded" checks (Loader.cpp
@@ -207,6 +223,18 @@ impl Loader {
     fn push(&mut self, pi: ProcessImage) -> usize {
         let i = self.images.len();
         self.loaded.add(i, &pi);
+        let dir = pi
+            .path
+            .as_deref()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("/"));
+        let rpaths = match pi.image.as_ref().and_then(|i| i.linkage.as_ref()) {
+            Some(l) if pi.path.is_some() => {
+                expand_rpaths(dir, &l.rpaths, &self.main_dir, &self.roots)
+            }
+            _ => Vec::new(),
+        };
+        self.rpaths.push((dir.to_path_buf(), rpaths));
         self.images.push(pi);
         self.dependents_set.push(false);
         i
@@ -366,33 +394,19 @@ impl Loader {
 
     /// Resolves `name` with the rpath stack `chain` (the loading image, then its loaders).
     fn resolve_with(&self, name: &str, chain: &[usize]) -> Resolution {
-        let links: Vec<(PathBuf, &[String], &str)> = chain
+        let links: Vec<RpathLink<'_>> = chain
             .iter()
             .map(|&c| {
-                let pi = &self.images[c];
-                let dir = pi
-                    .path
-                    .as_deref()
-                    .and_then(Path::parent)
-                    .unwrap_or(Path::new("/"))
-                    .to_path_buf();
-                let rpaths = pi
-                    .image
-                    .as_ref()
-                    .and_then(|i| i.linkage.as_ref())
-                    .map_or(&[][..], |l| &l.rpaths[..]);
-                (dir, rpaths, pi.name.as_str())
+                let (dir, rpaths) = &self.rpaths[c];
+                RpathLink {
+                    dir,
+                    rpaths,
+                    name: self.images[c].name.as_str(),
+                }
             })
             .collect();
-        let rl: Vec<RpathLink<'_>> = links
-            .iter()
-            .map(|&(ref d, r, n)| RpathLink {
-                dir: d,
-                rpaths: r,
-                name: n,
-            })
-            .collect();
-        resolve(name, &self.main_dir, &rl, &self.roots)
+        let mut search = self.search.borrow_mut();
+        resolve(name, &self.main_dir, &links, &self.roots, &mut search)
     }
 
     /// Reads, in parallel, the files of `resolved` that are not loaded yet (each once, at most
@@ -421,9 +435,10 @@ impl Loader {
             // Nothing to overlap: read when taken.
             return HashMap::default();
         }
+        let (arch, names) = (&self.arch, &self.names);
         paths
             .into_par_iter()
-            .map(|p| (p.clone(), read_dylib(p, &self.arch, &self.names)))
+            .map(|p| (p.clone(), read_dylib(p, arch, names)))
             .collect()
     }
 
@@ -523,6 +538,8 @@ impl Loader {
                 )));
                 DepState::Unusable
             }
+            // Counted once, for the process, when the loading ends.
+            Resolution::Capped => DepState::Unusable,
         }
     }
 }
