@@ -1363,3 +1363,91 @@ case!(a_search_past_its_probe_budget_is_one_counted_problem, {
     // The dependencies searched before the cap are reported as not found, as without it.
     assert!(problems[0].contains("@rpath/lib0.dylib (LC_LOAD_DYLIB) is not found"));
 });
+
+/// The lines of an `strace -f` log of `weakscan ARGS` whose call is on a path under `outside`
+/// (`None` without strace).
+fn calls_naming(outside: &std::path::Path, args: &[&str]) -> Option<(i32, Vec<String>)> {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let status = std::process::Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-e",
+            "trace=%file,%stat,readlink,readlinkat",
+            "-o",
+        ])
+        .arg(log.path())
+        .arg(crate::util::bin())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    // The path a call is given is its first quoted argument (a `readlink`'s result, which may
+    // name the outside, is not a call on it).
+    let outside = outside.display().to_string();
+    let text = std::fs::read_to_string(log.path()).unwrap();
+    let lines = text
+        .lines()
+        .filter(|l| l.split('"').nth(1).is_some_and(|p| p.starts_with(&outside)))
+        .map(String::from)
+        .collect();
+    Some((status.code().unwrap_or(-1), lines))
+}
+
+// Regression (hostile-input campaign): `scan DIR` opened and read every top-level entry to find
+// the main executable before any root check, a symlink to a file outside included (here a second
+// MH_EXECUTE, which made the directory ambiguous), and a bundle's Frameworks symlink out of it
+// was `readlink`ed and resolved outside before being refused.
+case!(
+    regression_a_directory_scan_opened_files_outside_the_directory,
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let outside = base.join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        let exe = crate::util::fixture("app-default-chained-x86_64");
+        std::fs::copy(&exe, outside.join("secret")).unwrap();
+        let plain = base.join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        std::fs::copy(&exe, plain.join("main")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret"), plain.join("evil")).unwrap();
+        std::os::unix::fs::symlink("../outside/secret", plain.join("evil-relative")).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(plain.join("fifo"))
+                .status()
+                .unwrap()
+                .success()
+        );
+        // A bundle whose Frameworks directory is a link out of it (to a copy of its dylibs).
+        let app = copy_app(&base.join("bundle"));
+        std::fs::rename(app.join("Contents/Frameworks"), outside.join("Frameworks")).unwrap();
+        std::os::unix::fs::symlink(outside.join("Frameworks"), app.join("Contents/Frameworks"))
+            .unwrap();
+        let (plain, app) = (plain.display().to_string(), app.display().to_string());
+
+        // The verdicts: the one executable inside; the bundle's libraries refused, not read.
+        let doc = process_json(&["scan", "--format", "json", &plain]);
+        assert_eq!(doc["processes"][0]["images"][0]["image"], "main");
+        let problems = problems_of(&["scan", "--format", "json", &app]);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("outside the directories weakscan may read")),
+            "{problems:?}"
+        );
+        match calls_naming(&outside, &["scan", "--format", "json", &plain]) {
+            Some((code, lines)) => {
+                assert_eq!(code, 0);
+                assert!(lines.is_empty(), "calls outside the directory: {lines:#?}");
+                let (_, lines) =
+                    calls_naming(&outside, &["scan", "--format", "json", &app]).unwrap();
+                assert!(lines.is_empty(), "calls outside the bundle: {lines:#?}");
+            }
+            None => {
+                crate::util::skip("strace not installed: the verdicts are checked, not the calls")
+            }
+        }
+    }
+);

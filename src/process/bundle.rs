@@ -12,6 +12,7 @@
 //! bundle without an `Info.plist`, a malformed one, one without `CFBundleExecutable` or naming
 //! a file that is not there, a directory with no or several executables.
 
+use super::resolve::{Roots, Walked, walk};
 use crate::error::{Error, ErrorKind, Result};
 use std::path::{Path, PathBuf};
 
@@ -25,6 +26,10 @@ pub struct Located {
 }
 
 /// Finds the main executable of `input` (a file, bundle or directory) as the module docs say.
+/// Inside a directory, nothing outside it is opened, `stat`ed or `readlink`ed
+/// ([`super::resolve::walk`]): an `Info.plist` or main executable that is a symlink out of
+/// the bundle is an error, and a top-level entry that links out of a plain directory is not a
+/// candidate (the count is given when no executable is found).
 pub fn locate(input: &Path) -> Result<Located> {
     let meta = std::fs::metadata(input).map_err(|e| Error::io(input, &e))?;
     if !meta.is_dir() {
@@ -37,6 +42,10 @@ pub fn locate(input: &Path) -> Result<Located> {
             root,
         });
     }
+    let roots = Roots {
+        dirs: vec![std::fs::canonicalize(input).map_err(|e| Error::io(input, &e))?],
+        ..Roots::default()
+    };
     let plists = [
         ("Contents/Info.plist", "Contents/MacOS"),
         ("Resources/Info.plist", ""),
@@ -45,26 +54,27 @@ pub fn locate(input: &Path) -> Result<Located> {
     ];
     for (plist, exe_dir) in plists {
         let path = input.join(plist);
-        if path.is_file() {
-            inside_bundle(input, &path)?;
-            let exe = bundle_executable(&path)?;
-            let main = input.join(exe_dir).join(&exe);
-            if !main.is_file() {
-                return Err(Error::new(
-                    ErrorKind::Malformed,
-                    &path,
-                    format!(
-                        "CFBundleExecutable {exe:?} names no file ({} is missing)",
-                        crate::text::escape_path(&main)
-                    ),
-                ));
-            }
-            inside_bundle(input, &main)?;
-            return Ok(Located {
-                main,
-                root: input.to_path_buf(),
-            });
+        let real = match inside(&roots, input, Path::new(plist))? {
+            Walked::File(real) => real,
+            _ => continue,
+        };
+        let exe = bundle_executable(&path, &real)?;
+        let rel = Path::new(exe_dir).join(&exe);
+        let main = input.join(&rel);
+        if !matches!(inside(&roots, input, &rel)?, Walked::File(_)) {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                &path,
+                format!(
+                    "CFBundleExecutable {exe:?} names no file ({} is missing)",
+                    crate::text::escape_path(&main)
+                ),
+            ));
         }
+        return Ok(Located {
+            main,
+            root: input.to_path_buf(),
+        });
     }
     let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
     if matches!(ext, "app" | "framework" | "bundle") {
@@ -77,30 +87,59 @@ pub fn locate(input: &Path) -> Result<Located> {
             ),
         ));
     }
+    the_one_executable(input, &roots)
+}
+
+/// The one `MH_EXECUTE` file at the top of directory `input` (canonical in `roots`): each entry
+/// checked against the root before it is opened, and opened only as a regular file.
+fn the_one_executable(input: &Path, roots: &Roots) -> Result<Located> {
     let mut executables: Vec<PathBuf> = Vec::new();
+    let mut links_out = 0usize;
     let entries = std::fs::read_dir(input).map_err(|e| Error::io(input, &e))?;
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(input, &e))?;
+        let kind = entry
+            .file_type()
+            .map_err(|e| Error::io(&entry.path(), &e))?;
         let p = entry.path();
-        if p.is_file() && is_main_executable(&p) {
+        let real = if kind.is_file() {
+            roots.dirs[0].join(entry.file_name())
+        } else if kind.is_symlink() {
+            match walk(&roots.dirs[0].join(entry.file_name()), roots) {
+                Walked::File(real) => real,
+                Walked::Refused(_) => {
+                    links_out += 1;
+                    continue;
+                }
+                _ => continue,
+            }
+        } else {
+            continue;
+        };
+        if is_main_executable(&real) {
             executables.push(p);
         }
     }
     executables.sort();
     match executables.len() {
-        1 => {
-            let main = executables.remove(0);
-            inside_bundle(input, &main)?;
-            Ok(Located {
-                main,
-                root: input.to_path_buf(),
-            })
-        }
+        1 => Ok(Located {
+            main: executables.remove(0),
+            root: input.to_path_buf(),
+        }),
         0 => Err(Error::new(
             ErrorKind::Usage,
             input,
-            "no Mach-O executable (MH_EXECUTE) at the top of this directory: name the main \
-             executable with --process FILE",
+            format!(
+                "no Mach-O executable (MH_EXECUTE) at the top of this directory{}: name the main \
+                 executable with --process FILE",
+                match links_out {
+                    0 => String::new(),
+                    n => format!(
+                        " ({n} {} out of it not followed)",
+                        if n == 1 { "symlink" } else { "symlinks" }
+                    ),
+                }
+            ),
         )),
         n => Err(Error::new(
             ErrorKind::Usage,
@@ -119,23 +158,21 @@ pub fn locate(input: &Path) -> Result<Located> {
     }
 }
 
-/// Errors unless `path` (after symlinks) lies inside `root` (after symlinks): a bundle's
-/// Info.plist or main executable that is a symlink out of it is not read, as no dependency
-/// outside the roots is.
-fn inside_bundle(root: &Path, path: &Path) -> Result<()> {
-    let canon = |p: &Path| std::fs::canonicalize(p).map_err(|e| Error::io(p, &e));
-    let (r, p) = (canon(root)?, canon(path)?);
-    if p.starts_with(&r) {
-        return Ok(());
+/// [`walk`] of `rel` inside the bundle at `input` (its canonical path is `roots.dirs[0]`): an
+/// error when it leads out of it (a symlink out of the bundle is not read, as no dependency
+/// outside the roots is).
+fn inside(roots: &Roots, input: &Path, rel: &Path) -> Result<Walked> {
+    match walk(&roots.dirs[0].join(rel), roots) {
+        Walked::Refused(why) => Err(Error::new(
+            ErrorKind::Malformed,
+            &input.join(rel),
+            format!(
+                "a symlink out of the bundle ({why}): nothing outside the bundle, --search and \
+                 --sysroot is read"
+            ),
+        )),
+        w => Ok(w),
     }
-    Err(Error::new(
-        ErrorKind::Malformed,
-        path,
-        format!(
-            "a symlink out of the bundle (to {}): nothing outside the bundle, --search and --sysroot is read",
-            crate::text::escape_path(&p)
-        ),
-    ))
 }
 
 /// Largest `Info.plist` read, in bytes.
@@ -143,14 +180,15 @@ const MAX_PLIST_BYTES: u64 = 1 << 20;
 /// Stack of the thread that parses it, in bytes (reserved, touched only as deep as the nesting).
 const PLIST_STACK_BYTES: usize = 256 << 20;
 
-/// `CFBundleExecutable` of the property list at `path`: a plain file name.
-fn bundle_executable(path: &Path) -> Result<String> {
+/// `CFBundleExecutable` of the property list at `path` (read from `real`, its canonical path):
+/// a plain file name. The file is opened without blocking and read only if it is a regular file.
+fn bundle_executable(path: &Path, real: &Path) -> Result<String> {
     let bad = |what: String| Error::new(ErrorKind::Malformed, path, what);
     // Read whole, up to a cap (an Info.plist is a few KiB; a sparse 1 GiB one took 1.8 GB), and
     // parsed on a thread with a large stack: the plist crate recurses per nesting level, and
     // 150k nested <array> overflowed the main thread's 8 MiB (hostile-input campaign).
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, &e))?;
+    let file = open_regular(real).map_err(|e| Error::io(path, &e))?;
     let mut bytes = Vec::new();
     file.take(MAX_PLIST_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -190,6 +228,20 @@ fn bundle_executable(path: &Path) -> Result<String> {
     Ok(exe)
 }
 
+/// `path` opened for reading with `O_NONBLOCK` (a FIFO cannot hang the open), if `fstat` says
+/// it is a regular file. Errors: it cannot be opened, or is not a regular file.
+fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
+
 /// The `X.app` directory `path` sits in as `X.app/Contents/MacOS/<file>`.
 fn enclosing_app(path: &Path) -> Option<PathBuf> {
     let macos = path.parent()?;
@@ -204,7 +256,7 @@ fn enclosing_app(path: &Path) -> Option<PathBuf> {
 fn is_main_executable(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 16];
-    let Ok(mut f) = std::fs::File::open(path) else {
+    let Ok(mut f) = open_regular(path) else {
         return false;
     };
     if f.read_exact(&mut head).is_err() {
@@ -247,17 +299,17 @@ mod tests {
             .unwrap()
         };
         write("App");
-        assert_eq!(bundle_executable(&p).unwrap(), "App");
+        assert_eq!(bundle_executable(&p, &p).unwrap(), "App");
         write("../../bin/sh");
         assert!(
-            bundle_executable(&p)
+            bundle_executable(&p, &p)
                 .unwrap_err()
                 .message
                 .contains("not a file name")
         );
         std::fs::write(&p, "<?xml version=\"1.0\"?><plist><dict><key>").unwrap();
         assert!(
-            bundle_executable(&p)
+            bundle_executable(&p, &p)
                 .unwrap_err()
                 .message
                 .contains("not a readable property list")
@@ -280,10 +332,10 @@ mod tests {
             ),
         )
         .unwrap();
-        assert_eq!(bundle_executable(&p).unwrap(), "App");
+        assert_eq!(bundle_executable(&p, &p).unwrap(), "App");
         let f = std::fs::File::create(&p).unwrap();
         f.set_len(1 << 30).unwrap();
-        let e = bundle_executable(&p).unwrap_err();
+        let e = bundle_executable(&p, &p).unwrap_err();
         assert!(e.message.contains("larger than 1 MiB"), "{}", e.message);
     }
 }
