@@ -494,3 +494,56 @@ case!(
         }
     }
 );
+
+// Regression (hostile-input campaign): `weakscan report -o BIN BIN` replaced the binary with the
+// HTML. An output that is an input, by name, symlink or hard link, is refused before anything
+// is read or written.
+case!(regression_report_replaced_its_own_input, {
+    let d = tempfile::tempdir().unwrap();
+    let bin_path = d.path().join("bin");
+    fs::copy(fixture("app-default-chained-x86_64"), &bin_path).unwrap();
+    let original = fs::read(&bin_path).unwrap();
+    symlink(&bin_path, d.path().join("link")).unwrap();
+    fs::hard_link(&bin_path, d.path().join("hard")).unwrap();
+    let map = d.path().join("map.txt");
+    fs::write(&map, b"# Path: x\n").unwrap();
+    let s = |p: &Path| p.display().to_string();
+    let (b, link, hard, map) = (
+        s(&bin_path),
+        s(&d.path().join("link")),
+        s(&d.path().join("hard")),
+        s(&map),
+    );
+    for args in [
+        vec!["report", "-o", &b, &b],
+        vec!["report", "-o", &link, &b],
+        vec!["scan", "-o", &hard, &b],
+        vec!["scan", "-o", &map, "--map", &map, &b],
+        vec!["diff", "-o", &link, &b, &b],
+        vec!["baseline", "-o", &b, &b],
+        vec!["trend", "-o", &hard, &b, &b],
+        vec!["check", "--no-config", "-o", &b, &b],
+    ] {
+        let out = weakscan().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("is an input of this command"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert_eq!(fs::read(&bin_path).unwrap(), original, "{args:?}");
+    }
+    // A new file beside the input is written.
+    let html = d.path().join("r.html");
+    weakscan()
+        .args(["report", "-o", &s(&html), &b])
+        .assert()
+        .success();
+    assert!(
+        fs::read_to_string(&html)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+});

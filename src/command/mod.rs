@@ -97,8 +97,73 @@ impl Request {
     }
 }
 
+impl Request {
+    /// The files the request names as inputs (builds, logs, `--map`, `--dsym`, `--config`,
+    /// `--baseline`, `--compile-commands`; not `-`).
+    pub fn inputs(&self) -> Vec<&Path> {
+        let mut v: Vec<&PathBuf> = Vec::new();
+        match self {
+            Request::Scan(r) => {
+                v.extend(&r.files);
+                v.extend(&r.compile_commands);
+                v.extend(r.origin.map.iter().chain(&r.origin.dsym));
+            }
+            Request::Diff(r) => v.extend([&r.old, &r.new]),
+            Request::Verify(r) => v.extend([&r.binary, &r.log]),
+            Request::Check(r) => {
+                v.extend(&r.files);
+                v.extend(r.config.iter().chain(&r.flags.baseline));
+                v.extend(r.origin.map.iter().chain(&r.origin.dsym));
+            }
+            Request::Baseline(r) => {
+                v.push(&r.file);
+                v.extend(r.origin.map.iter().chain(&r.origin.dsym));
+            }
+            Request::Trend(r) => v.extend(&r.files),
+            Request::Report(r) => v.extend(&r.files),
+            Request::Generate(_) => {}
+        }
+        v.into_iter()
+            .map(PathBuf::as_path)
+            .filter(|p| p.as_os_str() != "-")
+            .collect()
+    }
+}
+
+/// Refuses an `--output` that is one of the request's inputs (the same file, through any
+/// symlink or hard link): the report would replace what it was read from. Errors (`Usage`,
+/// exit 2) name the output.
+fn output_is_no_input(req: &Request) -> Result<()> {
+    let Some(out) = req.output() else {
+        return Ok(());
+    };
+    // An output that does not exist yet is no input; one that cannot be `stat`ed is left for
+    // the writer to report.
+    let Ok(meta) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    let id = |m: &std::fs::Metadata| {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    };
+    for input in req.inputs() {
+        if std::fs::metadata(input).is_ok_and(|m| id(&m) == id(&meta)) {
+            return Err(Error::new(
+                crate::error::ErrorKind::Usage,
+                out,
+                format!(
+                    "is an input of this command ({}): the report would replace it; give -o another file",
+                    crate::text::escape_path(input)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs `req`: the exit code, or the error to print (exit 2).
 pub fn run(req: &Request) -> Result<u8> {
+    output_is_no_input(req)?;
     if let Request::Generate(r) = req {
         return completions::run(r);
     }
