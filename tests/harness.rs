@@ -1417,10 +1417,14 @@ pub fn render_all(
     if let Some(s) = scan {
         out.push(("table scan", text(|w| table::scan(w, s))));
         out.push(("json scan", text(|w| json::scan(w, s))));
+        out.push(("markdown scan", text(|w| markdown::scan(w, s))));
+        out.push(("github scan", text(|w| github::scan(w, s))));
     }
     if let Some(d) = diff {
         out.push(("table diff", text(|w| table::diff(w, d))));
         out.push(("json diff", text(|w| json::diff(w, d))));
+        out.push(("markdown diff", text(|w| markdown::diff(w, d))));
+        out.push(("github diff", text(|w| github::diff(w, d))));
     }
     if let Some(v) = verify {
         out.push(("table verify", text(|w| table::verify(w, v))));
@@ -1448,10 +1452,25 @@ fn unescaped(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
-/// What must hold of rendered output: JSON parses; tables and Markdown have no control or
-/// bidi characters but newlines; GitHub output is one workflow command per line, then the
-/// verdict line.
-fn check_rendered(what: &str, text: &str) {
+/// What must hold of rendered output: no line holds a GitHub workflow command that weakscan did
+/// not write (`##[` anywhere; `::` after leading blanks but in GitHub output's own commands);
+/// JSON parses; tables and Markdown have no control or bidi characters but newlines; GitHub
+/// output is one workflow command per line, then the summary line.
+pub fn check_rendered(what: &str, text: &str) {
+    for line in text.lines() {
+        assert!(
+            !line.contains("##["),
+            "{what}: a legacy workflow command: {line:?}"
+        );
+        let own = what.starts_with("github")
+            && ["::error title=", "::notice title=", "::warning title="]
+                .iter()
+                .any(|c| line.starts_with(c));
+        assert!(
+            own || !line.trim_start().starts_with("::"),
+            "{what}: a workflow command: {line:?}"
+        );
+    }
     if what.starts_with("json") {
         if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
             panic!("{what}: does not parse: {e}");
@@ -1464,13 +1483,12 @@ fn check_rendered(what: &str, text: &str) {
     if what.starts_with("github") {
         let lines: Vec<&str> = text.lines().collect();
         let (last, commands) = lines.split_last().expect("github output");
-        assert!(
-            last.starts_with("weakscan check "),
-            "{what}: last line {last:?}"
-        );
+        assert!(last.starts_with("weakscan "), "{what}: last line {last:?}");
         for l in commands {
             assert!(
-                l.starts_with("::error title=") || l.starts_with("::notice title="),
+                ["::error title=", "::notice title=", "::warning title="]
+                    .iter()
+                    .any(|c| l.starts_with(c)),
                 "{what}: not a workflow command: {l:?}"
             );
         }

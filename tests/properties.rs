@@ -460,3 +460,49 @@ fn mutated_renders() {
 fn mutated_pairs() {
     mutate_target("pairs", harness::pairs, 32);
 }
+
+/// Pieces of symbol names that GitHub's runner would read as workflow commands, and pieces
+/// that make them (an identifier ending in `##` before an ABI tag prints `##[abi:…]`).
+const COMMAND_PIECES: &[&str] = &[
+    "##[error]x",
+    "##[add-mask]secret",
+    "##[stop-commands]tok",
+    "::error::x",
+    "  ::warning file=a::x",
+    "\u{2003}::notice::x",
+    "#",
+    "##",
+    "[",
+    ":",
+    "::",
+    "__Z3a##B3foov",
+    "__ZN2v83##[E",
+    "__Z1fv",
+    "_c",
+];
+
+/// A dyld log (dyld4 format) whose lookups are of `names`, each found in an image whose path
+/// holds a piece of them too.
+fn log_of(names: &[String]) -> Vec<u8> {
+    let mut log = String::new();
+    for (i, n) in names.iter().enumerate() {
+        log += &format!("dyld[7]: looking for weak-def symbol '{n}':\n");
+        log += &format!("dyld[7]:   using '{n}' in /build/{i}##[x]/lib{i}.dylib\n");
+    }
+    log.into_bytes()
+}
+
+// Hostile-input campaign: names printed verbatim raised `##[error]` annotations, masked text or
+// stopped the commands in a gate's log. No text from an input may do so in any format.
+#[test]
+fn names_holding_workflow_commands_print_as_none_in_any_format() {
+    let piece = proptest::sample::select(COMMAND_PIECES);
+    let name = proptest::collection::vec(piece, 1..5).prop_map(|p| p.concat());
+    let names = proptest::collection::vec(name, 1..12);
+    TestRunner::new(config(256))
+        .run(&(names.clone(), names), |(old, new)| {
+            harness::render(&harness::join_pair(&log_of(&old), &log_of(&new)));
+            Ok(())
+        })
+        .unwrap();
+}
