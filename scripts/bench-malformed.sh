@@ -92,6 +92,27 @@ printf '%-16s %-14s %4s %11s %11s %11s %6s %s (table %s KB for %s rows)\n' wide-
   "--by symbol" 0 "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" \
   "$verdict" "$out_kb" "$rows"
 
+# The report of 200 weak-bound names of 100 KB (report-names of scripts/gen-hostile.py): names
+# are clipped to 512 characters in the HTML but for one whole copy each, so the report must
+# stay within 1.5 × the names' bytes + 1 MiB (it was about 10 ×); peak memory is printed
+# against the binaries' target.
+p=$dir/report-names
+names_kb=$(( 200 * 100000 / 1024 )); size_target=$(( names_kb * 3 / 2 + 1024 ))
+basis=$(linkedit_kb "$p"); target=$(( 8 * basis + 51200 ))
+set +e
+/usr/bin/time -f '%M' -o /tmp/bench-malformed.time "$bin" report -o "$dir/report-names.html" "$p" >/dev/null 2>&1
+code=$?
+set -e
+m=$(tail -n 1 /tmp/bench-malformed.time)
+html_kb=$(( $(stat -c %s "$dir/report-names.html") / 1024 ))
+verdict=ok
+if [ "$code" != 0 ]; then verdict="FAIL (exit $code)"; missed=1
+elif [ "$html_kb" -gt "$size_target" ]; then verdict="MISSED (size)"; missed=1
+elif [ "$m" -gt "$target" ]; then verdict=MISSED; missed=1; fi
+printf '%-16s %-14s %4s %11s %11s %11s %6s %s (report %s KB, target %s KB)\n' report-names report \
+  "$code" "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" "$verdict" \
+  "$html_kb" "$size_target"
+
 # A big link map (scripts/gen-big-link-map.py): LINK_MAP_OBJECTS objects (default 10⁶), half
 # as many symbols, and the fixture's own weak names so that the map attributes them, given to
 # `scan BINARY --map MAP` (default and --by object): peak memory ≤ 3 × the map's size + 50 MB.
