@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Time and peak memory of `weakscan scan` on every malformed input: the committed corpus in
 # testdata/malformed and the 10⁶-node-deep trie the tests leave in target/tmp (each must exit
-# 2), then peak memory on the hostile inputs of scripts/gen-hostile.py against its targets.
+# 2), then peak memory on the hostile inputs of scripts/gen-hostile.py and on a big link map
+# (scripts/gen-big-link-map.py) against their targets.
 # Needs GNU time (Debian package `time`). Figures go into docs/robustness.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,4 +91,50 @@ if [ "$m" -gt "$target" ] || [ "$out_kb" -gt "$rows" ]; then verdict=MISSED; mis
 printf '%-16s %-14s %4s %11s %11s %11s %6s %s (table %s KB for %s rows)\n' wide-keys.log \
   "--by symbol" 0 "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" \
   "$verdict" "$out_kb" "$rows"
+
+# The report of 200 weak-bound names of 100 KB (report-names of scripts/gen-hostile.py): names
+# are clipped to 512 characters in the HTML but for one whole copy each, so the report must
+# stay within 1.5 × the names' bytes + 1 MiB (it was about 10 ×), and peak memory within the
+# binaries' target (8 × __LINKEDIT + 50 MB: the page keeps its names clipped too).
+p=$dir/report-names
+names_kb=$(( 200 * 100000 / 1024 )); size_target=$(( names_kb * 3 / 2 + 1024 ))
+basis=$(linkedit_kb "$p"); target=$(( 8 * basis + 51200 ))
+set +e
+/usr/bin/time -f '%M' -o /tmp/bench-malformed.time "$bin" report -o "$dir/report-names.html" "$p" >/dev/null 2>&1
+code=$?
+set -e
+m=$(tail -n 1 /tmp/bench-malformed.time)
+html_kb=$(( $(stat -c %s "$dir/report-names.html") / 1024 ))
+verdict=ok
+if [ "$code" != 0 ]; then verdict="FAIL (exit $code)"; missed=1
+elif [ "$html_kb" -gt "$size_target" ]; then verdict="MISSED (size)"; missed=1
+elif [ "$m" -gt "$target" ]; then verdict=MISSED; missed=1; fi
+printf '%-16s %-14s %4s %11s %11s %11s %6s %s (report %s KB, target %s KB)\n' report-names report \
+  "$code" "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" "$verdict" \
+  "$html_kb" "$size_target"
+
+# A big link map (scripts/gen-big-link-map.py): LINK_MAP_OBJECTS objects (default 10⁶), half
+# as many symbols, and the fixture's own weak names so that the map attributes them, given to
+# `scan BINARY --map MAP` (default and --by object): peak memory ≤ 3 × the map's size + 50 MB.
+map_bin=testdata/bin/app-attr-x86_64-stripped
+map=$dir/big.map
+"$bin" scan --by symbol --format json "$map_bin" | python3 -c \
+  'import json, sys; print("\n".join(g["mangled"] for g in json.load(sys.stdin)["groups"]))' \
+  >"$dir/big-map-names.txt"
+python3 scripts/gen-big-link-map.py "$map" "${LINK_MAP_OBJECTS:-1000000}" \
+  $(( ${LINK_MAP_OBJECTS:-1000000} / 2 )) "$dir/big-map-names.txt"
+basis=$(( $(stat -c %s "$map") / 1024 )); target=$(( 3 * basis + 51200 ))
+for args in "" "--by object"; do
+  set +e
+  # shellcheck disable=SC2086
+  /usr/bin/time -f '%M' -o /tmp/bench-malformed.time "$bin" scan $args "$map_bin" --map "$map" >/dev/null 2>&1
+  code=$?
+  set -e
+  m=$(tail -n 1 /tmp/bench-malformed.time)
+  verdict=ok
+  if [ "$code" != 0 ]; then verdict="FAIL (exit $code)"; missed=1
+  elif [ "$m" -gt "$target" ]; then verdict=MISSED; missed=1; fi
+  printf '%-16s %-14s %4s %11s %11s %11s %6s %s\n' big.map "${args:-(default)}" "$code" \
+    "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" "$verdict"
+done
 [ "$missed" = 0 ] || { echo "memory target missed" >&2; exit 1; }

@@ -20,6 +20,8 @@ writes into OUTDIR:
                       location cap), three stream bytes each (addend flipped before each bind)
   chained-imports     testdata/bin/app-default-chained-x86_64 with a chained-fixups blob of
                       2^18 weak-lookup (ordinal -3) imports of distinct long names
+  report-names        the same base with 200 weak-lookup imports of distinct 100 KB mangled
+                      names (`node::BigNNNkkk…NNN()`), for the size of `weakscan report`
 
 The Mach-O files are made like tests/malformed.rs makes its inputs: the new blob is appended
 after the file, the load command pointed at it, and __LINKEDIT grown to hold it. Line formats
@@ -244,7 +246,14 @@ def binds_2e20():
     return bytes(b)
 
 
-def chained_imports(n):
+def huge_name(i, size):
+    """A distinct mangled name of `size` bytes: `node::BigNNNkkk…NNN()` once demangled."""
+    ident = f"Big{i:03d}"
+    ident += "k" * (size - len(ident) - 19) + f"{i:03d}"
+    return f"__ZN4node{len(ident)}{ident}Ev"
+
+
+def chained_imports(n, name=name):
     b = bytearray(open(CHAINED, "rb").read())
     lc = command(b, LC_DYLD_CHAINED_FIXUPS)
     old_off, old_size = struct.unpack_from("<II", b, lc + 8)
@@ -281,6 +290,7 @@ def main():
         ("trie-dense", with_trie(trie_dense(10 << 20))),
         ("binds-2e20", binds_2e20()),
         ("chained-imports", chained_imports(1 << 18)),
+        ("report-names", chained_imports(200, lambda i: huge_name(i, 100_000))),
     ]:
         with open(os.path.join(out, file), "wb") as f:
             f.write(data)

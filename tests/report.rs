@@ -397,3 +397,94 @@ case!(report_of_the_node_step_that_fixed_it, {
         assert_eq!(all - hidden, 1, "one template group matches");
     }
 });
+
+/// A distinct mangled name of `size` bytes, `node::BigNNNkkk…NNN()` once demangled (as
+/// `scripts/gen-hostile.py` writes them for `report-names`).
+fn huge_name(i: usize, size: usize) -> String {
+    let mut ident = format!("Big{i:03}");
+    ident.push_str(&"k".repeat(size - ident.len() - 19));
+    ident.push_str(&format!("{i:03}"));
+    format!("__ZN4node{}{ident}Ev", ident.len())
+}
+
+/// `app-default-chained-x86_64` with a chained-fixups blob of one weak-lookup import (ordinal
+/// -3, `DYLD_CHAINED_IMPORT_ADDEND64`) per name, appended after the file with `__LINKEDIT`
+/// grown over it: `report-names` of `scripts/gen-hostile.py`, in Rust.
+fn with_weak_imports(names: &[String]) -> Vec<u8> {
+    let mut b = std::fs::read(bin("app-default-chained-x86_64")).unwrap();
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let command = |b: &[u8], want: u32, segment: &[u8]| {
+        let mut off = 32;
+        for _ in 0..u32_at(b, 16) {
+            if u32_at(b, off) == want && (segment.is_empty() || b[off + 8..].starts_with(segment)) {
+                return off;
+            }
+            off += u32_at(b, off + 4) as usize;
+        }
+        panic!("no load command {want:#x}");
+    };
+    let lc = command(&b, 0x8000_0034, b""); // LC_DYLD_CHAINED_FIXUPS
+    let old_off = u32_at(&b, lc + 8) as usize;
+    let (starts_off, imports_off) = (
+        old_off + u32_at(&b, old_off + 4) as usize,
+        old_off + u32_at(&b, old_off + 8) as usize,
+    );
+    let starts = b[starts_off..imports_off].to_vec();
+    let (mut pool, mut table) = (vec![0u8], Vec::new());
+    for n in names {
+        table.extend_from_slice(&(0xFFFD | ((pool.len() as u64) << 32)).to_le_bytes());
+        table.extend_from_slice(&0u64.to_le_bytes());
+        pool.extend_from_slice(n.as_bytes());
+        pool.push(0);
+    }
+    let s_off = 28;
+    let i_off = (s_off + starts.len()).next_multiple_of(8);
+    let p_off = i_off + table.len();
+    let mut blob = Vec::new();
+    for v in [0, s_off, i_off, p_off, names.len(), 3, 0] {
+        blob.extend_from_slice(&(v as u32).to_le_bytes());
+    }
+    blob.extend_from_slice(&starts);
+    blob.resize(i_off, 0);
+    blob.extend_from_slice(&table);
+    blob.extend_from_slice(&pool);
+    let start = b.len().next_multiple_of(8);
+    b.resize(start, 0);
+    b.extend_from_slice(&blob);
+    let seg = command(&b, 0x19, b"__LINKEDIT\0");
+    let fileoff = u64::from_le_bytes(b[seg + 40..seg + 48].try_into().unwrap());
+    let size = b.len() as u64 - fileoff;
+    b[seg + 32..seg + 40].copy_from_slice(&size.next_multiple_of(0x1000).to_le_bytes());
+    b[seg + 48..seg + 56].copy_from_slice(&size.to_le_bytes());
+    b[lc + 8..lc + 12].copy_from_slice(&(start as u32).to_le_bytes());
+    b[lc + 12..lc + 16].copy_from_slice(&(blob.len() as u32).to_le_bytes());
+    b
+}
+
+case!(report_of_huge_names_is_bounded_and_has_each_name_once, {
+    // 200 distinct weak-bound names of 16 KiB (as many imports as the fixture's binds need):
+    // written whole at each of their ~10 places they made a 33 MB report; clipped to 512
+    // characters but for one copy, about their own size.
+    let names: Vec<String> = (0..200).map(|i| huge_name(i, 16 << 10)).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("report-names");
+    std::fs::write(&input, with_weak_imports(&names)).unwrap();
+    let scan = json(&["scan", "--format", "json", input.to_str().unwrap()]);
+    assert_eq!(scan["images"][0]["weak_bind_symbols"], 200, "{scan}");
+    let (_, html) = report(tmp.path(), "huge.html", &[input.to_str().unwrap()]);
+    let total: usize = names.iter().map(String::len).sum();
+    assert!(
+        html.len() <= total + total / 2 + (1 << 20),
+        "{} bytes of report for {total} bytes of names",
+        html.len()
+    );
+    for n in &names {
+        // Whole exactly once, and no other copy longer than the clip (head or tail of 600).
+        assert_eq!(html.matches(n.as_str()).count(), 1, "{}", &n[..40]);
+        assert_eq!(html.matches(&n[..600]).count(), 1, "{}", &n[..40]);
+        assert_eq!(html.matches(&n[n.len() - 600..]).count(), 1, "{}", &n[..40]);
+        // The clipped copies keep both ends.
+        let clipped_head = &n[..300];
+        assert!(html.matches(clipped_head).count() > 1, "{}", &n[..40]);
+    }
+});

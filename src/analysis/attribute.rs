@@ -122,9 +122,7 @@ impl<'i> Origins<'i> {
     /// The origins of `image`'s symbols.
     pub fn of(image: &'i Image) -> Self {
         let attribution = image.attribution.as_deref();
-        let objects = attribution
-            .map(|a| object_keys(a).into_iter().map(Arc::new).collect())
-            .unwrap_or_default();
+        let objects = attribution.map(shared_keys).unwrap_or_default();
         let defined = image
             .weak_definitions
             .iter()
@@ -192,10 +190,41 @@ impl<'i> Origins<'i> {
 
 /// The keys of every object of `a`.
 pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
+    object_keys_where(a, &vec![true; a.objects.len()])
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// [`object_keys`] for the objects a symbol comes from; the others (most of the objects of a
+/// big link map) share one empty [`ObjectKeys`], 8 bytes each: no symbol leads to them.
+fn shared_keys(a: &Attribution) -> Vec<Arc<ObjectKeys>> {
+    let empty = Arc::new(ObjectKeys {
+        library: String::new(),
+        object: String::new(),
+        source: String::new(),
+        archive_path: None,
+        source_path: None,
+    });
+    object_keys_where(a, &used_objects(a))
+        .into_iter()
+        .map(|k| k.map_or_else(|| empty.clone(), Arc::new))
+        .collect()
+}
+
+/// The keys of the objects of `a` that `wanted` marks (`None` for the others); the common
+/// directories are taken over the used objects either way.
+fn object_keys_where(a: &Attribution, wanted: &[bool]) -> Vec<Option<ObjectKeys>> {
     let sources: Vec<Option<String>> = a
         .objects
         .iter()
-        .map(|o| o.source.as_deref().map(|s| normalize(s, None)))
+        .zip(wanted)
+        .map(|(o, w)| {
+            o.source
+                .as_deref()
+                .filter(|_| *w)
+                .map(|s| normalize(s, None))
+        })
         .collect();
     let used = used_objects(a);
     let source_root = common_dir(
@@ -209,19 +238,23 @@ pub fn object_keys(a: &Attribution) -> Vec<ObjectKeys> {
     a.objects
         .iter()
         .zip(sources)
-        .map(|(o, source_path)| {
+        .zip(wanted)
+        .map(|((o, source_path), w)| {
+            if !w {
+                return None;
+            }
             let (library, object, archive_path) = object_key(&o.path, &object_root);
             let source = source_path
                 .as_deref()
                 .map(|s| strip_dir(s, &source_root).to_string())
                 .unwrap_or_else(|| object.clone());
-            ObjectKeys {
+            Some(ObjectKeys {
                 library,
                 object,
                 source,
                 archive_path,
                 source_path,
-            }
+            })
         })
         .collect()
 }

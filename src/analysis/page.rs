@@ -11,12 +11,13 @@
 //!        hints: [fix] }
 //! ```
 
-use super::check::FIX;
+use super::check::{FIX, clip_middle};
 use super::demangle::Demangled;
 use super::group::GroupBy;
 use super::tally::tally;
 use super::treemap::{self, Figures, Node};
 use crate::model::Image;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Which view a page is.
@@ -30,7 +31,7 @@ pub enum View {
     Trend,
 }
 
-/// One group of the groups table (by template).
+/// One group of the groups table (by template). Names are clipped to [`NAME_LIMIT`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GroupRow {
     /// The group key.
@@ -48,11 +49,11 @@ pub struct GroupRow {
 /// One symbol of the symbols table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolRow {
-    /// As GNU c++filt prints it.
+    /// As GNU c++filt prints it, clipped to [`NAME_LIMIT`].
     pub symbol: String,
-    /// The raw Mach-O name.
+    /// The raw Mach-O name, whole.
     pub mangled: String,
-    /// Its template group.
+    /// Its template group, clipped to [`NAME_LIMIT`].
     pub group: String,
     /// Old figures (zero in a scan, or when added).
     pub old: Figures,
@@ -103,6 +104,22 @@ pub struct Page {
 /// Symbols listed at most in a page's table (the treemap and the groups keep all of them).
 pub const SYMBOLS_LIMIT: usize = 1500;
 
+/// The most characters of a name a page keeps, but for [`SymbolRow::mangled`] (whole): group
+/// keys, examples, printed symbols and templates, tree labels. Longer ones are cut in the
+/// middle with `…` ([`clip_middle`]), so a page of long names holds each whole once.
+pub const NAME_LIMIT: usize = 512;
+
+/// `s` cut to [`NAME_LIMIT`] characters in the middle; borrowed when it fits. Clipping a
+/// clipped name gives it back unchanged.
+pub fn clip_name(s: &str) -> Cow<'_, str> {
+    // A string of at most NAME_LIMIT bytes has at most NAME_LIMIT characters.
+    if s.len() <= NAME_LIMIT {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(clip_middle(s, NAME_LIMIT))
+    }
+}
+
 /// The figure rows of a build (`None` where the input cannot give it).
 pub fn totals_of(image: &Image) -> Vec<(&'static str, Option<usize>)> {
     vec![
@@ -130,12 +147,18 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
                 sites: e.sites,
                 exports: e.weak_defs,
             };
+            let example = || {
+                (
+                    clip_name(name.demangled()).into_owned(),
+                    clip_name(&e.raw).into_owned(),
+                )
+            };
             let g = groups.entry(key.clone()).or_insert_with(|| GroupRow {
-                key: key.clone(),
+                key: clip_name(&key).into_owned(),
                 old: Figures::default(),
                 new: Figures::default(),
                 symbols: (0, 0),
-                example: (name.demangled().to_string(), e.raw.clone()),
+                example: example(),
             });
             let side = if is_new { &mut g.new } else { &mut g.old };
             side.lookups += f.lookups;
@@ -149,12 +172,12 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
                 }
             }
             if is_new {
-                g.example = (name.demangled().to_string(), e.raw.clone());
+                g.example = example();
             }
             let s = symbols.entry(e.raw.as_str()).or_insert_with(|| SymbolRow {
-                symbol: name.demangled().to_string(),
+                symbol: clip_name(name.demangled()).into_owned(),
                 mangled: e.raw.clone(),
-                group: key,
+                group: clip_name(&key).into_owned(),
                 old: Figures::default(),
                 new: Figures::default(),
             });
@@ -173,12 +196,14 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
             (n.lookups as u64, n.exports as u64)
         }
     };
-    let mut groups: Vec<GroupRow> = groups.into_values().collect();
-    groups.sort_by(|a, b| {
+    // Ties in the order of the whole keys (the rows keep clipped ones).
+    let mut groups: Vec<(String, GroupRow)> = groups.into_iter().collect();
+    groups.sort_by(|(ka, a), (kb, b)| {
         rank(&b.old, &b.new)
             .cmp(&rank(&a.old, &a.new))
-            .then_with(|| a.key.cmp(&b.key))
+            .then_with(|| ka.cmp(kb))
     });
+    let groups: Vec<GroupRow> = groups.into_iter().map(|(_, g)| g).collect();
     let mut symbols: Vec<SymbolRow> = symbols.into_values().collect();
     symbols.sort_by(|a, b| {
         rank(&b.old, &b.new)
@@ -219,5 +244,28 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
         symbols_total,
         series: None,
         hints: FIX.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_clipped_to_the_limit_once() {
+        let short = "x".repeat(NAME_LIMIT);
+        assert!(matches!(clip_name(&short), Cow::Borrowed(_)));
+        for long in [
+            format!("a{}z", "k".repeat(100_000)),
+            format!("é{}ü", "ß".repeat(NAME_LIMIT)),
+        ] {
+            let c = clip_name(&long).into_owned();
+            assert_eq!(c.chars().count(), NAME_LIMIT);
+            assert!(c.contains('…'));
+            assert_eq!(c.chars().next(), long.chars().next());
+            assert_eq!(c.chars().last(), long.chars().last());
+            // Clipping again changes nothing: the HTML clips what the page clipped.
+            assert_eq!(clip_name(&c), c);
+        }
     }
 }

@@ -14,6 +14,7 @@
 use super::attribute::OriginLevel;
 use super::demangle::Demangled;
 use super::group::GroupBy;
+use super::page::clip_name;
 use super::tally::{SymbolEntry, tally};
 use crate::model::Image;
 use serde::Serialize;
@@ -83,7 +84,8 @@ impl Metric {
 /// One level of the hierarchy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Node {
-    /// The group key, or for a symbol its name as c++filt prints it.
+    /// The group key, or for a symbol its name as c++filt prints it; clipped to
+    /// [`super::page::NAME_LIMIT`] characters.
     pub label: String,
     /// A symbol's raw name (`None` above the symbols).
     pub mangled: Option<String>,
@@ -167,10 +169,12 @@ pub fn tree(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> (Node, b
     }
     put(&tally(new), true);
     fn finish(label: String, a: Acc) -> Node {
+        // Children stay in the order of their whole keys; the labels are clipped.
         let label = match a.mangled {
-            Some(_) => label.split('\u{0}').next().unwrap_or_default().to_string(),
-            None => label,
+            Some(_) => label.split('\u{0}').next().unwrap_or_default(),
+            None => label.as_str(),
         };
+        let label = clip_name(label).into_owned();
         Node {
             label,
             mangled: a.mangled,

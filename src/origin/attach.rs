@@ -8,14 +8,18 @@
 //!   weak symbol they keep — ld64 the more visible (a non-weak over a weak definition, else the
 //!   first), ld64.lld the first in link order — and the map names the object whose copy was
 //!   kept; other objects may define the same instantiation (see `docs/attribution.md`). The
-//!   map's `# Arch:` must be the slice's arch.
+//!   map's `# Arch:` must be the slice's arch. Memory: the map's text is read whole and dropped
+//!   once parsed; the attribution keeps the path of each object a symbol comes from, and for the
+//!   others (most of a big map's objects) only their place, with an empty path (nothing reads
+//!   it: object keys and common directories are taken over the used objects). Peak memory
+//!   stays under 3 × the map's size + 50 MB (`scripts/bench-malformed.sh`).
 //! * **dSYM**: each weak definition's address (from the export trie) is looked up among the
 //!   compile units' code and data ranges, else its name among their linkage names
 //!   ([`super::dsym`]). A dSYM names compile units, not object files: the object and library
 //!   keys are the unit's source file. The dSYM's UUID must be the slice's `LC_UUID`.
 
 use super::dsym::read_dsym;
-use super::link_map::parse_link_map;
+use super::link_map::{LinkMapHeader, parse_link_map};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Attribution, AttributionSource, Image, Name, ObjectOrigin};
 use std::collections::HashMap;
@@ -79,10 +83,57 @@ fn wanted(image: &Image) -> HashMap<&str, &Name> {
 
 fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
     let text = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+    let (header, symbols, synthesized) = read_link_map(image, &text, path)?;
+    drop(text);
+    // The text's pages go back to the system now, not after the allocator's delay: the
+    // attribution below and the analysis after it are built without them.
+    crate::memory::release_freed();
+    if let (Some(map_arch), Some(arch)) = (&header.arch, &image.arch)
+        && map_arch != arch
+    {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            path,
+            format!("link map of {map_arch}, given for the {arch} slice (choose it with --arch)"),
+        ));
+    }
+    let mut used = vec![false; header.objects.len()];
+    for &o in symbols.values() {
+        used[o as usize] = true;
+    }
+    // One shared empty path for every object no symbol comes from.
+    let unused = Name::from("");
+    Ok(Attribution {
+        from: AttributionSource::LinkMap,
+        objects: header
+            .objects
+            .iter()
+            .zip(used)
+            .map(|(o, used)| ObjectOrigin {
+                path: if used {
+                    Name::from(crate::text::escape(o).into_owned())
+                } else {
+                    unused.clone()
+                },
+                source: None,
+            })
+            .collect(),
+        symbols,
+        unplaced: synthesized,
+    })
+}
+
+/// The map `text` parsed: its header, the wanted names it attributes to an object (not a
+/// dylib's), and how many wanted names only file `[  0]` gave.
+fn read_link_map(
+    image: &Image,
+    text: &[u8],
+    path: &Path,
+) -> Result<(LinkMapHeader, crate::model::SymbolObjects, u64)> {
     let wanted = wanted(image);
     let mut symbols = crate::model::SymbolObjects::default();
     let mut synthesized = 0u64;
-    let header = parse_link_map(&text, |name, object, _| {
+    let header = parse_link_map(text, |name, object, _| {
         if let Some(n) = wanted.get(name) {
             if object == 0 {
                 synthesized += 1;
@@ -96,29 +147,8 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
         Error::at(ErrorKind::Malformed, path, e.line, 1, message)
     })?;
     // A dylib's (or text stub's) entries are imports, not definitions of this image.
-    symbols.retain(|_, o| !header.objects.get(*o as usize).is_some_and(|p| is_dylib(p)));
-    if let (Some(map_arch), Some(arch)) = (&header.arch, &image.arch)
-        && map_arch != arch
-    {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            path,
-            format!("link map of {map_arch}, given for the {arch} slice (choose it with --arch)"),
-        ));
-    }
-    Ok(Attribution {
-        from: AttributionSource::LinkMap,
-        objects: header
-            .objects
-            .iter()
-            .map(|o| ObjectOrigin {
-                path: Name::from(crate::text::escape(o).into_owned()),
-                source: None,
-            })
-            .collect(),
-        symbols,
-        unplaced: synthesized,
-    })
+    symbols.retain(|_, o| !header.objects.get(*o as usize).is_some_and(is_dylib));
+    Ok((header, symbols, synthesized))
 }
 
 /// A dynamic library or text stub among a map's files (`libSystem.tbd`, `libc++.1.dylib`,

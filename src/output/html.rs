@@ -20,11 +20,30 @@
 //! script only sorts, filters and switches the treemap's metric. Colour is never the only
 //! signal: a rectangle's title and label say the change (`+12`, `−3`), and the legend names
 //! the colours.
+//!
+//! Size: every name the page shows — treemap labels, titles and keys, group keys, examples,
+//! printed symbols and templates — is clipped to [`NAME_LIMIT`] characters, its middle replaced
+//! by `…` ([`crate::analysis::check::clip_middle`]). A raw (mangled) name is written whole exactly once: in the
+//! `mangled` cell of its row of the symbols table (the groups table's `mangled` example is
+//! clipped too). So a name of any length adds at most its own length plus a bounded number of
+//! clipped copies: 200 names of 100 KB make a report of 21 MB, not 209 MB. Names of
+//! up to 512 characters are written as they are.
 
-use crate::analysis::page::{Page, View};
+use crate::analysis::page::{Page, View, clip_name};
 use crate::analysis::treemap::{Figures, Metric, Node};
 use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
+use std::borrow::Cow;
 use std::io::{self, Write};
+
+/// The most characters of a name the page writes, but for the one whole copy of each raw name
+/// in the symbols table (see the [module documentation](self)).
+pub use crate::analysis::page::NAME_LIMIT;
+
+/// `s` clipped to [`NAME_LIMIT`] characters in the middle; borrowed when it fits. The page
+/// holds its names clipped already; this keeps the bound for any page.
+fn clip(s: &str) -> Cow<'_, str> {
+    clip_name(s)
+}
 
 /// Treemap size, CSS pixels.
 const TREEMAP: (f64, f64) = (1100.0, 560.0);
@@ -141,12 +160,14 @@ impl Layout<'_> {
                 } else {
                     v.to_string()
                 };
-                // The mangled name is in the symbols table: titles stay short (file size).
-                let title = format!("{level}: {}\n{}: {figures}", c.label, self.metric.as_str());
+                // The mangled name is in the symbols table: titles stay short (file size), and
+                // a long label is clipped as the tables clip it, so the key still finds its row.
+                let key = clip(&c.label);
+                let title = format!("{level}: {key}\n{}: {figures}", self.metric.as_str());
                 let label = if self.diff && o != v {
-                    format!("{} {}", change(o, v), c.label)
+                    format!("{} {key}", change(o, v))
                 } else {
-                    c.label.clone()
+                    key.to_string()
                 };
                 self.out.push(Drawn {
                     depth,
@@ -154,7 +175,7 @@ impl Layout<'_> {
                     node_label: label,
                     title,
                     fill: fill(c, self.metric, self.diff, depth),
-                    key: c.label.clone(),
+                    key: key.into_owned(),
                 });
                 // Symbols are drawn for the default metric only (file size); the others stop
                 // at the level above.
@@ -504,13 +525,13 @@ pub fn render(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         r#"<th scope="col">example</th><th scope="col">mangled</th></tr></thead><tbody>"#
     )?;
     for g in &page.groups {
-        write!(out, "<tr><th scope=\"row\">{}</th>", text(&g.key))?;
+        write!(out, "<tr><th scope=\"row\">{}</th>", text(&clip(&g.key)))?;
         figures_cells(out, &g.old, &g.new, diff)?;
         writeln!(
             out,
             r#"<td class="t">{}</td><td class="m">{}</td></tr>"#,
-            text(&g.example.0),
-            text(&g.example.1)
+            text(&clip(&g.example.0)),
+            text(&clip(&g.example.1))
         )?;
     }
     writeln!(out, "</tbody></table></section>")?;
@@ -535,10 +556,11 @@ pub fn render(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         write!(
             out,
             "<tr><th scope=\"row\">{}</th><td class=\"t\">{}</td>",
-            text(&s.symbol),
-            text(&s.group)
+            text(&clip(&s.symbol)),
+            text(&clip(&s.group))
         )?;
         figures_cells(out, &s.old, &s.new, diff)?;
+        // The one whole copy of the raw name.
         writeln!(out, r#"<td class="m">{}</td></tr>"#, text(&s.mangled))?;
     }
     writeln!(out, "</tbody></table></section>")?;
