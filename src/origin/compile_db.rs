@@ -44,24 +44,72 @@ use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
-/// One entry of the database.
+/// One entry of the database. Its strings are boxed (no spare capacity) and `directory` is
+/// shared between the entries that have the same one, so that a database of a million entries
+/// takes less memory than its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileCommand {
     /// The working directory of the compilation, as written.
-    pub directory: String,
+    pub directory: Arc<str>,
     /// The main source file, as written (relative to `directory`, or absolute).
-    pub file: String,
+    pub file: Box<str>,
     /// The `output` key, as written (relative to `directory`, or absolute). See [`output_of`]
     /// for the output with `-o` as a fallback.
-    pub output: Option<String>,
+    pub output: Option<Box<str>>,
     /// The argv: `arguments`, or the compiler invocation of `command` split as a shell would
     /// (see [`parse_compile_db`] for a `command` of several commands).
-    pub arguments: Vec<String>,
+    pub arguments: Argv,
     /// Why the argv does not tell the entry's visibility, known from reading the entry: a
     /// `command` of several commands none of which is found to compile `file`. `None` for
     /// almost every entry.
     pub unknown: Option<&'static str>,
+}
+
+/// An argv in one allocation: each argument followed by a NUL. A NUL inside an argument (which
+/// no real argv can hold) is stored as U+FFFD; [`parse_compile_db`] marks such an entry
+/// [`CompileCommand::unknown`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Argv(Box<str>);
+
+impl Argv {
+    /// The arguments, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> + Clone {
+        self.0.split_terminator('\0')
+    }
+
+    /// How many arguments.
+    pub fn len(&self) -> usize {
+        self.0.bytes().filter(|&b| b == 0).count()
+    }
+
+    /// No arguments.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Argv {
+    fn from_iter<I: IntoIterator<Item = S>>(args: I) -> Self {
+        let mut all = String::new();
+        for a in args {
+            let a = a.as_ref();
+            if a.contains('\0') {
+                all.push_str(&a.replace('\0', "\u{fffd}"));
+            } else {
+                all.push_str(a);
+            }
+            all.push('\0');
+        }
+        Argv(all.into_boxed_str())
+    }
+}
+
+impl PartialEq<Vec<String>> for Argv {
+    fn eq(&self, other: &Vec<String>) -> bool {
+        self.iter().eq(other.iter().map(String::as_str))
+    }
 }
 
 /// A compilation database that cannot be read.
@@ -207,9 +255,18 @@ impl<'de> Visitor<'de> for TopVisitor {
         let mut entries = Vec::new();
         let mut first_error = None;
         let mut index = 0;
+        let mut directories: HashMap<Arc<str>, ()> = HashMap::new();
         while let Some(Entry(entry)) = seq.next_element()? {
             match entry {
-                Ok(e) if first_error.is_none() => entries.push(e),
+                Ok(mut e) if first_error.is_none() => {
+                    match directories.get_key_value(&e.directory) {
+                        Some((d, ())) => e.directory = d.clone(),
+                        None => {
+                            directories.insert(e.directory.clone(), ());
+                        }
+                    }
+                    entries.push(e);
+                }
                 Ok(_) => {}
                 Err(message) if first_error.is_none() => {
                     first_error = Some(CompileDbError::Entry { index, message });
@@ -430,7 +487,7 @@ fn entry_of(
         .ok_or("no `file`")?;
     let output = string(output).map_err(|()| "`output` is not a string")?;
     let mut unknown = None;
-    let arguments = match (arguments, command) {
+    let arguments: Vec<String> = match (arguments, command) {
         (Args::Array(Some(args)), _) => args,
         (Args::Array(None), _) => {
             return Err("`arguments` has an element that is not a string");
@@ -446,10 +503,14 @@ fn entry_of(
         (Args::Null | Args::Absent, Str::Other) => return Err("`command` is not a string"),
         (Args::Other, _) => return Err("`arguments` is not an array"),
     };
+    if arguments.iter().any(|a| a.contains('\0')) {
+        unknown = Some(NUL_ARGUMENT);
+    }
+    let arguments: Argv = arguments.iter().collect();
     Ok(CompileCommand {
-        directory,
-        file,
-        output,
+        directory: directory.into(),
+        file: file.into_boxed_str(),
+        output: output.map(String::into_boxed_str),
         arguments,
         unknown,
     })
@@ -516,7 +577,7 @@ fn split_command(
         let o = norm(o);
         commands
             .iter()
-            .position(|a| last_output(a).is_some_and(|x| norm(x) == o))
+            .position(|a| last_output(a.iter().map(String::as_str)).is_some_and(|x| norm(x) == o))
     });
     let file = norm(file);
     let by_file = || {
@@ -641,9 +702,9 @@ fn walk<'a>(args: impl IntoIterator<Item = &'a str>, mut each: impl FnMut(Arg<'a
 
 /// The value of the last `-o FILE` (or `-oFILE` when `FILE` ends in `.o` or `.obj`) of an argv
 /// (`args[0]` is the compiler and is not read).
-fn last_output(args: &[String]) -> Option<&str> {
+fn last_output<'a>(args: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut out = None;
-    walk(args.iter().skip(1).map(String::as_str), |arg| match arg {
+    walk(args.into_iter().skip(1), |arg| match arg {
         Arg::Operand("-o", o) => out = Some(o),
         Arg::Flag(a) => {
             if let Some(o) = a.strip_prefix("-o")
@@ -698,8 +759,8 @@ impl VisibilityFlags {
 /// -fvisibility-inlines-hidden`. Not handled: `-Xarch_*` values, `-Wp,`, and options that only
 /// look alike (`-fvisibility-inlines-hidden-static-local-var`, `-fvisibility-global-new-delete=…`,
 /// `-ftype-visibility=…`).
-pub fn visibility_flags(arguments: &[String]) -> VisibilityFlags {
-    visibility_of_args(arguments.iter().map(String::as_str))
+pub fn visibility_flags(arguments: &Argv) -> VisibilityFlags {
+    visibility_of_args(arguments.iter())
 }
 
 fn visibility_of_args<'a>(arguments: impl IntoIterator<Item = &'a str>) -> VisibilityFlags {
@@ -740,6 +801,9 @@ fn visibility_of_args<'a>(arguments: impl IntoIterator<Item = &'a str>) -> Visib
     flags
 }
 
+/// The reason of an argv holding a NUL.
+const NUL_ARGUMENT: &str = "an argument holds a NUL character";
+
 /// The largest response file read, in bytes.
 pub const RESPONSE_FILE_MAX_BYTES: u64 = 1 << 20;
 /// How deep response files may name response files (`@a` holding `@b` is depth 2).
@@ -769,7 +833,7 @@ pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
         return Err(u.to_owned());
     }
     let mut budget = RESPONSE_FILES_MAX;
-    let mut args: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(cmd.arguments.len());
+    let mut args: Vec<std::borrow::Cow<'_, str>> = Vec::new();
     let mut rest = cmd.arguments.iter();
     for a in rest.by_ref() {
         if a == "--" {
@@ -793,7 +857,7 @@ pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
             return;
         }
         if a.contains('\0') {
-            bad = Some("an argument holds a NUL character".to_owned());
+            bad = Some(NUL_ARGUMENT.to_owned());
         } else if matches!(arg, Arg::Flag(_) | Arg::Cc1(_))
             && (a.starts_with("-fvisibility")
                 || a.starts_with("-fno-visibility")
@@ -928,7 +992,7 @@ pub fn output_of(cmd: &CompileCommand) -> Option<&str> {
     if let Some(o) = &cmd.output {
         return Some(o);
     }
-    last_output(&cmd.arguments)
+    last_output(cmd.arguments.iter())
 }
 
 /// A best-effort name of the build target an entry belongs to, from its output path
@@ -1010,52 +1074,101 @@ pub enum Match {
 }
 
 /// Lookup tables over a compilation database, built once: entries by normalized source path,
-/// by normalized output path, by source file name and by output file name.
+/// by normalized output path, by source file name and by output file name. Each table is a
+/// sorted list of (hash of the key, entry), 16 bytes an entry, the keys kept once per entry:
+/// a lookup takes the run of its key's hash (SipHash with fixed keys) and keeps the entries
+/// whose key is equal.
 #[derive(Debug, Clone, Default)]
 pub struct CompileDbIndex {
     /// Per entry: the normalized source path.
-    files: Vec<String>,
+    files: Vec<Box<str>>,
     /// Per entry: the normalized output path, if known ([`output_of`]).
-    outputs: Vec<Option<String>>,
+    outputs: Vec<Option<Box<str>>>,
     /// Per entry: [`target_of`].
-    targets: Vec<Option<String>>,
+    targets: Vec<Option<Box<str>>>,
     /// Per entry: a hash of (source, output, argv), to tell exact duplicates.
     fingerprints: Vec<u64>,
-    by_file: HashMap<String, Vec<usize>>,
-    by_output: HashMap<String, Vec<usize>>,
-    by_file_name: HashMap<String, Vec<usize>>,
-    by_output_name: HashMap<String, Vec<usize>>,
+    by_file: Table,
+    by_output: Table,
+    by_file_name: Table,
+    by_output_name: Table,
+}
+
+/// (hash of a key, entry), sorted.
+#[derive(Debug, Clone, Default)]
+struct Table(Vec<(u64, usize)>);
+
+fn key_hash(key: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+impl Table {
+    fn new(mut rows: Vec<(u64, usize)>) -> Self {
+        rows.sort_unstable();
+        rows.shrink_to_fit();
+        Table(rows)
+    }
+
+    /// The entries (ascending) whose key, as `key_of` gives it, is `key`; `None` when none.
+    fn get<'a>(&self, key: &str, key_of: impl Fn(usize) -> Option<&'a str>) -> Option<Vec<usize>> {
+        let h = key_hash(key);
+        let start = self.0.partition_point(|&(x, _)| x < h);
+        let found: Vec<usize> = self.0[start..]
+            .iter()
+            .take_while(|&&(x, _)| x == h)
+            .map(|&(_, i)| i)
+            .filter(|&i| key_of(i) == Some(key))
+            .collect();
+        (!found.is_empty()).then_some(found)
+    }
 }
 
 impl CompileDbIndex {
     /// The index of `commands`; [`Match::Unique`] holds positions in that slice.
     pub fn new(commands: &[CompileCommand]) -> Self {
-        let mut index = CompileDbIndex::default();
+        let n = commands.len();
+        let mut index = CompileDbIndex {
+            files: Vec::with_capacity(n),
+            outputs: Vec::with_capacity(n),
+            targets: Vec::with_capacity(n),
+            fingerprints: Vec::with_capacity(n),
+            ..CompileDbIndex::default()
+        };
+        let (mut by_file, mut by_file_name) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut by_output, mut by_output_name) = (Vec::new(), Vec::new());
         for (i, cmd) in commands.iter().enumerate() {
             let file = normalize(&cmd.file, Some(&cmd.directory));
             let output = output_of(cmd).map(|o| normalize(o, Some(&cmd.directory)));
             let mut h = DefaultHasher::new();
             (&file, &output, &cmd.arguments).hash(&mut h);
             index.fingerprints.push(h.finish());
-            index
-                .by_file_name
-                .entry(base_name(&file).to_owned())
-                .or_default()
-                .push(i);
-            index.by_file.entry(file.clone()).or_default().push(i);
+            by_file_name.push((key_hash(base_name(&file)), i));
+            by_file.push((key_hash(&file), i));
             if let Some(o) = &output {
-                index
-                    .by_output_name
-                    .entry(base_name(o).to_owned())
-                    .or_default()
-                    .push(i);
-                index.by_output.entry(o.clone()).or_default().push(i);
+                by_output_name.push((key_hash(base_name(o)), i));
+                by_output.push((key_hash(o), i));
             }
-            index.files.push(file);
-            index.outputs.push(output);
-            index.targets.push(target_of(cmd));
+            index.files.push(file.into_boxed_str());
+            index.outputs.push(output.map(String::into_boxed_str));
+            index
+                .targets
+                .push(target_of(cmd).map(String::into_boxed_str));
         }
+        index.by_file = Table::new(by_file);
+        index.by_file_name = Table::new(by_file_name);
+        index.by_output = Table::new(by_output);
+        index.by_output_name = Table::new(by_output_name);
         index
+    }
+
+    fn file_of(&self, i: usize) -> Option<&str> {
+        Some(&self.files[i])
+    }
+
+    fn output_at(&self, i: usize) -> Option<&str> {
+        self.outputs[i].as_deref()
     }
 
     /// The entry compiling `source` (an absolute path as a debug map records it, e.g.
@@ -1096,23 +1209,28 @@ impl CompileDbIndex {
         let object = object.as_ref();
         let source = source.map(|s| normalize(s, None));
         // 1. exact source
-        if let Some(cands) = source.as_ref().and_then(|s| self.by_file.get(s)) {
-            return self.narrow(cands, object);
+        if let Some(cands) = source
+            .as_ref()
+            .and_then(|s| self.by_file.get(s, |i| self.file_of(i)))
+        {
+            return self.narrow(&cands, object);
         }
         // 2. exact output of a loose object
         if let Some(cands) = object
             .and_then(|o| o.loose.as_ref())
-            .and_then(|p| self.by_output.get(p))
+            .and_then(|p| self.by_output.get(p, |i| self.output_at(i)))
         {
-            return self.narrow(cands, object);
+            return self.narrow(&cands, object);
         }
         // 3. longest common suffix of components, at least 2
         if let Some(source) = &source
-            && let Some(cands) = self.by_file_name.get(base_name(source))
+            && let Some(cands) = self
+                .by_file_name
+                .get(base_name(source), |i| self.file_of(i).map(base_name))
         {
             let mut best = 0;
             let mut tied: Vec<usize> = Vec::new();
-            for &c in cands {
+            for c in cands {
                 let n = common_suffix(source, &self.files[c]);
                 if n > best {
                     best = n;
@@ -1127,11 +1245,11 @@ impl CompileDbIndex {
             }
         }
         // 4. object file name = output file name
-        if let Some(cands) = object
-            .filter(|o| !o.name.is_empty())
-            .and_then(|o| self.by_output_name.get(o.name))
-        {
-            return self.narrow(cands, object);
+        if let Some(cands) = object.filter(|o| !o.name.is_empty()).and_then(|o| {
+            self.by_output_name
+                .get(o.name, |i| self.output_at(i).map(base_name))
+        }) {
+            return self.narrow(&cands, object);
         }
         Match::None
     }
@@ -1241,10 +1359,10 @@ mod tests {
 
     fn cmd(directory: &str, file: &str, output: Option<&str>, args: &[&str]) -> CompileCommand {
         CompileCommand {
-            directory: directory.to_owned(),
-            file: file.to_owned(),
-            output: output.map(str::to_owned),
-            arguments: args.iter().map(|s| s.to_string()).collect(),
+            directory: directory.into(),
+            file: file.into(),
+            output: output.map(Into::into),
+            arguments: args.iter().collect(),
             unknown: None,
         }
     }
@@ -1390,7 +1508,7 @@ mod tests {
 
     #[test]
     fn visibility_flags_last_wins() {
-        let v = |args: &[&str]| visibility_flags(&strings(args));
+        let v = |args: &[&str]| visibility_flags(&args.iter().collect());
         assert_eq!(v(&["c++", "-c", "a.cc"]), VisibilityFlags::default());
         assert!(!v(&["c++"]).hides_by_default());
         let f = v(&["c++", "-fvisibility=hidden", "-fvisibility-inlines-hidden"]);
@@ -1723,7 +1841,7 @@ mod tests {
         let mut b = a.clone();
         let idx = CompileDbIndex::new(&[a.clone(), a.clone()]);
         assert_eq!(idx.find(Some("/b/x.cc"), None), Match::Unique(0));
-        b.arguments.push("-O2".into());
+        b.arguments = ["cc", "-c", "x.cc", "-O2"].iter().collect();
         let idx = CompileDbIndex::new(&[a, b]);
         assert_eq!(idx.find(Some("/b/x.cc"), None), Match::Ambiguous(2));
     }
@@ -2090,7 +2208,7 @@ mod visibility_of_tests {
             directory: "/b".into(),
             file: "a.cc".into(),
             output: None,
-            arguments: args.iter().map(|s| s.to_string()).collect(),
+            arguments: args.iter().collect(),
             unknown: None,
         };
         let cases: &[(&[&str], Option<&str>)] = &[
@@ -2156,5 +2274,39 @@ mod visibility_of_tests {
                 message: "`file` is not a string"
             })
         );
+    }
+}
+
+#[cfg(test)]
+mod storage_tests {
+    use super::*;
+
+    #[test]
+    fn argv_keeps_every_argument() {
+        let cases: &[&[&str]] = &[&[], &[""], &["cc"], &["cc", "", "-c", "a b"], &["", ""]];
+        for args in cases {
+            let argv: Argv = args.iter().collect();
+            assert_eq!(argv.iter().collect::<Vec<_>>(), *args, "{args:?}");
+            assert_eq!(argv.len(), args.len(), "{args:?}");
+            assert_eq!(argv.is_empty(), args.is_empty(), "{args:?}");
+        }
+        let argv: Argv = ["a\0b"].iter().collect();
+        assert_eq!(argv.iter().collect::<Vec<_>>(), ["a\u{fffd}b"]);
+    }
+
+    #[test]
+    fn entries_share_their_directory_and_mark_a_nul() {
+        let db = parse_compile_db(
+            br#"[{"directory": "/b", "file": "a.cc", "arguments": ["cc", "-DX=\u0000"]},
+                 {"directory": "/c", "file": "b.cc", "command": "cc -c b.cc"},
+                 {"directory": "/b", "file": "c.cc", "arguments": ["cc", "-DX=\ufffd"]}]"#,
+        )
+        .unwrap();
+        assert!(Arc::ptr_eq(&db[0].directory, &db[2].directory));
+        assert!(!Arc::ptr_eq(&db[0].directory, &db[1].directory));
+        assert_eq!(db[0].unknown, Some(NUL_ARGUMENT));
+        assert_eq!(db[1].unknown, None);
+        assert_eq!(db[2].unknown, None);
+        assert!(visibility_of(&db[2]).is_ok());
     }
 }
