@@ -164,7 +164,8 @@ impl std::error::Error for CompileDbError {}
 ///
 /// The text is read as a stream (serde's `SeqAccess`): each entry becomes a [`CompileCommand`]
 /// as it is read, with no JSON tree of the whole database, so the memory held is the entries'
-/// strings (the argv shrunk to fit), not a tree several times the text's size.
+/// strings (boxed, the argv in one allocation, one copy of each distinct `directory`), not a
+/// tree several times the text's size.
 ///
 /// A `command` holding several commands, joined by `&&`, `||`, `;`, `|`, `&` or a newline
 /// outside quotes (as separate words or attached, `a.o&&`), keeps only the compiler invocation
