@@ -805,7 +805,8 @@ fn visibility_of_args<'a>(arguments: impl IntoIterator<Item = &'a str>) -> Visib
 /// The reason of an argv holding a NUL.
 const NUL_ARGUMENT: &str = "an argument holds a NUL character";
 
-/// The largest response file read, in bytes.
+/// The most bytes read from the response files of one entry, in all (so also the largest
+/// response file read).
 pub const RESPONSE_FILE_MAX_BYTES: u64 = 1 << 20;
 /// How deep response files may name response files (`@a` holding `@b` is depth 2).
 pub const RESPONSE_FILE_MAX_DEPTH: usize = 4;
@@ -821,8 +822,8 @@ pub const RESPONSE_FILES_MAX: usize = 64;
 /// current directory when relative). A response file is split as LLVM's GNU tokenizer does
 /// (`cl::TokenizeGNUCommandLine`): words separated by whitespace, `'…'` and `"…"` quote, a
 /// backslash escapes the next character, an unclosed quote runs to the end. It is opened
-/// without blocking and read only if it is a regular file of at most
-/// [`RESPONSE_FILE_MAX_BYTES`] bytes; nesting stops at [`RESPONSE_FILE_MAX_DEPTH`] levels and
+/// without blocking and read only if it is a regular file; an entry's response files hold at most
+/// [`RESPONSE_FILE_MAX_BYTES`] bytes in all; nesting stops at [`RESPONSE_FILE_MAX_DEPTH`] levels and
 /// [`RESPONSE_FILES_MAX`] files. Any `@FILE` that cannot be read so makes the visibility
 /// unknown (`Err("response file @FILE: …")`) rather than `default`: clang would have read it.
 ///
@@ -833,7 +834,10 @@ pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
     if let Some(u) = cmd.unknown {
         return Err(u.to_owned());
     }
-    let mut budget = RESPONSE_FILES_MAX;
+    let mut budget = Budget {
+        files: RESPONSE_FILES_MAX,
+        bytes: RESPONSE_FILE_MAX_BYTES,
+    };
     let mut args: Vec<std::borrow::Cow<'_, str>> = Vec::new();
     let mut rest = cmd.arguments.iter();
     for a in rest.by_ref() {
@@ -874,31 +878,38 @@ pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
     Ok(visibility_of_args(args.iter().map(|a| a.as_ref())))
 }
 
+/// What is left to read of an entry's response files.
+struct Budget {
+    files: usize,
+    bytes: u64,
+}
+
 /// Appends the words of response file `path` (relative to `directory`) to `out`, expanding the
 /// response files it names.
 fn expand(
     path: &str,
     directory: &str,
     depth: usize,
-    budget: &mut usize,
+    budget: &mut Budget,
     out: &mut Vec<String>,
 ) -> Result<(), String> {
     let fail = |why: &str| Err(format!("response file @{}: {why}", escape(path)));
     if depth > RESPONSE_FILE_MAX_DEPTH {
         return fail(&format!("nested more than {RESPONSE_FILE_MAX_DEPTH} deep"));
     }
-    if *budget == 0 {
+    if budget.files == 0 {
         return fail(&format!("more than {RESPONSE_FILES_MAX} response files"));
     }
-    *budget -= 1;
+    budget.files -= 1;
     if path.is_empty() || path.contains('\0') {
         return fail("not a file name");
     }
     let full = std::path::Path::new(directory).join(path);
-    let text = match read_response_file(&full) {
+    let text = match read_response_file(&full, budget.bytes) {
         Ok(t) => t,
         Err(why) => return fail(&why),
     };
+    budget.bytes -= text.len() as u64;
     for word in gnu_words(&text) {
         match word.strip_prefix('@') {
             Some(p) => expand(p, directory, depth + 1, budget, out)?,
@@ -908,7 +919,8 @@ fn expand(
     Ok(())
 }
 
-fn read_response_file(path: &std::path::Path) -> Result<String, String> {
+/// The text of a regular file of at most `limit` bytes.
+fn read_response_file(path: &std::path::Path, limit: u64) -> Result<String, String> {
     use std::io::Read;
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
@@ -922,18 +934,20 @@ fn read_response_file(path: &std::path::Path) -> Result<String, String> {
     if !meta.is_file() {
         return Err("not a regular file".to_owned());
     }
-    if meta.len() > RESPONSE_FILE_MAX_BYTES {
-        return Err(format!(
-            "larger than {RESPONSE_FILE_MAX_BYTES} bytes ({} bytes)",
-            meta.len()
-        ));
+    let too_large = || {
+        Err(format!(
+            "more than {RESPONSE_FILE_MAX_BYTES} bytes of response files for one entry"
+        ))
+    };
+    if meta.len() > limit {
+        return too_large();
     }
     let mut bytes = Vec::new();
-    f.take(RESPONSE_FILE_MAX_BYTES + 1)
+    f.take(limit + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > RESPONSE_FILE_MAX_BYTES {
-        return Err(format!("larger than {RESPONSE_FILE_MAX_BYTES} bytes"));
+    if bytes.len() as u64 > limit {
+        return too_large();
     }
     String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())
 }
@@ -1944,6 +1958,9 @@ mod visibility_of_tests {
             vec![b' '; RESPONSE_FILE_MAX_BYTES as usize + 1],
         )
         .unwrap();
+        let mut half = vec![b' '; 600 << 10];
+        half.extend_from_slice(b"-fvisibility=hidden");
+        std::fs::write(d.join("half.rsp"), half).unwrap();
         std::fs::create_dir(d.join("dir.rsp")).unwrap();
         let fifo = std::ffi::CString::new(d.join("fifo.rsp").to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
@@ -2127,9 +2144,19 @@ mod visibility_of_tests {
                 Unknown("nested more than"),
             ),
             (
+                "600 KiB",
+                r#""arguments": ["cc", "@half.rsp"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "1200 KiB in all",
+                r#""arguments": ["cc", "@half.rsp", "@half.rsp"]"#,
+                Unknown("more than 1048576 bytes of response files"),
+            ),
+            (
                 "too large",
                 r#""arguments": ["cc", "@big.rsp"]"#,
-                Unknown("larger than"),
+                Unknown("more than 1048576 bytes of response files"),
             ),
             (
                 "a directory",
