@@ -4,12 +4,47 @@
 # 2), then peak memory on the hostile inputs of scripts/gen-hostile.py and on a big link map
 # (scripts/gen-big-link-map.py) against their targets.
 # Needs GNU time (Debian package `time`). Figures go into docs/robustness.md.
+# `bench-malformed.sh compile-db` runs only the compile-database case (the last one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time: apt-get install time" >&2; exit 1; }
 cargo build --release --quiet
-cargo test --quiet --test integration -- malformed::uncommittable >/dev/null
 bin=target/release/weakscan
+
+# A large compile database (scripts/gen-big-compile-db.py, CDB_ENTRIES entries, default 10⁶:
+# about 173 MB): peak memory of `scan --compile-commands` on the attributed fixture against the
+# promise of ≤ 3 × the database's size + 50 MB, for the table and --format json.
+compile_db_case() {
+  local db=target/tmp/big-compile-db.json entries=${CDB_ENTRIES:-1000000}
+  mkdir -p target/tmp
+  python3 scripts/gen-big-compile-db.py "$db" "$entries"
+  local basis target m code verdict missed=0
+  basis=$(( $(stat -c %s "$db") / 1024 )); target=$(( 3 * basis + 51200 ))
+  printf '%-22s %-14s %4s %8s %11s %11s %11s %6s %s\n' input args exit seconds "basis KB" \
+    "max RSS KB" "target KB" ratio verdict
+  for args in "" "--format json"; do
+    set +e
+    # shellcheck disable=SC2086
+    /usr/bin/time -f '%e %M' -o /tmp/bench-malformed.time "$bin" scan $args \
+      --compile-commands "$db" testdata/bin/app-attr-x86_64 >/dev/null 2>&1
+    code=$?
+    set -e
+    read -r t m < <(tail -n 1 /tmp/bench-malformed.time)
+    verdict=ok
+    if [ "$code" != 0 ]; then verdict="FAIL (exit $code)"; missed=1
+    elif [ "$m" -gt "$target" ]; then verdict=MISSED; missed=1; fi
+    printf '%-22s %-14s %4s %8s %11s %11s %11s %6s %s\n' "$(basename "$db") ($entries)" \
+      "${args:-(default)}" "$code" "$t" "$basis" "$m" "$target" \
+      "$(python3 -c "print(f'{$m / $basis:.2f}')")" "$verdict"
+  done
+  [ "$missed" = 0 ] || { echo "compile database memory target missed" >&2; return 1; }
+}
+if [ "${1:-}" = compile-db ]; then
+  compile_db_case
+  exit
+fi
+
+cargo test --quiet --test integration -- malformed::uncommittable >/dev/null
 printf '%-38s %4s %9s %11s\n' input exit seconds "max RSS KB"
 worst_t=0 worst_m=0
 for f in testdata/malformed/* target/tmp/trie-1e6-deep; do
@@ -138,3 +173,6 @@ for args in "" "--by object"; do
     "$basis" "$m" "$target" "$(python3 -c "print(f'{$m / $basis:.1f}')")" "$verdict"
 done
 [ "$missed" = 0 ] || { echo "memory target missed" >&2; exit 1; }
+
+echo
+compile_db_case

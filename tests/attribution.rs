@@ -404,3 +404,106 @@ case!(a_policy_file_groups_by_library, {
         ]
     );
 });
+
+/// The fixture's database with descriptors_a's entry (the leaking translation unit) given
+/// `args` after `clang++`, written into `dir`; returns its path.
+fn db_with_descriptors_a(dir: &std::path::Path, args: &[&str]) -> String {
+    let text = std::fs::read_to_string(attr("compile_commands.json")).unwrap();
+    let mut db: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut argv = vec!["clang++".to_string()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    argv.extend(
+        [
+            "-c",
+            "../src/descriptors_a.cc",
+            "-o",
+            "obj/attr/descriptors_a.o",
+        ]
+        .map(String::from),
+    );
+    db[1]["arguments"] = serde_json::json!(argv);
+    db[1]["directory"] = serde_json::json!(dir.display().to_string());
+    let path = dir.join("compile_commands.json");
+    std::fs::write(&path, db.to_string()).unwrap();
+    path.display().to_string()
+}
+
+case!(
+    regression_hidden_as_an_option_value_or_input_hid_a_leaking_translation_unit,
+    {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hidden.rsp"), "-fvisibility=hidden").unwrap();
+        // (extra arguments, status, visibility, table text)
+        let cases: &[(&[&str], &str, Option<&str>, &str)] = &[
+            (&["-fvisibility=hidden"], "found", Some("hidden"), ""),
+            (
+                &["-D", "-fvisibility=hidden"],
+                "found",
+                None,
+                "default visibility",
+            ),
+            (
+                &["-MF", "-fvisibility=hidden"],
+                "found",
+                None,
+                "default visibility",
+            ),
+            (
+                &["--", "-fvisibility=hidden"],
+                "found",
+                None,
+                "default visibility",
+            ),
+            (&["@hidden.rsp"], "found", Some("hidden"), ""),
+            (
+                &["@missing.rsp"],
+                "unknown",
+                None,
+                "unknown (response file @missing.rsp: ",
+            ),
+            (
+                &["-fvisibility=hid\0den"],
+                "unknown",
+                None,
+                "unknown (an argument holds a NUL character)",
+            ),
+        ];
+        for (args, status, visibility, text) in cases {
+            let db = db_with_descriptors_a(dir.path(), args);
+            let doc = json(&[
+                "scan",
+                "--format",
+                "json",
+                "--compile-commands",
+                &db,
+                &bin("app-attr-x86_64"),
+            ]);
+            let objects = doc["compile_commands"][0]["objects"].as_array().unwrap();
+            let a = objects
+                .iter()
+                .find(|o| o["object"] == "libdescriptors_a.a(descriptors_a.o)")
+                .unwrap_or_else(|| panic!("{args:?}: {objects:?}"));
+            assert_eq!(a["compiled"]["status"], *status, "{args:?}");
+            assert_eq!(
+                a["compiled"]["visibility"].as_str(),
+                *visibility,
+                "{args:?}"
+            );
+            let out = weakscan()
+                .args(["scan", "--compile-commands", &db, &bin("app-attr-x86_64")])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+            let table = String::from_utf8_lossy(&out.stdout);
+            assert!(table.contains(text), "{args:?}: {table}");
+            assert!(!table.contains("\\x00"), "{args:?}: {table}");
+            if *status == "unknown" {
+                assert!(
+                    table.contains("1 objects have no unique entry in the compile database or an unknown visibility"),
+                    "{args:?}: {table}"
+                );
+                assert!(!table.contains("fix: 15 lookups"), "{args:?}: {table}");
+            }
+        }
+    }
+);

@@ -321,13 +321,18 @@ pub fn link_map(data: &[u8]) {
 /// each entry's own source (which it must find, uniquely or among equals).
 pub fn compile_db(data: &[u8]) {
     use weakscan::origin::compile_db::{
-        CompileDbIndex, Match, parse_compile_db, target_of, visibility_flags,
+        CompileDbIndex, Match, parse_compile_db, target_of, visibility_flags, visibility_of,
     };
     match parse_compile_db(data) {
         Ok(commands) => {
             let index = CompileDbIndex::new(&commands);
             for c in commands.iter().take(64) {
                 let _ = visibility_flags(&c.arguments).hides_by_default();
+                // Response files named by the input are opened without blocking, only if
+                // regular, and bounded; a reason is one line.
+                if let Err(reason) = visibility_of(c) {
+                    one_line(&reason);
+                }
                 let _ = target_of(c);
                 let source = weakscan::origin::compile_db::normalize(&c.file, Some(&c.directory));
                 assert_ne!(

@@ -5,7 +5,10 @@
 //! weak-def exports), [`CompileDbIndex::find`] looks up its entry by the source path the
 //! debug map records, else by the object path; the entry's arguments give the effective
 //! `-fvisibility=` (the last one wins; none means `default`), `-fvisibility-inlines-hidden`
-//! and `-fvisibility-ms-compat` ([`visibility_flags`]). A translation unit compiled without
+//! and `-fvisibility-ms-compat` ([`visibility_of`]: response files read, option values and
+//! inputs after `--` not taken for options). When they cannot be told (a response file that
+//! cannot be read, a NUL in an argument) the object's visibility is [`Compiled::Unknown`],
+//! counted with the objects of no unique entry, not taken for `default`. A translation unit compiled without
 //! hidden visibility exports every template instantiation and inline function it emits as a
 //! weak definition: the fix is `-fvisibility=hidden` (with `-fvisibility-inlines-hidden`) on
 //! that target, or explicit visibility attributes in its code.
@@ -13,7 +16,7 @@
 use super::attribute::{ObjectKeys, Origins};
 use crate::model::Image;
 use crate::origin::compile_db::{
-    CompileCommand, CompileDbIndex, Match, VisibilityFlags, target_of, visibility_flags,
+    CompileCommand, CompileDbIndex, Match, VisibilityFlags, target_of, visibility_of,
 };
 use serde::Serialize;
 use std::collections::HashMap;
@@ -38,6 +41,22 @@ pub enum Compiled {
         ms_compat: bool,
         /// Functions and variables are hidden by default (`hidden`, `internal`, ms-compat).
         hidden: bool,
+    },
+    /// Its entry, whose visibility cannot be told: a response file that cannot be read, an
+    /// argument holding a NUL or a visibility option holding a control character, a `command`
+    /// of several commands none of which compiles the file
+    /// ([`crate::origin::compile_db::visibility_of`]). Counted with the objects of unknown
+    /// visibility, never taken for `default`.
+    Unknown {
+        /// The entry's `file`, as written.
+        file: String,
+        /// The entry's `directory`.
+        directory: String,
+        /// The build target the output path names, if it names one.
+        target: Option<String>,
+        /// Why, on one line (e.g. `response file @flags.rsp: No such file or directory (os
+        /// error 2)`).
+        reason: String,
     },
     /// Several entries fit equally well (e.g. one file compiled into two targets).
     Ambiguous {
@@ -208,17 +227,24 @@ pub fn visibility_report(
 }
 
 fn found(cmd: &CompileCommand) -> Compiled {
+    let one_line = |s: &str| crate::text::escape(s).into_owned();
+    let flags = match visibility_of(cmd) {
+        Ok(f) => f,
+        Err(reason) => {
+            return Compiled::Unknown {
+                file: one_line(&cmd.file),
+                directory: one_line(&cmd.directory),
+                target: target_of(cmd).map(|t| one_line(&t)),
+                reason: one_line(&reason),
+            };
+        }
+    };
+    let hidden = flags.hides_by_default();
     let VisibilityFlags {
         visibility,
         inlines_hidden,
         ms_compat,
-    } = visibility_flags(&cmd.arguments);
-    let flags = VisibilityFlags {
-        visibility: visibility.clone(),
-        inlines_hidden,
-        ms_compat,
-    };
-    let one_line = |s: &str| crate::text::escape(s).into_owned();
+    } = flags;
     Compiled::Found {
         file: one_line(&cmd.file),
         directory: one_line(&cmd.directory),
@@ -226,6 +252,6 @@ fn found(cmd: &CompileCommand) -> Compiled {
         visibility: visibility.map(|v| one_line(&v)),
         inlines_hidden,
         ms_compat,
-        hidden: flags.hides_by_default(),
+        hidden,
     }
 }

@@ -51,9 +51,12 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
     attach(&mut images, &req.origin)?;
     let mut report = scan_report_with(&images, builds.names, req.group_by, req.top);
     if let Some(path) = &req.compile_commands {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-        let commands =
-            parse_compile_db(&bytes).map_err(|e| Error::new(ErrorKind::Malformed, path, e))?;
+        // The text is dropped before the index is built: the peak is the larger of text and
+        // entries, entries and index.
+        let commands = {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+            parse_compile_db(&bytes).map_err(|e| Error::new(ErrorKind::Malformed, path, e))?
+        };
         let index = CompileDbIndex::new(&commands);
         for img in &mut report.images {
             if img.image.attribution.is_some() {

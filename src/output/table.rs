@@ -449,6 +449,10 @@ fn compile_commands(out: &mut dyn Write, v: &VisibilityReport, top: usize) -> io
                 }
                 (with, target.clone().unwrap_or_default())
             }
+            Compiled::Unknown { reason, target, .. } => (
+                format!("unknown ({reason})"),
+                target.clone().unwrap_or_default(),
+            ),
             Compiled::Ambiguous { entries } => (format!("{entries} entries fit"), String::new()),
             Compiled::NotFound => ("no entry".to_string(), String::new()),
         };
@@ -490,7 +494,7 @@ fn compile_commands(out: &mut dyn Write, v: &VisibilityReport, top: usize) -> io
     if unknown > 0 {
         writeln!(
             out,
-            "{unknown} objects have no unique entry in the compile database (see \"compiled with\")"
+            "{unknown} objects have no unique entry in the compile database or an unknown visibility (see \"compiled with\")"
         )?;
     }
     if let Some(o) = v.objects.iter().find(|o| o.compiled.leaks()) {
