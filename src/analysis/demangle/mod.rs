@@ -671,9 +671,13 @@ pub fn demangle_one(raw: &str) -> SymbolName {
 /// is refused like one that is not UTF-8: the name is kept raw (escaped) and counted.
 fn demangle_keeping(raw: &str, keys: Keys, class: bool) -> (SymbolName, Option<Box<str>>) {
     let (name, class) = print_keeping(raw, keys, class);
-    let command = |t: &str| crate::text::has_workflow_command(t.as_bytes());
-    if name.kind == NameKind::Cxx && (command(name.demangled()) || command(name.pattern())) {
-        return (failed(raw), None);
+    // A `#` or `:` of the printed form that can make a command comes from the mangled name
+    // (a source name); the demanglers' own `{lambda()#1}` cannot.
+    if name.kind == NameKind::Cxx && crate::text::holds_either(raw.as_bytes(), b'#', b':') {
+        let command = |t: &str| crate::text::has_workflow_command(t.as_bytes());
+        if command(name.demangled()) || command(name.pattern()) {
+            return (failed(raw), None);
+        }
     }
     (name, class)
 }
