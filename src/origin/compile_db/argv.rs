@@ -1,0 +1,368 @@
+//! An entry's argv as clang's driver reads it: the shell commands of a `command`, which
+//! arguments are options and which are their values, the visibility options, the output.
+
+use super::*;
+
+/// `command` split into shell commands at `&&`, `||`, `;`, `|`, `&` and newlines outside
+/// quotes (a backslash escapes the next character outside single quotes, as in a POSIX shell).
+pub(super) fn shell_commands(command: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut single, mut double, mut escaped) = (0, false, false, false);
+    for (i, c) in command.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '&' | '|' | ';' | '\n' if !single && !double => {
+                parts.push(&command[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&command[start..]);
+    parts
+}
+
+/// The argv of the compiler invocation of `command` that makes the entry; see
+/// [`parse_compile_db`].
+pub(super) type Split = (Vec<String>, Option<&'static str>);
+
+pub(super) fn split_command(
+    command: &str,
+    directory: &str,
+    file: &str,
+    output: Option<&str>,
+) -> Result<Split, &'static str> {
+    const CANNOT: &str = "`command` cannot be split (unbalanced quote or trailing backslash)";
+    let parts = shell_commands(command);
+    let mut commands: Vec<Vec<String>> = Vec::new();
+    for p in &parts {
+        let words = shlex::split(p).ok_or(CANNOT)?;
+        if !words.is_empty() {
+            commands.push(words);
+        }
+    }
+    if commands.len() <= 1 {
+        let mut args = commands.pop().unwrap_or_default();
+        args.shrink_to_fit();
+        return Ok((args, None));
+    }
+    let norm = |p: &str| normalize(p, Some(directory));
+    let has_c = |a: &[String]| {
+        let mut c = false;
+        walk(a.iter().map(String::as_str), |arg| {
+            c |= matches!(arg, Arg::Flag("-c"));
+        });
+        c
+    };
+    let by_output = output.and_then(|o| {
+        let o = norm(o);
+        commands
+            .iter()
+            .position(|a| last_output(a.iter().map(String::as_str)).is_some_and(|x| norm(x) == o))
+    });
+    let file = norm(file);
+    let by_file = || {
+        commands.iter().position(|a| {
+            let mut names_file = false;
+            walk(a.iter().map(String::as_str).skip(1), |arg| {
+                if let Arg::Flag(f) | Arg::Input(f) = arg {
+                    names_file |= !f.starts_with('-') && norm(f) == file;
+                }
+            });
+            names_file && has_c(a)
+        })
+    };
+    let only_c = || {
+        let mut with_c = commands.iter().enumerate().filter(|(_, a)| has_c(a));
+        match (with_c.next(), with_c.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    };
+    match by_output.or_else(by_file).or_else(only_c) {
+        Some(i) => {
+            let mut args = commands.swap_remove(i);
+            args.shrink_to_fit();
+            Ok((args, None))
+        }
+        None => Ok((
+            commands.concat(),
+            Some("its `command` holds several commands and none is found to compile its `file`"),
+        )),
+    }
+}
+
+/// One argument of an argv as the driver reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Arg<'a> {
+    /// An option or an input before `--`.
+    Flag(&'a str),
+    /// The value of an option that takes the next argument (`-o FILE`): not an option.
+    Operand(&'a str, &'a str),
+    /// An argument of `-Xclang`, for the compiler proper (cc1).
+    Cc1(&'a str),
+    /// After `--`: an input, whatever it looks like.
+    Input(&'a str),
+}
+
+/// clang driver options (`clang/include/clang/Driver/Options.td`) whose value may be the next
+/// argument (`Separate` or `JoinedOrSeparate` kinds): that argument is their value, never an
+/// option. Only the exact spelling takes the next argument (`-DX` and `-xc++` are joined).
+/// `-Xclang` is handled apart; any `-Xarch_ARCH` also takes the next argument.
+pub const SEPARATE_VALUE_OPTIONS: &[&str] = &[
+    "-o",
+    "-D",
+    "-U",
+    "-I",
+    "-F",
+    "-L",
+    "-l",
+    "-u",
+    "-include",
+    "-include-pch",
+    "-imacros",
+    "-isystem",
+    "-isystem-after",
+    "-iquote",
+    "-idirafter",
+    "-iframework",
+    "-iprefix",
+    "-iwithprefix",
+    "-iwithprefixbefore",
+    "-isysroot",
+    "-ivfsoverlay",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-MJ",
+    "-x",
+    "-arch",
+    "-target",
+    "--target",
+    "--sysroot",
+    "-Xlinker",
+    "-Xpreprocessor",
+    "-Xassembler",
+    "-Xanalyzer",
+    "-Xopenmp-target",
+    "-Xcuda-fatbinary",
+    "-Xcuda-ptxas",
+    "-mllvm",
+    "-serialize-diagnostics",
+    "-dependency-file",
+    "-dependency-dot",
+    "--param",
+    "-working-directory",
+];
+
+/// Reads `args` as clang's driver does, calling `each` for every argument: the values of
+/// [`SEPARATE_VALUE_OPTIONS`] are operands, the argument after `-Xclang` goes to cc1, and
+/// everything after `--` is an input. A dangling option (no value) ends the walk.
+pub(super) fn walk<'a>(args: impl IntoIterator<Item = &'a str>, mut each: impl FnMut(Arg<'a>)) {
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            args.by_ref().for_each(|a| each(Arg::Input(a)));
+            return;
+        }
+        if arg == "-Xclang" {
+            match args.next() {
+                Some(a) => each(Arg::Cc1(a)),
+                None => return,
+            }
+        } else if SEPARATE_VALUE_OPTIONS.contains(&arg) || arg.starts_with("-Xarch_") {
+            match args.next() {
+                Some(a) => each(Arg::Operand(arg, a)),
+                None => return,
+            }
+        } else {
+            each(Arg::Flag(arg));
+        }
+    }
+}
+
+/// The value of the last `-o FILE` (or `-oFILE` when `FILE` ends in `.o` or `.obj`) of an argv
+/// (`args[0]` is the compiler and is not read).
+pub(super) fn last_output<'a>(args: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut out = None;
+    walk(args.into_iter().skip(1), |arg| match arg {
+        Arg::Operand("-o", o) => out = Some(o),
+        Arg::Flag(a) => {
+            if let Some(o) = a.strip_prefix("-o")
+                && (o.ends_with(".o") || o.ends_with(".obj"))
+            {
+                out = Some(o);
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
+/// The visibility options of one compilation, as the compiler will apply them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VisibilityFlags {
+    /// The value of the last `-fvisibility=VALUE` (`default`, `hidden`, `internal`,
+    /// `protected`); `None` when not given, which is `default`.
+    pub visibility: Option<String>,
+    /// `-fvisibility-inlines-hidden` is in effect: given, and not cancelled by a later
+    /// `-fno-visibility-inlines-hidden`.
+    pub inlines_hidden: bool,
+    /// `-fvisibility-ms-compat` is in effect: given after the last `-fvisibility=`. clang's driver
+    /// takes the last of the two and turns `-fvisibility-ms-compat` into `-fvisibility=hidden
+    /// -ftype-visibility=default` (types keep default visibility, functions and variables are
+    /// hidden).
+    pub ms_compat: bool,
+}
+
+impl VisibilityFlags {
+    /// Functions and variables are hidden unless marked otherwise: `-fvisibility=hidden` or
+    /// `internal`, or `-fvisibility-ms-compat` (clang's driver passes `-fvisibility=hidden` for
+    /// it, `clang/lib/Driver/ToolChains/Clang.cpp`). Values are compared as clang does, case
+    /// sensitively; `protected` does not hide.
+    pub fn hides_by_default(&self) -> bool {
+        self.ms_compat || matches!(self.visibility.as_deref(), Some("hidden" | "internal"))
+    }
+}
+
+/// The visibility options in an argv (`arguments[0]`, the compiler, is read like the rest: it
+/// never matches). Pure: response files are not read (see [`visibility_of`]).
+///
+/// The spellings handled are clang's driver options (`clang/include/clang/Driver/Options.td`),
+/// which GCC shares: `-fvisibility=VALUE` (joined only: the driver rejects `-fvisibility VALUE`),
+/// `-fvisibility-ms-compat`, `-fvisibility-inlines-hidden` and `-fno-visibility-inlines-hidden`,
+/// the last one of each pair winning. Only options count: not the value of an option that takes
+/// the next argument ([`SEPARATE_VALUE_OPTIONS`]: `-o -fvisibility=hidden` names an output,
+/// `-D -fvisibility=hidden` a macro), and nothing after `--` (inputs). Options passed straight
+/// to the compiler proper with `-Xclang` are handled as cc1 sees them, after every driver option
+/// whatever their position: `-Xclang -fvisibility=VALUE` (cc1 accepts the joined spelling),
+/// `-Xclang -fvisibility -Xclang VALUE` (cc1's older separate spelling) and `-Xclang
+/// -fvisibility-inlines-hidden`. Not handled: `-Xarch_*` values, `-Wp,`, and options that only
+/// look alike (`-fvisibility-inlines-hidden-static-local-var`, `-fvisibility-global-new-delete=…`,
+/// `-ftype-visibility=…`).
+pub fn visibility_flags(arguments: &Argv) -> VisibilityFlags {
+    visibility_of_args(arguments.iter())
+}
+
+pub(super) fn visibility_of_args<'a>(
+    arguments: impl IntoIterator<Item = &'a str>,
+) -> VisibilityFlags {
+    let mut flags = VisibilityFlags::default();
+    let mut cc1: Vec<&str> = Vec::new();
+    walk(arguments, |arg| match arg {
+        Arg::Cc1(a) => cc1.push(a),
+        Arg::Flag(arg) => {
+            if let Some(v) = arg.strip_prefix("-fvisibility=") {
+                flags.visibility = Some(v.to_owned());
+                flags.ms_compat = false;
+            } else if arg == "-fvisibility-ms-compat" {
+                flags.ms_compat = true;
+            } else if arg == "-fvisibility-inlines-hidden" {
+                flags.inlines_hidden = true;
+            } else if arg == "-fno-visibility-inlines-hidden" {
+                flags.inlines_hidden = false;
+            }
+        }
+        Arg::Operand(..) | Arg::Input(_) => {}
+    });
+    let mut cc1 = cc1.into_iter();
+    while let Some(arg) = cc1.next() {
+        let value = if arg == "-fvisibility" {
+            cc1.next()
+        } else {
+            arg.strip_prefix("-fvisibility=")
+        };
+        if let Some(v) = value {
+            flags.visibility = Some(v.to_owned());
+            flags.ms_compat = false;
+        } else if arg == "-fvisibility-inlines-hidden" {
+            flags.inlines_hidden = true;
+        } else if arg == "-fno-visibility-inlines-hidden" {
+            flags.inlines_hidden = false;
+        }
+    }
+    flags
+}
+
+/// The output of an entry: its `output` key, else the argument of the last `-o` in its argv
+/// (`-o FILE`, or `-oFILE` when `FILE` ends in `.o` or `.obj`; before `--`, and not the value of
+/// another option).
+pub fn output_of(cmd: &CompileCommand) -> Option<&str> {
+    if let Some(o) = &cmd.output {
+        return Some(o);
+    }
+    last_output(cmd.arguments.iter())
+}
+
+/// A best-effort name of the build target an entry belongs to, from its output path
+/// ([`output_of`]); `None` when no pattern fits. The patterns, tried in this order:
+///
+/// | build system | output path | target |
+/// |---|---|---|
+/// | CMake | `…/CMakeFiles/TARGET.dir/…` | `TARGET` |
+/// | Bazel | `…/_objs/TARGET/…/x.o` | `TARGET` |
+/// | Xcode | `…/PROJECT.build/CONFIG/TARGET.build/Objects-normal…/ARCH/x.o` (the last `.build` before `Objects-normal`) | `TARGET` |
+/// | gyp, ninja | `obj[.TOOLSET]/DIR/TARGET.STEM.o` (`STEM`: the source's name without extension) | `TARGET` |
+/// | gyp, make | `…/obj.TOOLSET/TARGET/…/x.o` (`obj.target`, `obj.host`) | `TARGET` |
+/// | Meson | `…/TARGET.p/x.o` (`TARGET` is the product's file name, e.g. `libfoo.a`) | `TARGET` |
+pub fn target_of(cmd: &CompileCommand) -> Option<String> {
+    let output = output_of(cmd)?;
+    let parts: Vec<&str> = output.split('/').filter(|p| !p.is_empty()).collect();
+    let (name, dirs) = parts.split_last()?;
+    let non_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    // CMake
+    for w in dirs.windows(2) {
+        if w[0] == "CMakeFiles"
+            && let Some(t) = w[1].strip_suffix(".dir")
+        {
+            return non_empty(t);
+        }
+    }
+    // Bazel
+    if let Some(i) = dirs.iter().position(|&d| d == "_objs")
+        && let Some(t) = dirs.get(i + 1)
+    {
+        return non_empty(t);
+    }
+    // Xcode
+    if let Some(i) = dirs.iter().position(|d| d.starts_with("Objects-normal"))
+        && let Some(t) = dirs[..i]
+            .iter()
+            .rev()
+            .find_map(|d| d.strip_suffix(".build"))
+    {
+        return non_empty(t);
+    }
+    // gyp: ninja (`obj/…/TARGET.STEM.o`) or make (`obj.TOOLSET/TARGET/…`)
+    if let Some(i) = dirs
+        .iter()
+        .position(|&d| d == "obj" || d.starts_with("obj."))
+    {
+        let source = cmd.file.rsplit('/').next().unwrap_or("");
+        let stem = source.rsplit_once('.').map_or(source, |(s, _)| s);
+        if !stem.is_empty()
+            && let Some(t) = name
+                .strip_suffix(".o")
+                .and_then(|n| n.strip_suffix(stem))
+                .and_then(|n| n.strip_suffix('.'))
+            && !t.is_empty()
+        {
+            return Some(t.to_owned());
+        }
+        if dirs[i] != "obj"
+            && let Some(t) = dirs.get(i + 1)
+        {
+            return non_empty(t);
+        }
+    }
+    // Meson
+    dirs.last()
+        .and_then(|d| d.strip_suffix(".p"))
+        .and_then(non_empty)
+}

@@ -1,0 +1,294 @@
+//! Finding the entry that compiled a source file or produced an object file.
+
+use super::*;
+
+/// What [`CompileDbIndex::find`] found: an index into the commands it was built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Match {
+    /// Exactly one entry.
+    Unique(usize),
+    /// This many entries fit equally well.
+    Ambiguous(usize),
+    /// No entry.
+    None,
+}
+
+/// Lookup tables over a compilation database, built once: entries by normalized source path,
+/// by normalized output path, by source file name and by output file name. Each table is a
+/// sorted list of (hash of the key, entry), 16 bytes an entry, the keys kept once per entry:
+/// a lookup takes the run of its key's hash (SipHash with fixed keys) and keeps the entries
+/// whose key is equal.
+#[derive(Debug, Clone, Default)]
+pub struct CompileDbIndex {
+    /// Per entry: the normalized source path.
+    files: Vec<Box<str>>,
+    /// Per entry: the normalized output path, if known ([`output_of`]).
+    outputs: Vec<Option<Box<str>>>,
+    /// Per entry: [`target_of`].
+    targets: Vec<Option<Box<str>>>,
+    /// Per entry: a hash of (source, output, argv), to tell exact duplicates.
+    fingerprints: Vec<u64>,
+    by_file: Table,
+    by_output: Table,
+    by_file_name: Table,
+    by_output_name: Table,
+}
+
+/// (hash of a key, entry), sorted.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Table(Vec<(u64, usize)>);
+
+pub(super) fn key_hash(key: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
+impl Table {
+    fn new(mut rows: Vec<(u64, usize)>) -> Self {
+        rows.sort_unstable();
+        rows.shrink_to_fit();
+        Table(rows)
+    }
+
+    /// The entries (ascending) whose key, as `key_of` gives it, is `key`; `None` when none.
+    fn get<'a>(&self, key: &str, key_of: impl Fn(usize) -> Option<&'a str>) -> Option<Vec<usize>> {
+        let h = key_hash(key);
+        let start = self.0.partition_point(|&(x, _)| x < h);
+        let found: Vec<usize> = self.0[start..]
+            .iter()
+            .take_while(|&&(x, _)| x == h)
+            .map(|&(_, i)| i)
+            .filter(|&i| key_of(i) == Some(key))
+            .collect();
+        (!found.is_empty()).then_some(found)
+    }
+}
+
+impl CompileDbIndex {
+    /// The index of `commands`; [`Match::Unique`] holds positions in that slice.
+    pub fn new(commands: &[CompileCommand]) -> Self {
+        let n = commands.len();
+        let mut index = CompileDbIndex {
+            files: Vec::with_capacity(n),
+            outputs: Vec::with_capacity(n),
+            targets: Vec::with_capacity(n),
+            fingerprints: Vec::with_capacity(n),
+            ..CompileDbIndex::default()
+        };
+        let (mut by_file, mut by_file_name) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut by_output, mut by_output_name) = (Vec::new(), Vec::new());
+        for (i, cmd) in commands.iter().enumerate() {
+            let file = normalize(&cmd.file, Some(&cmd.directory));
+            let output = output_of(cmd).map(|o| normalize(o, Some(&cmd.directory)));
+            let mut h = DefaultHasher::new();
+            (&file, &output, &cmd.arguments).hash(&mut h);
+            index.fingerprints.push(h.finish());
+            by_file_name.push((key_hash(base_name(&file)), i));
+            by_file.push((key_hash(&file), i));
+            if let Some(o) = &output {
+                by_output_name.push((key_hash(base_name(o)), i));
+                by_output.push((key_hash(o), i));
+            }
+            index.files.push(file.into_boxed_str());
+            index.outputs.push(output.map(String::into_boxed_str));
+            index
+                .targets
+                .push(target_of(cmd).map(String::into_boxed_str));
+        }
+        index.by_file = Table::new(by_file);
+        index.by_file_name = Table::new(by_file_name);
+        index.by_output = Table::new(by_output);
+        index.by_output_name = Table::new(by_output_name);
+        index
+    }
+
+    fn file_of(&self, i: usize) -> Option<&str> {
+        Some(&self.files[i])
+    }
+
+    fn output_at(&self, i: usize) -> Option<&str> {
+        self.outputs[i].as_deref()
+    }
+
+    /// The entry compiling `source` (an absolute path as a debug map records it, e.g.
+    /// `/Users/admin/build/ws/out/../deps/v8/src/codegen/interface-descriptors.cc`) or producing
+    /// `object` (a path of a link map's or debug map's object list: a loose `/p/x.o` or an
+    /// archive member `/p/libv8.a(x.o)`, see [`split_object`]).
+    ///
+    /// Paths are normalized lexically, with no filesystem access: a relative `file` or `output`
+    /// is joined to its entry's `directory`, `.` and `..` are resolved (`..` at the root stays
+    /// at the root; a relative `directory`, as gyp writes it, leaves a relative path), repeated
+    /// `/` are merged; comparisons are case-sensitive. The rules, in order; the first that finds
+    /// any entry decides:
+    ///
+    /// 1. the entries whose normalized `file` equals the normalized `source`;
+    /// 2. for a loose object, the entries whose normalized output equals its normalized path;
+    /// 3. the entries whose `file` shares the longest run of trailing path components with
+    ///    `source`, at least 2 (the build machine's checkout usually differs from the one the
+    ///    database was made in: `/Users/admin/build/ws/deps/v8/src/x.cc` and
+    ///    `/home/me/node/deps/v8/src/x.cc` share `deps/v8/src/x.cc`, 4 components);
+    /// 4. the entries whose output's file name equals the object's file name (an archive
+    ///    member's name, `interface-descriptors.o`, or a loose object's base name).
+    ///
+    /// One entry is [`Match::Unique`]. Several are narrowed by the object, each step kept only
+    /// if it leaves at least one: to those whose output is the loose object's path, then to
+    /// those whose output file name is the object's, then to those whose [`target_of`] is the
+    /// archive's (`libv8_base.a` is target `libv8_base.a`, `libv8_base` or `v8_base`). What is
+    /// left is `Unique` if one entry, or if all are exact duplicates (same normalized `file` and
+    /// output, same argv), else [`Match::Ambiguous`] with their number.
+    pub fn find(&self, source: Option<&str>, object: Option<&str>) -> Match {
+        let object = object.map(|o| {
+            let (archive, member) = split_object(o);
+            Object {
+                archive,
+                loose: archive.is_none().then(|| normalize(member, None)),
+                name: base_name(member),
+            }
+        });
+        let object = object.as_ref();
+        let source = source.map(|s| normalize(s, None));
+        // 1. exact source
+        if let Some(cands) = source
+            .as_ref()
+            .and_then(|s| self.by_file.get(s, |i| self.file_of(i)))
+        {
+            return self.narrow(&cands, object);
+        }
+        // 2. exact output of a loose object
+        if let Some(cands) = object
+            .and_then(|o| o.loose.as_ref())
+            .and_then(|p| self.by_output.get(p, |i| self.output_at(i)))
+        {
+            return self.narrow(&cands, object);
+        }
+        // 3. longest common suffix of components, at least 2
+        if let Some(source) = &source
+            && let Some(cands) = self
+                .by_file_name
+                .get(base_name(source), |i| self.file_of(i).map(base_name))
+        {
+            let mut best = 0;
+            let mut tied: Vec<usize> = Vec::new();
+            for c in cands {
+                let n = common_suffix(source, &self.files[c]);
+                if n > best {
+                    best = n;
+                    tied.clear();
+                }
+                if n == best {
+                    tied.push(c);
+                }
+            }
+            if best >= 2 {
+                return self.narrow(&tied, object);
+            }
+        }
+        // 4. object file name = output file name
+        if let Some(cands) = object.filter(|o| !o.name.is_empty()).and_then(|o| {
+            self.by_output_name
+                .get(o.name, |i| self.output_at(i).map(base_name))
+        }) {
+            return self.narrow(&cands, object);
+        }
+        Match::None
+    }
+
+    fn narrow(&self, cands: &[usize], object: Option<&Object<'_>>) -> Match {
+        let mut cands: Vec<usize> = cands.to_vec();
+        if let Some(o) = object {
+            if let Some(p) = &o.loose {
+                keep_if_any(&mut cands, |c| {
+                    self.outputs[c].as_deref() == Some(p.as_str())
+                });
+            }
+            keep_if_any(&mut cands, |c| {
+                self.outputs[c].as_deref().map(base_name) == Some(o.name)
+            });
+            if let Some(a) = o.archive {
+                let file = base_name(a);
+                let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+                let bare = stem.strip_prefix("lib").unwrap_or(stem);
+                keep_if_any(
+                    &mut cands,
+                    |c| matches!(self.targets[c].as_deref(), Some(t) if t == file || t == stem || t == bare),
+                );
+            }
+        }
+        match cands.as_slice() {
+            [] => Match::None,
+            [one] => Match::Unique(*one),
+            [first, rest @ ..] => {
+                if rest
+                    .iter()
+                    .all(|&c| self.fingerprints[c] == self.fingerprints[*first])
+                {
+                    Match::Unique(*first)
+                } else {
+                    Match::Ambiguous(cands.len())
+                }
+            }
+        }
+    }
+}
+
+/// The object a lookup names.
+pub(super) struct Object<'a> {
+    archive: Option<&'a str>,
+    /// A loose object's normalized path.
+    loose: Option<String>,
+    /// A member's name, or a loose object's file name.
+    name: &'a str,
+}
+
+pub(super) fn keep_if_any(cands: &mut Vec<usize>, keep: impl Fn(usize) -> bool) {
+    if cands.iter().any(|&c| keep(c)) {
+        cands.retain(|&c| keep(c));
+    }
+}
+
+pub(super) fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// How many trailing path components `a` and `b` share.
+pub(super) fn common_suffix(a: &str, b: &str) -> usize {
+    a.rsplit('/')
+        .zip(b.rsplit('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+/// `path` joined to `base` unless absolute, with `.`, `..` and repeated `/` resolved lexically.
+/// See [`CompileDbIndex::find`].
+pub fn normalize(path: &str, base: Option<&str>) -> String {
+    let joined;
+    let full = match base {
+        Some(b) if !path.starts_with('/') && !b.is_empty() => {
+            joined = format!("{b}/{path}");
+            joined.as_str()
+        }
+        _ => path,
+    };
+    let absolute = full.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for p in full.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&l) if l != ".." => {
+                    parts.pop();
+                }
+                _ if absolute => {}
+                _ => parts.push(".."),
+            },
+            _ => parts.push(p),
+        }
+    }
+    let body = parts.join("/");
+    match (absolute, body.is_empty()) {
+        (true, _) => format!("/{body}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => body,
+    }
+}

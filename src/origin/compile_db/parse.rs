@@ -1,0 +1,361 @@
+//! Reading the database: serde's streaming deserializer, entry by entry, into [`CompileCommand`]s.
+
+use super::*;
+
+/// Reads a compilation database. See the [module documentation](self) for the format and the
+/// errors; a JSON error anywhere in the text is reported before an unusable entry.
+///
+/// The text is read as a stream (serde's `SeqAccess`): each entry becomes a [`CompileCommand`]
+/// as it is read, with no JSON tree of the whole database, so the memory held is the entries'
+/// strings (boxed, the argv in one allocation, one copy of each distinct `directory`), not a
+/// tree several times the text's size.
+///
+/// A `command` holding several commands, joined by `&&`, `||`, `;`, `|`, `&` or a newline
+/// outside quotes (as separate words or attached, `a.o&&`), keeps only the compiler invocation
+/// that makes the entry, the first that fits of: the one whose last `-o` is the entry's `output`
+/// (both normalized against `directory`); the one with `-c` and an argument that is the entry's
+/// `file`; the only one with `-c`. When none fits, `arguments` holds every command's words and
+/// [`CompileCommand::unknown`] says why the visibility is unknown.
+pub fn parse_compile_db(bytes: &[u8]) -> Result<Vec<CompileCommand>, CompileDbError> {
+    let top: Top = serde_json::from_slice(bytes).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        let mut message = e.to_string();
+        let at = format!(" at line {line} column {column}");
+        if let Some(m) = message.strip_suffix(&at) {
+            message.truncate(m.len());
+        }
+        CompileDbError::Json {
+            line,
+            column,
+            message,
+        }
+    })?;
+    top.0
+}
+
+/// The whole database, read by [`TopVisitor`]: the entries, or the first problem.
+pub(super) struct Top(Result<Vec<CompileCommand>, CompileDbError>);
+
+impl<'de> de::Deserialize<'de> for Top {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TopVisitor)
+    }
+}
+
+/// Anything that is not an array is `NotAnArray` (maps and arrays still read to their end, so
+/// that a JSON error after them wins, as with a tree).
+pub(super) struct TopVisitor;
+
+macro_rules! not_this {
+    ($out:expr, $null:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($out)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($null)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($null)
+        }
+    };
+}
+
+pub(super) fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+pub(super) fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Top;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of entries")
+    }
+    not_this!(
+        Top(Err(CompileDbError::NotAnArray)),
+        Top(Err(CompileDbError::NotAnArray))
+    );
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Top, A::Error> {
+        drain_map(map)?;
+        Ok(Top(Err(CompileDbError::NotAnArray)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
+        let mut entries = Vec::new();
+        let mut first_error = None;
+        let mut index = 0;
+        let mut directories: HashMap<Arc<str>, ()> = HashMap::new();
+        while let Some(Entry(entry)) = seq.next_element()? {
+            match entry {
+                Ok(mut e) if first_error.is_none() => {
+                    match directories.get_key_value(&e.directory) {
+                        Some((d, ())) => e.directory = d.clone(),
+                        None => {
+                            directories.insert(e.directory.clone(), ());
+                        }
+                    }
+                    entries.push(e);
+                }
+                Ok(_) => {}
+                Err(message) if first_error.is_none() => {
+                    first_error = Some(CompileDbError::Entry { index, message });
+                    entries = Vec::new();
+                }
+                Err(_) => {}
+            }
+            index += 1;
+        }
+        Ok(Top(match first_error {
+            Some(e) => Err(e),
+            None => {
+                entries.shrink_to_fit();
+                Ok(entries)
+            }
+        }))
+    }
+}
+
+/// One element of the array: its command, or what is wrong with it.
+pub(super) struct Entry(Result<CompileCommand, &'static str>);
+
+impl<'de> de::Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(EntryVisitor)
+    }
+}
+
+pub(super) struct EntryVisitor;
+
+/// An entry's key, as far as it matters.
+pub(super) enum Key {
+    Directory,
+    File,
+    Output,
+    Arguments,
+    Command,
+    Other,
+}
+
+pub(super) struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, k: &str) -> Result<Key, E> {
+        Ok(match k {
+            "directory" => Key::Directory,
+            "file" => Key::File,
+            "output" => Key::Output,
+            "arguments" => Key::Arguments,
+            "command" => Key::Command,
+            _ => Key::Other,
+        })
+    }
+}
+
+/// A value that should be a string: `Null` for JSON `null`, `Other` for any other type.
+#[derive(Default)]
+pub(super) enum Str {
+    #[default]
+    Absent,
+    Null,
+    Text(String),
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Str {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrVisitor)
+    }
+}
+
+pub(super) struct StrVisitor;
+
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = Str;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Str, E> {
+        Ok(Str::Other)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Str, E> {
+        Ok(Str::Other)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Str, E> {
+        Ok(Str::Other)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Str, E> {
+        Ok(Str::Other)
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Str, E> {
+        Ok(Str::Text(s.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Str, E> {
+        Ok(Str::Text(s))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Str, E> {
+        Ok(Str::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Str, E> {
+        Ok(Str::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Str, A::Error> {
+        drain_seq(seq)?;
+        Ok(Str::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Str, A::Error> {
+        drain_map(map)?;
+        Ok(Str::Other)
+    }
+}
+
+/// The `arguments` value: `Array(None)` when an element is not a string.
+#[derive(Default)]
+pub(super) enum Args {
+    #[default]
+    Absent,
+    Null,
+    Array(Option<Vec<String>>),
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Args {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ArgsVisitor)
+    }
+}
+
+pub(super) struct ArgsVisitor;
+
+impl<'de> Visitor<'de> for ArgsVisitor {
+    type Value = Args;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of strings")
+    }
+    not_this!(Args::Other, Args::Null);
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Args, A::Error> {
+        drain_map(map)?;
+        Ok(Args::Other)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Args, A::Error> {
+        let mut args = Some(Vec::new());
+        while let Some(s) = seq.next_element::<Str>()? {
+            match (s, &mut args) {
+                (Str::Text(s), Some(a)) => a.push(s),
+                _ => args = None,
+            }
+        }
+        if let Some(a) = &mut args {
+            a.shrink_to_fit();
+        }
+        Ok(Args::Array(args))
+    }
+}
+
+impl<'de> Visitor<'de> for EntryVisitor {
+    type Value = Entry;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an entry")
+    }
+    not_this!(Entry(Err("not an object")), Entry(Err("not an object")));
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Entry, A::Error> {
+        drain_seq(seq)?;
+        Ok(Entry(Err("not an object")))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
+        // As a JSON object read into a map: a repeated key keeps its last value.
+        let (mut directory, mut file, mut output) = (Str::Absent, Str::Absent, Str::Absent);
+        let (mut arguments, mut command) = (Args::Absent, Str::Absent);
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match key {
+                Key::Directory => directory = map.next_value()?,
+                Key::File => file = map.next_value()?,
+                Key::Output => output = map.next_value()?,
+                Key::Arguments => arguments = map.next_value()?,
+                Key::Command => command = map.next_value()?,
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Entry(entry_of(directory, file, output, arguments, command)))
+    }
+}
+
+/// A string field: `None` when absent or null, `Err` when not a string.
+pub(super) fn string(v: Str) -> Result<Option<String>, ()> {
+    match v {
+        Str::Absent | Str::Null => Ok(None),
+        Str::Text(s) => Ok(Some(s)),
+        Str::Other => Err(()),
+    }
+}
+
+pub(super) fn entry_of(
+    directory: Str,
+    file: Str,
+    output: Str,
+    arguments: Args,
+    command: Str,
+) -> Result<CompileCommand, &'static str> {
+    let directory = string(directory)
+        .map_err(|()| "`directory` is not a string")?
+        .ok_or("no `directory`")?;
+    let file = string(file)
+        .map_err(|()| "`file` is not a string")?
+        .ok_or("no `file`")?;
+    let output = string(output).map_err(|()| "`output` is not a string")?;
+    let mut unknown = None;
+    let arguments: Vec<String> = match (arguments, command) {
+        (Args::Array(Some(args)), _) => args,
+        (Args::Array(None), _) => {
+            return Err("`arguments` has an element that is not a string");
+        }
+        (Args::Null | Args::Absent, Str::Text(command)) => {
+            let (args, u) = split_command(&command, &directory, &file, output.as_deref())?;
+            unknown = u;
+            args
+        }
+        (Args::Null | Args::Absent, Str::Absent | Str::Null) => {
+            return Err("neither `arguments` nor `command`");
+        }
+        (Args::Null | Args::Absent, Str::Other) => return Err("`command` is not a string"),
+        (Args::Other, _) => return Err("`arguments` is not an array"),
+    };
+    if arguments.iter().any(|a| a.contains('\0')) {
+        unknown = Some(NUL_ARGUMENT);
+    }
+    let arguments: Argv = arguments.iter().collect();
+    Ok(CompileCommand {
+        directory: directory.into(),
+        file: file.into_boxed_str(),
+        output: output.map(String::into_boxed_str),
+        arguments,
+        unknown,
+    })
+}
