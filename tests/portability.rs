@@ -147,8 +147,8 @@ fn strip_rust_comments(src: &str) -> String {
                 i += 1;
             }
         } else if c[i] == '\'' && next == Some('\\') {
-            // An escaped char literal: '\n', '\'', '\u{…}'.
-            let mut k = i + 2;
+            // An escaped char literal: '\n', '\'', '\u{…}' (the escaped character skipped).
+            let mut k = i + 3;
             while k < c.len() && c[k] != '\'' {
                 k += 1;
             }
@@ -344,7 +344,7 @@ fn a() { let _ = std::fs::read("/proc/self/status"); }
 fn b(fd: i32) { unsafe { libc::epoll_create1(0); libc::prctl(1) }; }
 // a comment about /proc/ and prctl is not a use
 /* nor is /sys/ in a /* nested */ block comment */
-fn c() { let url = "http://x"; let s = '"'; let _ = libc::O_PATH; }
+fn c() { let url = "http://x"; let s = ['"', '\'', '/']; let _ = libc::O_PATH; }
 fn d(v: &mut Vec<u8>) { v.splice(0..0, [1]); unsafe { libc::splice(0, 0, 0, 0, 0, 0) }; }
 fn e() -> &'static str { r#"/sys/class"# }
 fn f() { let my_epoll = 1; let _ = my_epoll; }
