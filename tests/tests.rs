@@ -17,6 +17,8 @@
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
 //! * `parallel` gives the same bytes on one core as on all, and errors in one order;
+//! * `portability` keeps Linux-only APIs out of `src/` unless under `cfg(target_os = "linux")`
+//!   (weakscan's users run it on macOS);
 //! * `process` reads whole processes (bundles, load order, winners) of `testdata/process`;
 //! * `real_process` checks the whole process of sharp's official macOS addon and its libvips
 //!   (npm packages, cached by `scripts/fetch-npm.sh`) against LLVM 22's view of the images;
@@ -39,6 +41,7 @@ mod mutation;
 mod names;
 mod node;
 mod parallel;
+mod portability;
 mod process;
 mod properties;
 mod real_process;
