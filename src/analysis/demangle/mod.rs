@@ -1132,6 +1132,20 @@ impl KeySink {
             self.name_start = self.pattern.len();
             return;
         }
+        if s == "std::"
+            && self.stack.is_empty()
+            && self.pattern.len() == self.name_start
+            && self.separators.is_empty()
+        {
+            // An unscoped `std::` name (`St`, Itanium C++ ABI 5.1.5 `<unscoped-name>`), which
+            // cpp_demangle writes outside every node: `std` is its first component, a namespace,
+            // as in `std::nothrow` and `typeinfo for std::length_error`.
+            self.pattern.push_str("std");
+            self.separators.push(self.pattern.len());
+            self.component_namespace.push(true);
+            self.pattern.push_str("::");
+            return;
+        }
         if s == "::" && self.in_name_structure() {
             self.conversion = false;
             self.separators.push(self.pattern.len());
@@ -1145,6 +1159,37 @@ impl KeySink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Regression: an unscoped `std::` name (`St…`) was in no namespace when its keys came from
+    // cpp_demangle (builds without libiberty, as on macOS): `typeinfo for std::length_error`
+    // grouped under `(global)` there and under `std` with libiberty.
+    #[test]
+    fn regression_unscoped_std_names_were_in_no_namespace_without_libiberty() {
+        for (plain, pattern, ends) in [
+            ("_ZSt7nothrow", "std::nothrow", vec![3]),
+            (
+                "_ZTISt12length_error",
+                "typeinfo for std::length_error",
+                vec![16],
+            ),
+            (
+                "_ZSt28__throw_bad_array_new_lengthB8nn180100v",
+                "std::__throw_bad_array_new_length[abi:nn180100](…)",
+                vec![3],
+            ),
+            // Not at the name's start: a scoped `std::` (`NSt…`) and an argument are unchanged.
+            (
+                "_ZNSt3__16vectorIiE9push_backEv",
+                "std::__1::vector<…>::push_back(…)",
+                vec![3, 8],
+            ),
+            ("_Z1fSt9nothrow_t", "f(…)", vec![]),
+        ] {
+            let (_, (p, _, _, e)) = structure(plain, 4096, false).unwrap();
+            assert_eq!(p, pattern, "{plain}");
+            assert_eq!(&*e, &ends[..], "{plain}");
+        }
+    }
 
     #[test]
     fn template_only_keys_keep_the_template_and_no_namespace() {
