@@ -1247,6 +1247,16 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap();
 }
 
+/// `dir/main`: an executable with `n` `LC_RPATH`s `@executable_path/PREFIX-K` and `n`
+/// dependencies `@rpath/libK.dylib` (K = 0..n), none of which exists.
+fn main_searching(dir: &std::path::Path, prefix: &str, n: usize) {
+    let rpaths: Vec<String> = (0..n)
+        .map(|k| format!("@executable_path/{prefix}-{k}"))
+        .collect();
+    let deps: Vec<String> = (0..n).map(|k| format!("@rpath/lib{k}.dylib")).collect();
+    write_file(&dir.join("main"), &minimal_macho(2, None, &rpaths, &deps));
+}
+
 /// File-system calls of `weakscan ARGS` counted by `strace -f -c` (`None` without strace).
 fn file_system_calls(args: &[&str]) -> Option<u64> {
     let out = std::process::Command::new("strace")
@@ -1268,14 +1278,7 @@ case!(
     {
         let d = tempfile::tempdir().unwrap();
         let n = 1000;
-        let rpaths: Vec<String> = (0..n)
-            .map(|k| format!("@executable_path/missing-{k}"))
-            .collect();
-        let deps: Vec<String> = (0..n).map(|k| format!("@rpath/lib{k}.dylib")).collect();
-        write_file(
-            &d.path().join("main"),
-            &minimal_macho(2, None, &rpaths, &deps),
-        );
+        main_searching(d.path(), "missing", n);
         let dir = d.path().display().to_string();
         let problems = problems_of(&["scan", "--format", "json", &dir]);
         assert_eq!(problems.len(), n, "{:?}", &problems[..3]);
@@ -1346,14 +1349,7 @@ case!(a_search_past_its_probe_budget_is_one_counted_problem, {
     for k in 0..n {
         std::fs::create_dir_all(d.path().join(format!("empty-{k}"))).unwrap();
     }
-    let rpaths: Vec<String> = (0..n)
-        .map(|k| format!("@executable_path/empty-{k}"))
-        .collect();
-    let deps: Vec<String> = (0..n).map(|k| format!("@rpath/lib{k}.dylib")).collect();
-    write_file(
-        &d.path().join("main"),
-        &minimal_macho(2, None, &rpaths, &deps),
-    );
+    main_searching(d.path(), "empty", n);
     let problems = problems_of(&["scan", "--format", "json", &d.path().display().to_string()]);
     let stopped: Vec<&String> = problems
         .iter()

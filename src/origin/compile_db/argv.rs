@@ -250,6 +250,22 @@ pub fn visibility_flags(arguments: &Argv) -> VisibilityFlags {
     visibility_of_args(arguments.iter())
 }
 
+/// Applies one visibility option to `flags`, the last one given winning: `-fvisibility=V` (or
+/// cc1's `-fvisibility V`, with `V` in `value`), `-fvisibility-ms-compat` and
+/// `-f[no-]visibility-inlines-hidden`. Any other argument changes nothing.
+fn apply(flags: &mut VisibilityFlags, arg: &str, value: Option<&str>) {
+    if let Some(v) = value.or_else(|| arg.strip_prefix("-fvisibility=")) {
+        flags.visibility = Some(v.to_owned());
+        flags.ms_compat = false;
+    } else if arg == "-fvisibility-ms-compat" {
+        flags.ms_compat = true;
+    } else if arg == "-fvisibility-inlines-hidden" {
+        flags.inlines_hidden = true;
+    } else if arg == "-fno-visibility-inlines-hidden" {
+        flags.inlines_hidden = false;
+    }
+}
+
 pub(super) fn visibility_of_args<'a>(
     arguments: impl IntoIterator<Item = &'a str>,
 ) -> VisibilityFlags {
@@ -257,34 +273,19 @@ pub(super) fn visibility_of_args<'a>(
     let mut cc1: Vec<&str> = Vec::new();
     walk(arguments, |arg| match arg {
         Arg::Cc1(a) => cc1.push(a),
-        Arg::Flag(arg) => {
-            if let Some(v) = arg.strip_prefix("-fvisibility=") {
-                flags.visibility = Some(v.to_owned());
-                flags.ms_compat = false;
-            } else if arg == "-fvisibility-ms-compat" {
-                flags.ms_compat = true;
-            } else if arg == "-fvisibility-inlines-hidden" {
-                flags.inlines_hidden = true;
-            } else if arg == "-fno-visibility-inlines-hidden" {
-                flags.inlines_hidden = false;
-            }
-        }
+        Arg::Flag(arg) => apply(&mut flags, arg, None),
         Arg::Operand(..) | Arg::Input(_) => {}
     });
+    // cc1 also takes the value of `-fvisibility` as the next argument.
     let mut cc1 = cc1.into_iter();
     while let Some(arg) = cc1.next() {
         let value = if arg == "-fvisibility" {
             cc1.next()
         } else {
-            arg.strip_prefix("-fvisibility=")
+            None
         };
-        if let Some(v) = value {
-            flags.visibility = Some(v.to_owned());
-            flags.ms_compat = false;
-        } else if arg == "-fvisibility-inlines-hidden" {
-            flags.inlines_hidden = true;
-        } else if arg == "-fno-visibility-inlines-hidden" {
-            flags.inlines_hidden = false;
+        if arg != "-fvisibility-ms-compat" {
+            apply(&mut flags, arg, value);
         }
     }
     flags
