@@ -98,10 +98,12 @@ pub fn has_workflow_command(bytes: &[u8]) -> bool {
 }
 
 /// Whether `bytes` start with `::` after white space (Unicode's, as .NET's `TrimStart` takes
-/// it: a no-break or em space counts too). Only a text that starts with a blank, a non-ASCII
-/// byte or `:` is looked at further.
+/// it: a no-break or em space counts too), the workflow command GitHub's runner reads at the
+/// start of a line. Only a text that starts with a blank, a non-ASCII byte or `:` is looked at
+/// further. For a text cut from an escaped one (a C name without its Mach-O `_`), which may
+/// start so although the whole did not.
 #[inline]
-fn leading_colons(bytes: &[u8]) -> bool {
+pub fn leading_colons(bytes: &[u8]) -> bool {
     match bytes.first() {
         Some(b':') => bytes.starts_with(b"::"),
         Some(&b) if b.is_ascii_whitespace() || b == 0x0b || b >= 0x80 => {

@@ -488,13 +488,18 @@ impl NameIndex {
 }
 
 /// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw
-/// (every name raw under `--no-demangle`).
+/// (every name raw under `--no-demangle`). A C name that would then start with a GitHub
+/// Actions workflow command (`_::error::x`, [`crate::text::leading_colons`]) is shown raw too.
 pub fn plain_text(raw: &str) -> &str {
     if raw_names() {
         return raw;
     }
     let plain = raw.strip_prefix('_').unwrap_or(raw);
-    if plain.starts_with("_Z") { raw } else { plain }
+    if plain.starts_with("_Z") || crate::text::leading_colons(plain.as_bytes()) {
+        raw
+    } else {
+        plain
+    }
 }
 
 /// Demangles every distinct name of `names` on the run's thread pool ([`crate::pool`]), whose
@@ -1159,6 +1164,18 @@ impl KeySink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Regression (render fuzz target): a C name `_::notice title…` lost its `_` when shown and
+    // started a line of the verify table with a workflow command.
+    #[test]
+    fn regression_a_c_name_without_its_underscore_started_a_workflow_command() {
+        for raw in ["_::notice title=x", "_ ::error::x", "_\u{2003}::warning::x"] {
+            assert_eq!(plain_text(raw), raw);
+            assert_eq!(demangle_one(raw).demangled(), raw);
+        }
+        assert_eq!(plain_text("_a::b"), "a::b");
+        assert_eq!(plain_text("_main"), "main");
+    }
 
     // Regression: an unscoped `std::` name (`St…`) was in no namespace when its keys came from
     // cpp_demangle (builds without libiberty, as on macOS): `typeinfo for std::length_error`
