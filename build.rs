@@ -1,95 +1,80 @@
-//! Finds GNU libiberty, the demangler GNU c++filt runs, and compiles weakscan's bounded call into
-//! it (`src/analysis/demangle/cxxfilt.c`) and the walk of its parse tree for the group keys
-//! (`keys.c`). When found, the build sets `cfg(weakscan_libiberty)`
-//! and weakscan prints every C++ name exactly as `c++filt -_` does; otherwise names are printed by
-//! cpp_demangle, and `weakscan --version` says so.
+//! Links the C++ runtime's `__cxa_demangle` (libc++abi: LLVM's Itanium demangler, the code of
+//! Apple's `c++filt`, llvm-cxxfilt, lldb and crash logs), which prints every C++ name. When found,
+//! the build sets `cfg(weakscan_libcxxabi)`; otherwise names are printed by cpp_demangle, with a
+//! warning, and `weakscan --version` says so. Group keys never depend on this: they come from
+//! cpp_demangle's parse in every build (docs/names.md).
 //!
-//! Where libiberty is looked for, in order:
-//! * `WEAKSCAN_LIBIBERTY_DIR`: a prefix holding `include/demangle.h` (or
-//!   `include/libiberty/demangle.h`) and `lib/libiberty.a` (built with `-fPIC`);
-//! * the C compiler's own search path (`cc -print-file-name=libiberty.a`, as Debian's
-//!   `libiberty-dev` installs it) with the header in `/usr/include/libiberty` or
-//!   `/usr/local/include/libiberty`.
+//! Where libc++abi comes from:
+//! * macOS: the system's `/usr/lib/libc++abi.dylib` (every macOS has it; the SDK's
+//!   `libc++abi.tbd` links it), so `cargo install` needs nothing else;
+//! * elsewhere, linked statically: `WEAKSCAN_LIBCXXABI_DIR`, a directory holding `libc++abi.a`
+//!   (or its `lib/` or `lib64/` does), else LLVM 22's lib directory `/usr/lib/llvm-22/lib`
+//!   (Debian and Ubuntu: `libc++abi-22-dev`).
 //!
-//! `WEAKSCAN_LIBIBERTY=off` builds without it; `WEAKSCAN_REQUIRE_LIBIBERTY=1` (as `.ci/run` sets)
-//! makes a missing libiberty a build error instead of a warning.
+//! `WEAKSCAN_PRINTER=cpp_demangle` builds without it (`WEAKSCAN_PRINTER=libcxxabi`, the default,
+//! names libc++abi); `WEAKSCAN_REQUIRE_LIBCXXABI=1` (as `.ci/run` sets) makes a missing libc++abi
+//! a build error instead of a warning.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn main() {
-    println!("cargo:rustc-check-cfg=cfg(weakscan_libiberty)");
-    println!("cargo:rerun-if-changed=src/analysis/demangle/cxxfilt.c");
-    println!("cargo:rerun-if-changed=src/analysis/demangle/keys.c");
-    println!("cargo:rerun-if-changed=src/analysis/demangle/cxxfilt.h");
+    println!("cargo:rustc-check-cfg=cfg(weakscan_libcxxabi)");
     for var in [
-        "WEAKSCAN_LIBIBERTY",
-        "WEAKSCAN_LIBIBERTY_DIR",
-        "WEAKSCAN_REQUIRE_LIBIBERTY",
+        "WEAKSCAN_PRINTER",
+        "WEAKSCAN_LIBCXXABI_DIR",
+        "WEAKSCAN_REQUIRE_LIBCXXABI",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    let required = std::env::var_os("WEAKSCAN_REQUIRE_LIBIBERTY").is_some_and(|v| v == "1");
-    if std::env::var_os("WEAKSCAN_LIBIBERTY").is_some_and(|v| v == "off") {
-        if required {
-            panic!("WEAKSCAN_LIBIBERTY=off and WEAKSCAN_REQUIRE_LIBIBERTY=1 contradict each other");
-        }
+    let required = std::env::var_os("WEAKSCAN_REQUIRE_LIBCXXABI").is_some_and(|v| v == "1");
+    match std::env::var("WEAKSCAN_PRINTER").as_deref() {
+        Err(_) | Ok("" | "libcxxabi") => {}
+        Ok("cpp_demangle") if required => panic!(
+            "WEAKSCAN_PRINTER=cpp_demangle and WEAKSCAN_REQUIRE_LIBCXXABI=1 contradict each other"
+        ),
+        Ok("cpp_demangle") => return,
+        Ok(other) => panic!(
+            "WEAKSCAN_PRINTER={other:?}: expected `libcxxabi` (the default) or `cpp_demangle`"
+        ),
+    }
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if matches!(os.as_str(), "macos" | "ios") {
+        println!("cargo:rustc-link-lib=dylib=c++abi");
+        println!("cargo:rustc-cfg=weakscan_libcxxabi");
         return;
     }
-    match find() {
-        Some((include, lib)) => {
-            cc::Build::new()
-                .file("src/analysis/demangle/cxxfilt.c")
-                .file("src/analysis/demangle/keys.c")
-                .include(&include)
-                .warnings(true)
-                .compile("weakscan_cxxfilt");
-            println!("cargo:rustc-link-search=native={}", lib.display());
-            println!("cargo:rustc-link-lib=static=iberty");
-            println!("cargo:rustc-cfg=weakscan_libiberty");
-            println!(
-                "cargo:rustc-env=WEAKSCAN_LIBIBERTY_PATH={}",
-                lib.join("libiberty.a").display()
-            );
+    match find_static() {
+        Some(dir) => {
+            if let Some(from) = std::env::var_os("WEAKSCAN_LIBCXXABI_DIR") {
+                println!("cargo:rerun-if-changed={}", PathBuf::from(from).display());
+            }
+            println!("cargo:rerun-if-changed={}", dir.join("libc++abi.a").display());
+            println!("cargo:rustc-link-search=native={}", dir.display());
+            println!("cargo:rustc-link-lib=static=c++abi");
+            println!("cargo:rustc-cfg=weakscan_libcxxabi");
         }
         None if required => panic!(
-            "WEAKSCAN_REQUIRE_LIBIBERTY=1 but GNU libiberty was not found: install libiberty-dev \
-             (Debian, Ubuntu) or set WEAKSCAN_LIBIBERTY_DIR to a prefix with include/demangle.h \
-             and lib/libiberty.a"
+            "WEAKSCAN_REQUIRE_LIBCXXABI=1 but libc++abi.a was not found: install libc++abi-22-dev \
+             (Debian, Ubuntu) or set WEAKSCAN_LIBCXXABI_DIR to the directory holding libc++abi.a"
         ),
         None => println!(
-            "cargo:warning=GNU libiberty not found: C++ names will be printed by cpp_demangle, \
-             which differs from c++filt on some names (install libiberty-dev, or set \
-             WEAKSCAN_LIBIBERTY_DIR; see docs/names.md)"
+            "cargo:warning=libc++abi not found: C++ names will be printed by cpp_demangle, which \
+             differs from c++filt (LLVM's) on some names (install libc++abi-22-dev, or set \
+             WEAKSCAN_LIBCXXABI_DIR; see docs/names.md)"
         ),
     }
 }
 
-/// The include directory holding `demangle.h` and the directory holding `libiberty.a`.
-fn find() -> Option<(PathBuf, PathBuf)> {
-    if let Some(dir) = std::env::var_os("WEAKSCAN_LIBIBERTY_DIR") {
-        let dir = PathBuf::from(dir);
-        let include = [dir.join("include/libiberty"), dir.join("include")]
-            .into_iter()
-            .find(|d| d.join("demangle.h").is_file())?;
-        let lib = [dir.join("lib"), dir.join("lib64"), dir.clone()]
-            .into_iter()
-            .find(|d| d.join("libiberty.a").is_file())?;
-        return Some((include, lib));
-    }
-    let include = ["/usr/include/libiberty", "/usr/local/include/libiberty"]
+/// The directory holding `libc++abi.a`.
+fn find_static() -> Option<PathBuf> {
+    let candidates = match std::env::var_os("WEAKSCAN_LIBCXXABI_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            vec![dir.clone(), dir.join("lib"), dir.join("lib64")]
+        }
+        None => vec![PathBuf::from("/usr/lib/llvm-22/lib")],
+    };
+    candidates
         .into_iter()
-        .map(PathBuf::from)
-        .find(|d| d.join("demangle.h").is_file())?;
-    let compiler = cc::Build::new().get_compiler();
-    let out = compiler
-        .to_command()
-        .arg("-print-file-name=libiberty.a")
-        .output()
-        .ok()?;
-    let path = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
-    // The compiler prints the bare name back when it does not find the file.
-    if !path.is_absolute() || !path.is_file() {
-        return None;
-    }
-    Some((include, path.parent().map(Path::to_path_buf)?))
+        .find(|d| d.join("libc++abi.a").is_file())
 }

@@ -29,16 +29,16 @@ use std::path::PathBuf;
 /// Find the C++ weak symbols dyld must coalesce at launch, explain where they come from, and
 /// diff two builds.
 /// `--version`: the version and which code prints C++ names (see `build.rs`).
-#[cfg(weakscan_libiberty)]
+#[cfg(weakscan_libcxxabi)]
 const LONG_VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    "\nnames printed by: GNU libiberty, exactly as c++filt -_ prints them"
+    "\nnames printed by: libc++abi __cxa_demangle, exactly as c++filt on macOS (llvm-cxxfilt) prints them"
 );
 /// `--version`: the version and which code prints C++ names (see `build.rs`).
-#[cfg(not(weakscan_libiberty))]
+#[cfg(not(weakscan_libcxxabi))]
 const LONG_VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    "\nnames printed by: cpp_demangle (built without GNU libiberty: some names differ from c++filt -_; see docs/names.md)"
+    "\nnames printed by: cpp_demangle (built without libc++abi: some names differ from c++filt; see docs/names.md)"
 );
 
 #[derive(Debug, Parser)]

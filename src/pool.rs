@@ -1,12 +1,11 @@
 //! The run's one thread pool: demangling, and the steps a command overlaps with it (reading two
 //! builds, a file's debug map while its names are demangled, grouping two images), run on it.
 //!
-//! Its threads have [`STACK_BYTES`] of stack each, because GNU libiberty's demangler recurses
-//! once per level of a name's structure (the limits are in [`crate::analysis::demangle`]), and
-//! any of them may demangle. They are started once, on the first [`pool`] call, and serve the
-//! whole run: before, each demangling batch started two threads of its own and the grouping
-//! used rayon's global pool, so a diff started five threads, each with its own stack and
-//! allocator heap to fault in.
+//! Its threads have [`STACK_BYTES`] of stack each, because cpp_demangle and libc++abi's
+//! demangler recurse once per level of a name's structure (the limits are in
+//! [`crate::analysis::demangle`]), and any of them may demangle. They are started once, on the
+//! first [`pool`] call, and serve the whole run, so a command starts each thread's stack and
+//! allocator heap once.
 //!
 //! The result never depends on the pool's size: work is split into ordered parts whose
 //! results are put back in order, so the output is the same on 1 thread or 16.

@@ -379,8 +379,8 @@ fn mutated_symbol_names() {
 }
 
 #[test]
-fn mutated_names_through_libiberty() {
-    mutate_target("cxxfilt", harness::cxxfilt, 512);
+fn mutated_names_through_the_printer() {
+    mutate_target("printer", harness::printer, 512);
 }
 
 #[test]

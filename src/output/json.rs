@@ -16,6 +16,8 @@ pub use crate::schema::SCHEMA_VERSION;
 struct ScanJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     images: Vec<&'a ImageSummary>,
@@ -66,6 +68,8 @@ impl Serialize for ScanGroups<'_> {
 struct DiffJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     old: Vec<&'a ImageSummary>,
@@ -153,6 +157,8 @@ pub(crate) struct ScanWith<'a, T: Serialize> {
 struct CheckJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[serde(flatten)]
     report: &'a CheckReport,
     /// What to do: one line per kind of failure (empty when the check passed).
@@ -179,6 +185,7 @@ pub fn scan_with(
 fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'a> {
     ScanJson {
         schema_version: SCHEMA_VERSION,
+        names_printed_by: crate::analysis::demangle::printer::printer(),
         command,
         group_by: report.group_by.as_str(),
         images: report.images.iter().map(|i| &i.summary).collect(),
@@ -202,6 +209,7 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
 pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
     let doc = DiffJson {
         schema_version: SCHEMA_VERSION,
+        names_printed_by: crate::analysis::demangle::printer::printer(),
         command: "diff",
         group_by: report.group_by.as_str(),
         old: report
@@ -272,6 +280,8 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
 struct VerifyJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     binary: &'a ImageSummary,
@@ -292,6 +302,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
         out,
         &VerifyJson {
             schema_version: SCHEMA_VERSION,
+            names_printed_by: crate::analysis::demangle::printer::printer(),
             command: "verify",
             group_by: r.group_by.as_str(),
             binary: &r.binary,
@@ -322,6 +333,7 @@ pub fn check(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
         out,
         &CheckJson {
             schema_version: SCHEMA_VERSION,
+            names_printed_by: crate::analysis::demangle::printer::printer(),
             command: "check",
             report,
             fix: report.fix(),

@@ -366,6 +366,8 @@ pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
 pub(crate) struct ProcessJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     /// One per arch of the main executable.
     processes: &'a [Coalescing],
 }
@@ -376,6 +378,7 @@ pub fn json(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
         &mut *out,
         &ProcessJson {
             schema_version: crate::schema::SCHEMA_VERSION,
+            names_printed_by: crate::analysis::demangle::printer::printer(),
             command: "process",
             processes,
         },

@@ -412,6 +412,8 @@ pub fn github(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
 pub(crate) struct ProcessDiffJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     #[serde(flatten)]
@@ -424,6 +426,7 @@ pub fn json(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
         &mut *out,
         &ProcessDiffJson {
             schema_version: crate::schema::SCHEMA_VERSION,
+            names_printed_by: crate::analysis::demangle::printer::printer(),
             command: COMMAND,
             group_by: r.group_by.as_str(),
             report: r,

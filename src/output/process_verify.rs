@@ -83,6 +83,8 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()>
 pub(crate) struct ProcessVerifyJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     #[serde(flatten)]
@@ -99,6 +101,7 @@ pub fn json(
         &mut *out,
         &ProcessVerifyJson {
             schema_version: crate::schema::SCHEMA_VERSION,
+            names_printed_by: crate::analysis::demangle::printer::printer(),
             command: COMMAND,
             group_by: group_by.as_str(),
             report: r,

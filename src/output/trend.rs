@@ -385,6 +385,8 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
 pub(crate) struct TrendJson<'a> {
     schema_version: u32,
     command: &'static str,
+    /// Which code printed the C++ names (`--version` says the same).
+    names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::schema::GroupByName")]
     group_by: &'static str,
     #[serde(flatten)]
@@ -397,6 +399,7 @@ pub fn json(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
         &mut *out,
         &TrendJson {
             schema_version: crate::schema::SCHEMA_VERSION,
+            names_printed_by: crate::analysis::demangle::printer::printer(),
             command: COMMAND,
             group_by: r.group_by.as_str(),
             report: r,

@@ -1,16 +1,15 @@
 //! Demangling and the structured keys that grouping uses.
 //!
 //! Each distinct Mach-O symbol name is demangled once (after dropping the extra leading `_` that
-//! Mach-O puts before every C and C++ name). Its printed form is GNU c++filt's (GNU libiberty
-//! through [`cxxfilt`], when the build has it; else cpp_demangle's). Its keys come from a parse
-//! tree, without any regex on the text (docs/names.md): with libiberty, from the component tree
-//! the printed form comes from ([`cxxfilt::print_with_keys`], `keys.c`); where that walk gives
-//! up, and in builds without libiberty, from the *structure* cpp_demangle reports through
-//! [`DemangleWrite`] (template-argument lists as `TemplateArgs` nodes, qualified names as
-//! `NestedName`/`Prefix` nodes, parameter lists as the `(` … `)` written outside every node).
-//! The integration tests `keys_agree_with_printed_names_on_every_node_name` and
-//! `keys_from_libiberty_equal_keys_from_cpp_demangle_on_every_node_name` check that the keys
-//! agree with the printed names and that the two sources agree:
+//! Mach-O puts before every C and C++ name). Its printed form is Apple's `c++filt`'s: libc++abi's
+//! `__cxa_demangle` ([`printer`], when the build links it; else cpp_demangle's). Its keys come
+//! from one parse that is the same in every build, without any regex on the text
+//! (docs/names.md): the *structure* cpp_demangle reports through [`DemangleWrite`]
+//! (template-argument lists as `TemplateArgs` nodes, qualified names as `NestedName`/`Prefix`
+//! nodes, parameter lists as the `(` … `)` written outside every node). So no printer changes a
+//! key, and a name's keys are kept even when its printed form is refused (shown raw). The
+//! integration tests `keys_are_the_same_with_either_printer_on_every_name` and
+//! `patterns_agree_with_the_names_cpp_demangle_prints` check both:
 //!
 //! * `pattern`: every template-argument list collapsed to `<…>` and every parameter list of the
 //!   name to `(…)`, e.g. `v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers`;
@@ -27,9 +26,10 @@
 //! they are raised to [`RECURSION_LIMIT`], and the work runs on threads with
 //! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
 
-pub mod cxxfilt;
+pub mod printer;
 
 use crate::error::Result;
+pub use printer::Printer;
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
@@ -59,7 +59,8 @@ pub enum NameKind {
     Cxx,
     /// A C (or other unmangled) name; shown without the Mach-O `_` prefix.
     C,
-    /// A `_Z` name that cpp_demangle could not demangle; shown raw.
+    /// A `_Z` name that was not printed: shown raw, and counted. Its keys are its structure's
+    /// when cpp_demangle parsed it (the printer refused it), else the raw name.
     Failed,
 }
 
@@ -225,6 +226,16 @@ impl SymbolName {
         &self.pattern()[self.name_start as usize..self.namespace_ends[n - 1] as usize]
     }
 
+    /// This name shown as `raw` and counted as a failure ([`NameKind::Failed`]), its keys kept.
+    fn shown_raw(&self, raw: &str) -> SymbolName {
+        let mut n = SymbolName::new(raw, self.pattern(), NameKind::Failed);
+        n.name_start = self.name_start;
+        n.template_end = self.template_end;
+        n.namespace_ends = self.namespace_ends.clone();
+        n.keys = self.keys;
+        n
+    }
+
     /// A name whose printed form, pattern and template are all `text` (C names, failures).
     fn plain(text: &str, kind: NameKind) -> Self {
         SymbolName::new(text, text, kind)
@@ -284,10 +295,9 @@ impl<'a> Demangled<'a> {
         }
     }
 
-    /// Adds the results of another [`demangle_all`] call. Only demangled C++ names are kept:
-    /// the entry of any other name is what [`Demangled::lookup`] makes of a name it does not
-    /// hold (C names without the Mach-O `_`, failed `_Z` names raw), so storing it would only
-    /// copy the name three times.
+    /// Adds the results of another [`demangle_all`] call. Only `_Z` names are kept: the entry of
+    /// a C name is what [`Demangled::lookup`] makes of a name it does not hold (without the
+    /// Mach-O `_`), so storing it would only copy the name three times.
     pub fn merge(&mut self, other: Demangled<'a>) {
         self.merge_keeping(other, Keys::All);
     }
@@ -308,7 +318,7 @@ impl<'a> Demangled<'a> {
             other
                 .names
                 .into_iter()
-                .filter(|(_, n)| n.kind == NameKind::Cxx)
+                .filter(|(_, n)| n.kind != NameKind::C)
                 .map(|(raw, n)| (raw, n.keeping(keys))),
         );
         if !sorted {
@@ -330,11 +340,11 @@ impl<'a> Demangled<'a> {
         let mut failures = 0;
         let mut classes = HashSet::default();
         for chunk in sorted.chunks(batch.max(1)) {
-            let (mut entries, shown) = demangle_sorted(chunk, keys)?;
+            let (mut entries, shown) = demangle_sorted(chunk, keys, printer::printer())?;
             failures += count_failures(&entries);
             classes.extend(shown.into_iter().flatten());
             // The demangling's own list kept (one batch: it becomes the result's), not copied.
-            entries.retain(|(_, n)| n.kind == NameKind::Cxx);
+            entries.retain(|(_, n)| n.kind != NameKind::C);
             if names.is_empty() {
                 names = entries;
             } else {
@@ -513,18 +523,33 @@ pub fn plain_text(raw: &str) -> &str {
 ///
 /// Errors (`Io`, without a file): no thread of the pool could be started ([`crate::pool::pool`]).
 pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
-    let mut out = demangle_batch(names)?;
+    demangle_all_with(names, printer::printer())
+}
+
+/// [`demangle_all`] with the names printed by `printer` (with [`Printer::Libcxxabi`] in a build
+/// without libc++abi, every C++ name is refused and shown raw). Only for the tests that compare
+/// what each shipped configuration makes of a name; not a stable API.
+///
+/// Errors: those of [`demangle_all`].
+#[doc(hidden)]
+pub fn demangle_all_with<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    printer: Printer,
+) -> Result<Demangled<'a>> {
+    let mut out = demangle_batch(names, printer)?;
     apply_classes(&mut out.names, &out.classes);
     Ok(out)
 }
 
-/// [`demangle_all`] with the classes the names show collected but not yet applied (a caller
-/// demangling in batches applies the union once, [`Demangled::of_sorted`]).
-fn demangle_batch<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
+/// [`demangle_all_with`] with the classes the names show collected but not yet applied.
+fn demangle_batch<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    printer: Printer,
+) -> Result<Demangled<'a>> {
     let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let (names, shown) = demangle_sorted(&distinct, Keys::All)?;
+    let (names, shown) = demangle_sorted(&distinct, Keys::All, printer)?;
     drop(distinct);
     let mut out = Demangled::with_capacity(0);
     out.failures = count_failures(&names);
@@ -546,7 +571,7 @@ fn count_failures(entries: &[(&str, SymbolName)]) -> usize {
 /// `X::~Y(…)` whose `Y` is `X`'s last component (template arguments aside). A name cut to its
 /// template keys ([`Keys::Template`]) shows what is left of it.
 fn proven_class(n: &SymbolName) -> Option<&str> {
-    if n.kind != NameKind::Cxx || n.keys == Keys::None {
+    if n.kind == NameKind::C || n.keys == Keys::None {
         return None;
     }
     proven_class_in(n.pattern(), n.name_start)
@@ -615,7 +640,7 @@ type Demangling<'a> = (Vec<(&'a str, SymbolName)>, Vec<Option<Box<str>>>);
 /// after it on one thread.
 ///
 /// Errors: those of [`crate::pool::pool`].
-fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys) -> Result<Demangling<'a>> {
+fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys, printer: Printer) -> Result<Demangling<'a>> {
     use rayon::prelude::*;
     crate::pool::install(|| {
         sorted
@@ -624,9 +649,10 @@ fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys) -> Result<Demangling<'a>>
             // more in task hand-offs than it gains in balance.
             .with_min_len(64)
             .map(|&raw| {
-                let (name, class) =
-                    std::panic::catch_unwind(|| demangle_keeping(raw, keys, keys.namespaces()))
-                        .unwrap_or_else(|_| (failed(raw), None));
+                let (name, class) = std::panic::catch_unwind(|| {
+                    demangle_keeping(raw, keys, keys.namespaces(), printer)
+                })
+                .unwrap_or_else(|_| (failed(raw), None));
                 ((raw, name), class)
             })
             .unzip()
@@ -655,175 +681,108 @@ fn undemangled(raw: &str) -> SymbolName {
 
 /// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
 ///
-/// The printed form is [`cxxfilt::print_with_keys`]'s (GNU libiberty, as `c++filt -_`) when the
-/// build has libiberty, else cpp_demangle's; the grouping keys come from the same libiberty parse,
-/// or from cpp_demangle's structure where that gives none (see the module docs). A name
-/// libiberty does not demangle is kept raw and counted, as c++filt prints it unchanged; one that
-/// libiberty demangles but neither source gives keys for is printed, with the printed form as its
-/// pattern, template and (global) namespace.
+/// The keys come from cpp_demangle's structure ([`structure`]); a name it cannot parse, or not
+/// print within the bound, is kept raw and counted. The printed form is [`printer::print()`]'s
+/// (libc++abi's `__cxa_demangle`, as Apple's `c++filt`) when the build links libc++abi, else
+/// cpp_demangle's; a name the printer refuses is shown raw and counted, with its keys kept.
 pub fn demangle_one(raw: &str) -> SymbolName {
-    demangle_keeping(raw, Keys::All, false).0
+    demangle_keeping(raw, Keys::All, false, printer::printer()).0
 }
 
 /// [`demangle_one`] keeping only `keys` of a C++ name (as [`SymbolName::keeping`] cuts them),
 /// and when `class` is set, the scope the whole name shows to be a class ([`proven_class`],
-/// read before any key is cut). A name whose keys come from libiberty's parse is built straight
-/// from the printing thread's buffers ([`cxxfilt::with_keys`]): one allocation for its text,
-/// where printing, keying, then cutting a copy took five and copied the text three times.
+/// read before any key is cut).
 ///
 /// A printed form that would read as a GitHub Actions workflow command
 /// ([`crate::text::has_workflow_command`]: `##[` from an identifier followed by an ABI tag, say)
-/// is refused like one that is not UTF-8: the name is kept raw (escaped) and counted.
-fn demangle_keeping(raw: &str, keys: Keys, class: bool) -> (SymbolName, Option<Box<str>>) {
-    let (name, class) = print_keeping(raw, keys, class);
+/// is refused like one that is not UTF-8: the name is shown raw (escaped) and counted, its keys
+/// kept; a pattern that would is refused with the whole name, in every build alike.
+fn demangle_keeping(
+    raw: &str,
+    keys: Keys,
+    class: bool,
+    printer: Printer,
+) -> (SymbolName, Option<Box<str>>) {
+    let (name, class) = print_keeping(raw, keys, class, printer);
     // A `#` or `:` of the printed form that can make a command comes from the mangled name
     // (a source name); the demanglers' own `{lambda()#1}` cannot.
-    if name.kind == NameKind::Cxx && crate::text::holds_either(raw.as_bytes(), b'#', b':') {
+    if name.kind != NameKind::C && crate::text::holds_either(raw.as_bytes(), b'#', b':') {
         let command = |t: &str| crate::text::has_workflow_command(t.as_bytes());
-        if command(name.demangled()) || command(name.pattern()) {
+        if command(name.pattern()) {
             return (failed(raw), None);
+        }
+        if command(name.demangled()) {
+            return (name.shown_raw(raw), class);
         }
     }
     (name, class)
 }
 
+/// The bound of a name's printed form: [`MAX_DEMANGLED_BYTES_PER_BYTE`] times its length plus
+/// [`MAX_DEMANGLED_EXTRA_BYTES`].
+fn print_limit(plain: &str) -> usize {
+    plain
+        .len()
+        .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
+        .saturating_add(MAX_DEMANGLED_EXTRA_BYTES)
+}
+
+/// cpp_demangle parses `plain` (a `_Z` name without the Mach-O `_`) and prints it in at most
+/// `limit` bytes: the bound that [`printer::print()`] relies on.
+pub(crate) fn printed_within(plain: &str, limit: usize) -> bool {
+    structure(plain, limit, false).is_some()
+}
+
 /// [`demangle_keeping`] before its check of the printed form.
-fn print_keeping(raw: &str, keys: Keys, class: bool) -> (SymbolName, Option<Box<str>>) {
+fn print_keeping(
+    raw: &str,
+    keys: Keys,
+    class: bool,
+    printer: Printer,
+) -> (SymbolName, Option<Box<str>>) {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if !plain.starts_with("_Z") {
         return (undemangled(raw), None);
     }
-    let limit = plain
-        .len()
-        .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
-        .saturating_add(MAX_DEMANGLED_EXTRA_BYTES);
-    #[cfg(weakscan_libiberty)]
-    let printed = match cxxfilt::with_keys(plain, limit, |text, tree| match tree {
-        Some(tree) => Ok(from_tree(raw, text, tree, keys, class)),
-        None => Err(text.to_string()),
-    }) {
-        Ok(Ok(done)) => return done,
-        Ok(Err(text)) => Some(text),
-        Err(_) => return (failed(raw), None),
+    let limit = print_limit(plain);
+    let own_text = printer == Printer::CppDemangle;
+    let Some((cpp_text, parts)) = structure(plain, limit, own_text) else {
+        return (failed(raw).keeping(keys), None);
     };
-    #[cfg(not(weakscan_libiberty))]
-    let printed: Option<String> = None;
-    let name = match (structure(plain, limit, printed.is_none()), printed) {
-        (Some((cpp_text, keys)), printed) => {
-            let demangled = if raw_names() {
-                raw.to_string()
-            } else {
-                printed.unwrap_or(cpp_text)
-            };
-            let (pattern, name_start, template_end, namespace_ends) = keys;
-            let mut n = SymbolName::new(&demangled, &pattern, NameKind::Cxx);
-            n.name_start = name_start;
-            n.template_end = template_end;
-            n.namespace_ends = namespace_ends;
-            n
-        }
-        (None, Some(_)) if raw_names() => SymbolName::plain(raw, NameKind::Cxx),
-        (None, Some(printed)) => SymbolName::plain(&printed, NameKind::Cxx),
-        (None, None) => failed(raw),
+    let printed = if own_text {
+        Some(cpp_text)
+    } else {
+        printer::print_bounded(plain, limit).ok()
     };
+    let kind = match printed {
+        Some(_) => NameKind::Cxx,
+        None => NameKind::Failed,
+    };
+    let shown = match &printed {
+        Some(text) if !raw_names() => text.as_str(),
+        _ => raw,
+    };
+    let (pattern, name_start, template_end, namespace_ends) = parts;
+    let mut name = SymbolName::new(shown, &pattern, kind);
+    name.name_start = name_start;
+    name.template_end = template_end;
+    name.namespace_ends = namespace_ends;
     let class = if class {
         proven_class(&name).map(Box::from)
     } else {
         None
     };
-    let name = match name.kind {
-        NameKind::Cxx if keys != Keys::All => name.keeping(keys),
-        _ => name,
+    let name = match keys {
+        Keys::All => name,
+        _ => name.keeping(keys),
     };
     (name, class)
 }
 
 /// A name's grouping keys: `(pattern, where its name proper starts, where its template ends,
 /// where each leading namespace component ends)`, offsets in bytes of the pattern (as
-/// [`SymbolName`] holds them; cpp_demangle's `KeySink` and [`cxxfilt::TreeKeys`] give them).
+/// [`SymbolName`] holds them; cpp_demangle's `KeySink` gives them).
 pub type KeyParts = (String, u32, u32, Box<[u32]>);
-
-/// The grouping keys of the raw name `raw` (a `_Z` name after the Mach-O `_`) as each source
-/// gives them: `(from libiberty's parse, from cpp_demangle's structure)`, each `(pattern, name
-/// start, template end, namespace ends)` or `None` where that source gives none. Only for the
-/// differential tests of the two (`tests/names.rs`); not a stable API.
-#[doc(hidden)]
-pub fn keys_by_source(raw: &str) -> (Option<KeyParts>, Option<KeyParts>) {
-    let plain = raw.strip_prefix('_').unwrap_or(raw);
-    let limit = plain
-        .len()
-        .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
-        .saturating_add(MAX_DEMANGLED_EXTRA_BYTES);
-    let tree = match cxxfilt::print_with_keys(plain, limit) {
-        Ok((_, Some(keys))) => Some(tree_key_parts(keys)),
-        _ => None,
-    };
-    (tree, structure(plain, limit, false).map(|(_, k)| k))
-}
-
-/// The name printed as `text`, with the keys libiberty's parse gave: the entry
-/// `demangle_one(raw).keeping(keys)` would give, and the class [`proven_class`] reads in the
-/// whole name (when `class`), built without the whole entry.
-#[cfg(weakscan_libiberty)]
-fn from_tree(
-    raw: &str,
-    text: &str,
-    tree: cxxfilt::TreeKeysRef<'_>,
-    keys: Keys,
-    class: bool,
-) -> (SymbolName, Option<Box<str>>) {
-    let pattern = tree.pattern;
-    let template_end = tree
-        .template_end
-        .unwrap_or(u32::try_from(pattern.len()).unwrap_or(u32::MAX));
-    // The leading components that can be namespaces (as `tree_key_parts`).
-    let ends = || {
-        tree.separators()
-            .take_while(|&(_, entity)| !entity)
-            .map(|(at, _)| at)
-    };
-    let class = if class {
-        proven_class_in(pattern, tree.name_start).map(Box::from)
-    } else {
-        None
-    };
-    let demangled = if raw_names() { raw } else { text };
-    // The pattern as `SymbolName::keeping` cuts it.
-    let cut = match keys {
-        Keys::All => pattern,
-        Keys::Template => {
-            &pattern[..(template_end as usize).max(ends().last().map_or(0, |e| e as usize))]
-        }
-        Keys::TemplateOnly => &pattern[..template_end as usize],
-        Keys::None => "",
-    };
-    let mut n = SymbolName::new(demangled, cut, NameKind::Cxx);
-    if keys != Keys::None {
-        n.name_start = tree.name_start;
-        n.template_end = template_end;
-    }
-    if keys.namespaces() {
-        n.namespace_ends = ends().collect();
-    }
-    n.keys = keys;
-    (n, class)
-}
-
-/// [`cxxfilt::TreeKeys`] as [`KeyParts`]: the template ends at the pattern's end when the name
-/// proper has no `<…>`, and the namespace candidates are the leading components before the
-/// first one with a template-argument or parameter list.
-fn tree_key_parts(keys: cxxfilt::TreeKeys) -> KeyParts {
-    let template_end = keys
-        .template_end
-        .unwrap_or(u32::try_from(keys.pattern.len()).unwrap_or(u32::MAX));
-    let ends = keys
-        .separators
-        .iter()
-        .take_while(|&&(_, entity)| !entity)
-        .map(|&(at, _)| at)
-        .collect();
-    (keys.pattern, keys.name_start, template_end, ends)
-}
 
 /// cpp_demangle's printed form (when `keep_text`, else empty) and keys of `plain`, or `None` if
 /// it cannot parse or print it within `limit` bytes.
@@ -1178,8 +1137,8 @@ mod tests {
     }
 
     // Regression: an unscoped `std::` name (`St…`) was in no namespace when its keys came from
-    // cpp_demangle (builds without libiberty, as on macOS): `typeinfo for std::length_error`
-    // grouped under `(global)` there and under `std` with libiberty.
+    // cpp_demangle (then the builds without GNU libiberty, as on macOS): `typeinfo for
+    // std::length_error` grouped under `(global)` there and under `std` with libiberty.
     #[test]
     fn regression_unscoped_std_names_were_in_no_namespace_without_libiberty() {
         for (plain, pattern, ends) in [
@@ -1318,42 +1277,37 @@ mod tests {
 
     #[test]
     fn an_entry_built_keeping_keys_is_the_whole_entry_cut_to_them() {
-        // `demangle_keeping` builds the cut entry straight from libiberty's buffers; it must be
-        // exactly what demangling the whole entry and cutting it gives, with the class read
-        // from the whole entry.
-        // The whole entry as it was built before: the printed form and the keys copied out
-        // of libiberty's buffers, then put together.
-        let whole_entry = |raw: &str| {
-            let plain = raw.strip_prefix('_').unwrap_or(raw);
-            let limit = plain.len() * MAX_DEMANGLED_BYTES_PER_BYTE + MAX_DEMANGLED_EXTRA_BYTES;
-            match cxxfilt::print_with_keys(plain, limit) {
-                Ok((text, Some(keys))) => {
-                    let (pattern, name_start, template_end, namespace_ends) = tree_key_parts(keys);
-                    let mut n = SymbolName::new(&text, &pattern, NameKind::Cxx);
-                    n.name_start = name_start;
-                    n.template_end = template_end;
-                    n.namespace_ends = namespace_ends;
-                    n
+        // With either printer: the cut entry is the whole entry cut, the class read from the
+        // whole entry, and the keys are the same whatever printed the name.
+        for printer in [Printer::Libcxxabi, Printer::CppDemangle] {
+            for raw in sample_names() {
+                let (whole, class) = demangle_keeping(raw, Keys::All, true, printer);
+                assert_eq!(class, proven_class(&whole).map(Box::<str>::from), "{raw}");
+                for keys in [Keys::All, Keys::Template, Keys::TemplateOnly, Keys::None] {
+                    let cut = match whole.kind {
+                        NameKind::C => whole.clone(),
+                        _ => whole.keeping(keys),
+                    };
+                    assert_eq!(
+                        demangle_keeping(raw, keys, true, printer),
+                        (cut, class.clone()),
+                        "{raw} {keys:?}"
+                    );
+                    assert_eq!(demangle_keeping(raw, keys, false, printer).1, None);
                 }
-                _ => demangle_one(raw),
             }
-        };
+        }
+    }
+
+    #[test]
+    fn keys_do_not_depend_on_the_printer() {
         for raw in sample_names() {
-            let whole = whole_entry(raw);
-            assert_eq!(demangle_one(raw), whole, "{raw}");
-            let class = proven_class(&whole).map(Box::<str>::from);
-            for keys in [Keys::All, Keys::Template, Keys::TemplateOnly, Keys::None] {
-                let cut = match whole.kind {
-                    NameKind::Cxx if keys != Keys::All => whole.keeping(keys),
-                    _ => whole.clone(),
-                };
-                assert_eq!(
-                    demangle_keeping(raw, keys, true),
-                    (cut, class.clone()),
-                    "{raw} {keys:?}"
-                );
-                assert_eq!(demangle_keeping(raw, keys, false).1, None);
-            }
+            let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle]
+                .map(|p| demangle_keeping(raw, Keys::All, true, p));
+            assert_eq!(a.0.pattern(), b.0.pattern(), "{raw}");
+            assert_eq!(a.0.template(), b.0.template(), "{raw}");
+            assert_eq!(a.0.namespace_ends, b.0.namespace_ends, "{raw}");
+            assert_eq!(a.1, b.1, "{raw}");
         }
     }
 
@@ -1512,125 +1466,74 @@ mod tests {
         assert_eq!(n.template(), "ns::f(…)");
     }
 
-    /// Names cpp_demangle 0.5.1 printed otherwise than GNU c++filt on Node.js builds (issue 12),
-    /// each printed as c++filt does; every expectation is `c++filt -_` (binutils 2.40) output.
-    #[cfg(weakscan_libiberty)]
-    mod printed_as_cxxfilt {
+    /// Names that cpp_demangle prints otherwise than Apple's `c++filt` (LLVM's demangler), each
+    /// printed as it does; every expectation is `llvm-cxxfilt-22 -_` output.
+    #[cfg(weakscan_libcxxabi)]
+    mod printed_as_llvm_cxxfilt {
         use super::super::demangle_one;
 
-        fn printed(raw: &str) -> String {
-            demangle_one(raw).demangled().to_string()
+        #[track_caller]
+        fn check(raw: &str, want: &str) {
+            assert_eq!(demangle_one(raw).demangled(), want, "{raw}");
         }
 
         #[test]
-        fn regression_empty_template_parameter_pack() {
-            assert_eq!(
-                printed(
-                    "__ZN2v88internal11interpreter14BytecodeTraitsILNS1_19ImplicitRegisterUseE0EJEE13kOperandTypesE"
-                ),
-                "v8::internal::interpreter::BytecodeTraits<(v8::internal::interpreter::ImplicitRegisterUse)0>::kOperandTypes"
+        fn enclosing_return_types_of_local_names() {
+            check(
+                "__ZZN4node6MallocIcEEPT_mE4args",
+                "char* node::Malloc<char>(unsigned long)::args",
             );
-        }
-
-        #[test]
-        fn regression_rvalue_reference_parameter() {
-            assert_eq!(
-                printed(
-                    "__ZZN4node11SPrintFImplIRiJS1_PKcEEENSt3__112basic_stringIcNS4_11char_traitsIcEENS4_9allocatorIcEEEES3_OT_DpOT0_E4args"
-                ),
-                "node::SPrintFImpl<int&, int&, char const*>(char const*, int&, int&, char const*&&)::args"
+            check(
+                "__ZZN4node11Environment11CloseHandleI11uv_handle_sPFvPS2_EEEvPT_T0_ENUlS3_E_8__invokeES3_",
+                "void node::Environment::CloseHandle<uv_handle_s, void (*)(uv_handle_s*)>(uv_handle_s*, void (*)(uv_handle_s*))::'lambda'(uv_handle_s*)::__invoke(uv_handle_s*)",
             );
         }
 
         #[test]
-        fn regression_qualifier_on_the_wrong_component() {
-            assert_eq!(
-                printed(
-                    "__ZN2v88internal8compiler20InstructionSelectorTINS1_15TurbofanAdapterEE17SwapShuffleInputsERNS3_15SimdShuffleViewE"
-                ),
-                "v8::internal::compiler::InstructionSelectorT<v8::internal::compiler::TurbofanAdapter>::SwapShuffleInputs(v8::internal::compiler::TurbofanAdapter::SimdShuffleView&)"
+        fn closing_brackets_and_substitutions() {
+            check(
+                "__ZZN4node11SPrintFImplIRiJS1_PKcEEENSt3__112basic_stringIcNS4_11char_traitsIcEENS4_9allocatorIcEEEES3_OT_DpOT0_E4args",
+                "std::__1::basic_string<char, std::__1::char_traits<char>, std::__1::allocator<char>> node::SPrintFImpl<int&, int&, char const*>(char const*, int&, int&, char const*&&)::args",
+            );
+            check(
+                "__ZN4node10StreamBase8JSMethodIXadL_ZNS0_6WritevERKN2v820FunctionCallbackInfoINS2_5ValueEEEEEEEvS7_",
+                "void node::StreamBase::JSMethod<&node::StreamBase::Writev(v8::FunctionCallbackInfo<v8::Value> const&)>(v8::FunctionCallbackInfo<v8::Value> const&)",
             );
         }
 
         #[test]
-        fn regression_constructor_template_dropped_its_first_parameter() {
-            assert_eq!(
-                printed(
-                    "__ZN2v88internal16CallOptimizationC1INS0_7IsolateEEEPT_NS0_6HandleINS0_6ObjectEEE"
-                ),
-                "v8::internal::CallOptimization::CallOptimization<v8::internal::Isolate>(v8::internal::Isolate*, v8::internal::Handle<v8::internal::Object>)"
+        fn expressions_and_qualifiers() {
+            check(
+                "__ZN2v84base4bits15CountPopulationIjEENSt3__19enable_ifIXaasr3std11is_unsignedIT_EE5valuelestS5_Li8EEjE4typeES5_",
+                "std::__1::enable_if<std::is_unsigned<unsigned int>::value && sizeof (unsigned int) <= 8, unsigned int>::type v8::base::bits::CountPopulation<unsigned int>(unsigned int)",
+            );
+            // LLVM's own doubled `const`, as Apple's c++filt prints it.
+            check(
+                "__ZN2v88internal15SearchStringRawIKhKtEElPNS0_7IsolateEPKT_iPKT0_ii",
+                "long v8::internal::SearchStringRaw<unsigned char const, unsigned short const>(v8::internal::Isolate*, unsigned char const const*, int, unsigned short const const*, int, int)",
+            );
+            check(
+                "__ZN2v88internal11interpreter14BytecodeTraitsILNS1_19ImplicitRegisterUseE0EJEE13kOperandTypesE",
+                "v8::internal::interpreter::BytecodeTraits<(v8::internal::interpreter::ImplicitRegisterUse)0>::kOperandTypes",
+            );
+            check(
+                "__ZZN4node16MaybeStackBufferIjLm64EEixEmE4args",
+                "node::MaybeStackBuffer<unsigned int, 64ul>::operator[](unsigned long)::args",
             );
         }
 
         #[test]
-        fn regression_local_name_printed_the_enclosing_return_type() {
-            assert_eq!(
-                printed("__ZZN4node6MallocIcEEPT_mE4args"),
-                "node::Malloc<char>(unsigned long)::args"
+        fn special_names() {
+            check("__ZTVN3ada3urlE", "vtable for ada::url");
+            check(
+                "__ZTTN2v88internal8compiler12TurboCfgFileE",
+                "VTT for v8::internal::compiler::TurboCfgFile",
             );
-            assert_eq!(
-                printed(
-                    "__ZZN4node11Environment11CloseHandleI11uv_handle_sPFvPS2_EEEvPT_T0_ENUlS3_E_8__invokeES3_"
-                ),
-                "node::Environment::CloseHandle<uv_handle_s, void (*)(uv_handle_s*)>(uv_handle_s*, void (*)(uv_handle_s*))::{lambda(uv_handle_s*)#1}::__invoke(uv_handle_s*)"
+            check(
+                "__ZThn40_N6v8impl9ReferenceD0Ev",
+                "non-virtual thunk to v8impl::Reference::~Reference()",
             );
-        }
-
-        #[test]
-        fn regression_function_pointer_template_argument_with_parameters() {
-            assert_eq!(
-                printed(
-                    "__ZN4node10StreamBase8JSMethodIXadL_ZNS0_6WritevERKN2v820FunctionCallbackInfoINS2_5ValueEEEEEEEvS7_"
-                ),
-                "void node::StreamBase::JSMethod<&node::StreamBase::Writev>(v8::FunctionCallbackInfo<v8::Value> const&)"
-            );
-        }
-
-        #[test]
-        fn regression_integer_literal_as_a_cast() {
-            assert_eq!(
-                printed("__ZZN4node16MaybeStackBufferIjLm64EEixEmE4args"),
-                "node::MaybeStackBuffer<unsigned int, 64ul>::operator[](unsigned long)::args"
-            );
-        }
-
-        #[test]
-        fn regression_enable_if_expression_parentheses() {
-            assert_eq!(
-                printed(
-                    "__ZN2v84base4bits15CountPopulationIjEENSt3__19enable_ifIXaasr3std11is_unsignedIT_EE5valuelestS5_Li8EEjE4typeES5_"
-                ),
-                "std::__1::enable_if<std::is_unsigned<unsigned int>::value&&((sizeof (unsigned int))<=(8)), unsigned int>::type v8::base::bits::CountPopulation<unsigned int>(unsigned int)"
-            );
-        }
-
-        #[test]
-        fn regression_doubled_const() {
-            assert_eq!(
-                printed("__ZN2v88internal15SearchStringRawIKhKtEElPNS0_7IsolateEPKT_iPKT0_ii"),
-                "long v8::internal::SearchStringRaw<unsigned char const, unsigned short const>(v8::internal::Isolate*, unsigned char const*, int, unsigned short const*, int, int)"
-            );
-        }
-
-        #[test]
-        fn regression_vtable_vtt_and_thunks_in_braces() {
-            assert_eq!(printed("__ZTVN3ada3urlE"), "vtable for ada::url");
-            assert_eq!(
-                printed("__ZTTN2v88internal8compiler12TurboCfgFileE"),
-                "VTT for v8::internal::compiler::TurboCfgFile"
-            );
-            assert_eq!(
-                printed("__ZThn40_N6v8impl9ReferenceD0Ev"),
-                "non-virtual thunk to v8impl::Reference::~Reference()"
-            );
-        }
-
-        #[test]
-        fn regression_template_parameter_object_not_demangled() {
-            assert_eq!(
-                printed("__ZTAXtlN2ns1SELi1EEE"),
-                "template parameter object for ns::S{1}"
-            );
+            check("__ZTAXtlN2ns1SELi1EEE", "template parameter object for ns::S{1}");
         }
     }
 
