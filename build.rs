@@ -48,7 +48,10 @@ fn main() {
             if let Some(from) = std::env::var_os("WEAKSCAN_LIBCXXABI_DIR") {
                 println!("cargo:rerun-if-changed={}", PathBuf::from(from).display());
             }
-            println!("cargo:rerun-if-changed={}", dir.join("libc++abi.a").display());
+            println!(
+                "cargo:rerun-if-changed={}",
+                dir.join("libc++abi.a").display()
+            );
             println!("cargo:rustc-link-search=native={}", dir.display());
             println!("cargo:rustc-link-lib=static=c++abi");
             println!("cargo:rustc-cfg=weakscan_libcxxabi");

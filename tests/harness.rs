@@ -452,7 +452,8 @@ pub fn demangle(data: &[u8]) {
 pub fn printer(data: &[u8]) {
     use weakscan::analysis::demangle::printer::{Refusal, print};
     use weakscan::analysis::demangle::{
-        MAX_DEMANGLED_BYTES_PER_BYTE, MAX_DEMANGLED_EXTRA_BYTES, NameKind, Printer, demangle_all_with,
+        MAX_DEMANGLED_BYTES_PER_BYTE, MAX_DEMANGLED_EXTRA_BYTES, NameKind, Printer,
+        demangle_all_with,
     };
     let text = String::from_utf8_lossy(data);
     let plain = if text.starts_with("_Z") {

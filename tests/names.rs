@@ -111,7 +111,9 @@ fn compare(tool: &Path, file: &Path) -> (usize, usize) {
         if raw.starts_with("__Z") {
             cxx += 1;
             if shown != llvm {
-                wrong.push(format!("{raw}\n  weakscan:     {shown}\n  llvm-cxxfilt: {llvm}"));
+                wrong.push(format!(
+                    "{raw}\n  weakscan:     {shown}\n  llvm-cxxfilt: {llvm}"
+                ));
             }
         } else {
             // The documented difference: c++filt leaves a C name as it is.
@@ -120,7 +122,10 @@ fn compare(tool: &Path, file: &Path) -> (usize, usize) {
             assert_eq!(Some(shown.as_str()), raw.strip_prefix('_'), "{raw}");
         }
     }
-    let what = format!("C++ names of {} differ from llvm-cxxfilt -_", file.display());
+    let what = format!(
+        "C++ names of {} differ from llvm-cxxfilt -_",
+        file.display()
+    );
     none_wrong(&wrong, cxx, &what);
     (cxx, c)
 }
@@ -345,7 +350,11 @@ fn patterns_agree_with_the_printed_names() {
         }
     }
     assert!(checked > 50);
-    none_wrong(&wrong, checked, "names have keys that disagree with the printed name");
+    none_wrong(
+        &wrong,
+        checked,
+        "names have keys that disagree with the printed name",
+    );
 }
 
 /// The length of `n`'s pattern after its special-name prefix (`guard variable for `, …).
@@ -387,7 +396,11 @@ fn keys_are_the_same_with_either_printer_on_every_name() {
     eprintln!("keys of {} names compared", raws.len());
     let least = if node_read { 70_000 } else { 50 };
     assert!(raws.len() > least, "only {} names compared", raws.len());
-    none_wrong(&wrong, raws.len(), "names' keys differ between the printers");
+    none_wrong(
+        &wrong,
+        raws.len(),
+        "names' keys differ between the printers",
+    );
 }
 
 #[test]
@@ -476,3 +489,160 @@ fn mangled_names_sit_beside_printed_ones() {
     }
 }
 
+/// The keys of `raw` with each printer: (pattern, template, namespaces).
+fn keys_with_each_printer(raw: &str) -> [(String, String, Vec<String>); 2] {
+    [Printer::Libcxxabi, Printer::CppDemangle].map(|p| {
+        let d = demangle_all_with([raw], p).unwrap();
+        let n = d.lookup(raw);
+        let spaces = (1..=n.namespace_components())
+            .map(|depth| n.namespace(depth).to_string())
+            .collect();
+        (n.pattern().to_string(), n.template().to_string(), spaces)
+    })
+}
+
+// Regression: `typeinfo for std::length_error` grouped under `std` in the build that printed
+// with GNU libiberty and under `(global)` in the cpp_demangle build (an `St` name).
+#[test]
+fn regression_st_special_names_grouped_differently_by_build() {
+    for raw in [
+        "__ZTISt12length_error",
+        "__ZTSSt12length_error",
+        "__ZSt7nothrow",
+    ] {
+        let [a, b] = keys_with_each_printer(raw);
+        assert_eq!(a, b, "{raw}");
+        assert_eq!(a.2, vec!["std".to_string()], "{raw}");
+    }
+}
+
+// Regression: a lambda's `__invoke` in a local name (grpc, V8 runtime functions) had the
+// template key `…::{lambda(…)#1}::__invoke(…)` in one build and `…::__invoke` in the other.
+// cpp_demangle writes the member's parameter list inside the closure's, so its pattern ends
+// `::__invoke` (docs/names.md); the point is that every build gives the same.
+#[test]
+fn regression_lambda_invoke_members_grouped_differently_by_build() {
+    let raw = concat!(
+        "__ZZN2v88internalL47__RT_impl_Runtime_SetWasmImportedStringsEnabledENS0_9ArgumentsILNS0_",
+        "13ArgumentsTypeE0EEEPNS0_7IsolateEENUlNS_5LocalINS_7ContextEEEE_8__invokeES8_"
+    );
+    let [a, b] = keys_with_each_printer(raw);
+    assert_eq!(a, b);
+    assert_eq!(
+        a.0,
+        "v8::internal::__RT_impl_Runtime_SetWasmImportedStringsEnabled(…)::{lambda(…)#1}::__invoke"
+    );
+    let [a, b] = keys_with_each_printer("__ZZN1A1fEvENUliE_8__invokeEi");
+    assert_eq!(a, b);
+    assert_eq!(a.0, "A::f(…)::{lambda(…)#1}::__invoke(…)");
+}
+
+/// The other shipped configuration's weakscan (`WEAKSCAN_OTHER_BUILD`: CI copies the libc++abi
+/// build there before it tests the cpp_demangle build), or `None` after saying why the test
+/// skips (a failure when `WEAKSCAN_REQUIRE_OTHER_BUILD=1`).
+fn other_build() -> Option<PathBuf> {
+    let other = std::env::var_os("WEAKSCAN_OTHER_BUILD").map(PathBuf::from);
+    if other.is_none() {
+        let why = "WEAKSCAN_OTHER_BUILD names no other configuration's weakscan";
+        assert!(!required("WEAKSCAN_REQUIRE_OTHER_BUILD"), "{why}");
+        crate::util::skip(why);
+    }
+    other
+}
+
+/// Runs `bin` with `args`: (exit code, stdout).
+fn run_build(bin: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(bin).args(args).output().expect("run weakscan");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let code = out.status.code().unwrap_or(-1);
+    assert!(code == 0 || code == 1, "{bin:?} {args:?}: {stderr}");
+    (code, String::from_utf8(out.stdout).expect("UTF-8 output"))
+}
+
+/// Each group's key and figures, as `scan --by BY --format json` lists them.
+fn group_figures(doc: &str) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_str(doc).unwrap();
+    let groups = doc["groups"].as_array().unwrap();
+    groups
+        .iter()
+        .map(|g| {
+            format!(
+                "{} {} {} {}",
+                g["key"], g["weak_bound_symbols"], g["lookups"], g["weak_def_exports"]
+            )
+        })
+        .collect()
+}
+
+/// A baseline written by either configuration checks with the other with no change (exit 0),
+/// by template, namespace and library; both give the same groups and figures; on every
+/// fixture with C++ names and every CI Node build.
+#[test]
+fn baselines_travel_between_the_printers() {
+    let Some(other) = other_build() else {
+        return;
+    };
+    let this = crate::util::bin();
+    let mut files: Vec<PathBuf> = vec![
+        crate::util::fixture("app-default-chained-x86_64"),
+        crate::util::fixture("app-v2-default-chained-x86_64"),
+    ];
+    for version in ["20.11.0", "22.11.0", "22.12.0", "22.14.0", "24.11.1"] {
+        files.extend(node_binary(version));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in &files {
+        let file = file.to_str().unwrap();
+        for by in ["template", "namespace", "library"] {
+            let scan = ["scan", "--by", by, "--format", "json", file];
+            let (a, b) = (run_build(&this, &scan).1, run_build(&other, &scan).1);
+            assert_eq!(group_figures(&a), group_figures(&b), "{file} --by {by}");
+            for (writer, checker) in [(&this, &other), (&other, &this)] {
+                let baseline = dir.path().join("weakscan-baseline.json");
+                let _ = std::fs::remove_file(&baseline);
+                let b = baseline.to_str().unwrap();
+                assert_eq!(run_build(writer, &["baseline", file, "-o", b]).0, 0);
+                let (code, out) = run_build(
+                    checker,
+                    &[
+                        "check",
+                        file,
+                        "--baseline",
+                        b,
+                        "--by",
+                        by,
+                        "--group",
+                        "*=1000000",
+                    ],
+                );
+                assert_eq!(code, 0, "{file} --by {by}: {writer:?} → {checker:?}\n{out}");
+            }
+        }
+    }
+}
+
+/// A baseline written by the build that printed names with GNU libiberty (`c++filt -_`'s
+/// `{lambda(…)#1}`, `> >`) still loads and checks with no change: baselines compare symbols by
+/// their mangled names, and group keys come from the same parse as then.
+#[test]
+fn a_baseline_with_gnu_printed_examples_checks_unchanged() {
+    let baseline =
+        crate::util::testdata().join("baselines/gnu-printed-app-default-chained-x86_64.json");
+    let text = std::fs::read_to_string(&baseline).unwrap();
+    assert!(text.contains("\"schema_version\": 1"));
+    let fixture = crate::util::fixture("app-default-chained-x86_64");
+    for by in ["template", "namespace", "library", "symbol"] {
+        let (code, out) = run_build(
+            &crate::util::bin(),
+            &[
+                "check",
+                fixture.to_str().unwrap(),
+                "--baseline",
+                baseline.to_str().unwrap(),
+                "--by",
+                by,
+            ],
+        );
+        assert_eq!(code, 0, "--by {by}\n{out}");
+    }
+}

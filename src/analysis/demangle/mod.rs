@@ -29,11 +29,11 @@
 pub mod printer;
 
 use crate::error::Result;
-pub use printer::Printer;
 use cpp_demangle::{
     BorrowedSymbol, DemangleNodeType, DemangleOptions, DemangleWrite, ParseOptions,
 };
 use foldhash::HashSet;
+pub use printer::Printer;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -1533,7 +1533,10 @@ mod tests {
                 "__ZThn40_N6v8impl9ReferenceD0Ev",
                 "non-virtual thunk to v8impl::Reference::~Reference()",
             );
-            check("__ZTAXtlN2ns1SELi1EEE", "template parameter object for ns::S{1}");
+            check(
+                "__ZTAXtlN2ns1SELi1EEE",
+                "template parameter object for ns::S{1}",
+            );
         }
     }
 

@@ -162,13 +162,13 @@ mod tests {
         );
         // The standard substitution abbreviated, nested closers without a space, lambdas quoted.
         assert_eq!(print("_ZNSs4sizeEv", 1024).unwrap(), "std::string::size()");
+        assert_eq!(print("_ZN1AIN1BIiEEE1fEv", 1024).unwrap(), "A<B<int>>::f()");
         assert_eq!(
-            print("_ZN1AIN1BIiEEE1fEv", 1024).unwrap(),
-            "A<B<int>>::f()"
-        );
-        assert_eq!(
-            print("_ZZN4node14ThreadPoolWork12ScheduleWorkEvENUlP9uv_work_sE_8__invokeES2_", 1024)
-                .unwrap(),
+            print(
+                "_ZZN4node14ThreadPoolWork12ScheduleWorkEvENUlP9uv_work_sE_8__invokeES2_",
+                1024
+            )
+            .unwrap(),
             "node::ThreadPoolWork::ScheduleWork()::'lambda'(uv_work_s*)::__invoke(uv_work_s*)"
         );
         // Names cpp_demangle cannot parse never reach __cxa_demangle.
