@@ -406,7 +406,7 @@ pub fn log(data: &[u8]) {
 ///
 /// Invariants: a name always comes back (demangled or raw), every grouping key of it is
 /// produced without panicking, and an entry kept with fewer keys (`Demangled::of_sorted`, as a
-/// grouping builds it from libiberty's buffers) prints the same and gives the same keys.
+/// grouping builds it) prints the same and gives the same keys.
 pub fn demangle(data: &[u8]) {
     let raw = String::from_utf8_lossy(data);
     let names = demangle_all([raw.as_ref()]).expect("demangling threads start");

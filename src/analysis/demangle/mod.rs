@@ -9,7 +9,7 @@
 //! nodes, parameter lists as the `(` … `)` written outside every node). So no printer changes a
 //! key, and a name's keys are kept even when its printed form is refused (shown raw). The
 //! integration tests `keys_are_the_same_with_either_printer_on_every_name` and
-//! `patterns_agree_with_the_names_cpp_demangle_prints` check both:
+//! `patterns_agree_with_the_printed_names` check both:
 //!
 //! * `pattern`: every template-argument list collapsed to `<…>` and every parameter list of the
 //!   name to `(…)`, e.g. `v8::internal::StaticCallInterfaceDescriptor<…>::Initialize(…)::registers`;
