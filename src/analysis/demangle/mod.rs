@@ -850,7 +850,9 @@ fn special(plain: &str) -> Option<Special> {
     };
     // <call-offset> ::= h <nv-offset> _ | v <v-offset> _ ; a <v-offset> is two numbers.
     fn call_offset(s: &str) -> Option<&str> {
-        let (kind, rest) = (s.as_bytes().first()?, &s[1..]);
+        // `get`: the byte after the kind may start a multi-byte character (printer fuzz
+        // finding: `_ZTc` followed by U+FFFD panicked slicing inside it).
+        let (kind, rest) = (s.as_bytes().first()?, s.get(1..)?);
         let numbers = match kind {
             b'h' => 1,
             b'v' => 2,
@@ -1164,6 +1166,16 @@ mod tests {
             let (_, (p, _, _, e)) = structure(plain, 4096, false).unwrap();
             assert_eq!(p, pattern, "{plain}");
             assert_eq!(&*e, &ends[..], "{plain}");
+        }
+    }
+
+    // Regression (printer fuzz target): a thunk's call offset followed by a multi-byte
+    // character panicked slicing inside it, in every name's key parse.
+    #[test]
+    fn regression_a_call_offset_before_a_multi_byte_character_panicked() {
+        for plain in ["_ZTc\u{FFFD}v", "_ZTh\u{FFFD}", "_ZTv\u{e9}0_", "_ZTch0_\u{FFFD}"] {
+            assert!(structure(plain, 4096, true).is_none(), "{plain}");
+            assert_eq!(demangle_one(&format!("_{plain}")).kind, NameKind::Failed);
         }
     }
 
