@@ -1029,11 +1029,11 @@ impl KeySink {
             return;
         }
         if self.params > 0 {
-            for (i, ch) in s.char_indices() {
-                match ch {
-                    '(' => self.params += 1,
-                    ')' => self.params -= 1,
-                    _ => {}
+            // Parentheses are ASCII, so each one found is a character boundary.
+            for i in memchr::memchr2_iter(b'(', b')', s.as_bytes()) {
+                match s.as_bytes()[i] {
+                    b'(' => self.params += 1,
+                    _ => self.params -= 1,
                 }
                 if self.params == 0 {
                     // Whatever follows the closing paren (e.g. " const") is kept.
