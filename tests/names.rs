@@ -663,3 +663,32 @@ fn a_baseline_with_gnu_printed_examples_checks_unchanged() {
         assert_eq!(paths(&out), paths(&again), "--by {by}");
     }
 }
+
+// Regression (printer fuzz target): cpp_demangle's parser backtracks exponentially on some
+// invalid names (each `StI` doubles the work); a 93-byte name held weakscan for hours. The
+// watchdog ends the run: one line, exit 2, within the limit (here 1 s) and a little more.
+#[test]
+fn regression_a_name_that_cpp_demangle_parses_for_hours_hung_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hostile.log");
+    let name = format!("__Zdl{}", "StI".repeat(30));
+    std::fs::write(
+        &log,
+        format!(
+            "dyld[1]: looking for weak-def symbol '{name}':\ndyld[1]:   using '{name}' in /x\n"
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = Command::new(crate::util::bin())
+        .args(["scan", log.to_str().unwrap()])
+        .env(weakscan::analysis::demangle::watchdog::LIMIT_VAR, "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("longer than 1 s to demangle"), "{stderr}");
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}

@@ -27,6 +27,7 @@
 //! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
 
 pub mod printer;
+pub mod watchdog;
 
 use crate::error::Result;
 use cpp_demangle::{
@@ -792,6 +793,8 @@ pub type KeyParts = (String, u32, u32, Box<[u32]>);
 /// through the name that holds their structure — the class's typeinfo, the thunk's target — and
 /// given c++filt's prefix (see [`special`]).
 fn structure(plain: &str, limit: usize, keep_text: bool) -> Option<(String, KeyParts)> {
+    // cpp_demangle's parse has no time bound of its own (`watchdog`).
+    let _watch = watchdog::watch();
     let Some(sp) = special(plain) else {
         return structure_of(plain, limit, keep_text, false);
     };
@@ -1173,7 +1176,12 @@ mod tests {
     // character panicked slicing inside it, in every name's key parse.
     #[test]
     fn regression_a_call_offset_before_a_multi_byte_character_panicked() {
-        for plain in ["_ZTc\u{FFFD}v", "_ZTh\u{FFFD}", "_ZTv\u{e9}0_", "_ZTch0_\u{FFFD}"] {
+        for plain in [
+            "_ZTc\u{FFFD}v",
+            "_ZTh\u{FFFD}",
+            "_ZTv\u{e9}0_",
+            "_ZTch0_\u{FFFD}",
+        ] {
             assert!(structure(plain, 4096, true).is_none(), "{plain}");
             assert_eq!(demangle_one(&format!("_{plain}")).kind, NameKind::Failed);
         }
