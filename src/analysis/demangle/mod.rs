@@ -745,6 +745,10 @@ fn print_keeping(
     if !plain.starts_with("_Z") {
         return (undemangled(raw), None);
     }
+    if plain.len() > printer::MAX_NAME_BYTES {
+        // Longer than any demangler is given, in every build alike.
+        return (failed(raw).keeping(keys), None);
+    }
     let limit = print_limit(plain);
     let own_text = printer == Printer::CppDemangle;
     let Some((cpp_text, parts)) = structure(plain, limit, own_text) else {
@@ -1316,6 +1320,19 @@ mod tests {
                     assert_eq!(demangle_keeping(raw, keys, false, printer).1, None);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn names_past_the_length_cap_are_raw_with_raw_keys_in_every_build() {
+        let raw = format!("__Z1f{}", "i".repeat(printer::MAX_NAME_BYTES));
+        for p in [Printer::Libcxxabi, Printer::CppDemangle] {
+            let (n, class) = demangle_keeping(&raw, Keys::All, true, p);
+            assert_eq!(
+                (n.kind, n.demangled(), n.pattern()),
+                (NameKind::Failed, &*raw, &*raw)
+            );
+            assert_eq!(class, None);
         }
     }
 

@@ -47,8 +47,8 @@ pub const fn printer() -> Printer {
     }
 }
 
-/// Longest name (without the Mach-O `_`) given to a demangler, in bytes; a longer name is kept
-/// raw and counted as a failure.
+/// Longest name (without the Mach-O `_`) given to a demangler (cpp_demangle too), in bytes; a
+/// longer name is kept raw, with no keys, and counted as a failure.
 pub const MAX_NAME_BYTES: usize = 256 << 10;
 
 /// Why no printed form was given.
