@@ -23,16 +23,7 @@ use weakscan::analysis::demangle::{NameKind, Printer, demangle_all_with, printer
 
 /// `llvm-cxxfilt` from LLVM 22, if installed (`WEAKSCAN_LLVM_CXXFILT` overrides the path).
 fn llvm_cxxfilt() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("WEAKSCAN_LLVM_CXXFILT").map(PathBuf::from),
-        Some(PathBuf::from("/usr/lib/llvm-22/bin/llvm-cxxfilt")),
-        Some(PathBuf::from("llvm-cxxfilt-22")),
-    ];
-    candidates.into_iter().flatten().find(|c| {
-        Command::new(c).arg("--version").output().is_ok_and(|o| {
-            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("version 22.")
-        })
-    })
+    crate::util::llvm_22("llvm-cxxfilt", "WEAKSCAN_LLVM_CXXFILT")
 }
 
 /// llvm-cxxfilt 22, when it is installed and weakscan prints names with libc++abi; else says

@@ -88,10 +88,16 @@ pub fn llvm_nm_or_skip() -> Option<PathBuf> {
 
 /// `llvm-nm` from LLVM 22, if installed (`WEAKSCAN_LLVM_NM` overrides the path).
 pub fn llvm_nm() -> Option<PathBuf> {
+    llvm_22("llvm-nm", "WEAKSCAN_LLVM_NM")
+}
+
+/// The LLVM 22 build of `tool`, if installed: the path in `override_var`, else Debian's
+/// `/usr/lib/llvm-22/bin/TOOL`, else `TOOL-22` on the PATH; each must say "version 22.".
+pub fn llvm_22(tool: &str, override_var: &str) -> Option<PathBuf> {
     let candidates = [
-        std::env::var_os("WEAKSCAN_LLVM_NM").map(PathBuf::from),
-        Some(PathBuf::from("/usr/lib/llvm-22/bin/llvm-nm")),
-        Some(PathBuf::from("llvm-nm-22")),
+        std::env::var_os(override_var).map(PathBuf::from),
+        Some(PathBuf::from(format!("/usr/lib/llvm-22/bin/{tool}"))),
+        Some(PathBuf::from(format!("{tool}-22"))),
     ];
     candidates.into_iter().flatten().find(|c| {
         Command::new(c).arg("--version").output().is_ok_and(|o| {
@@ -138,20 +144,7 @@ pub fn nm_debug_map(nm: &Path, bin: &Path) -> std::collections::HashMap<String, 
 
 /// `llvm-objdump` from LLVM 22, if installed (`WEAKSCAN_LLVM_OBJDUMP` overrides the path).
 pub fn llvm_objdump() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("WEAKSCAN_LLVM_OBJDUMP").map(PathBuf::from),
-        Some(PathBuf::from("/usr/lib/llvm-22/bin/llvm-objdump")),
-        Some(PathBuf::from("llvm-objdump-22")),
-    ];
-    for c in candidates.into_iter().flatten() {
-        let ok = Command::new(&c).arg("--version").output().is_ok_and(|o| {
-            o.status.success() && String::from_utf8_lossy(&o.stdout).contains("version 22.")
-        });
-        if ok {
-            return Some(c);
-        }
-    }
-    None
+    llvm_22("llvm-objdump", "WEAKSCAN_LLVM_OBJDUMP")
 }
 
 /// Runs weakscan with `args` and parses its JSON stdout; asserts exit 0.
