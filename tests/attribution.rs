@@ -1,16 +1,9 @@
 //! Attribution (issue 11): the debug map, `--by library|object|source`, compile commands, and
 //! their bad inputs, on the fixtures of `testdata/attr/` (built by `testdata/build.sh`).
 
-use crate::util::{fixture, json, testdata, weakscan};
+use crate::util::{fails_with, fixture, json, testdata, weakscan};
 
 /// One test per case.
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn attr(name: &str) -> String {
     testdata().join("attr").join(name).display().to_string()
 }
@@ -35,16 +28,8 @@ fn groups(file: &str, by: &str) -> Vec<(String, u64)> {
         .collect()
 }
 
-/// Exit code 2 and one stderr line containing `needle`.
-fn fails_with(args: &[&str], needle: &str) {
-    let out = weakscan().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "weakscan {args:?}: {out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
-    assert!(err.contains(needle), "stderr {err:?}, wanted {needle:?}");
-}
-
-case!(by_library_object_and_source_from_the_debug_map, {
+#[test]
+fn by_library_object_and_source_from_the_debug_map() {
     let f = bin("app-attr-x86_64");
     assert_eq!(
         groups(&f, "library"),
@@ -72,36 +57,35 @@ case!(by_library_object_and_source_from_the_debug_map, {
     assert_eq!(g["key"], "v8::internal::StaticCallInterfaceDescriptor<…>");
     assert_eq!(g["from"]["object"], "libdescriptors_a.a(descriptors_a.o)");
     assert_eq!(g["from"]["objects"], 1);
-});
+}
 
-case!(
-    stripped_binary_has_the_same_figures_and_says_attribution_is_unavailable,
-    {
-        let full = json(&["scan", "--format", "json", &bin("app-attr-x86_64")]);
-        let stripped = json(&["scan", "--format", "json", &bin("app-attr-x86_64-stripped")]);
-        for f in [
-            "weak_def_exports",
-            "weak_bind_sites",
-            "weak_bind_symbols",
-            "predicted_weak_lookups",
-        ] {
-            assert_eq!(full["images"][0][f], stripped["images"][0][f], "{f}");
-        }
-        assert!(stripped["images"][0]["attribution"].is_null());
-        let out = weakscan()
-            .args(["scan", &bin("app-attr-x86_64-stripped")])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(text.contains("none: no debug map (stripped)"), "{text}");
-        assert_eq!(
-            groups(&bin("app-attr-x86_64-stripped"), "library")[0].0,
-            "(no attribution)"
-        );
+#[test]
+fn stripped_binary_has_the_same_figures_and_says_attribution_is_unavailable() {
+    let full = json(&["scan", "--format", "json", &bin("app-attr-x86_64")]);
+    let stripped = json(&["scan", "--format", "json", &bin("app-attr-x86_64-stripped")]);
+    for f in [
+        "weak_def_exports",
+        "weak_bind_sites",
+        "weak_bind_symbols",
+        "predicted_weak_lookups",
+    ] {
+        assert_eq!(full["images"][0][f], stripped["images"][0][f], "{f}");
     }
-);
+    assert!(stripped["images"][0]["attribution"].is_null());
+    let out = weakscan()
+        .args(["scan", &bin("app-attr-x86_64-stripped")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("none: no debug map (stripped)"), "{text}");
+    assert_eq!(
+        groups(&bin("app-attr-x86_64-stripped"), "library")[0].0,
+        "(no attribution)"
+    );
+}
 
-case!(compile_commands_name_the_leaking_translation_unit, {
+#[test]
+fn compile_commands_name_the_leaking_translation_unit() {
     let doc = json(&[
         "scan",
         "--format",
@@ -145,9 +129,10 @@ case!(compile_commands_name_the_leaking_translation_unit, {
         ),
         "{text}"
     );
-});
+}
 
-case!(a_policy_can_budget_a_library, {
+#[test]
+fn a_policy_can_budget_a_library() {
     let out = weakscan()
         .args([
             "check",
@@ -162,9 +147,10 @@ case!(a_policy_can_budget_a_library, {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("libdescriptors_a.a"), "{text}");
-});
+}
 
-case!(bad_compile_databases_are_one_line_errors, {
+#[test]
+fn bad_compile_databases_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: &str| {
         let p = dir.path().join(name);
@@ -181,34 +167,33 @@ case!(bad_compile_databases_are_one_line_errors, {
         &["scan", "--compile-commands", &missing, &f],
         "missing.json",
     );
-});
+}
 
-case!(
-    a_link_map_attributes_a_stripped_binary_like_its_debug_map,
-    {
-        let stripped = bin("app-attr-x86_64-stripped");
-        let map = attr("app-attr-x86_64.map");
-        let by_map = json(&[
-            "scan", "--format", "json", "--by", "library", "--map", &map, &stripped,
-        ]);
-        assert_eq!(by_map["images"][0]["attribution"]["source"], "link_map");
-        assert_eq!(
-            groups(&bin("app-attr-x86_64"), "library"),
-            by_map["groups"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|g| (
-                    g["key"].as_str().unwrap().to_string(),
-                    g["weak_bound_symbols"].as_u64().unwrap()
-                ))
-                .filter(|(k, _)| !k.starts_with("(defined here"))
-                .collect::<Vec<_>>()
-        );
-    }
-);
+#[test]
+fn a_link_map_attributes_a_stripped_binary_like_its_debug_map() {
+    let stripped = bin("app-attr-x86_64-stripped");
+    let map = attr("app-attr-x86_64.map");
+    let by_map = json(&[
+        "scan", "--format", "json", "--by", "library", "--map", &map, &stripped,
+    ]);
+    assert_eq!(by_map["images"][0]["attribution"]["source"], "link_map");
+    assert_eq!(
+        groups(&bin("app-attr-x86_64"), "library"),
+        by_map["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (
+                g["key"].as_str().unwrap().to_string(),
+                g["weak_bound_symbols"].as_u64().unwrap()
+            ))
+            .filter(|(k, _)| !k.starts_with("(defined here"))
+            .collect::<Vec<_>>()
+    );
+}
 
-case!(a_dsym_attributes_weak_definitions_to_compile_units, {
+#[test]
+fn a_dsym_attributes_weak_definitions_to_compile_units() {
     let stripped = bin("app-attr-x86_64-stripped");
     let dsym = attr("app-attr-x86_64.dSYM");
     let doc = json(&[
@@ -230,9 +215,10 @@ case!(a_dsym_attributes_weak_definitions_to_compile_units, {
         &["scan", "--dsym", &dsym, &bin("app-default-chained-x86_64")],
         "does not match the binary's UUID",
     );
-});
+}
 
-case!(bad_attribution_files_are_one_line_errors, {
+#[test]
+fn bad_attribution_files_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let f = bin("app-attr-x86_64-stripped");
     let bad_map = dir.path().join("bad.map");
@@ -262,7 +248,7 @@ case!(bad_attribution_files_are_one_line_errors, {
     let garbage = dir.path().join("x.dSYM");
     std::fs::write(&garbage, b"not a dwarf file").unwrap();
     fails_with(&["scan", "--dsym", garbage.to_str().unwrap(), &f], "x.dSYM");
-});
+}
 
 /// The raw names of `file`'s weak definitions (from its baseline).
 fn weak_definitions(file: &str) -> std::collections::BTreeSet<String> {
@@ -280,7 +266,8 @@ fn weak_definitions(file: &str) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
-case!(objects_and_archives_predict_the_linked_weak_definitions, {
+#[test]
+fn objects_and_archives_predict_the_linked_weak_definitions() {
     // app-attr-x86_64 is linked from exactly these three inputs.
     let mut predicted = weak_definitions(&attr("main.o"));
     predicted.extend(weak_definitions(&attr("libdescriptors_a.a")));
@@ -309,9 +296,10 @@ case!(objects_and_archives_predict_the_linked_weak_definitions, {
         "libdescriptors_a.a(descriptors_a.o)"
     );
     assert_eq!(doc["groups"][0]["weak_def_exports"], 17);
-});
+}
 
-case!(a_gate_runs_on_a_library_before_linking, {
+#[test]
+fn a_gate_runs_on_a_library_before_linking() {
     let out = weakscan()
         .args([
             "check",
@@ -332,9 +320,10 @@ case!(a_gate_runs_on_a_library_before_linking, {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-});
+}
 
-case!(archives_that_lie_are_one_line_errors, {
+#[test]
+fn archives_that_lie_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let lib = std::fs::read(attr("libdescriptors_a.a")).unwrap();
     // A member header whose size runs past the end of the file.
@@ -365,9 +354,10 @@ case!(archives_that_lie_are_one_line_errors, {
         &["scan", "--arch", "arm64", &attr("libdescriptors_a.a")],
         "no arm64 slice",
     );
-});
+}
 
-case!(a_policy_file_groups_by_library, {
+#[test]
+fn a_policy_file_groups_by_library() {
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("weakscan.toml");
     std::fs::write(
@@ -403,7 +393,7 @@ case!(a_policy_file_groups_by_library, {
             ("main.o".to_string(), 5, false)
         ]
     );
-});
+}
 
 /// The fixture's database with descriptors_a's entry (the leaking translation unit) given
 /// `args` after `clang++`, written into `dir`; returns its path.
@@ -428,82 +418,80 @@ fn db_with_descriptors_a(dir: &std::path::Path, args: &[&str]) -> String {
     path.display().to_string()
 }
 
-case!(
-    regression_hidden_as_an_option_value_or_input_hid_a_leaking_translation_unit,
-    {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("hidden.rsp"), "-fvisibility=hidden").unwrap();
-        // (extra arguments, status, visibility, table text)
-        let cases: &[(&[&str], &str, Option<&str>, &str)] = &[
-            (&["-fvisibility=hidden"], "found", Some("hidden"), ""),
-            (
-                &["-D", "-fvisibility=hidden"],
-                "found",
-                None,
-                "default visibility",
-            ),
-            (
-                &["-MF", "-fvisibility=hidden"],
-                "found",
-                None,
-                "default visibility",
-            ),
-            (
-                &["--", "-fvisibility=hidden"],
-                "found",
-                None,
-                "default visibility",
-            ),
-            (&["@hidden.rsp"], "found", Some("hidden"), ""),
-            (
-                &["@missing.rsp"],
-                "unknown",
-                None,
-                "unknown (response file @missing.rsp: ",
-            ),
-            (
-                &["-fvisibility=hid\0den"],
-                "unknown",
-                None,
-                "unknown (an argument holds a NUL character)",
-            ),
-        ];
-        for (args, status, visibility, text) in cases {
-            let db = db_with_descriptors_a(dir.path(), args);
-            let doc = json(&[
-                "scan",
-                "--format",
-                "json",
-                "--compile-commands",
-                &db,
-                &bin("app-attr-x86_64"),
-            ]);
-            let objects = doc["compile_commands"][0]["objects"].as_array().unwrap();
-            let a = objects
-                .iter()
-                .find(|o| o["object"] == "libdescriptors_a.a(descriptors_a.o)")
-                .unwrap_or_else(|| panic!("{args:?}: {objects:?}"));
-            assert_eq!(a["compiled"]["status"], *status, "{args:?}");
-            assert_eq!(
-                a["compiled"]["visibility"].as_str(),
-                *visibility,
-                "{args:?}"
+#[test]
+fn regression_hidden_as_an_option_value_or_input_hid_a_leaking_translation_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hidden.rsp"), "-fvisibility=hidden").unwrap();
+    // (extra arguments, status, visibility, table text)
+    let cases: &[(&[&str], &str, Option<&str>, &str)] = &[
+        (&["-fvisibility=hidden"], "found", Some("hidden"), ""),
+        (
+            &["-D", "-fvisibility=hidden"],
+            "found",
+            None,
+            "default visibility",
+        ),
+        (
+            &["-MF", "-fvisibility=hidden"],
+            "found",
+            None,
+            "default visibility",
+        ),
+        (
+            &["--", "-fvisibility=hidden"],
+            "found",
+            None,
+            "default visibility",
+        ),
+        (&["@hidden.rsp"], "found", Some("hidden"), ""),
+        (
+            &["@missing.rsp"],
+            "unknown",
+            None,
+            "unknown (response file @missing.rsp: ",
+        ),
+        (
+            &["-fvisibility=hid\0den"],
+            "unknown",
+            None,
+            "unknown (an argument holds a NUL character)",
+        ),
+    ];
+    for (args, status, visibility, text) in cases {
+        let db = db_with_descriptors_a(dir.path(), args);
+        let doc = json(&[
+            "scan",
+            "--format",
+            "json",
+            "--compile-commands",
+            &db,
+            &bin("app-attr-x86_64"),
+        ]);
+        let objects = doc["compile_commands"][0]["objects"].as_array().unwrap();
+        let a = objects
+            .iter()
+            .find(|o| o["object"] == "libdescriptors_a.a(descriptors_a.o)")
+            .unwrap_or_else(|| panic!("{args:?}: {objects:?}"));
+        assert_eq!(a["compiled"]["status"], *status, "{args:?}");
+        assert_eq!(
+            a["compiled"]["visibility"].as_str(),
+            *visibility,
+            "{args:?}"
+        );
+        let out = weakscan()
+            .args(["scan", "--compile-commands", &db, &bin("app-attr-x86_64")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        let table = String::from_utf8_lossy(&out.stdout);
+        assert!(table.contains(text), "{args:?}: {table}");
+        assert!(!table.contains("\\x00"), "{args:?}: {table}");
+        if *status == "unknown" {
+            assert!(
+                table.contains("1 objects have no unique entry in the compile database or an unknown visibility"),
+                "{args:?}: {table}"
             );
-            let out = weakscan()
-                .args(["scan", "--compile-commands", &db, &bin("app-attr-x86_64")])
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
-            let table = String::from_utf8_lossy(&out.stdout);
-            assert!(table.contains(text), "{args:?}: {table}");
-            assert!(!table.contains("\\x00"), "{args:?}: {table}");
-            if *status == "unknown" {
-                assert!(
-                    table.contains("1 objects have no unique entry in the compile database or an unknown visibility"),
-                    "{args:?}: {table}"
-                );
-                assert!(!table.contains("fix: 15 lookups"), "{args:?}: {table}");
-            }
+            assert!(!table.contains("fix: 15 lookups"), "{args:?}: {table}");
         }
     }
-);
+}

@@ -10,13 +10,6 @@ use crate::util::{fixture, golden_exit, weakscan};
 use std::path::{Path, PathBuf};
 
 /// One test per case; `$body` gets nothing and asserts on its own.
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn fx(name: &str) -> String {
     fixture(name).display().to_string()
 }
@@ -96,7 +89,8 @@ fn baseline_of(name: &str) -> (tempfile::TempDir, PathBuf) {
 
 // ---- absolute maxima ----
 
-case!(max_budgets_pass_and_fail_for_each_figure, {
+#[test]
+fn max_budgets_pass_and_fail_for_each_figure() {
     let v1 = fx("app-default-chained-x86_64");
     for flag in [
         "--max-predicted-weak-lookups",
@@ -118,9 +112,10 @@ case!(max_budgets_pass_and_fail_for_each_figure, {
                 .contains("is 36, over the maximum of 35")
         );
     }
-});
+}
 
-case!(max_budgets_from_the_policy_file, {
+#[test]
+fn max_budgets_from_the_policy_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("weakscan.toml"),
@@ -149,11 +144,12 @@ case!(max_budgets_from_the_policy_file, {
         &["check", "--no-config", &fx("app-v2-default-chained-x86_64")],
         "no budgets",
     );
-});
+}
 
 // ---- against a baseline ----
 
-case!(increase_as_a_count, {
+#[test]
+fn increase_as_a_count() {
     let (_dir, base) = baseline_of("app-default-chained-x86_64");
     let base = base.to_str().unwrap();
     let v2 = fx("app-v2-default-chained-x86_64");
@@ -175,97 +171,91 @@ case!(increase_as_a_count, {
     // A baseline without --max-increase allows no increase at all; the same build passes.
     check_json(&[&v2, "--baseline", base], 1);
     check_json(&[&fx("app-default-chained-x86_64"), "--baseline", base], 0);
-});
+}
 
-case!(
-    regression_a_huge_increase_wrapped_and_failed_an_unchanged_figure,
-    {
-        // `--max-increase 18446744073709551615` (or `1e20%`) made baseline + increase wrap in 64
-        // bits: "stayed at 36 … at most 35", exit 1. Absurd values are now refused when parsed;
-        // the largest accepted ones pass an unchanged build.
-        let (dir, base) = baseline_of("app-default-chained-x86_64");
-        let base = base.to_str().unwrap();
-        let same = fx("app-default-chained-x86_64");
-        for bad in ["18446744073709551615", "1000000000001", "1e20%", "1000001%"] {
-            fails_in(
-                dir.path(),
-                &["check", &same, "--baseline", base, "--max-increase", bad],
-                "invalid increase",
-            );
-        }
-        for ok in ["1000000000000", "1000000%", "0", "0%"] {
-            check_json(&[&same, "--baseline", base, "--max-increase", ok], 0);
-        }
-        let policy = dir.path().join("huge.toml");
-        std::fs::write(
-            &policy,
-            format!("[baseline]\nfile = {base:?}\nmax_increase = 18446744073709551615\n"),
-        )
-        .unwrap();
+#[test]
+fn regression_a_huge_increase_wrapped_and_failed_an_unchanged_figure() {
+    // `--max-increase 18446744073709551615` (or `1e20%`) made baseline + increase wrap in 64
+    // bits: "stayed at 36 … at most 35", exit 1. Absurd values are now refused when parsed;
+    // the largest accepted ones pass an unchanged build.
+    let (dir, base) = baseline_of("app-default-chained-x86_64");
+    let base = base.to_str().unwrap();
+    let same = fx("app-default-chained-x86_64");
+    for bad in ["18446744073709551615", "1000000000001", "1e20%", "1000001%"] {
         fails_in(
             dir.path(),
-            &["check", &same, "--config", policy.to_str().unwrap()],
-            "invalid increase 18446744073709551615: at most 1000000000000",
+            &["check", &same, "--baseline", base, "--max-increase", bad],
+            "invalid increase",
         );
     }
-);
-
-case!(
-    regression_baseline_values_with_newlines_broke_the_error_line,
-    {
-        // A baseline's `arch` or `command` holding a newline or U+202E was printed raw.
-        let (dir, base) = baseline_of("app-default-chained-x86_64");
-        let text = std::fs::read_to_string(&base).unwrap();
-        let same = fx("app-default-chained-x86_64");
-        for (from, to) in [
-            (
-                "\"command\": \"baseline\"",
-                "\"command\": \"base\\nline\\u202e\"",
-            ),
-            ("\"arch\": \"x86_64\"", "\"arch\": \"x86\\n_64\\u202e\""),
-        ] {
-            assert!(text.contains(from), "{from}");
-            let bad = dir.path().join("bad.json");
-            std::fs::write(&bad, text.replace(from, to)).unwrap();
-            let (code, stdout, stderr) =
-                run(&["check", &same, "--baseline", bad.to_str().unwrap()]);
-            assert_eq!(code, 2, "{stdout}{stderr}");
-            assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
-            assert!(!stderr.contains('\u{202e}'), "{stderr:?}");
-            assert!(
-                stderr.contains("\\x0a") && stderr.contains("\\u{202e}"),
-                "{stderr:?}"
-            );
-        }
+    for ok in ["1000000000000", "1000000%", "0", "0%"] {
+        check_json(&[&same, "--baseline", base, "--max-increase", ok], 0);
     }
-);
+    let policy = dir.path().join("huge.toml");
+    std::fs::write(
+        &policy,
+        format!("[baseline]\nfile = {base:?}\nmax_increase = 18446744073709551615\n"),
+    )
+    .unwrap();
+    fails_in(
+        dir.path(),
+        &["check", &same, "--config", policy.to_str().unwrap()],
+        "invalid increase 18446744073709551615: at most 1000000000000",
+    );
+}
 
-case!(
-    regression_glob_errors_and_paths_with_newlines_were_printed_raw,
-    {
-        let dir = tempfile::tempdir().unwrap();
-        let same = fx("app-default-chained-x86_64");
-        fails_in(
-            dir.path(),
-            &["check", &same, "--allow", "[z-\n]"],
-            "invalid glob \"[z-\\n]\"",
-        );
-        fails_in(
-            dir.path(),
-            &["scan", "no\nsuch\u{202e}file"],
-            "no\\x0asuch\\u{202e}file: No such file",
-        );
-        let odd = dir.path().join("a\nb\u{2066}");
-        std::fs::write(&odd, b"\x7fELF").unwrap();
-        fails_in(
-            dir.path(),
-            &["scan", odd.to_str().unwrap()],
-            "a\\x0ab\\u{2066}",
+#[test]
+fn regression_baseline_values_with_newlines_broke_the_error_line() {
+    // A baseline's `arch` or `command` holding a newline or U+202E was printed raw.
+    let (dir, base) = baseline_of("app-default-chained-x86_64");
+    let text = std::fs::read_to_string(&base).unwrap();
+    let same = fx("app-default-chained-x86_64");
+    for (from, to) in [
+        (
+            "\"command\": \"baseline\"",
+            "\"command\": \"base\\nline\\u202e\"",
+        ),
+        ("\"arch\": \"x86_64\"", "\"arch\": \"x86\\n_64\\u202e\""),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, text.replace(from, to)).unwrap();
+        let (code, stdout, stderr) = run(&["check", &same, "--baseline", bad.to_str().unwrap()]);
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr:?}");
+        assert!(!stderr.contains('\u{202e}'), "{stderr:?}");
+        assert!(
+            stderr.contains("\\x0a") && stderr.contains("\\u{202e}"),
+            "{stderr:?}"
         );
     }
-);
+}
 
-case!(increase_as_a_percentage, {
+#[test]
+fn regression_glob_errors_and_paths_with_newlines_were_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = fx("app-default-chained-x86_64");
+    fails_in(
+        dir.path(),
+        &["check", &same, "--allow", "[z-\n]"],
+        "invalid glob \"[z-\\n]\"",
+    );
+    fails_in(
+        dir.path(),
+        &["scan", "no\nsuch\u{202e}file"],
+        "no\\x0asuch\\u{202e}file: No such file",
+    );
+    let odd = dir.path().join("a\nb\u{2066}");
+    std::fs::write(&odd, b"\x7fELF").unwrap();
+    fails_in(
+        dir.path(),
+        &["scan", odd.to_str().unwrap()],
+        "a\\x0ab\\u{2066}",
+    );
+}
+
+#[test]
+fn increase_as_a_percentage() {
     let (_dir, base) = baseline_of("app-default-chained-x86_64");
     let base = base.to_str().unwrap();
     let v2 = fx("app-v2-default-chained-x86_64");
@@ -296,9 +286,10 @@ case!(increase_as_a_percentage, {
         .filter(|b| b["passed"] == false)
         .count();
     assert_eq!(n_failed, 3, "the count fails, the percentage holds");
-});
+}
 
-case!(offending_groups_are_the_grown_ones_with_new_examples, {
+#[test]
+fn offending_groups_are_the_grown_ones_with_new_examples() {
     let (_dir, base) = baseline_of("app-default-chained-x86_64");
     let r = check_json(
         &[
@@ -336,11 +327,12 @@ case!(offending_groups_are_the_grown_ones_with_new_examples, {
         4,
         "three fixes and how to accept"
     );
-});
+}
 
 // ---- group budgets ----
 
-case!(group_budgets_glob_and_regex, {
+#[test]
+fn group_budgets_glob_and_regex() {
     let v2 = fx("app-v2-default-chained-x86_64");
     check_json(&[&v2, "--group", "v8::internal::*=90"], 0);
     let r = check_json(&[&v2, "--group", "v8::internal::*=89"], 1);
@@ -362,9 +354,10 @@ case!(group_budgets_glob_and_regex, {
         1,
     );
     check_json(&[&v2, "--group", "node::*=0"], 0);
-});
+}
 
-case!(group_budgets_by_namespace_and_lookups, {
+#[test]
+fn group_budgets_by_namespace_and_lookups() {
     let v2 = fx("app-v2-default-chained-x86_64");
     check_json(&[&v2, "--by", "namespace", "--group", "v8::internal=90"], 0);
     check_json(&[&v2, "--by", "namespace", "--group", "v8::internal=89"], 1);
@@ -392,9 +385,10 @@ case!(group_budgets_by_namespace_and_lookups, {
         &["check", &v2, "--depth", "3", "--group", "x=1"],
         "--depth applies only to --by namespace",
     );
-});
+}
 
-case!(group_budgets_from_the_policy_file, {
+#[test]
+fn group_budgets_from_the_policy_file() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("weakscan.toml"),
@@ -406,11 +400,12 @@ case!(group_budgets_from_the_policy_file, {
     let (code, out, _) = run_in(dir.path(), &["check", &fx("app-v2-default-chained-x86_64")]);
     assert_eq!(code, 1);
     assert!(out.contains("✗ groups matching v8::internal (1 group) have 90 weak_bind_symbols, over the maximum of 30"), "{out}");
-});
+}
 
 // ---- the allowlist ----
 
-case!(operator_new_and_delete_are_allowed_by_default, {
+#[test]
+fn operator_new_and_delete_are_allowed_by_default() {
     let hidden = fx("app-hidden-chained-arm64");
     let r = check_json(
         &[
@@ -440,9 +435,10 @@ case!(operator_new_and_delete_are_allowed_by_default, {
         out.contains("weak_bind_symbols is 3, over the maximum of 0"),
         "{out}"
     );
-});
+}
 
-case!(allowed_symbols_and_groups_are_not_counted, {
+#[test]
+fn allowed_symbols_and_groups_are_not_counted() {
     let v1 = fx("app-default-chained-x86_64");
     check_json(&[&v1, "--max-weak-bind-symbols", "35"], 1);
     check_json(
@@ -504,11 +500,12 @@ case!(allowed_symbols_and_groups_are_not_counted, {
         (b["baseline"].as_u64(), b["value"].as_u64()),
         (Some(32), Some(92))
     );
-});
+}
 
 // ---- per-arch sections ----
 
-case!(per_arch_sections_for_universal_files, {
+#[test]
+fn per_arch_sections_for_universal_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("weakscan.toml"),
@@ -548,11 +545,12 @@ case!(per_arch_sections_for_universal_files, {
         ],
     );
     assert_eq!(code, 0);
-});
+}
 
 // ---- policy and usage errors: exit 2, file:line:column ----
 
-case!(bad_policy_files_name_line_and_column, {
+#[test]
+fn bad_policy_files_name_line_and_column() {
     for (text, needle) in [
         (
             "[budget]\nmax_lookups = 3\n",
@@ -593,9 +591,10 @@ case!(bad_policy_files_name_line_and_column, {
             needle,
         );
     }
-});
+}
 
-case!(usage_errors_exit_2, {
+#[test]
+fn usage_errors_exit_2() {
     let v1 = fx("app-default-chained-x86_64");
     fails(&["check", &v1], "no budgets");
     fails(
@@ -620,11 +619,12 @@ case!(usage_errors_exit_2, {
     assert_eq!(code, 2);
     let (code, _, _) = run(&["check", &v1, "--group", "v8::*"]);
     assert_eq!(code, 2);
-});
+}
 
 // ---- baselines ----
 
-case!(baseline_is_byte_identical_across_runs, {
+#[test]
+fn baseline_is_byte_identical_across_runs() {
     let (_a, first) = baseline_of("app-default-chained-universal");
     let (_b, second) = baseline_of("app-default-chained-universal");
     let (a, b) = (
@@ -651,9 +651,10 @@ case!(baseline_is_byte_identical_across_runs, {
     let (code, stdout, _) = run(&["baseline", &fx("app-default-chained-universal")]);
     assert_eq!(code, 0);
     assert_eq!(stdout.as_bytes(), a.as_slice());
-});
+}
 
-case!(baseline_of_another_arch_is_refused, {
+#[test]
+fn baseline_of_another_arch_is_refused() {
     let (_dir, base) = baseline_of("app-default-chained-arm64");
     fails(
         &[
@@ -684,9 +685,10 @@ case!(baseline_of_another_arch_is_refused, {
         ],
         0,
     );
-});
+}
 
-case!(baseline_of_another_schema_or_command_is_refused, {
+#[test]
+fn baseline_of_another_schema_or_command_is_refused() {
     let (dir, base) = baseline_of("app-default-chained-x86_64");
     let text = std::fs::read_to_string(&base).unwrap();
     let other = dir.path().join("v2.json");
@@ -713,9 +715,10 @@ case!(baseline_of_another_schema_or_command_is_refused, {
         &["check", &v1, "--baseline", junk.to_str().unwrap()],
         "junk.json:3:3: not a weakscan baseline",
     );
-});
+}
 
-case!(baseline_reads_back_with_unknown_fields_and_null_figures, {
+#[test]
+fn baseline_reads_back_with_unknown_fields_and_null_figures() {
     let (dir, base) = baseline_of("app-default-chained-x86_64");
     let mut doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
@@ -738,11 +741,12 @@ case!(baseline_reads_back_with_unknown_fields_and_null_figures, {
         &["check", &v2, "--baseline", e],
         "edited.json: weak_def_exports is not in the baseline (x86_64)",
     );
-});
+}
 
 // ---- GitHub job summary ----
 
-case!(markdown_and_github_append_to_the_job_summary, {
+#[test]
+fn markdown_and_github_append_to_the_job_summary() {
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
@@ -773,29 +777,32 @@ case!(markdown_and_github_append_to_the_job_summary, {
         2,
         "github and markdown only"
     );
-});
+}
 
 // ---- golden files: WEAKSCAN_BLESS=1 rewrites them ----
 
 const GATE: &str = "../tests/golden/gate.toml";
 
-case!(golden_baseline, {
+#[test]
+fn golden_baseline() {
     golden_exit(
         "baseline-app-default-chained-x86_64.json",
         &["baseline", "bin/app-default-chained-x86_64"],
         0,
     );
-});
+}
 
-case!(golden_check_pass_table, {
+#[test]
+fn golden_check_pass_table() {
     golden_exit(
         "check-pass.txt",
         &["check", "--config", GATE, "bin/app-default-chained-x86_64"],
         0,
     );
-});
+}
 
-case!(golden_check_fail_table, {
+#[test]
+fn golden_check_fail_table() {
     golden_exit(
         "check-fail.txt",
         &[
@@ -806,9 +813,10 @@ case!(golden_check_fail_table, {
         ],
         1,
     );
-});
+}
 
-case!(golden_check_fail_json, {
+#[test]
+fn golden_check_fail_json() {
     golden_exit(
         "check-fail.json",
         &[
@@ -821,9 +829,10 @@ case!(golden_check_fail_json, {
         ],
         1,
     );
-});
+}
 
-case!(golden_check_fail_markdown, {
+#[test]
+fn golden_check_fail_markdown() {
     golden_exit(
         "check-fail.md",
         &[
@@ -836,9 +845,10 @@ case!(golden_check_fail_markdown, {
         ],
         1,
     );
-});
+}
 
-case!(golden_check_fail_github, {
+#[test]
+fn golden_check_fail_github() {
     golden_exit(
         "check-fail-github.txt",
         &[
@@ -851,11 +861,12 @@ case!(golden_check_fail_github, {
         ],
         1,
     );
-});
+}
 
 // ---- the documented example ----
 
-case!(the_policy_example_in_docs_ci_md_is_valid, {
+#[test]
+fn the_policy_example_in_docs_ci_md_is_valid() {
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md")).unwrap();
     let after = doc
@@ -876,4 +887,4 @@ case!(the_policy_example_in_docs_ci_md_is_valid, {
     let arm = p.rules_for("arm64");
     assert_eq!(arm.max[&weakscan::gate::Figure::PredictedWeakLookups], 2100);
     assert_eq!(p.rules_for("x86_64").groups.len(), 3);
-});
+}

@@ -1,27 +1,7 @@
 //! The binary on the committed fixtures, on bad input, and against golden files.
 
-use crate::util::{expected, fixture, golden, json, weakscan};
+use crate::util::{expected, fails_with, fixture, golden, json, weakscan};
 use predicates::prelude::*;
-
-/// One test per case; `$body` gets nothing and asserts on its own.
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
-/// Runs weakscan with `args` and asserts exit code 2 with one stderr line containing `needle`.
-fn fails_with(args: &[&str], needle: &str) {
-    let out = weakscan().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "weakscan {args:?}: {out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(needle),
-        "stderr of {args:?} was {err:?}, wanted {needle:?}"
-    );
-    assert!(out.stdout.is_empty(), "no stdout on error");
-}
 
 fn fixture_str(name: &str) -> String {
     fixture(name).display().to_string()
@@ -33,7 +13,8 @@ fn image_field(v: &serde_json::Value, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("{field} is not an integer in {v}"))
 }
 
-case!(figures_match_llvm_objdump_for_every_fixture, {
+#[test]
+fn figures_match_llvm_objdump_for_every_fixture() {
     let rows = expected();
     assert!(rows.len() >= 20, "expected.tsv has {} rows", rows.len());
     for row in rows {
@@ -69,9 +50,10 @@ case!(figures_match_llvm_objdump_for_every_fixture, {
             row.file
         );
     }
-});
+}
 
-case!(predicted_lookups_follow_dyld_rules, {
+#[test]
+fn predicted_lookups_follow_dyld_rules() {
     // (fixture, predicted lookups): targets, + 22 treat-as-weak for a main executable with
     // MH_WEAK_DEFINES, + 22 more for chained fixups; dylibs: targets only.
     for (file, lookups) in [
@@ -90,9 +72,10 @@ case!(predicted_lookups_follow_dyld_rules, {
             "{file}"
         );
     }
-});
+}
 
-case!(scan_json_has_the_documented_shape, {
+#[test]
+fn scan_json_has_the_documented_shape() {
     let doc = json(&[
         "scan",
         &fixture_str("app-default-chained-universal"),
@@ -125,9 +108,10 @@ case!(scan_json_has_the_documented_shape, {
             .unwrap()
             .contains("StaticCallInterfaceDescriptor<v8::internal::")
     );
-});
+}
 
-case!(scan_table_shows_summary_and_groups, {
+#[test]
+fn scan_table_shows_summary_and_groups() {
     weakscan()
         .args(["scan", &fixture_str("app-default-opcodes-arm64")])
         .assert()
@@ -142,9 +126,10 @@ case!(scan_table_shows_summary_and_groups, {
         .stdout(predicate::str::contains(
             "36 defined here, 3 defined elsewhere",
         ));
-});
+}
 
-case!(group_by_each_kind, {
+#[test]
+fn group_by_each_kind() {
     let key0 = |by: &[&str]| {
         let mut args = vec!["scan", "--format", "json"];
         args.extend_from_slice(by);
@@ -174,9 +159,10 @@ case!(group_by_each_kind, {
         &fixture_str("app-v2-default-chained-x86_64"),
     ]);
     assert_eq!(doc["groups"].as_array().unwrap().len(), 2);
-});
+}
 
-case!(arch_selects_one_slice, {
+#[test]
+fn arch_selects_one_slice() {
     let doc = json(&[
         "scan",
         "--arch",
@@ -196,9 +182,10 @@ case!(arch_selects_one_slice, {
         ],
         "no arm64e slice (the file has x86_64, arm64)",
     );
-});
+}
 
-case!(diff_reports_totals_and_group_deltas, {
+#[test]
+fn diff_reports_totals_and_group_deltas() {
     let doc = json(&[
         "diff",
         "--format",
@@ -221,9 +208,10 @@ case!(diff_reports_totals_and_group_deltas, {
     let added = doc["symbols"][0]["added"].as_array().unwrap();
     assert_eq!(added.len(), 60);
     assert!(doc["symbols"][0]["removed"].as_array().unwrap().is_empty());
-});
+}
 
-case!(diff_table_and_symbols, {
+#[test]
+fn diff_table_and_symbols() {
     weakscan()
         .args(["diff", "--symbols"])
         .arg(fixture("app-default-opcodes-x86_64"))
@@ -233,9 +221,10 @@ case!(diff_table_and_symbols, {
         .stdout(predicate::str::contains("+60 (+166.7%)"))
         .stdout(predicate::str::contains("added weak-bound symbols (60):"))
         .stdout(predicate::str::contains("removed weak-bound symbols (0):"));
-});
+}
 
-case!(diff_pairs_slices_by_arch, {
+#[test]
+fn diff_pairs_slices_by_arch() {
     let doc = json(&[
         "diff",
         "--format",
@@ -253,9 +242,10 @@ case!(diff_pairs_slices_by_arch, {
         .assert()
         .success()
         .stdout(predicate::str::contains("arm64 is only in the old build"));
-});
+}
 
-case!(hidden_visibility_removes_the_leak, {
+#[test]
+fn hidden_visibility_removes_the_leak() {
     let doc = json(&[
         "diff",
         "--format",
@@ -267,7 +257,7 @@ case!(hidden_visibility_removes_the_leak, {
     assert_eq!(t["new"]["weak_def_exports"], 0);
     assert_eq!(t["new"]["weak_bound_symbols"], 3); // operator new/delete stay: defined elsewhere
     assert_eq!(image_field(&doc["new"][0], "defined_here_symbols"), 0);
-});
+}
 
 // ---- bad input: one line naming the file, exit 2 (the corpus is in `malformed`) ----
 
@@ -277,7 +267,8 @@ fn temp_file(bytes: &[u8]) -> tempfile::NamedTempFile {
     f
 }
 
-case!(not_macho, {
+#[test]
+fn not_macho() {
     // Text is read as a log; with no dyld line it is neither kind.
     let f = temp_file(b"#!/bin/sh\necho hello\n");
     let path = f.path().to_str().unwrap();
@@ -294,9 +285,10 @@ case!(not_macho, {
         &["scan", elf.path().to_str().unwrap()],
         "not a Mach-O file: an ELF file (a Linux or BSD binary); weakscan reads macOS Mach-O images",
     );
-});
+}
 
-case!(universal_with_duplicate_slices, {
+#[test]
+fn universal_with_duplicate_slices() {
     // Two fat_arch entries for the same x86_64 slice of a real fixture.
     let thin = std::fs::read(fixture("app-default-chained-x86_64")).unwrap();
     let mut fat = vec![0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 2];
@@ -314,9 +306,10 @@ case!(universal_with_duplicate_slices, {
         &["scan", f.path().to_str().unwrap()],
         "universal file has two x86_64 slices",
     );
-});
+}
 
-case!(truncated_file_names_what_runs_past_the_end, {
+#[test]
+fn truncated_file_names_what_runs_past_the_end() {
     for name in ["app-default-chained-x86_64", "app-default-opcodes-x86_64"] {
         let bytes = std::fs::read(fixture(name)).unwrap();
         for cut in [20, 100, bytes.len() / 2, bytes.len() - 100] {
@@ -331,9 +324,10 @@ case!(truncated_file_names_what_runs_past_the_end, {
             );
         }
     }
-});
+}
 
-case!(bad_usage_exits_2, {
+#[test]
+fn bad_usage_exits_2() {
     weakscan()
         .args(["scan", "--by", "color", "x"])
         .assert()
@@ -343,18 +337,20 @@ case!(bad_usage_exits_2, {
         .args(["scan", "--depth", "0", "x"])
         .assert()
         .code(2);
-});
+}
 
 // ---- golden files: WEAKSCAN_BLESS=1 rewrites them ----
 
-case!(golden_scan_table, {
+#[test]
+fn golden_scan_table() {
     golden(
         "scan-app-default-chained-x86_64.txt",
         &["scan", "bin/app-default-chained-x86_64"],
     );
-});
+}
 
-case!(golden_diff_json, {
+#[test]
+fn golden_diff_json() {
     golden(
         "diff-v1-v2-opcodes-x86_64.json",
         &[
@@ -366,9 +362,10 @@ case!(golden_diff_json, {
             "bin/app-v2-default-opcodes-x86_64",
         ],
     );
-});
+}
 
-case!(golden_diff_table_by_namespace, {
+#[test]
+fn golden_diff_table_by_namespace() {
     golden(
         "diff-universal-namespace.txt",
         &[
@@ -379,11 +376,12 @@ case!(golden_diff_table_by_namespace, {
             "bin/app-v2-default-chained-universal",
         ],
     );
-});
+}
 
 // ---- universal files ----
 
-case!(fat_magic_64_is_read, {
+#[test]
+fn fat_magic_64_is_read() {
     // A FAT_MAGIC_64 file (goblin has none) around the two thin chained builds.
     let slices = [
         (
@@ -424,7 +422,7 @@ case!(fat_magic_64_is_read, {
         assert_eq!(img["weak_def_exports"], 36);
         assert_eq!(img["weak_bind_sites"], 44);
     }
-});
+}
 
 #[test]
 fn completions_cover_every_subcommand_and_parse() {
@@ -680,7 +678,8 @@ fn tables_fit_the_width_asked_for() {
     assert!(text.lines().any(|l| l.chars().count() > 120));
 }
 
-case!(golden_diff_markdown_for_a_pull_request_comment, {
+#[test]
+fn golden_diff_markdown_for_a_pull_request_comment() {
     golden(
         "diff-v1-v2-chained-x86_64.md",
         &[
@@ -691,9 +690,10 @@ case!(golden_diff_markdown_for_a_pull_request_comment, {
             "bin/app-v2-default-chained-x86_64",
         ],
     );
-});
+}
 
-case!(golden_diff_github_annotations, {
+#[test]
+fn golden_diff_github_annotations() {
     golden(
         "diff-v1-v2-chained-x86_64.github.txt",
         &[
@@ -704,9 +704,10 @@ case!(golden_diff_github_annotations, {
             "bin/app-v2-default-chained-x86_64",
         ],
     );
-});
+}
 
-case!(golden_scan_markdown, {
+#[test]
+fn golden_scan_markdown() {
     golden(
         "scan-app-default-chained-x86_64.md",
         &[
@@ -718,7 +719,7 @@ case!(golden_scan_markdown, {
             "bin/app-default-chained-x86_64",
         ],
     );
-});
+}
 
 #[test]
 fn scan_and_diff_append_markdown_to_the_job_summary() {

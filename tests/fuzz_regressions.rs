@@ -34,6 +34,22 @@ fn fuzz_findings_stay_fixed() {
         }
     }
     eprintln!("{replayed} findings replayed");
+    // A missing or mistyped directory would pass replaying nothing: each one names a target
+    // and holds findings, and all of them were replayed.
+    let root = crate::util::testdata().join("../tests/regressions");
+    let mut on_disk = 0;
+    for dir in std::fs::read_dir(&root).expect("tests/regressions") {
+        let target = dir.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            harness::TARGETS.iter().any(|(t, _)| *t == target),
+            "tests/regressions/{target} names no fuzz target"
+        );
+        let n = regressions(&target).len();
+        assert!(n > 0, "tests/regressions/{target} is empty");
+        on_disk += n;
+    }
+    assert!(on_disk >= 16, "only {on_disk} findings in tests/regressions");
+    assert_eq!(replayed, on_disk);
 }
 
 #[test]

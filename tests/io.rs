@@ -11,13 +11,6 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn log(name: &str) -> PathBuf {
     testdata().join("logs").join(name)
 }
@@ -74,7 +67,8 @@ fn without_paths(json: &[u8]) -> serde_json::Value {
     v
 }
 
-case!(regression_a_piped_log_lost_its_first_4_kib, {
+#[test]
+fn regression_a_piped_log_lost_its_first_4_kib() {
     // `cat LOG | weakscan scan /dev/stdin` reported 53 lookups instead of 62: detection read
     // the first 4 KiB of the pipe and the log reader opened it again.
     for name in [
@@ -95,9 +89,10 @@ case!(regression_a_piped_log_lost_its_first_4_kib, {
             );
         }
     }
-});
+}
 
-case!(a_log_under_4_kib_from_a_pipe_is_read, {
+#[test]
+fn a_log_under_4_kib_from_a_pipe_is_read() {
     let path = log("dyld4-macos15-chained.log");
     let text = fs::read_to_string(&path).unwrap();
     // The first dyld lines of a real log, well under the 4 KiB detection window.
@@ -117,9 +112,10 @@ case!(a_log_under_4_kib_from_a_pipe_is_read, {
     let (code, got, err) = piped(&["scan", "-", "--format", "json"], small.as_bytes());
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(without_paths(&got), without_paths(&want));
-});
+}
 
-case!(a_binary_from_a_pipe_is_read_whole, {
+#[test]
+fn a_binary_from_a_pipe_is_read_whole() {
     // A binary on /dev/stdin was "empty file (0 bytes)".
     for name in [
         "app-default-chained-universal",
@@ -147,55 +143,54 @@ case!(a_binary_from_a_pipe_is_read_whole, {
             "baseline of {name}"
         );
     }
-});
+}
 
-case!(
-    a_fifo_and_process_substitution_work_for_logs_and_binaries,
-    {
-        let tmp = tempfile::tempdir().unwrap();
-        for src in [
-            log("dyld4-macos15-opcodes.log"),
-            fixture("app-default-chained-arm64"),
-        ] {
-            let want = on_file(&["scan", src.to_str().unwrap(), "--format", "json"]);
-            let fifo = tmp.path().join("fifo");
-            let _ = fs::remove_file(&fifo);
-            assert!(
-                Command::new("mkfifo")
-                    .arg(&fifo)
-                    .status()
-                    .unwrap()
-                    .success()
-            );
-            let bytes = fs::read(&src).unwrap();
-            let f2 = fifo.clone();
-            let writer = std::thread::spawn(move || {
-                let mut w = fs::OpenOptions::new().write(true).open(&f2).unwrap();
-                let _ = w.write_all(&bytes);
-            });
-            let got = on_file(&["scan", fifo.to_str().unwrap(), "--format", "json"]);
-            writer.join().unwrap();
-            assert_eq!(
-                without_paths(&got),
-                without_paths(&want),
-                "{}",
-                src.display()
-            );
-            // bash's <(…) is a /dev/fd path to a pipe.
-            let out = Command::new("bash")
-                .arg("-c")
-                .arg(r#""$0" scan <(cat "$1") --format json"#)
-                .arg(bin())
-                .arg(&src)
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(0), "{out:?}");
-            assert_eq!(without_paths(&out.stdout), without_paths(&want));
-        }
+#[test]
+fn a_fifo_and_process_substitution_work_for_logs_and_binaries() {
+    let tmp = tempfile::tempdir().unwrap();
+    for src in [
+        log("dyld4-macos15-opcodes.log"),
+        fixture("app-default-chained-arm64"),
+    ] {
+        let want = on_file(&["scan", src.to_str().unwrap(), "--format", "json"]);
+        let fifo = tmp.path().join("fifo");
+        let _ = fs::remove_file(&fifo);
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let bytes = fs::read(&src).unwrap();
+        let f2 = fifo.clone();
+        let writer = std::thread::spawn(move || {
+            let mut w = fs::OpenOptions::new().write(true).open(&f2).unwrap();
+            let _ = w.write_all(&bytes);
+        });
+        let got = on_file(&["scan", fifo.to_str().unwrap(), "--format", "json"]);
+        writer.join().unwrap();
+        assert_eq!(
+            without_paths(&got),
+            without_paths(&want),
+            "{}",
+            src.display()
+        );
+        // bash's <(…) is a /dev/fd path to a pipe.
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(r#""$0" scan <(cat "$1") --format json"#)
+            .arg(bin())
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_eq!(without_paths(&out.stdout), without_paths(&want));
     }
-);
+}
 
-case!(stdin_can_be_only_one_input, {
+#[test]
+fn stdin_can_be_only_one_input() {
     let (code, out, err) = piped(&["diff", "-", "-"], b"");
     assert_eq!(code, Some(2));
     assert!(out.is_empty());
@@ -203,13 +198,14 @@ case!(stdin_can_be_only_one_input, {
         err,
         "weakscan: - (stdin) can be read only once: give it as one input\n"
     );
-});
+}
 
-case!(an_empty_pipe_is_an_empty_file, {
+#[test]
+fn an_empty_pipe_is_an_empty_file() {
     let (code, _, err) = piped(&["scan", "-"], b"");
     assert_eq!(code, Some(2));
     assert_eq!(err, "weakscan: stdin: empty file (0 bytes)\n");
-});
+}
 
 /// Every command with `-o PATH` on the fixtures; the bytes each writes to stdout otherwise.
 fn commands() -> Vec<Vec<String>> {
@@ -249,42 +245,41 @@ fn run_with_output(cmd: &[String], out: &Path) -> std::process::Output {
         .unwrap()
 }
 
-case!(
-    output_goes_to_the_file_and_equals_stdout_for_every_command,
-    {
-        let tmp = tempfile::tempdir().unwrap();
-        for cmd in commands() {
-            let plain = weakscan()
-                .args(&cmd)
-                .env_remove("GITHUB_STEP_SUMMARY")
-                .output()
-                .unwrap();
-            let file = tmp.path().join("out");
-            let out = run_with_output(&cmd, &file);
-            assert_eq!(out.status.code(), plain.status.code(), "{cmd:?}");
-            assert_eq!(fs::read(&file).unwrap(), plain.stdout, "{cmd:?}");
-            if cmd[0] != "baseline" {
-                assert!(out.stdout.is_empty(), "{cmd:?} printed with -o");
-            }
-            // `-o -` is stdout.
-            let dash = weakscan()
-                .args(&cmd)
-                .args(["-o", "-"])
-                .env_remove("GITHUB_STEP_SUMMARY")
-                .output()
-                .unwrap();
-            assert_eq!(dash.stdout, plain.stdout, "{cmd:?} -o -");
-            // Nothing but the output file is left in the directory (no temp file).
-            let names: Vec<_> = fs::read_dir(tmp.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name())
-                .collect();
-            assert_eq!(names, ["out"], "{cmd:?}");
+#[test]
+fn output_goes_to_the_file_and_equals_stdout_for_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    for cmd in commands() {
+        let plain = weakscan()
+            .args(&cmd)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        let file = tmp.path().join("out");
+        let out = run_with_output(&cmd, &file);
+        assert_eq!(out.status.code(), plain.status.code(), "{cmd:?}");
+        assert_eq!(fs::read(&file).unwrap(), plain.stdout, "{cmd:?}");
+        if cmd[0] != "baseline" {
+            assert!(out.stdout.is_empty(), "{cmd:?} printed with -o");
         }
+        // `-o -` is stdout.
+        let dash = weakscan()
+            .args(&cmd)
+            .args(["-o", "-"])
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        assert_eq!(dash.stdout, plain.stdout, "{cmd:?} -o -");
+        // Nothing but the output file is left in the directory (no temp file).
+        let names: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["out"], "{cmd:?}");
     }
-);
+}
 
-case!(regression_output_replaced_the_symlink_it_was_given, {
+#[test]
+fn regression_output_replaced_the_symlink_it_was_given() {
     let tmp = tempfile::tempdir().unwrap();
     let real = tmp.path().join("real.json");
     fs::write(&real, "old").unwrap();
@@ -305,9 +300,10 @@ case!(regression_output_replaced_the_symlink_it_was_given, {
             "{cmd:?} did not write the target"
         );
     }
-});
+}
 
-case!(regression_a_fixed_temp_name_symlink_was_followed, {
+#[test]
+fn regression_a_fixed_temp_name_symlink_was_followed() {
     // The old writer wrote `.NAME.tmp` (following a symlink there) and renamed it over NAME.
     let tmp = tempfile::tempdir().unwrap();
     let victim = tmp.path().join("victim");
@@ -327,59 +323,58 @@ case!(regression_a_fixed_temp_name_symlink_was_followed, {
             .unwrap()
             .contains("\"baseline\"")
     );
-});
+}
 
-case!(
-    regression_dev_full_was_replaced_and_its_write_error_ignored,
-    {
-        // `baseline -o /dev/full` replaced the device with a regular file; `scan > /dev/full`
-        // exited 0. Reached only through a symlink in a temp directory.
-        let tmp = tempfile::tempdir().unwrap();
-        let link = tmp.path().join("full");
-        symlink("/dev/full", &link).unwrap();
-        for cmd in commands() {
-            let out = run_with_output(&cmd, &link);
-            assert_eq!(out.status.code(), Some(2), "{cmd:?}: {out:?}");
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(
-                err,
-                format!(
-                    "weakscan: {}: No space left on device (os error 28)\n",
-                    link.display()
-                ),
-                "{cmd:?}"
-            );
-            assert!(
-                fs::metadata(&link) // the device behind the link
-                    .unwrap()
-                    .file_type()
-                    .is_char_device()
-            );
-            assert!(
-                fs::symlink_metadata(&link)
-                    .unwrap()
-                    .file_type()
-                    .is_symlink()
-            );
-            // And stdout itself on /dev/full.
-            let full = fs::OpenOptions::new().write(true).open(&link).unwrap();
-            let out = Command::new(bin())
-                .args(&cmd)
-                .env_remove("GITHUB_STEP_SUMMARY")
-                .stdout(full)
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(2), "{cmd:?} > /dev/full");
-            assert_eq!(
-                String::from_utf8_lossy(&out.stderr),
-                "weakscan: stdout: No space left on device (os error 28)\n",
-                "{cmd:?}"
-            );
-        }
+#[test]
+fn regression_dev_full_was_replaced_and_its_write_error_ignored() {
+    // `baseline -o /dev/full` replaced the device with a regular file; `scan > /dev/full`
+    // exited 0. Reached only through a symlink in a temp directory.
+    let tmp = tempfile::tempdir().unwrap();
+    let link = tmp.path().join("full");
+    symlink("/dev/full", &link).unwrap();
+    for cmd in commands() {
+        let out = run_with_output(&cmd, &link);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err,
+            format!(
+                "weakscan: {}: No space left on device (os error 28)\n",
+                link.display()
+            ),
+            "{cmd:?}"
+        );
+        assert!(
+            fs::metadata(&link) // the device behind the link
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        // And stdout itself on /dev/full.
+        let full = fs::OpenOptions::new().write(true).open(&link).unwrap();
+        let out = Command::new(bin())
+            .args(&cmd)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?} > /dev/full");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "weakscan: stdout: No space left on device (os error 28)\n",
+            "{cmd:?}"
+        );
     }
-);
+}
 
-case!(a_dev_stdout_like_path_is_written_not_replaced, {
+#[test]
+fn a_dev_stdout_like_path_is_written_not_replaced() {
     let tmp = tempfile::tempdir().unwrap();
     let link = tmp.path().join("stdout");
     symlink("/dev/stdout", &link).unwrap();
@@ -394,9 +389,10 @@ case!(a_dev_stdout_like_path_is_written_not_replaced, {
             .file_type()
             .is_symlink()
     );
-});
+}
 
-case!(a_fifo_is_written_not_replaced, {
+#[test]
+fn a_fifo_is_written_not_replaced() {
     let tmp = tempfile::tempdir().unwrap();
     let fifo = tmp.path().join("fifo");
     assert!(
@@ -418,9 +414,10 @@ case!(a_fifo_is_written_not_replaced, {
     let got = reader.join().unwrap();
     assert_eq!(got, weakscan().args(cmd).output().unwrap().stdout);
     assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-});
+}
 
-case!(an_unwritable_directory_is_one_error_line, {
+#[test]
+fn an_unwritable_directory_is_one_error_line() {
     // /proc/self is not writable even by root; a mode-555 directory is tested when not root.
     let tmp = tempfile::tempdir().unwrap();
     let ro = tmp.path().join("ro");
@@ -445,9 +442,10 @@ case!(an_unwritable_directory_is_one_error_line, {
         assert!(out.stdout.is_empty());
     }
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
-});
+}
 
-case!(an_input_error_leaves_the_output_file_untouched, {
+#[test]
+fn an_input_error_leaves_the_output_file_untouched() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("kept.json");
     fs::write(&file, "previous").unwrap();
@@ -459,46 +457,45 @@ case!(an_input_error_leaves_the_output_file_untouched, {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(fs::read_to_string(&file).unwrap(), "previous");
     assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
-});
+}
 
-case!(
-    regression_demangling_under_a_low_address_space_limit_kept_names_mangled,
-    {
-        // Under `ulimit -v 262144` the 256 MiB demangling stacks could not start, names stayed
-        // mangled and `check --group 'v8::*=0'` passed (exit 0) where it fails (exit 1).
-        let bin = bin();
-        let app = fixture("app-default-chained-x86_64");
-        let args = ["check", app.to_str().unwrap(), "--group", "v8::*=0"];
-        let free = weakscan().args(args).output().unwrap();
-        assert_eq!(free.status.code(), Some(1), "{free:?}");
-        for limit in [262_144, 393_216, 524_288, 1_048_576] {
-            let out = Command::new("sh")
-                .arg("-c")
-                .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
-                .arg(&bin)
-                .args(args)
-                .output()
-                .unwrap();
-            let code = out.status.code();
-            assert!(
-                code == Some(1) || code == Some(2),
-                "ulimit -v {limit}: exit {code:?}: {out:?}"
-            );
-            if code == Some(2) {
-                let err = String::from_utf8_lossy(&out.stderr);
-                assert_eq!(err.lines().count(), 1, "{err}");
-                assert!(err.contains("ulimit -v"), "{err}");
-            } else {
-                assert_eq!(out.stdout, free.stdout, "ulimit -v {limit}");
-            }
+#[test]
+fn regression_demangling_under_a_low_address_space_limit_kept_names_mangled() {
+    // Under `ulimit -v 262144` the 256 MiB demangling stacks could not start, names stayed
+    // mangled and `check --group 'v8::*=0'` passed (exit 0) where it fails (exit 1).
+    let bin = bin();
+    let app = fixture("app-default-chained-x86_64");
+    let args = ["check", app.to_str().unwrap(), "--group", "v8::*=0"];
+    let free = weakscan().args(args).output().unwrap();
+    assert_eq!(free.status.code(), Some(1), "{free:?}");
+    for limit in [262_144, 393_216, 524_288, 1_048_576] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
+            .arg(&bin)
+            .args(args)
+            .output()
+            .unwrap();
+        let code = out.status.code();
+        assert!(
+            code == Some(1) || code == Some(2),
+            "ulimit -v {limit}: exit {code:?}: {out:?}"
+        );
+        if code == Some(2) {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains("ulimit -v"), "{err}");
+        } else {
+            assert_eq!(out.stdout, free.stdout, "ulimit -v {limit}");
         }
     }
-);
+}
 
 // Regression (hostile-input campaign): `weakscan report -o BIN BIN` replaced the binary with the
 // HTML. An output that is an input, by name, symlink or hard link, is refused before anything
 // is read or written.
-case!(regression_report_replaced_its_own_input, {
+#[test]
+fn regression_report_replaced_its_own_input() {
     let d = tempfile::tempdir().unwrap();
     let bin_path = d.path().join("bin");
     fs::copy(fixture("app-default-chained-x86_64"), &bin_path).unwrap();
@@ -546,4 +543,4 @@ case!(regression_report_replaced_its_own_input, {
             .unwrap()
             .starts_with("<!DOCTYPE html>")
     );
-});
+}

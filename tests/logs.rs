@@ -5,13 +5,6 @@
 use crate::util::{golden, json, testdata, weakscan};
 use serde_json::Value;
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn log(name: &str) -> String {
     testdata().join("logs").join(name).display().to_string()
 }
@@ -95,7 +88,8 @@ fn image_of<'a>(doc: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no image {name} in {}", doc["images"]))
 }
 
-case!(every_log_gives_the_figures_in_expected_tsv, {
+#[test]
+fn every_log_gives_the_figures_in_expected_tsv() {
     let rows = rows();
     assert!(rows.len() >= 14, "expected.tsv has {} rows", rows.len());
     for r in &rows {
@@ -179,9 +173,10 @@ case!(every_log_gives_the_figures_in_expected_tsv, {
             );
         }
     }
-});
+}
 
-case!(every_dyld_format_is_detected, {
+#[test]
+fn every_dyld_format_is_detected() {
     for (file, format) in [
         ("dyld2-macos11.log", "dyld2"),
         ("dyld4-macos14-opcodes.log", "dyld4_no_lookups"),
@@ -201,7 +196,7 @@ case!(every_dyld_format_is_detected, {
             "{file}: only the header is not dyld"
         );
     }
-});
+}
 
 /// (binary, log, exit code, basis).
 const VERIFY: &[(&str, &str, i32, &str)] = &[
@@ -269,7 +264,8 @@ const VERIFY: &[(&str, &str, i32, &str)] = &[
     ),
 ];
 
-case!(verify_each_fixture_against_its_log, {
+#[test]
+fn verify_each_fixture_against_its_log() {
     for &(b, l, code, basis) in VERIFY {
         let mut cmd = weakscan();
         cmd.args(["verify", &bin(b), &log(l), "--format", "json"]);
@@ -288,9 +284,10 @@ case!(verify_each_fixture_against_its_log, {
             assert!(doc["symbols"].as_array().unwrap().is_empty());
         }
     }
-});
+}
 
-case!(verify_reports_what_a_leak_adds, {
+#[test]
+fn verify_reports_what_a_leak_adds() {
     // v2 has 60 more leaked descriptor symbols than the v1 build the log was recorded from.
     let args = |tol: &str| {
         weakscan()
@@ -327,9 +324,10 @@ case!(verify_reports_what_a_leak_adds, {
         doc["notes"]
     );
     assert_eq!(args("60").status.code(), Some(0));
-});
+}
 
-case!(verify_without_anything_to_compare_is_an_error, {
+#[test]
+fn verify_without_anything_to_compare_is_an_error() {
     let out = weakscan()
         .args([
             "verify",
@@ -345,9 +343,10 @@ case!(verify_without_anything_to_compare_is_an_error, {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1);
-});
+}
 
-case!(verify_needs_one_slice_and_a_known_image, {
+#[test]
+fn verify_needs_one_slice_and_a_known_image() {
     let out = weakscan()
         .args([
             "verify",
@@ -384,9 +383,10 @@ case!(verify_needs_one_slice_and_a_known_image, {
         .output()
         .unwrap();
     assert_eq!(ok.status.code(), Some(0), "{ok:?}");
-});
+}
 
-case!(noisy_log_counts_every_line, {
+#[test]
+fn noisy_log_counts_every_line() {
     let doc = json(&["scan", &log("noisy.log"), "--format", "json"]);
     let l = &doc["images"][0]["log"];
     assert_eq!(l["pid"], 4242);
@@ -434,9 +434,10 @@ case!(noisy_log_counts_every_line, {
         text.contains("note: the last line has no newline: the log was cut"),
         "{text}"
     );
-});
+}
 
-case!(pid_picks_the_process, {
+#[test]
+fn pid_picks_the_process() {
     let doc = json(&[
         "scan",
         &log("noisy.log"),
@@ -460,9 +461,10 @@ case!(pid_picks_the_process, {
         err.contains("no lines of PID 99 (PIDs seen: 4242, 4243)"),
         "{err}"
     );
-});
+}
 
-case!(diff_takes_any_pair_of_inputs, {
+#[test]
+fn diff_takes_any_pair_of_inputs() {
     // Binary against its own log: predicted against seen lookups, the same.
     let doc = json(&[
         "diff",
@@ -518,9 +520,10 @@ case!(diff_takes_any_pair_of_inputs, {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-});
+}
 
-case!(input_kind_can_be_forced, {
+#[test]
+fn input_kind_can_be_forced() {
     let out = weakscan()
         .args([
             "scan",
@@ -543,9 +546,10 @@ case!(input_kind_can_be_forced, {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no dyld lines"));
-});
+}
 
-case!(golden_scan_of_a_log, {
+#[test]
+fn golden_scan_of_a_log() {
     golden(
         "scan-log-dyld4-macos15-opcodes.txt",
         &["scan", "logs/dyld4-macos15-opcodes.log", "--top", "8"],
@@ -561,9 +565,10 @@ case!(golden_scan_of_a_log, {
             "3",
         ],
     );
-});
+}
 
-case!(golden_verify, {
+#[test]
+fn golden_verify() {
     golden(
         "verify-app-default-chained-x86_64.txt",
         &[
@@ -574,4 +579,4 @@ case!(golden_verify, {
             "6",
         ],
     );
-});
+}

@@ -6,13 +6,6 @@ use crate::util::{bin, fixture, skip, testdata, weakscan};
 use std::path::PathBuf;
 use std::process::Command;
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 /// `weakscan ARGS` under `taskset -c 0` (one core: a pool of one thread); `None` without
 /// taskset.
 fn on_one_core(args: &[&str]) -> Option<std::process::Output> {
@@ -44,7 +37,8 @@ fn pairs() -> Vec<(String, String)> {
     pairs
 }
 
-case!(one_core_and_every_core_give_the_same_bytes, {
+#[test]
+fn one_core_and_every_core_give_the_same_bytes() {
     if on_one_core(&["--version"]).is_none_or(|o| !o.status.success()) {
         skip("taskset cannot run here");
         return;
@@ -68,9 +62,10 @@ case!(one_core_and_every_core_give_the_same_bytes, {
             );
         }
     }
-});
+}
 
-case!(errors_come_in_the_inputs_order_whatever_finishes_first, {
+#[test]
+fn errors_come_in_the_inputs_order_whatever_finishes_first() {
     let bad_map = testdata()
         .join("malformed/stab-string-past-string-table")
         .display()
@@ -117,9 +112,10 @@ case!(errors_come_in_the_inputs_order_whatever_finishes_first, {
             "{args:?}: {line}"
         );
     }
-});
+}
 
-case!(regression_a_scan_of_many_inputs_held_every_file_open, {
+#[test]
+fn regression_a_scan_of_many_inputs_held_every_file_open() {
     // Reading every input before any debug map held all their files open: 300 dylibs under
     // `ulimit -n 256` (macOS's default) failed with "Too many open files", naming a different
     // file from run to run.
@@ -150,7 +146,7 @@ case!(regression_a_scan_of_many_inputs_held_every_file_open, {
         limited.stdout == free.stdout,
         "output differs under ulimit -n 256"
     );
-});
+}
 
 /// `weakscan ARGS` with a pool of one thread (`WEAKSCAN_THREADS=1`, how one CPU behaves) and a
 /// deadline: a run that waits for a thread it holds itself fails here instead of hanging.
@@ -200,44 +196,43 @@ fn commands_reading_in_parallel(dir: &std::path::Path) -> Vec<Vec<String>> {
     ]
 }
 
-case!(
-    regression_report_and_process_diff_hung_with_a_pool_of_one_thread,
-    {
-        // `report` joined reader threads from the pool's only worker while their reads waited for
-        // the pool; a process `diff` did the same (`taskset -c 0` hung both).
-        let dir = tempfile::tempdir().unwrap();
-        for args in commands_reading_in_parallel(dir.path()) {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let one = with_one_thread(&args, dir.path());
-            assert_eq!(one.status.code(), Some(0), "{args:?}: {one:?}");
-            if !args.contains(&"-o") {
-                let all = weakscan().args(&args).output().unwrap();
-                assert!(all.stdout == one.stdout, "{args:?}: output differs");
-            }
-        }
-        match on_one_core(&["--version"]) {
-            Some(o) if o.status.success() => {
-                let out = dir.path().join("taskset.html");
-                let a = fixture("app-default-chained-x86_64");
-                let mut cmd = assert_cmd::Command::new("taskset");
-                cmd.args(["-c", "0"])
-                    .arg(bin())
-                    .arg("report")
-                    .arg("-o")
-                    .arg(&out)
-                    .arg(&a);
-                let o = cmd
-                    .timeout(std::time::Duration::from_secs(120))
-                    .output()
-                    .unwrap();
-                assert_eq!(o.status.code(), Some(0), "taskset: {o:?}");
-            }
-            _ => skip("taskset cannot run here: WEAKSCAN_THREADS=1 only"),
+#[test]
+fn regression_report_and_process_diff_hung_with_a_pool_of_one_thread() {
+    // `report` joined reader threads from the pool's only worker while their reads waited for
+    // the pool; a process `diff` did the same (`taskset -c 0` hung both).
+    let dir = tempfile::tempdir().unwrap();
+    for args in commands_reading_in_parallel(dir.path()) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let one = with_one_thread(&args, dir.path());
+        assert_eq!(one.status.code(), Some(0), "{args:?}: {one:?}");
+        if !args.contains(&"-o") {
+            let all = weakscan().args(&args).output().unwrap();
+            assert!(all.stdout == one.stdout, "{args:?}: output differs");
         }
     }
-);
+    match on_one_core(&["--version"]) {
+        Some(o) if o.status.success() => {
+            let out = dir.path().join("taskset.html");
+            let a = fixture("app-default-chained-x86_64");
+            let mut cmd = assert_cmd::Command::new("taskset");
+            cmd.args(["-c", "0"])
+                .arg(bin())
+                .arg("report")
+                .arg("-o")
+                .arg(&out)
+                .arg(&a);
+            let o = cmd
+                .timeout(std::time::Duration::from_secs(120))
+                .output()
+                .unwrap();
+            assert_eq!(o.status.code(), Some(0), "taskset: {o:?}");
+        }
+        _ => skip("taskset cannot run here: WEAKSCAN_THREADS=1 only"),
+    }
+}
 
-case!(a_bad_thread_count_is_one_line_and_exit_2, {
+#[test]
+fn a_bad_thread_count_is_one_line_and_exit_2() {
     for bad in ["0", "17", "two", ""] {
         let o = weakscan()
             .env("WEAKSCAN_THREADS", bad)
@@ -251,35 +246,33 @@ case!(a_bad_thread_count_is_one_line_and_exit_2, {
         assert!(err.contains("WEAKSCAN_THREADS"), "{err}");
         assert!(o.stdout.is_empty());
     }
-});
+}
 
-case!(
-    regression_report_hung_or_panicked_under_an_address_space_limit,
-    {
-        // Under `ulimit -v` the report hung (6 runs in 6 at 600000 KiB) or panicked with "failed
-        // to spawn thread" (exit 101): it must finish with its report or one line and exit 2.
-        let dir = tempfile::tempdir().unwrap();
-        let a = fixture("app-default-chained-x86_64");
-        let b = fixture("app-v2-default-chained-x86_64");
-        for limit in [200_000, 600_000, 800_000] {
-            let out = dir.path().join(format!("r{limit}.html"));
-            let o = assert_cmd::Command::new("sh")
-                .arg("-c")
-                .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
-                .arg(bin())
-                .arg("report")
-                .arg("-o")
-                .arg(&out)
-                .args([&a, &b, &a, &b])
-                .timeout(std::time::Duration::from_secs(120))
-                .output()
-                .unwrap();
-            let err = String::from_utf8_lossy(&o.stderr);
-            match o.status.code() {
-                Some(0) => assert!(out.is_file(), "{limit}"),
-                Some(2) => assert_eq!(err.lines().count(), 1, "{limit}: {err}"),
-                other => panic!("ulimit -v {limit}: exit {other:?}: {err}"),
-            }
+#[test]
+fn regression_report_hung_or_panicked_under_an_address_space_limit() {
+    // Under `ulimit -v` the report hung (6 runs in 6 at 600000 KiB) or panicked with "failed
+    // to spawn thread" (exit 101): it must finish with its report or one line and exit 2.
+    let dir = tempfile::tempdir().unwrap();
+    let a = fixture("app-default-chained-x86_64");
+    let b = fixture("app-v2-default-chained-x86_64");
+    for limit in [200_000, 600_000, 800_000] {
+        let out = dir.path().join(format!("r{limit}.html"));
+        let o = assert_cmd::Command::new("sh")
+            .arg("-c")
+            .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
+            .arg(bin())
+            .arg("report")
+            .arg("-o")
+            .arg(&out)
+            .args([&a, &b, &a, &b])
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        match o.status.code() {
+            Some(0) => assert!(out.is_file(), "{limit}"),
+            Some(2) => assert_eq!(err.lines().count(), 1, "{limit}: {err}"),
+            other => panic!("ulimit -v {limit}: exit {other:?}: {err}"),
         }
     }
-);
+}

@@ -10,13 +10,6 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn dir() -> PathBuf {
     testdata().join("process")
 }
@@ -39,7 +32,8 @@ fn app() -> Value {
     doc["processes"][0].clone()
 }
 
-case!(app_bundle_load_order_follows_dyld4, {
+#[test]
+fn app_bundle_load_order_follows_dyld4() {
     let p = app();
     let names = crate::util::image_names(&p);
     // Main, its direct dependencies (libmissing is skipped), then libshared_a's new one.
@@ -83,9 +77,10 @@ case!(app_bundle_load_order_follows_dyld4, {
         problems[0]
             .contains("@rpath/libmissing.dylib (LC_LOAD_WEAK_DYLIB) is missing; dyld skips it")
     );
-});
+}
 
-case!(app_bundle_winners_match_the_rules, {
+#[test]
+fn app_bundle_winners_match_the_rules() {
     let p = app();
     let symbols: BTreeMap<&str, &Value> = p["symbols"]
         .as_array()
@@ -145,9 +140,10 @@ case!(app_bundle_winners_match_the_rules, {
         groups.contains(&"proc::Counter<…>") && groups.contains(&"proc::Registry<…>"),
         "{groups:?}"
     );
-});
+}
 
-case!(process_flag_and_directory_give_the_same_report, {
+#[test]
+fn process_flag_and_directory_give_the_same_report() {
     let main = dir()
         .join("App.app/Contents/MacOS/App")
         .display()
@@ -164,7 +160,7 @@ case!(process_flag_and_directory_give_the_same_report, {
         "{text}"
     );
     assert!(text.contains("override: the main executable's"), "{text}");
-});
+}
 
 /// `llvm-objdump --macho --dylibs-used` and `--rpaths` output, per image path (relative to
 /// testdata/process): (dylibs, with a dylib's own install name first; rpaths).
@@ -228,7 +224,8 @@ fn check_against_objdump(expected: &BTreeMap<String, (Vec<String>, Vec<String>)>
     }
 }
 
-case!(dependencies_match_llvm_objdump, {
+#[test]
+fn dependencies_match_llvm_objdump() {
     let committed = std::fs::read_to_string(dir().join("objdump-dylibs.txt")).unwrap();
     check_against_objdump(&parse_objdump(&committed));
     let Some(objdump) = llvm_objdump() else {
@@ -257,7 +254,7 @@ case!(dependencies_match_llvm_objdump, {
         ));
     }
     check_against_objdump(&parse_objdump(&live));
-});
+}
 
 fn problems_of(args: &[&str]) -> Vec<String> {
     let doc = process_json(args);
@@ -269,7 +266,8 @@ fn problems_of(args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-case!(bad_processes_report_one_line_each_and_go_on, {
+#[test]
+fn bad_processes_report_one_line_each_and_go_on() {
     let bad = dir().join("bad");
     let cycle = problems_of(&[
         "scan",
@@ -316,9 +314,10 @@ case!(bad_processes_report_one_line_each_and_go_on, {
         &bad.join("notmacho").display().to_string(),
     ]);
     assert_eq!(doc["processes"][0]["images"][0]["image"], "main");
-});
+}
 
-case!(bundles_without_a_usable_plist_are_one_line_errors, {
+#[test]
+fn bundles_without_a_usable_plist_are_one_line_errors() {
     for (d, msg) in [
         ("noplist/Bad.app", "without Contents/Info.plist"),
         ("badplist/Bad.app", "not a readable property list"),
@@ -330,9 +329,10 @@ case!(bundles_without_a_usable_plist_are_one_line_errors, {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(msg), "{d}: {err}");
     }
-});
+}
 
-case!(process_usage_errors, {
+#[test]
+fn process_usage_errors() {
     let app = dir().join("App.app").display().to_string();
     let f = testdata()
         .join("bin/app-default-chained-x86_64")
@@ -351,11 +351,12 @@ case!(process_usage_errors, {
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.contains(msg), "{args:?}: {err}");
     }
-});
+}
 
 // Markdown and GitHub renderings of a process scan carry the JSON's figures, and the step
 // summary gets the Markdown.
-case!(process_scan_markdown_and_github, {
+#[test]
+fn process_scan_markdown_and_github() {
     let app = bundle("App-v2.app");
     let doc = process_json(&["scan", "--format", "json", &app]);
     let p = &doc["processes"][0];
@@ -440,7 +441,7 @@ case!(process_scan_markdown_and_github, {
         "{gh}"
     );
     assert_eq!(lines.last(), Some(&"weakscan scan: 1 processes"));
-});
+}
 
 fn diff_json(args: &[&str]) -> Value {
     let out = weakscan().args(args).output().unwrap();
@@ -457,7 +458,8 @@ fn bundle(name: &str) -> String {
 // App-v2.app (testdata/build.sh): libshared_b linked with an export list, libdeep renamed
 // libdeep.2.dylib, libplugin added. The pairing and statuses below follow from how build.sh
 // links the two bundles; every figure must equal what `scan` reports for each version.
-case!(process_diff_pairs_images_and_matches_the_scans, {
+#[test]
+fn process_diff_pairs_images_and_matches_the_scans() {
     let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
     let doc = diff_json(&["diff", "--format", "json", &v1, &v2]);
     let p = &doc["processes"][0];
@@ -544,9 +546,10 @@ case!(process_diff_pairs_images_and_matches_the_scans, {
         reg["old_images"].to_string().contains("libshared_b"),
         "{reg}"
     );
-});
+}
 
-case!(process_diff_table_markdown_and_refusals, {
+#[test]
+fn process_diff_table_markdown_and_refusals() {
     let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
     let out = weakscan().args(["diff", &v1, &v2]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -646,12 +649,13 @@ case!(process_diff_table_markdown_and_refusals, {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(msg), "{args:?}: {err}");
     }
-});
+}
 
 // `check` and `baseline` on processes: the process's figures (with trie_probes) are gated as
 // one subject, `--group` holds each image on disk, a baseline of a process is compared only
 // with a process.
-case!(process_check_and_baseline, {
+#[test]
+fn process_check_and_baseline() {
     let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path().join("base.json").display().to_string();
@@ -751,7 +755,7 @@ case!(process_check_and_baseline, {
     // --process reads the main executable as the process.
     let (code, _, err) = check(&["--process", &app_bin, "--baseline", &base]);
     assert_eq!(code, Some(0), "{err}");
-});
+}
 
 fn process_log() -> String {
     testdata()
@@ -762,7 +766,8 @@ fn process_log() -> String {
 
 // `verify APP LOG` against testdata/logs/dyld4-macos15-process-app.log, which gen.py replays
 // from the fixtures with dyld's code paths (Python, independent of weakscan).
-case!(process_verify_agrees_with_the_replayed_log, {
+#[test]
+fn process_verify_agrees_with_the_replayed_log() {
     let out = weakscan()
         .args([
             "verify",
@@ -802,9 +807,10 @@ case!(process_verify_agrees_with_the_replayed_log, {
         want.map(|(a, b, c, d)| (a.to_string(), b.to_string(), c, d))
     );
     assert_eq!(doc["differences"], 0);
-});
+}
 
-case!(process_verify_finds_what_differs, {
+#[test]
+fn process_verify_finds_what_differs() {
     // Version 2 against version 1's log: libplugin and libdeep.2 are not in it, libdeep is
     // only in it, libshared_b's template lookups are gone.
     let out = weakscan()
@@ -890,13 +896,14 @@ case!(process_verify_finds_what_differs, {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--image"));
-});
+}
 
 // Regression: the process loader emptied every dependency's bind sites, so `diff A.app B.app`
 // showed Δ sites +0 for each dependency's groups. A dependency's group deltas in a process diff
 // are those of `weakscan diff` of the two dylibs on their own, whatever the grouping (the image
 // pairs of a process diff share one name table, except with `--by namespace`).
-case!(regression_process_diff_groups_equal_the_image_diff, {
+#[test]
+fn regression_process_diff_groups_equal_the_image_diff() {
     let (v1, v2) = (bundle("App.app"), bundle("App-v2.app"));
     for by in ["template", "pattern", "symbol", "namespace"] {
         let doc = diff_json(&["diff", "--format", "json", "--by", by, &v1, &v2]);
@@ -944,7 +951,7 @@ case!(regression_process_diff_groups_equal_the_image_diff, {
             assert_eq!(b["groups"][0]["delta"]["sites"], -3);
         }
     }
-});
+}
 
 /// A copy of `testdata/process/App.app` in `into`: its path.
 fn copy_app(into: &std::path::Path) -> PathBuf {
@@ -978,7 +985,8 @@ fn app_with_shared_b_as(into: &std::path::Path, link: fn(&str, &std::path::Path)
 // Regression: a hard link to a loaded dylib was loaded again as its own image (5 images, 316
 // trie probes), where dyld matches the file by inode and modification time and takes the image
 // already loaded (Loader.cpp `getLoader`), as it does for a symlink.
-case!(a_hard_link_to_a_loaded_dylib_is_that_image, {
+#[test]
+fn a_hard_link_to_a_loaded_dylib_is_that_image() {
     let tmp = tempfile::tempdir().unwrap();
     let hard = app_with_shared_b_as(&tmp.path().join("hard"), |target, at| {
         std::fs::hard_link(at.with_file_name(target), at).unwrap()
@@ -1015,7 +1023,7 @@ case!(a_hard_link_to_a_loaded_dylib_is_that_image, {
     ] {
         assert_eq!(hard[figure], soft[figure], "{figure}");
     }
-});
+}
 
 /// A minimal x86_64 `MH_EXECUTE` (a `__TEXT` segment and one `LC_LOAD_DYLIB` per entry of
 /// `dylibs`), laid out as `<mach-o/loader.h>` gives `mach_header_64`, `segment_command_64` and
@@ -1076,7 +1084,8 @@ fn minimal_macho(filetype: u32, id: Option<&str>, rpaths: &[String], dylibs: &[S
 // Regression: each "already loaded" check went through every image, so 80,000 shared-cache
 // dependencies took 37 s (now 0.5 s: indexed). What the index must keep: a dependency loaded
 // twice is the first image loaded under that install name, and every other one its own image.
-case!(repeated_outside_dependencies_are_the_first_image_loaded, {
+#[test]
+fn repeated_outside_dependencies_are_the_first_image_loaded() {
     let names: Vec<String> = (0..3000)
         .map(|i| format!("/usr/lib/lib{}.dylib", i % 1500))
         .collect();
@@ -1097,14 +1106,15 @@ case!(repeated_outside_dependencies_are_the_first_image_loaded, {
         assert_eq!(images[i], names[k]);
     }
     assert_eq!(p["problems"].as_array().unwrap().len(), 0);
-});
+}
 
 // An export-trie entry with EXPORT_SYMBOL_FLAGS_REEXPORT is taken as the image's non-weak
 // definition (dyld follows it to the dependency, Loader.cpp `hasExportedSymbol`): the looked-up
 // re-exports of each image are counted in a problem line, so the verdict never changes
 // silently. ld64.lld emits no such entry: libshared_a's trie is replaced in place by one node,
 // `__ZN4proc8RegistryIiE8InstanceEv` re-exported from its first dependency (libdeep).
-case!(reexports_in_an_export_trie_are_counted_and_reported, {
+#[test]
+fn reexports_in_an_export_trie_are_counted_and_reported() {
     let tmp = tempfile::tempdir().unwrap();
     let copy = copy_app(tmp.path());
     let lib = copy.join("Contents/Frameworks/libshared_a.dylib");
@@ -1164,82 +1174,79 @@ case!(reexports_in_an_export_trie_are_counted_and_reported, {
             .iter()
             .any(|p| p.as_str().unwrap().contains("re-export")),
     );
-});
+}
 
 // Hostile-input campaign findings, each one line and exit 2: a FIFO as the main executable hung
 // in `open` (images are opened with O_NONBLOCK and must be regular files, as dyld's), a
 // `--search` or `--sysroot` that is not a directory was taken silently, and a bundle's main
 // executable or Info.plist that is a symlink out of the bundle was read.
-case!(
-    regression_fifo_main_non_directory_roots_and_symlinks_out_of_a_bundle,
-    {
-        let tmp = tempfile::tempdir().unwrap();
-        let fifo = tmp.path().join("fifo");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
-        let fifo = fifo.display().to_string();
-        let main = dir()
-            .join("App.app/Contents/MacOS/App")
-            .display()
-            .to_string();
-        // An out-of-bundle main executable, and an out-of-bundle Info.plist.
-        let outside = tmp.path().join("outside");
-        std::fs::create_dir(&outside).unwrap();
-        let exe_out = copy_app(&tmp.path().join("exe"));
-        std::fs::rename(exe_out.join("Contents/MacOS/App"), outside.join("App")).unwrap();
-        std::os::unix::fs::symlink(outside.join("App"), exe_out.join("Contents/MacOS/App"))
+#[test]
+fn regression_fifo_main_non_directory_roots_and_symlinks_out_of_a_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo = fifo.display().to_string();
+    let main = dir()
+        .join("App.app/Contents/MacOS/App")
+        .display()
+        .to_string();
+    // An out-of-bundle main executable, and an out-of-bundle Info.plist.
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let exe_out = copy_app(&tmp.path().join("exe"));
+    std::fs::rename(exe_out.join("Contents/MacOS/App"), outside.join("App")).unwrap();
+    std::os::unix::fs::symlink(outside.join("App"), exe_out.join("Contents/MacOS/App")).unwrap();
+    let plist_out = copy_app(&tmp.path().join("plist"));
+    std::fs::rename(
+        plist_out.join("Contents/Info.plist"),
+        outside.join("Info.plist"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        outside.join("Info.plist"),
+        plist_out.join("Contents/Info.plist"),
+    )
+    .unwrap();
+    let (exe_out, plist_out) = (
+        exe_out.display().to_string(),
+        plist_out.display().to_string(),
+    );
+    for (args, msg) in [
+        (vec!["scan", "--process", &fifo], "fifo: not a regular file"),
+        (
+            vec!["scan", "--process", &main, "--search", &fifo],
+            "fifo: not a directory",
+        ),
+        (
+            vec!["scan", "--process", &main, "--sysroot", &fifo],
+            "fifo: not a directory",
+        ),
+        (
+            vec!["scan", &exe_out],
+            "MacOS/App: a symlink out of the bundle",
+        ),
+        (
+            vec!["scan", &plist_out],
+            "Info.plist: a symlink out of the bundle",
+        ),
+    ] {
+        let out = weakscan()
+            .args(&args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
             .unwrap();
-        let plist_out = copy_app(&tmp.path().join("plist"));
-        std::fs::rename(
-            plist_out.join("Contents/Info.plist"),
-            outside.join("Info.plist"),
-        )
-        .unwrap();
-        std::os::unix::fs::symlink(
-            outside.join("Info.plist"),
-            plist_out.join("Contents/Info.plist"),
-        )
-        .unwrap();
-        let (exe_out, plist_out) = (
-            exe_out.display().to_string(),
-            plist_out.display().to_string(),
-        );
-        for (args, msg) in [
-            (vec!["scan", "--process", &fifo], "fifo: not a regular file"),
-            (
-                vec!["scan", "--process", &main, "--search", &fifo],
-                "fifo: not a directory",
-            ),
-            (
-                vec!["scan", "--process", &main, "--sysroot", &fifo],
-                "fifo: not a directory",
-            ),
-            (
-                vec!["scan", &exe_out],
-                "MacOS/App: a symlink out of the bundle",
-            ),
-            (
-                vec!["scan", &plist_out],
-                "Info.plist: a symlink out of the bundle",
-            ),
-        ] {
-            let out = weakscan()
-                .args(&args)
-                .timeout(std::time::Duration::from_secs(60))
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
-            let err = String::from_utf8(out.stderr).unwrap();
-            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-            assert!(err.contains(msg), "{args:?}: {err}");
-        }
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
     }
-);
+}
 
 /// Writes `bytes` at `path`, making its directories.
 fn write_file(path: &std::path::Path, bytes: &[u8]) {
@@ -1273,77 +1280,74 @@ fn file_system_calls(args: &[&str]) -> Option<u64> {
 
 // Regression (hostile-input campaign): 3,000 missing LC_RPATHs × 3,000 @rpath dependencies
 // made 9 million `stat` calls (killed at 60 s). A missing directory is now walked once.
-case!(
-    regression_missing_rpaths_times_dependencies_made_millions_of_stats,
-    {
-        let d = tempfile::tempdir().unwrap();
-        let n = 1000;
-        main_searching(d.path(), "missing", n);
-        let dir = d.path().display().to_string();
-        let problems = problems_of(&["scan", "--format", "json", &dir]);
-        assert_eq!(problems.len(), n, "{:?}", &problems[..3]);
-        for (k, p) in problems.iter().enumerate() {
-            assert!(
-                p.contains(&format!("@rpath/lib{k}.dylib (LC_LOAD_DYLIB) is not found")),
-                "{p}"
-            );
-            // Still the first 8 paths tried, missing directories included.
-            assert!(p.contains(&format!("missing-7/lib{k}.dylib)")), "{p}");
-        }
-        match file_system_calls(&["scan", "--format", "json", &dir]) {
-            // One walk per missing directory, and a handful per run: not one per pair.
-            Some(calls) => assert!(calls < 3 * n as u64 + 200, "{calls} file-system calls"),
-            None => strace_missing("the calls are not counted"),
-        }
+#[test]
+fn regression_missing_rpaths_times_dependencies_made_millions_of_stats() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 1000;
+    main_searching(d.path(), "missing", n);
+    let dir = d.path().display().to_string();
+    let problems = problems_of(&["scan", "--format", "json", &dir]);
+    assert_eq!(problems.len(), n, "{:?}", &problems[..3]);
+    for (k, p) in problems.iter().enumerate() {
+        assert!(
+            p.contains(&format!("@rpath/lib{k}.dylib (LC_LOAD_DYLIB) is not found")),
+            "{p}"
+        );
+        // Still the first 8 paths tried, missing directories included.
+        assert!(p.contains(&format!("missing-7/lib{k}.dylib)")), "{p}");
     }
-);
+    match file_system_calls(&["scan", "--format", "json", &dir]) {
+        // One walk per missing directory, and a handful per run: not one per pair.
+        Some(calls) => assert!(calls < 3 * n as u64 + 200, "{calls} file-system calls"),
+        None => strace_missing("the calls are not counted"),
+    }
+}
 
 // Regression (hostile-input campaign): a 4,096-deep chain of dylibs, each with its own missing
 // LC_RPATH, took 116 s: each level searched the whole rpath stack on the file system.
-case!(
-    regression_a_deep_chain_of_missing_rpaths_searched_each_one_per_level,
-    {
-        let d = tempfile::tempdir().unwrap();
-        let depth = 1024;
-        let main = minimal_macho(
-            2,
-            None,
-            &["@executable_path/lib".into()],
-            &["@rpath/lib0.dylib".into()],
+#[test]
+fn regression_a_deep_chain_of_missing_rpaths_searched_each_one_per_level() {
+    let d = tempfile::tempdir().unwrap();
+    let depth = 1024;
+    let main = minimal_macho(
+        2,
+        None,
+        &["@executable_path/lib".into()],
+        &["@rpath/lib0.dylib".into()],
+    );
+    write_file(&d.path().join("main"), &main);
+    for k in 0..depth {
+        let next: Vec<String> = (k + 1 < depth)
+            .then(|| format!("@rpath/lib{}.dylib", k + 1))
+            .into_iter()
+            .collect();
+        let lib = minimal_macho(
+            6,
+            Some(&format!("@rpath/lib{k}.dylib")),
+            &[format!("@loader_path/missing-{k}")],
+            &next,
         );
-        write_file(&d.path().join("main"), &main);
-        for k in 0..depth {
-            let next: Vec<String> = (k + 1 < depth)
-                .then(|| format!("@rpath/lib{}.dylib", k + 1))
-                .into_iter()
-                .collect();
-            let lib = minimal_macho(
-                6,
-                Some(&format!("@rpath/lib{k}.dylib")),
-                &[format!("@loader_path/missing-{k}")],
-                &next,
-            );
-            write_file(&d.path().join(format!("lib/lib{k}.dylib")), &lib);
-        }
-        let dir = d.path().display().to_string();
-        let doc = process_json(&["scan", "--format", "json", &dir]);
-        let p = &doc["processes"][0];
-        assert_eq!(p["images"].as_array().unwrap().len(), depth + 1);
-        assert_eq!(
-            p["problems"].as_array().unwrap().len(),
-            0,
-            "{}",
-            p["problems"]
-        );
-        if let Some(calls) = file_system_calls(&["scan", "--format", "json", &dir]) {
-            assert!(calls < 16 * depth as u64, "{calls} file-system calls");
-        }
+        write_file(&d.path().join(format!("lib/lib{k}.dylib")), &lib);
     }
-);
+    let dir = d.path().display().to_string();
+    let doc = process_json(&["scan", "--format", "json", &dir]);
+    let p = &doc["processes"][0];
+    assert_eq!(p["images"].as_array().unwrap().len(), depth + 1);
+    assert_eq!(
+        p["problems"].as_array().unwrap().len(),
+        0,
+        "{}",
+        p["problems"]
+    );
+    if let Some(calls) = file_system_calls(&["scan", "--format", "json", &dir]) {
+        assert!(calls < 16 * depth as u64, "{calls} file-system calls");
+    }
+}
 
 // The search's budget (resolve::MAX_PROBES): existing directories that lack every dependency
 // cannot be remembered as missing, so 600 × 600 of them spend it; that is one counted problem.
-case!(a_search_past_its_probe_budget_is_one_counted_problem, {
+#[test]
+fn a_search_past_its_probe_budget_is_one_counted_problem() {
     let d = tempfile::tempdir().unwrap();
     let n = 600;
     for k in 0..n {
@@ -1358,7 +1362,7 @@ case!(a_search_past_its_probe_budget_is_one_counted_problem, {
     assert_eq!(stopped.len(), 1, "{:?}", &problems[problems.len() - 2..]);
     // The dependencies searched before the cap are reported as not found, as without it.
     assert!(problems[0].contains("@rpath/lib0.dylib (LC_LOAD_DYLIB) is not found"));
-});
+}
 
 /// The lines of an `strace -f` log of `weakscan ARGS` whose call is on a path under `outside`
 /// (`None` without strace).
@@ -1395,58 +1399,53 @@ fn calls_naming(outside: &std::path::Path, args: &[&str]) -> Option<(i32, Vec<St
 // the main executable before any root check, a symlink to a file outside included (here a second
 // MH_EXECUTE, which made the directory ambiguous), and a bundle's Frameworks symlink out of it
 // was `readlink`ed and resolved outside before being refused.
-case!(
-    regression_a_directory_scan_opened_files_outside_the_directory,
-    {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = tmp.path().canonicalize().unwrap();
-        let outside = base.join("outside");
-        std::fs::create_dir(&outside).unwrap();
-        let exe = crate::util::fixture("app-default-chained-x86_64");
-        std::fs::copy(&exe, outside.join("secret")).unwrap();
-        let plain = base.join("plain");
-        std::fs::create_dir(&plain).unwrap();
-        std::fs::copy(&exe, plain.join("main")).unwrap();
-        std::os::unix::fs::symlink(outside.join("secret"), plain.join("evil")).unwrap();
-        std::os::unix::fs::symlink("../outside/secret", plain.join("evil-relative")).unwrap();
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(plain.join("fifo"))
-                .status()
-                .unwrap()
-                .success()
-        );
-        // A bundle whose Frameworks directory is a link out of it (to a copy of its dylibs).
-        let app = copy_app(&base.join("bundle"));
-        std::fs::rename(app.join("Contents/Frameworks"), outside.join("Frameworks")).unwrap();
-        std::os::unix::fs::symlink(outside.join("Frameworks"), app.join("Contents/Frameworks"))
-            .unwrap();
-        let (plain, app) = (plain.display().to_string(), app.display().to_string());
+#[test]
+fn regression_a_directory_scan_opened_files_outside_the_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let outside = base.join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let exe = crate::util::fixture("app-default-chained-x86_64");
+    std::fs::copy(&exe, outside.join("secret")).unwrap();
+    let plain = base.join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::copy(&exe, plain.join("main")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret"), plain.join("evil")).unwrap();
+    std::os::unix::fs::symlink("../outside/secret", plain.join("evil-relative")).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(plain.join("fifo"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    // A bundle whose Frameworks directory is a link out of it (to a copy of its dylibs).
+    let app = copy_app(&base.join("bundle"));
+    std::fs::rename(app.join("Contents/Frameworks"), outside.join("Frameworks")).unwrap();
+    std::os::unix::fs::symlink(outside.join("Frameworks"), app.join("Contents/Frameworks"))
+        .unwrap();
+    let (plain, app) = (plain.display().to_string(), app.display().to_string());
 
-        // The verdicts: the one executable inside; the bundle's libraries refused, not read.
-        let doc = process_json(&["scan", "--format", "json", &plain]);
-        assert_eq!(doc["processes"][0]["images"][0]["image"], "main");
-        let problems = problems_of(&["scan", "--format", "json", &app]);
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.contains("outside the directories weakscan may read")),
-            "{problems:?}"
-        );
-        match calls_naming(&outside, &["scan", "--format", "json", &plain]) {
-            Some((code, lines)) => {
-                assert_eq!(code, 0);
-                assert!(lines.is_empty(), "calls outside the directory: {lines:#?}");
-                let (_, lines) =
-                    calls_naming(&outside, &["scan", "--format", "json", &app]).unwrap();
-                assert!(lines.is_empty(), "calls outside the bundle: {lines:#?}");
-            }
-            None => {
-                crate::util::skip("strace not installed: the verdicts are checked, not the calls")
-            }
+    // The verdicts: the one executable inside; the bundle's libraries refused, not read.
+    let doc = process_json(&["scan", "--format", "json", &plain]);
+    assert_eq!(doc["processes"][0]["images"][0]["image"], "main");
+    let problems = problems_of(&["scan", "--format", "json", &app]);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("outside the directories weakscan may read")),
+        "{problems:?}"
+    );
+    match calls_naming(&outside, &["scan", "--format", "json", &plain]) {
+        Some((code, lines)) => {
+            assert_eq!(code, 0);
+            assert!(lines.is_empty(), "calls outside the directory: {lines:#?}");
+            let (_, lines) = calls_naming(&outside, &["scan", "--format", "json", &app]).unwrap();
+            assert!(lines.is_empty(), "calls outside the bundle: {lines:#?}");
         }
+        None => crate::util::skip("strace not installed: the verdicts are checked, not the calls"),
     }
-);
+}
 
 /// Says that a test skips its strace part (a failure when CI sets `WEAKSCAN_REQUIRE_STRACE`).
 fn strace_missing(what: &str) {

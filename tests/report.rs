@@ -12,13 +12,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn bin(name: &str) -> String {
     testdata().join("bin").join(name).display().to_string()
 }
@@ -188,67 +181,66 @@ fn rows(dom: &str, table: &str) -> (usize, usize) {
     (all, hidden)
 }
 
-case!(
-    report_file_is_self_contained_and_readable_without_scripts,
-    {
-        let tmp = tempfile::tempdir().unwrap();
-        let (_, html) = report(tmp.path(), "scan.html", &[&bin("app-attr-x86_64")]);
-        // No network, no external asset: nothing is fetched.
-        for bad in ["http://", "https://", "src=\"", "<link", "@import", "url("] {
-            assert!(!html.contains(bad), "the report refers to {bad}");
-        }
-        // Without scripts: the lookups treemap is shown, the others are hidden by inline style, and
-        // the tables are complete.
-        let (open, body) = metric_group(&html, "lookups");
-        assert!(!open.contains("display:none"));
-        assert_eq!(
-            body.matches("<rect ").count(),
-            attr_value(open, "data-rects").parse::<usize>().unwrap()
-        );
-        assert!(metric_group(&html, "sites").0.contains("display:none"));
-        // The groups table lists the template groups of `weakscan scan --by template`.
-        let scan = json(&[
-            "scan",
-            "--format",
-            "json",
-            "--by",
-            "template",
-            &bin("app-attr-x86_64"),
-        ]);
-        let groups = scan["groups"].as_array().unwrap().len();
-        let table = between(&html, "<table id=\"groups-table\"", "</table>");
-        assert_eq!(
-            between(table, "<tbody>", "</tbody>")
-                .matches("<tr>")
-                .count(),
-            groups
-        );
-        // Attribution: the top level is the static libraries, as `--by library` groups them.
-        let libs: BTreeSet<String> = json(&[
-            "scan",
-            "--format",
-            "json",
-            "--by",
-            "library",
-            &bin("app-attr-x86_64"),
-        ])["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|g| g["lookups"].as_u64().unwrap_or(0) > 0)
-            .map(|g| g["key"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(top_keys(body), libs);
-        // Accessible: the SVG has a title and a description; every rectangle a title.
-        assert!(html.contains("aria-labelledby=\"treemap-title treemap-desc\""));
-        assert_eq!(
-            body.matches("<rect ").count(),
-            body.matches("<title>").count()
-        );
+#[test]
+fn report_file_is_self_contained_and_readable_without_scripts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, html) = report(tmp.path(), "scan.html", &[&bin("app-attr-x86_64")]);
+    // No network, no external asset: nothing is fetched.
+    for bad in ["http://", "https://", "src=\"", "<link", "@import", "url("] {
+        assert!(!html.contains(bad), "the report refers to {bad}");
     }
-);
+    // Without scripts: the lookups treemap is shown, the others are hidden by inline style, and
+    // the tables are complete.
+    let (open, body) = metric_group(&html, "lookups");
+    assert!(!open.contains("display:none"));
+    assert_eq!(
+        body.matches("<rect ").count(),
+        attr_value(open, "data-rects").parse::<usize>().unwrap()
+    );
+    assert!(metric_group(&html, "sites").0.contains("display:none"));
+    // The groups table lists the template groups of `weakscan scan --by template`.
+    let scan = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--by",
+        "template",
+        &bin("app-attr-x86_64"),
+    ]);
+    let groups = scan["groups"].as_array().unwrap().len();
+    let table = between(&html, "<table id=\"groups-table\"", "</table>");
+    assert_eq!(
+        between(table, "<tbody>", "</tbody>")
+            .matches("<tr>")
+            .count(),
+        groups
+    );
+    // Attribution: the top level is the static libraries, as `--by library` groups them.
+    let libs: BTreeSet<String> = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--by",
+        "library",
+        &bin("app-attr-x86_64"),
+    ])["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["lookups"].as_u64().unwrap_or(0) > 0)
+        .map(|g| g["key"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(top_keys(body), libs);
+    // Accessible: the SVG has a title and a description; every rectangle a title.
+    assert!(html.contains("aria-labelledby=\"treemap-title treemap-desc\""));
+    assert_eq!(
+        body.matches("<rect ").count(),
+        body.matches("<title>").count()
+    );
+}
 
-case!(report_escapes_names, {
+#[test]
+fn report_escapes_names() {
     // Template names carry `<`, `>` and `&`-free text; nothing unescaped reaches the markup.
     let tmp = tempfile::tempdir().unwrap();
     let (_, html) = report(
@@ -264,9 +256,10 @@ case!(report_escapes_names, {
             "unescaped title {t:?}"
         );
     }
-});
+}
 
-case!(report_in_a_browser_scan_diff_and_trend, {
+#[test]
+fn report_in_a_browser_scan_diff_and_trend() {
     let Some(chrome) = chromium() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let shots = tmp.path();
@@ -360,11 +353,12 @@ case!(report_in_a_browser_scan_diff_and_trend, {
     );
     assert!(chart.contains("<title id=\"chart-title\">"));
     screenshot(&chrome, &file, &shots.join("trend.png"));
-});
+}
 
 // The Node.js step that removed V8's leaked templates (docs/trend.md), as a report: under 3 MB,
 // the treemap's top level says where the lookups went, and the page runs clean in Chromium.
-case!(report_of_the_node_step_that_fixed_it, {
+#[test]
+fn report_of_the_node_step_that_fixed_it() {
     let (Some(a), Some(b)) = (
         crate::node::node_binary("22.12.0"),
         crate::node::node_binary("22.14.0"),
@@ -396,7 +390,7 @@ case!(report_of_the_node_step_that_fixed_it, {
         let (all, hidden) = rows(&d, "groups-table");
         assert_eq!(all - hidden, 1, "one template group matches");
     }
-});
+}
 
 /// A distinct mangled name of `size` bytes, `node::BigNNNkkk…NNN()` once demangled (as
 /// `scripts/gen-hostile.py` writes them for `report-names`).
@@ -461,7 +455,8 @@ fn with_weak_imports(names: &[String]) -> Vec<u8> {
     b
 }
 
-case!(report_of_huge_names_is_bounded_and_has_each_name_once, {
+#[test]
+fn report_of_huge_names_is_bounded_and_has_each_name_once() {
     // 200 distinct weak-bound names of 16 KiB (as many imports as the fixture's binds need):
     // written whole at each of their ~10 places they made a 33 MB report; clipped to 512
     // characters but for one copy, about their own size.
@@ -487,4 +482,4 @@ case!(report_of_huge_names_is_bounded_and_has_each_name_once, {
         let clipped_head = &n[..300];
         assert!(html.matches(clipped_head).count() > 1, "{}", &n[..40]);
     }
-});
+}

@@ -7,13 +7,6 @@ use crate::util::{testdata, weakscan};
 use serde_json::Value;
 use std::path::PathBuf;
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 const DOCUMENTS: [&str; 9] = [
     "scan",
     "diff",
@@ -101,7 +94,8 @@ fn run(args: &[&str], code: i32) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("weakscan {args:?}: {e}"))
 }
 
-case!(schemas_are_current, {
+#[test]
+fn schemas_are_current() {
     let bless = std::env::var_os("WEAKSCAN_BLESS").is_some();
     for doc in DOCUMENTS {
         let text = generated(doc);
@@ -119,9 +113,10 @@ case!(schemas_are_current, {
         assert_eq!(v["properties"]["command"]["const"], doc);
         jsonschema::validator_for(&v).unwrap_or_else(|e| panic!("{doc}: not a valid schema: {e}"));
     }
-});
+}
 
-case!(scan_outputs_validate, {
+#[test]
+fn scan_outputs_validate() {
     let mut cases: Vec<Vec<String>> = Vec::new();
     for entry in std::fs::read_dir(testdata().join("bin")).unwrap() {
         let p = entry.unwrap().path().display().to_string();
@@ -165,9 +160,10 @@ case!(scan_outputs_validate, {
         let doc = run(&args, 0);
         assert_valid("scan", &args, &doc);
     }
-});
+}
 
-case!(diff_outputs_validate, {
+#[test]
+fn diff_outputs_validate() {
     let pairs = [
         (
             bin("app-default-chained-x86_64"),
@@ -195,9 +191,10 @@ case!(diff_outputs_validate, {
             assert_valid("diff", &args, &doc);
         }
     }
-});
+}
 
-case!(check_outputs_validate, {
+#[test]
+fn check_outputs_validate() {
     let f = bin("app-attr-x86_64");
     for (args, code) in [
         (
@@ -245,9 +242,10 @@ case!(check_outputs_validate, {
         let doc = run(&args, code);
         assert_valid("check", &args, &doc);
     }
-});
+}
 
-case!(verify_outputs_validate, {
+#[test]
+fn verify_outputs_validate() {
     for (b, l, code) in [
         ("app-default-chained-x86_64", "dyld4-macos15-chained.log", 0),
         (
@@ -263,9 +261,10 @@ case!(verify_outputs_validate, {
         let doc = run(&args, code);
         assert_valid("verify", &args, &doc);
     }
-});
+}
 
-case!(baseline_files_validate, {
+#[test]
+fn baseline_files_validate() {
     let dir = tempfile::tempdir().unwrap();
     for (i, f) in [
         bin("app-attr-x86_64"),
@@ -282,9 +281,10 @@ case!(baseline_files_validate, {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
         assert_valid("baseline", &args, &doc);
     }
-});
+}
 
-case!(process_outputs_validate, {
+#[test]
+fn process_outputs_validate() {
     let p = testdata().join("process");
     for d in ["App.app", "bad/cycle", "bad/escape", "bad/notmacho"] {
         let input = p.join(d).display().to_string();
@@ -310,9 +310,10 @@ case!(process_outputs_validate, {
         let doc = run(&args, code);
         assert_valid("process-verify", &args, &doc);
     }
-});
+}
 
-case!(trend_outputs_validate, {
+#[test]
+fn trend_outputs_validate() {
     let (v1, v2, hidden) = (
         bin("app-default-chained-x86_64"),
         bin("app-v2-default-chained-x86_64"),
@@ -342,9 +343,10 @@ case!(trend_outputs_validate, {
         let doc = run(&args, 0);
         assert_valid("trend", &args, &doc);
     }
-});
+}
 
-case!(schema_validation_can_fail, {
+#[test]
+fn schema_validation_can_fail() {
     // The same checks refuse a document with a wrong type, a missing field or an unknown one.
     let args = [
         "scan",
@@ -369,4 +371,4 @@ case!(schema_validation_can_fail, {
     let mut command = doc;
     command["command"] = "diff".into();
     assert!(!errors(&schema("scan"), &command).is_empty());
-});
+}

@@ -3,34 +3,12 @@
 //! the flagged steps, `--sort version`, logs and whole processes in a series, and the usage
 //! errors.
 
-use crate::util::{expected, fixture, golden, json, testdata, weakscan};
+use crate::util::{expected, fails_with, fixture, golden, json, testdata, weakscan};
 use serde_json::Value;
 use std::path::Path;
 
-macro_rules! case {
-    ($name:ident, $body:block) => {
-        #[test]
-        fn $name() $body
-    };
-}
-
 fn path(name: &str) -> String {
     fixture(name).display().to_string()
-}
-
-/// Runs weakscan with `args`, expecting exit 2, no stdout and one stderr line containing
-/// `needle`; returns the line.
-fn fails_with(args: &[&str], needle: &str) -> String {
-    let out = weakscan().args(args).output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "weakscan {args:?}: {out:?}");
-    assert!(out.stdout.is_empty(), "no stdout on error: {out:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
-    assert!(
-        err.contains(needle),
-        "stderr of {args:?} was {err:?}, wanted {needle:?}"
-    );
-    err
 }
 
 /// The series of chained x86_64 builds: v1, v1 again (the x86_64 slice of the universal file:
@@ -48,7 +26,8 @@ const SERIES: [&str; 4] = [
 /// operator new[] override).
 const TREAT_AS_WEAK_TWICE: u64 = 44;
 
-case!(fixture_series_figures_and_flags_follow_expected_tsv, {
+#[test]
+fn fixture_series_figures_and_flags_follow_expected_tsv() {
     let rows = expected();
     let row = |file: &str| {
         rows.iter()
@@ -176,9 +155,10 @@ case!(fixture_series_figures_and_flags_follow_expected_tsv, {
         sum,
         steps[2]["change"]["weak_bound_symbols"].as_i64().unwrap()
     );
-});
+}
 
-case!(table_marks_the_largest_and_flagged_steps, {
+#[test]
+fn table_marks_the_largest_and_flagged_steps() {
     let args: Vec<String> = SERIES.iter().map(|f| path(f)).collect();
     let out = weakscan().arg("trend").args(&args).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -211,9 +191,10 @@ case!(table_marks_the_largest_and_flagged_steps, {
     );
     // The largest step comes first.
     assert!(text.find("step #3 → #4 (largest)") < text.find("step #2 → #3 (flagged)"));
-});
+}
 
-case!(golden_table_and_markdown, {
+#[test]
+fn golden_table_and_markdown() {
     let files: Vec<String> = SERIES.iter().map(|f| format!("bin/{f}")).collect();
     let f: Vec<&str> = files.iter().map(String::as_str).collect();
     let mut table = vec!["trend", "--top", "3"];
@@ -222,9 +203,10 @@ case!(golden_table_and_markdown, {
     let mut md = vec!["trend", "--format", "markdown", "--top", "3"];
     md.extend(&f);
     golden("trend-fixtures.md", &md);
-});
+}
 
-case!(sort_version_orders_numerically_and_keeps_ties, {
+#[test]
+fn sort_version_orders_numerically_and_keeps_ties() {
     let dir = tempfile::tempdir().unwrap();
     // Named so that a text sort would put 1.10.0 before 1.9.0.
     let builds = [
@@ -283,9 +265,10 @@ case!(sort_version_orders_numerically_and_keeps_ties, {
     assert_eq!(doc["sort"], "input");
     assert_eq!(doc["builds"][0]["version"], "1.10.0");
     assert_eq!(doc["builds"][0]["path"], given[0].as_str());
-});
+}
 
-case!(a_log_among_binaries_counts_the_lookups_it_saw, {
+#[test]
+fn a_log_among_binaries_counts_the_lookups_it_saw() {
     let log = testdata()
         .join("logs/dyld4-macos15-chained.log")
         .display()
@@ -317,9 +300,10 @@ case!(a_log_among_binaries_counts_the_lookups_it_saw, {
         "{text}"
     );
     assert!(text.contains("n/a"), "{text}");
-});
+}
 
-case!(processes_follow_lookups_and_trie_probes, {
+#[test]
+fn processes_follow_lookups_and_trie_probes() {
     let p = testdata().join("process");
     let (a1, a2) = (
         p.join("App.app").display().to_string(),
@@ -366,9 +350,10 @@ case!(processes_follow_lookups_and_trie_probes, {
     let out = weakscan().args(["trend", &a1, &a2]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("trie probes"), "{text}");
-});
+}
 
-case!(by_library_and_top, {
+#[test]
+fn by_library_and_top() {
     let (v1, v2) = (
         path("app-default-chained-x86_64"),
         path("app-v2-default-chained-x86_64"),
@@ -386,9 +371,10 @@ case!(by_library_and_top, {
     );
     // Grouped by library already: no second list.
     assert_eq!(st["libraries"], Value::Null);
-});
+}
 
-case!(usage_errors, {
+#[test]
+fn usage_errors() {
     let v1 = path("app-default-chained-x86_64");
     let v2 = path("app-v2-default-chained-x86_64");
     fails_with(&["trend", &v1], "a trend needs at least two builds");
@@ -438,9 +424,10 @@ case!(usage_errors, {
     assert!(!line.contains("no-such-build"), "{line}");
     fails_with(&["trend", &v1, &missing, &bad], "no-such-build");
     assert!(Path::new(&bad).is_file());
-});
+}
 
-case!(no_step_is_ranked_without_a_change_or_without_lookups, {
+#[test]
+fn no_step_is_ranked_without_a_change_or_without_lookups() {
     // dyld4 of macOS 14 prints no lookup lines, and its chained binds do not tell the weak ones
     // (testdata/logs/README.md): no lookups to rank by.
     let log = testdata()
@@ -469,9 +456,10 @@ case!(no_step_is_ranked_without_a_change_or_without_lookups, {
         assert!(text.lines().next().unwrap().ends_with(headline), "{text}");
         assert!(!text.contains('◀'), "{text}");
     }
-});
+}
 
-case!(markdown_is_appended_to_the_job_summary, {
+#[test]
+fn markdown_is_appended_to_the_job_summary() {
     let dir = tempfile::tempdir().unwrap();
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
@@ -504,4 +492,4 @@ case!(markdown_is_appended_to_the_job_summary, {
         std::fs::read_to_string(&summary).unwrap(),
         format!("earlier step\n{md}")
     );
-});
+}

@@ -147,6 +147,21 @@ pub fn llvm_objdump() -> Option<PathBuf> {
     llvm_22("llvm-objdump", "WEAKSCAN_LLVM_OBJDUMP")
 }
 
+/// Runs weakscan with `args` and asserts how a refused input or command line fails: exit code
+/// 2, nothing on stdout, one line on stderr holding `needle`. Returns that line.
+pub fn fails_with(args: &[&str], needle: &str) -> String {
+    let out = weakscan().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "weakscan {args:?}: {out:?}");
+    assert!(out.stdout.is_empty(), "no stdout on error: {out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "one line: {err:?}");
+    assert!(
+        err.contains(needle),
+        "stderr of {args:?} was {err:?}, wanted {needle:?}"
+    );
+    err
+}
+
 /// Runs weakscan with `args` and parses its JSON stdout; asserts exit 0.
 pub fn json(args: &[&str]) -> serde_json::Value {
     let out = weakscan().args(args).output().expect("run weakscan");
