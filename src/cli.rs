@@ -19,7 +19,7 @@ use crate::command::{self, Request};
 use crate::error::{Error, Result};
 use crate::gate::pattern::Pattern;
 use crate::gate::policy::{Flags, GroupBudget, Increase, RuleSet};
-use crate::input::{InputKind, ReadOptions};
+use crate::input::{FileKind, ReadOptions};
 use crate::macho::ArchFilter;
 use crate::origin::attach::OriginFiles;
 use crate::process::load::LoadOptions;
@@ -345,8 +345,8 @@ impl TrendArgs {
                 arch,
                 pid: self.pid,
                 kind: self.input_kind.map(|k| match k {
-                    KindArg::Binary => InputKind::Binary,
-                    KindArg::Log => InputKind::Log,
+                    KindArg::Binary => FileKind::Binary,
+                    KindArg::Log => FileKind::Log,
                 }),
             },
             group_by: self.by.group_by(self.depth),
@@ -666,8 +666,8 @@ impl CommonOpts {
             arch: self.filter(),
             pid: self.pid,
             kind: self.input_kind.map(|k| match k {
-                KindArg::Binary => InputKind::Binary,
-                KindArg::Log => InputKind::Log,
+                KindArg::Binary => FileKind::Binary,
+                KindArg::Log => FileKind::Log,
             }),
         }
     }

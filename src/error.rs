@@ -20,12 +20,27 @@ pub struct ParseError {
     pub message: &'static str,
     /// Byte offset inside the parsed structure where the problem was detected.
     pub offset: u64,
+    /// [`ErrorKind::Malformed`], or [`ErrorKind::Unsupported`] for a valid structure weakscan
+    /// does not read (a thin archive, a 32-bit chained pointer format).
+    pub kind: ErrorKind,
 }
 
 impl ParseError {
-    /// A new error at `offset`.
+    /// A malformed structure at `offset`.
     pub fn new(message: &'static str, offset: u64) -> Self {
-        ParseError { message, offset }
+        ParseError {
+            message,
+            offset,
+            kind: ErrorKind::Malformed,
+        }
+    }
+
+    /// A valid structure weakscan does not read, at `offset`.
+    pub fn unsupported(message: &'static str, offset: u64) -> Self {
+        ParseError {
+            kind: ErrorKind::Unsupported,
+            ..ParseError::new(message, offset)
+        }
     }
 }
 
@@ -52,17 +67,6 @@ pub enum ErrorKind {
     /// A policy file (`weakscan.toml`) or baseline file that cannot be used: a syntax error, an
     /// unknown key, a wrong type, a bad glob or regex, a baseline of another arch or schema.
     Policy,
-}
-
-impl ErrorKind {
-    /// `Unsupported` for parser errors that say "not supported", else `Malformed`.
-    pub fn from_parse(e: &ParseError) -> Self {
-        if e.message.contains("not supported") {
-            ErrorKind::Unsupported
-        } else {
-            ErrorKind::Malformed
-        }
-    }
 }
 
 /// A user-facing error: one line that names the file and what is wrong.

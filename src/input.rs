@@ -31,7 +31,7 @@ pub const DETECT_BYTES: usize = 4096;
 pub const MAX_STREAM_BINARY_BYTES: u64 = 1 << 30;
 /// A binary or a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputKind {
+pub enum FileKind {
     /// A Mach-O file, thin or universal.
     Binary,
     /// A `DYLD_PRINT_BINDINGS` log.
@@ -46,7 +46,7 @@ pub struct ReadOptions {
     /// Process of a log to read (default: the first).
     pub pid: Option<u32>,
     /// Forced kind (default: detected).
-    pub kind: Option<InputKind>,
+    pub kind: Option<FileKind>,
 }
 
 /// Magic numbers at offset 0 of a Mach-O or universal file, as read big-endian.
@@ -130,7 +130,7 @@ impl Opened {
     }
 
     /// The detected kind (see the module docs).
-    pub fn kind(&self) -> InputKind {
+    pub fn kind(&self) -> FileKind {
         kind_of(&self.head)
     }
 
@@ -196,7 +196,7 @@ pub fn read_binary(path: &Path, arch: &ArchFilter) -> Result<Vec<Image>> {
 }
 
 /// The kind of a file starting with `head`.
-pub fn kind_of(head: &[u8]) -> InputKind {
+pub fn kind_of(head: &[u8]) -> FileKind {
     let magic = head
         .get(..4)
         .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
@@ -207,9 +207,9 @@ pub fn kind_of(head: &[u8]) -> InputKind {
         || head.starts_with(crate::macho::object::AR_MAGIC)
         || head.contains(&0)
     {
-        InputKind::Binary
+        FileKind::Binary
     } else {
-        InputKind::Log
+        FileKind::Log
     }
 }
 
@@ -218,8 +218,8 @@ pub fn kind_of(head: &[u8]) -> InputKind {
 pub fn read_input(path: &Path, opts: &ReadOptions) -> Result<Vec<Image>> {
     let input = open(path)?;
     match opts.kind.unwrap_or_else(|| input.kind()) {
-        InputKind::Binary => input.into_images(&opts.arch),
-        InputKind::Log => log_images(input, opts),
+        FileKind::Binary => input.into_images(&opts.arch),
+        FileKind::Log => log_images(input, opts),
     }
 }
 
@@ -297,8 +297,8 @@ impl DeferredInput {
 pub fn read_input_deferred(path: &Path, opts: &ReadOptions) -> Result<DeferredInput> {
     let input = open(path)?;
     match opts.kind.unwrap_or_else(|| input.kind()) {
-        InputKind::Binary => input.into_images_deferred(&opts.arch),
-        InputKind::Log => Ok(DeferredInput {
+        FileKind::Binary => input.into_images_deferred(&opts.arch),
+        FileKind::Log => Ok(DeferredInput {
             images: log_images(input, opts)?,
             pending: None,
         }),
@@ -313,15 +313,15 @@ mod tests {
     fn kinds() {
         assert_eq!(
             kind_of(&[0xcf, 0xfa, 0xed, 0xfe, 7, 0, 0, 1]),
-            InputKind::Binary
+            FileKind::Binary
         );
-        assert_eq!(kind_of(&[0xca, 0xfe, 0xba, 0xbe]), InputKind::Binary);
-        assert_eq!(kind_of(b"\x7fELF\x02\x01\x01\x00"), InputKind::Binary);
-        assert_eq!(kind_of(b""), InputKind::Binary);
+        assert_eq!(kind_of(&[0xca, 0xfe, 0xba, 0xbe]), FileKind::Binary);
+        assert_eq!(kind_of(b"\x7fELF\x02\x01\x01\x00"), FileKind::Binary);
+        assert_eq!(kind_of(b""), FileKind::Binary);
         assert_eq!(
             kind_of(b"dyld[1]: <a/bind#0> -> 0x1 (b/_c)\n"),
-            InputKind::Log
+            FileKind::Log
         );
-        assert_eq!(kind_of(b"any text at all"), InputKind::Log);
+        assert_eq!(kind_of(b"any text at all"), FileKind::Log);
     }
 }

@@ -19,6 +19,20 @@
 //! * [`cli`] — the command line, parsed into a [`command::Request`];
 //! * [`text`] — the one escaping function for anything printed;
 //! * [`memory`] — freed memory returned to the system between phases.
+//!
+//! Imports point one way: a module uses only modules of its own layer or of the layers below
+//! it, highest first here (`tests/layering.rs` holds every `crate::` and `super::` path of
+//! `src/` to these lines, and no files may import each other around a cycle):
+//!
+//! ```text
+//! layer cli
+//! layer command
+//! layer gate output
+//! layer analysis
+//! layer macho log origin process input
+//! layer model
+//! layer error text memory pool schema
+//! ```
 
 pub mod analysis;
 pub mod cli;

@@ -405,6 +405,32 @@ pub struct Linkage {
     pub rpaths: Vec<String>,
 }
 
+/// What a report's image was read from: JSON `input_kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// A Mach-O binary (a slice of it).
+    Binary,
+    /// An object file or static archive.
+    Object,
+    /// A `DYLD_PRINT_BINDINGS` log.
+    Log,
+    /// A whole process, its images merged (`check`, `baseline`, `trend`).
+    Process,
+}
+
+impl InputKind {
+    /// The JSON value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputKind::Binary => "binary",
+            InputKind::Object => "object",
+            InputKind::Log => "log",
+            InputKind::Process => "process",
+        }
+    }
+}
+
 /// One image: a thin file, one slice of a universal file, or one image named in a dyld log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
@@ -526,12 +552,12 @@ impl Image {
         self.log().is_some()
     }
 
-    /// `binary`, `object` (an object file or archive) or `log`.
-    pub fn input_kind(&self) -> &'static str {
+    /// What the image was read from ([`InputKind::Process`] is for a whole process merged).
+    pub fn input_kind(&self) -> InputKind {
         match self.source {
-            Source::Binary => "binary",
-            Source::Object => "object",
-            Source::Log(_) => "log",
+            Source::Binary => InputKind::Binary,
+            Source::Object => InputKind::Object,
+            Source::Log(_) => InputKind::Log,
         }
     }
 

@@ -6,6 +6,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// The `command` value of a baseline file (`weakscan baseline`).
 pub const BASELINE_COMMAND: &str = "baseline";
+/// The `command` value of a process diff (`weakscan diff OLD.app NEW.app --format json`).
+pub const PROCESS_DIFF_COMMAND: &str = "process-diff";
+/// The `command` value of a process verify (`weakscan verify APP LOG --format json`).
+pub const PROCESS_VERIFY_COMMAND: &str = "process-verify";
+/// The `command` value of a trend (`weakscan trend FILE… --format json`).
+pub const TREND_COMMAND: &str = "trend";
 
 /// The `group_by` value of a JSON document, as [`crate::analysis::group::GroupBy::as_str`]
 /// writes it (the namespace depth is a separate field). Only its JSON Schema is used.
@@ -72,9 +78,9 @@ impl Document {
             Document::Verify => "verify",
             Document::Baseline => BASELINE_COMMAND,
             Document::Process => "process",
-            Document::ProcessDiff => crate::output::process_diff::COMMAND,
-            Document::ProcessVerify => crate::output::process_verify::COMMAND,
-            Document::Trend => crate::output::trend::COMMAND,
+            Document::ProcessDiff => PROCESS_DIFF_COMMAND,
+            Document::ProcessVerify => PROCESS_VERIFY_COMMAND,
+            Document::Trend => TREND_COMMAND,
         }
     }
 

@@ -190,6 +190,37 @@ fn push_escaped(out: &mut String, s: &str) {
     }
 }
 
+/// `s` cut to at most `width` characters by replacing its middle with `…`, so that long names
+/// sharing a prefix still show where they differ.
+pub fn clip_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width || width < 3 {
+        return s.to_string();
+    }
+    let head = (width - 1) * 3 / 5;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
+/// The most characters of a name a page keeps, but for `SymbolRow::mangled` (analysis/page.rs) (whole): group
+/// keys, examples, printed symbols and templates, tree labels. Longer ones are cut in the
+/// middle with `…` ([`clip_middle`]), so a page of long names holds each whole once.
+pub const NAME_LIMIT: usize = 512;
+
+/// `s` cut to [`NAME_LIMIT`] characters in the middle; borrowed when it fits. Clipping a
+/// clipped name gives it back unchanged.
+pub fn clip_name(s: &str) -> Cow<'_, str> {
+    // A string of at most NAME_LIMIT bytes has at most NAME_LIMIT characters.
+    if s.len() <= NAME_LIMIT {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(clip_middle(s, NAME_LIMIT))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

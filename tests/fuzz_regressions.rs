@@ -48,7 +48,10 @@ fn fuzz_findings_stay_fixed() {
         assert!(n > 0, "tests/regressions/{target} is empty");
         on_disk += n;
     }
-    assert!(on_disk >= 16, "only {on_disk} findings in tests/regressions");
+    assert!(
+        on_disk >= 16,
+        "only {on_disk} findings in tests/regressions"
+    );
     assert_eq!(replayed, on_disk);
 }
 

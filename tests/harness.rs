@@ -1366,8 +1366,8 @@ pub fn join_pair(first: &[u8], second: &[u8]) -> Vec<u8> {
 fn images_of(name: &str, bytes: &[u8]) -> Option<Vec<Image>> {
     let path = Path::new(name);
     let read = match weakscan::input::kind_of(bytes) {
-        weakscan::input::InputKind::Binary => read_bytes(path, bytes.to_vec(), &ArchFilter::All),
-        weakscan::input::InputKind::Log => weakscan::log::read_log_from(path, bytes, None),
+        weakscan::input::FileKind::Binary => read_bytes(path, bytes.to_vec(), &ArchFilter::All),
+        weakscan::input::FileKind::Log => weakscan::log::read_log_from(path, bytes, None),
     };
     match read {
         Ok(images) => Some(images),

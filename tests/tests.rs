@@ -16,6 +16,7 @@
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
+//! * `layering` holds every import in `src/` to the layers of `src/lib.rs`, with no cycle;
 //! * `parallel` gives the same bytes on one core as on all, and errors in one order;
 //! * `portability` keeps Linux-only APIs out of `src/` unless under `cfg(target_os = "linux")`
 //!   (weakscan's users run it on macOS);
@@ -35,6 +36,7 @@ mod differential;
 mod fuzz_regressions;
 mod harness;
 mod io;
+mod layering;
 mod logs;
 mod malformed;
 mod mutation;

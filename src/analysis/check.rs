@@ -5,6 +5,7 @@
 use super::diff::percent_change;
 use super::group::GroupBy;
 use super::report::ImageSummary;
+use crate::text::clip_middle;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -348,19 +349,4 @@ impl CheckReport {
             )
         }
     }
-}
-
-/// `s` cut to at most `width` characters by replacing its middle with `…`, so that long names
-/// sharing a prefix still show where they differ.
-pub fn clip_middle(s: &str, width: usize) -> String {
-    let n = s.chars().count();
-    if n <= width || width < 3 {
-        return s.to_string();
-    }
-    let head = (width - 1) * 3 / 5;
-    let tail = width - 1 - head;
-    let mut out: String = s.chars().take(head).collect();
-    out.push('…');
-    out.extend(s.chars().skip(n - tail));
-    out
 }

@@ -26,7 +26,7 @@
 //! images on disk defines is "defined outside" (or nowhere). A re-export found in an image's
 //! trie is taken as that image's non-weak definition (dyld follows it to the dependency).
 
-use crate::analysis::demangle::{Demangled, Keys};
+use crate::analysis::demangle::Demangled;
 use crate::analysis::group::GroupBy;
 use crate::error::Result;
 use crate::macho::file::{FileIdentity, MachOFile};
@@ -643,7 +643,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
     let demangled = Demangled::of_sorted(
         to_demangle,
         crate::analysis::report::DEMANGLE_BATCH,
-        Keys::for_grouping(GroupBy::Template),
+        GroupBy::Template.keys(),
     )?;
     let shown = |raw: &str| demangled.get(raw).demangled().to_string();
     // Template keys, one shared copy each.

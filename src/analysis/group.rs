@@ -28,6 +28,16 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    /// The keys of a name that grouping by this reads ([`Keys`]).
+    pub fn keys(self) -> Keys {
+        match self {
+            GroupBy::Symbol | GroupBy::Origin(_) => Keys::None,
+            GroupBy::Pattern => Keys::All,
+            GroupBy::Template => Keys::TemplateOnly,
+            GroupBy::Namespace(_) => Keys::Template,
+        }
+    }
+
     /// The key of a symbol named `name` that comes from `origin`.
     pub fn key<'n>(self, name: &'n SymbolName, origin: &'n Origin) -> Cow<'n, str> {
         match self {
@@ -48,7 +58,7 @@ impl GroupBy {
     /// an origin grouping: use [`GroupBy::key`]).
     pub fn key_of<'n>(self, name: NameRef<'n>) -> &'n str {
         if let NameRef::Cxx(n) = name {
-            debug_assert!(n.keys().include(Keys::for_grouping(self)), "key not kept");
+            debug_assert!(n.keys().include(self.keys()), "key not kept");
         }
         match (name, self) {
             (NameRef::Cxx(n), GroupBy::Symbol) => n.demangled(),
@@ -908,7 +918,7 @@ mod tests {
                 d
             },
             64,
-            Keys::for_grouping(GroupBy::Template),
+            GroupBy::Template.keys(),
         )
         .unwrap();
         let objects = ["/b/libz.a(z.o)", "/b/liba.a(a.o)", "/b/libm.a(m.o)"];
@@ -954,7 +964,7 @@ mod tests {
         ];
         let cxx = sorted_cxx(&defs);
         for by in [GroupBy::Template, GroupBy::Symbol, GroupBy::Pattern] {
-            let names = Demangled::of_sorted(cxx.clone(), 64, Keys::for_grouping(by)).unwrap();
+            let names = Demangled::of_sorted(cxx.clone(), 64, by.keys()).unwrap();
             let img = image(&defs, &["/b/liba.a(a.o)"], &[(defs[0], 0), (defs[2], 0)]);
             let table = GroupTable::new(&img, &names, by);
             let built: Vec<Group> = table.groups(&img, &names).collect();

@@ -11,13 +11,13 @@
 //!        hints: [fix] }
 //! ```
 
-use super::check::{FIX, clip_middle};
+use super::check::FIX;
 use super::demangle::Demangled;
 use super::group::GroupBy;
 use super::tally::tally;
 use super::treemap::{self, Figures, Node};
 use crate::model::Image;
-use std::borrow::Cow;
+pub use crate::text::{NAME_LIMIT, clip_name};
 use std::collections::BTreeMap;
 
 /// Which view a page is.
@@ -103,22 +103,6 @@ pub struct Page {
 
 /// Symbols listed at most in a page's table (the treemap and the groups keep all of them).
 pub const SYMBOLS_LIMIT: usize = 1500;
-
-/// The most characters of a name a page keeps, but for [`SymbolRow::mangled`] (whole): group
-/// keys, examples, printed symbols and templates, tree labels. Longer ones are cut in the
-/// middle with `…` ([`clip_middle`]), so a page of long names holds each whole once.
-pub const NAME_LIMIT: usize = 512;
-
-/// `s` cut to [`NAME_LIMIT`] characters in the middle; borrowed when it fits. Clipping a
-/// clipped name gives it back unchanged.
-pub fn clip_name(s: &str) -> Cow<'_, str> {
-    // A string of at most NAME_LIMIT bytes has at most NAME_LIMIT characters.
-    if s.len() <= NAME_LIMIT {
-        Cow::Borrowed(s)
-    } else {
-        Cow::Owned(clip_middle(s, NAME_LIMIT))
-    }
-}
 
 /// The figure rows of a build (`None` where the input cannot give it).
 pub fn totals_of(image: &Image) -> Vec<(&'static str, Option<usize>)> {
@@ -250,6 +234,7 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn names_are_clipped_to_the_limit_once() {

@@ -16,7 +16,7 @@
 //! `--pair-arch OLD=NEW`.
 
 use super::coalesce::Coalescing;
-use super::demangle::{Demangled, Keys, needs_demangling};
+use super::demangle::{Demangled, needs_demangling};
 use super::diff::GroupDelta;
 use super::group::GroupBy;
 use super::report::{DEMANGLE_BATCH, diff_report_paired, diff_report_with, failures_among};
@@ -382,11 +382,7 @@ fn diff_pair(
         }
         let mut sorted: Vec<&str> = distinct.into_iter().collect();
         sorted.sort_unstable();
-        Some(Demangled::of_sorted(
-            sorted,
-            DEMANGLE_BATCH,
-            Keys::for_grouping(by),
-        )?)
+        Some(Demangled::of_sorted(sorted, DEMANGLE_BATCH, by.keys())?)
     };
     let mut failures = 0;
     let mut images = Vec::new();

@@ -1,6 +1,6 @@
 //! The data that every output format renders: a scan report and a diff report.
 
-use super::demangle::{Demangled, Keys, needs_demangling};
+use super::demangle::{Demangled, needs_demangling};
 use super::diff::{GroupDelta, Paired, SymbolChanges, pair_groups, symbol_changes};
 use super::group::{Group, GroupBy, GroupStats, GroupTable, SupplierCount, supplier_counts};
 use crate::error::{Error, Result};
@@ -15,8 +15,9 @@ pub struct ImageSummary {
     pub path: String,
     /// Leaf name of the image (file name, or the name dyld prints in a log).
     pub image: String,
-    /// `binary` or `log`.
-    pub input_kind: &'static str,
+    /// `binary`, `object`, `log` or `process`.
+    #[schemars(with = "String")]
+    pub input_kind: crate::model::InputKind,
     /// `x86_64`, `arm64`, `arm64e`, … (`null` for a log).
     pub arch: Option<String>,
     /// `MH_EXECUTE`, `MH_DYLIB`, … (`null` for a log).
@@ -212,7 +213,7 @@ pub(crate) fn names_of<'a>(
     by: GroupBy,
 ) -> Result<Demangled<'a>> {
     let all = distinct_cxx_names(images).into_iter().map(Name::as_str);
-    Demangled::of_sorted(all.collect(), DEMANGLE_BATCH, Keys::for_grouping(by))
+    Demangled::of_sorted(all.collect(), DEMANGLE_BATCH, by.keys())
 }
 
 /// The names of `images` that `names_of` demangles, sorted, as copies of the images' shared
@@ -267,7 +268,7 @@ pub fn union_of_sorted<'a>(lists: impl IntoIterator<Item = &'a [Name]>) -> Vec<N
 /// Errors: the demangling threads cannot be started.
 pub fn demangle_names(names: &[Name], by: GroupBy) -> Result<Demangled<'_>> {
     let all = names.iter().map(Name::as_str).collect();
-    Demangled::of_sorted(all, DEMANGLE_BATCH, Keys::for_grouping(by))
+    Demangled::of_sorted(all, DEMANGLE_BATCH, by.keys())
 }
 
 /// Each distinct `_Z` name of `images` once, sorted by text.
@@ -497,7 +498,7 @@ pub fn diff_report_paired(
 }
 
 /// [`diff_report_paired`] with the names demangled by the caller: `names` holds at least every
-/// name of `old` and `new`, with the keys `by` reads ([`Keys::for_grouping`]); one table can
+/// name of `old` and `new`, with the keys `by` reads ([`GroupBy::keys`]); one table can
 /// serve many diffs (a process diff's image pairs), where `--by namespace` needs each pair's own
 /// (a class one image shows would cut another image's namespaces). `demangle_failures` is left
 /// 0 ([`failures_among`] counts them). Errors: as [`diff_report_paired`].

@@ -14,9 +14,9 @@
 use super::attribute::OriginLevel;
 use super::demangle::Demangled;
 use super::group::GroupBy;
-use super::page::clip_name;
 use super::tally::{SymbolEntry, tally};
 use crate::model::Image;
+use crate::text::clip_name;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -85,7 +85,7 @@ impl Metric {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Node {
     /// The group key, or for a symbol its name as c++filt prints it; clipped to
-    /// [`super::page::NAME_LIMIT`] characters.
+    /// [`crate::text::NAME_LIMIT`] characters.
     pub label: String,
     /// A symbol's raw name (`None` above the symbols).
     pub mangled: Option<String>,

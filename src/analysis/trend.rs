@@ -44,13 +44,13 @@ pub struct Build {
     /// The version found in its path ([`version_in`]), if any.
     pub version: Option<String>,
     /// Its images: the slices of a binary, the images of a log (the main executable first),
-    /// or one merged image per arch of a whole process ([`crate::process::merge`]).
+    /// or one merged image per arch of a whole process ([`crate::analysis::merge`]).
     pub images: Vec<Image>,
     /// Per image, the export-trie probes of its lookups (a whole process only; empty or
     /// `None` otherwise).
     pub trie_probes: Vec<Option<usize>>,
     /// The `input_kind` shown for its images when it is not the images' own (`process`).
-    pub input_kind: Option<&'static str>,
+    pub input_kind: Option<crate::model::InputKind>,
 }
 
 /// A build of the report: where it came from.
@@ -61,7 +61,8 @@ pub struct BuildInfo {
     /// The version found in the path (`null` when it has none).
     pub version: Option<String>,
     /// `binary`, `object`, `log` or `process`.
-    pub input_kind: &'static str,
+    #[schemars(with = "String")]
+    pub input_kind: crate::model::InputKind,
 }
 
 /// The figures of one build of a series; `None` (JSON `null`) where the input cannot give one.
@@ -520,9 +521,11 @@ pub fn trend(builds: &[Build], by: GroupBy, top: usize, sort: Sort) -> Result<Tr
             .map(|b| BuildInfo {
                 path: b.path.clone(),
                 version: b.version.clone(),
-                input_kind: b
-                    .input_kind
-                    .unwrap_or_else(|| b.images.first().map_or("binary", Image::input_kind)),
+                input_kind: b.input_kind.unwrap_or_else(|| {
+                    b.images
+                        .first()
+                        .map_or(crate::model::InputKind::Binary, Image::input_kind)
+                }),
             })
             .collect(),
         series,

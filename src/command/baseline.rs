@@ -37,7 +37,7 @@ pub struct BaselineRequest {
 ///
 /// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
 pub fn run(req: &BaselineRequest) -> Result<u8> {
-    // A process is recorded as one image per arch (`crate::process::merge`) with its trie
+    // A process is recorded as one image per arch (`crate::analysis::merge`) with its trie
     // probes, `input_kind: "process"`.
     let mut probes = Vec::new();
     let images = match &req.process {
@@ -50,7 +50,7 @@ pub fn run(req: &BaselineRequest) -> Result<u8> {
             let mut images = Vec::new();
             for p in super::process::load_processes(&req.file, load)? {
                 probes.push(crate::analysis::coalesce::coalesce(&p)?.trie_probes);
-                images.push(crate::process::merge::merged(&p).ok_or_else(|| {
+                images.push(crate::analysis::merge::merged(&p).ok_or_else(|| {
                     crate::error::Error::new(
                         crate::error::ErrorKind::Malformed,
                         &req.file,

@@ -140,7 +140,7 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         let mut merged_images = Vec::new();
         for p in &processes {
             let c = crate::analysis::coalesce::coalesce(p)?;
-            let merged = crate::process::merge::merged(p).ok_or_else(|| {
+            let merged = crate::analysis::merge::merged(p).ok_or_else(|| {
                 Error::new(
                     ErrorKind::Malformed,
                     file,
@@ -259,7 +259,7 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
 }
 
 /// `input_kind` of a whole process checked or recorded as one subject.
-pub const PROCESS_KIND: &str = "process";
+pub const PROCESS_KIND: crate::model::InputKind = crate::model::InputKind::Process;
 
 /// What a subject of `check` is, and so which budgets hold it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

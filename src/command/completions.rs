@@ -15,7 +15,7 @@ pub enum Generated {
     Completions(clap_complete::Shell),
     /// The man page, `weakscan(1)`, with each subcommand's options.
     Man,
-    /// The JSON Schema of a document ([`crate::output::json::schema`]).
+    /// The JSON Schema of a document ([`crate::output::schemas::schema`]).
     Schema(crate::schema::Document),
 }
 
@@ -49,7 +49,7 @@ pub fn run(req: &GenerateRequest) -> Result<u8> {
             Ok(())
         }
         Generated::Schema(doc) => {
-            let schema = crate::output::json::schema(doc);
+            let schema = crate::output::schemas::schema(doc);
             serde_json::to_writer_pretty(&mut *out, &schema)?;
             out.write_all(b"\n")
         }

@@ -98,7 +98,7 @@ fn read_build(path: &Path, version: Option<String>, req: &TrendRequest) -> Resul
     let mut trie_probes = Vec::new();
     for p in super::process::load_processes(path, load)? {
         trie_probes.push(Some(crate::analysis::coalesce::coalesce(&p)?.trie_probes));
-        images.push(crate::process::merge::merged(&p).ok_or_else(|| {
+        images.push(crate::analysis::merge::merged(&p).ok_or_else(|| {
             Error::new(
                 ErrorKind::Malformed,
                 path,

@@ -4,7 +4,7 @@ use super::{Format, emit, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::verify::{pick_log_image, verify};
 use crate::error::{Error, ErrorKind, Result};
-use crate::input::{InputKind, ReadOptions, read_input};
+use crate::input::{FileKind, ReadOptions, read_input};
 use crate::output;
 use std::path::PathBuf;
 
@@ -47,7 +47,7 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
         return run_process(req, load);
     }
     let mut read = req.read.clone();
-    read.kind = Some(InputKind::Binary);
+    read.kind = Some(FileKind::Binary);
     let binaries = read_input(&req.binary, &read)?;
     let [binary_image] = binaries.as_slice() else {
         let arches: Vec<&str> = binaries.iter().map(|i| i.label()).collect();
@@ -61,7 +61,7 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
             ),
         ));
     };
-    read.kind = Some(InputKind::Log);
+    read.kind = Some(FileKind::Log);
     let log_images = read_input(&req.log, &read)?;
     let mut notes = Vec::new();
     let log_image = pick_log_image(binary_image, &log_images, req.image.as_deref(), &mut notes)?;
@@ -102,7 +102,7 @@ fn run_process(req: &VerifyRequest, load: &crate::process::load::LoadOptions) ->
         ));
     };
     let mut read = req.read.clone();
-    read.kind = Some(InputKind::Log);
+    read.kind = Some(FileKind::Log);
     let log_images = read_input(&req.log, &read)?;
     let report = crate::analysis::process_verify::verify_process(
         process,

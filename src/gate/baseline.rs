@@ -240,7 +240,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
                 img.weak_bind_symbols,
                 img.trie_probes,
             ],
-            process: img.input_kind.as_deref() == Some("process"),
+            process: img.input_kind.as_deref() == Some(crate::model::InputKind::Process.as_str()),
             entries: entries_of(symbols),
             arch,
         });

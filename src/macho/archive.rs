@@ -115,8 +115,7 @@ pub struct Members {
 /// Why [`read_members`] failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ArchiveError {
-    /// The archive is malformed, or a thin archive (its message then says "not supported", so
-    /// [`ErrorKind::from_parse`] makes it `Unsupported`). The offset is from the start of the
+    /// The archive is malformed, or a thin archive (then of kind `Unsupported`). The offset is from the start of the
     /// archive.
     Parse(ParseError),
     /// The `read` function failed (an I/O error, already naming the file).
@@ -183,7 +182,7 @@ pub fn read_members(
     }
     let magic = fetch(0, magic_len, "archive magic")?;
     if magic == THIN_MAGIC {
-        return Err(ParseError::new("thin archives (!<thin>) are not supported", 0).into());
+        return Err(ParseError::unsupported("thin archives (!<thin>) are not supported", 0).into());
     }
     if magic != AR_MAGIC {
         return Err(ParseError::new("not an archive (no !<arch> magic)", 0).into());
@@ -328,13 +327,10 @@ pub fn read_members_in(file: &MachOFile, offset: u64, len: u64) -> crate::Result
     let mut members = read_members(len, |at, n, what| file.read_range(offset + at, n, what))
         .map_err(|e| match e {
             ArchiveError::Io(e) => e,
-            ArchiveError::Parse(p) if offset == 0 => {
-                file.error(ErrorKind::from_parse(&p), format!("archive: {p}"))
+            ArchiveError::Parse(p) if offset == 0 => file.error(p.kind, format!("archive: {p}")),
+            ArchiveError::Parse(p) => {
+                file.error(p.kind, format!("archive at file offset {offset:#x}: {p}"))
             }
-            ArchiveError::Parse(p) => file.error(
-                ErrorKind::from_parse(&p),
-                format!("archive at file offset {offset:#x}: {p}"),
-            ),
         })?;
     for m in &mut members.members {
         m.offset += offset;

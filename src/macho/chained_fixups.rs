@@ -215,7 +215,7 @@ fn parse_header(blob: &[u8]) -> Result<ChainedFixupsHeader, ParseError> {
         return Err(ParseError::new("unknown chained fixups version", 0));
     }
     if header.symbols_format != 0 {
-        return Err(ParseError::new(
+        return Err(ParseError::unsupported(
             "compressed chained fixups symbols are not supported",
             24,
         ));
@@ -386,7 +386,10 @@ fn parse_starts(
                 s as u64,
             ));
         }
-        pointer_stride(pointer_format).map_err(|m| ParseError::new(m, (s + 6) as u64))?;
+        pointer_stride(pointer_format).map_err(|e| ParseError {
+            offset: (s + 6) as u64,
+            ..e
+        })?;
         if page_size != 0x1000 && page_size != 0x4000 {
             return Err(ParseError::new(
                 "chain starts page_size is not 0x1000 or 0x4000",
@@ -454,18 +457,23 @@ fn parse_starts(
     Ok(out)
 }
 
-/// Bytes per `next` unit for a supported pointer format; errors name unsupported ones.
-pub fn pointer_stride(pointer_format: u16) -> Result<u64, &'static str> {
+/// Bytes per `next` unit for a supported pointer format; errors (at offset 0) name
+/// unsupported and unknown ones.
+pub fn pointer_stride(pointer_format: u16) -> Result<u64, ParseError> {
     match pointer_format {
         DYLD_CHAINED_PTR_64 | DYLD_CHAINED_PTR_64_OFFSET => Ok(4),
         DYLD_CHAINED_PTR_ARM64E
         | DYLD_CHAINED_PTR_ARM64E_USERLAND
         | DYLD_CHAINED_PTR_ARM64E_USERLAND24 => Ok(8),
-        3..=5 => Err("32-bit chained pointer format is not supported"),
-        7 | 8 | 10 | 11 | 13 | 14 => {
-            Err("kernel, firmware or shared-cache chained pointer format is not supported")
-        }
-        _ => Err("unknown chained pointer format"),
+        3..=5 => Err(ParseError::unsupported(
+            "32-bit chained pointer format is not supported",
+            0,
+        )),
+        7 | 8 | 10 | 11 | 13 | 14 => Err(ParseError::unsupported(
+            "kernel, firmware or shared-cache chained pointer format is not supported",
+            0,
+        )),
+        _ => Err(ParseError::new("unknown chained pointer format", 0)),
     }
 }
 
@@ -546,7 +554,7 @@ pub fn walk_chain(
     visited: &mut Visited,
     mut site: impl FnMut(u64, ChainedFixup),
 ) -> Result<(), ParseError> {
-    let stride = pointer_stride(pointer_format).map_err(|m| ParseError::new(m, start))?;
+    let stride = pointer_stride(pointer_format).map_err(|e| ParseError { offset: start, ..e })?;
     let mut offset = start;
     loop {
         let raw = usize::try_from(offset)

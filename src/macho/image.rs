@@ -701,12 +701,8 @@ fn chained_targets(
     blob: &[u8],
 ) -> Result<Vec<BindTarget>> {
     let arch = loc.arch.as_str();
-    let ctx = |e: crate::error::ParseError| {
-        file.error(
-            ErrorKind::from_parse(&e),
-            format!("{arch}: chained fixups: {e}"),
-        )
-    };
+    let ctx =
+        |e: crate::error::ParseError| file.error(e.kind, format!("{arch}: chained fixups: {e}"));
     // import index -> target index (u32::MAX: not a weak lookup); weak-lookup imports become
     // targets, their names interned (imports may share a name).
     let mut target_of: Vec<u32> = Vec::new();
@@ -799,7 +795,7 @@ fn chained_targets(
                 )
                 .map_err(|e| {
                     file.error(
-                        ErrorKind::from_parse(&e),
+                        e.kind,
                         format!(
                             "{arch}: chained fixups: segment {} page {page} (offsets from page {first}): {e}",
                             seg.name

@@ -23,7 +23,7 @@
 //!
 //! Size: every name the page shows — treemap labels, titles and keys, group keys, examples,
 //! printed symbols and templates — is clipped to [`NAME_LIMIT`] characters, its middle replaced
-//! by `…` ([`crate::analysis::check::clip_middle`]). A raw (mangled) name is written whole exactly once: in the
+//! by `…` ([`crate::text::clip_middle`]). A raw (mangled) name is written whole exactly once: in the
 //! `mangled` cell of its row of the symbols table (the groups table's `mangled` example is
 //! clipped too). So a name of any length adds at most its own length plus a bounded number of
 //! clipped copies: 200 names of 100 KB make a report of 21 MB, not 209 MB. Names of

@@ -10,11 +10,12 @@ pub mod markdown;
 pub mod process;
 pub mod process_diff;
 pub mod process_verify;
+pub mod schemas;
 pub mod sink;
 pub mod table;
 pub mod trend;
 
-pub use crate::analysis::check::clip_middle;
+pub use crate::text::clip_middle;
 
 /// Shown for a figure the input cannot give.
 pub(crate) const NOT_AVAILABLE: &str = "n/a";

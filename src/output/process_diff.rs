@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 /// The `command` of the JSON document.
-pub const COMMAND: &str = "process-diff";
+pub const COMMAND: &str = crate::schema::PROCESS_DIFF_COMMAND;
 
 fn status(d: &ImageDelta) -> &'static str {
     match d.status {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 /// The `command` of the JSON document.
-pub const COMMAND: &str = "process-verify";
+pub const COMMAND: &str = crate::schema::PROCESS_VERIFY_COMMAND;
 
 /// Renders the report as tables.
 pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()> {

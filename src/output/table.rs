@@ -1,12 +1,13 @@
 //! Human-readable output (`--format table`): a summary per image, then the group table.
 
-use crate::analysis::check::{CheckReport, clip_middle};
+use crate::analysis::check::CheckReport;
 use crate::analysis::diff::GroupDelta;
 use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
 use crate::output::{NOT_AVAILABLE, change, fig, signed};
+use crate::text::clip_middle;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 use std::io::{self, Write};
@@ -333,7 +334,7 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         }
         writeln!(out, "{t}")?;
         log_notes(out, s)?;
-        if s.input_kind == "object" {
+        if s.input_kind == crate::model::InputKind::Object {
             writeln!(
                 out,
                 "before linking: an upper bound of the weak definitions the linked image exports (export lists, -hidden-l, dead stripping and LTO remove some); weak binds and lookups exist only after linking\n"

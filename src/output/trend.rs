@@ -12,7 +12,7 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 /// The `command` of the JSON document.
-pub const COMMAND: &str = "trend";
+pub const COMMAND: &str = crate::schema::TREND_COMMAND;
 
 /// Marks the build a step leads to: the largest step.
 const LARGEST: &str = "◀ largest";

@@ -19,7 +19,6 @@
 
 pub mod bundle;
 pub mod load;
-pub mod merge;
 pub mod resolve;
 
 use crate::macho::file::{FileIdentity, SliceLocation};

@@ -109,17 +109,6 @@ pub enum Keys {
 }
 
 impl Keys {
-    /// The keys that grouping by `by` reads.
-    pub fn for_grouping(by: crate::analysis::group::GroupBy) -> Keys {
-        use crate::analysis::group::GroupBy;
-        match by {
-            GroupBy::Symbol | GroupBy::Origin(_) => Keys::None,
-            GroupBy::Pattern => Keys::All,
-            GroupBy::Template => Keys::TemplateOnly,
-            GroupBy::Namespace(_) => Keys::Template,
-        }
-    }
-
     /// These keys include `other`.
     pub fn include(self, other: Keys) -> bool {
         match self {
@@ -1210,10 +1199,6 @@ mod tests {
         assert!(Keys::Template.include(Keys::TemplateOnly));
         assert!(!Keys::TemplateOnly.include(Keys::Template));
         assert!(Keys::TemplateOnly.include(Keys::None));
-        assert_eq!(
-            Keys::for_grouping(crate::analysis::group::GroupBy::Template),
-            Keys::TemplateOnly
-        );
     }
 
     /// Every name of these tests, and ones that fail or are no C++ name at all.

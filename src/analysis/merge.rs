@@ -16,7 +16,7 @@
 use crate::analysis::coalesce::lookup_sequence;
 use crate::model::{Image, Lookup, Name};
 
-use super::Process;
+use crate::process::Process;
 
 /// The name of the merged image (its `image` in reports and baselines).
 pub const MERGED_NAME: &str = "process";
