@@ -752,3 +752,50 @@ fn scan_and_diff_append_markdown_to_the_job_summary() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Every `--flag` that README.md and docs/guide.md mention is one of weakscan's (in the help of
+/// some subcommand), or one of the other tools they quote (cargo, llvm-objdump, dyld_info).
+#[test]
+fn every_flag_the_docs_mention_exists() {
+    const OTHER_TOOLS: &[&str] = &[
+        "--locked",
+        "--path",
+        "--release",
+        "--macho",
+        "--weak-bind",
+        "--exports-trie",
+        "--dyld-info",
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut help = String::new();
+    let subcommands = [
+        "scan",
+        "diff",
+        "verify",
+        "check",
+        "baseline",
+        "trend",
+        "report",
+        "schema",
+        "completions",
+        "man",
+    ];
+    for args in std::iter::once(vec!["--help"]).chain(subcommands.map(|c| vec![c, "--help"])) {
+        let out = weakscan().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        help.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    let flag = regex::Regex::new(r"--[a-z][a-z0-9-]*").unwrap();
+    let mut missing = std::collections::BTreeSet::new();
+    for doc in ["README.md", "docs/guide.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for m in flag.find_iter(&text) {
+            let f = m.as_str().trim_end_matches('-');
+            let known = regex::Regex::new(&format!(r"{}\b", regex::escape(f))).unwrap();
+            if !OTHER_TOOLS.contains(&f) && !known.is_match(&help) {
+                missing.insert(format!("{doc}: {f}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "flags in no --help: {missing:?}");
+}
