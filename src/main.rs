@@ -4,17 +4,15 @@ use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// mimalloc: measured ~15% faster than the system allocator on `scripts/bench.sh` (demangling
-/// allocates heavily on two threads). Built with its `no_thp` feature: it no longer asks Linux
-/// for transparent huge pages, which the kernel zeroed 2 MiB at a time for a few KiB used
-/// (diff of two Node builds: 147 → 132 ms of CPU, peak memory 55 → 28 MB; docs/performance.md).
+/// mimalloc: faster than the system allocator where the demangling allocates heavily on every
+/// thread (docs/performance.md). Built with its `no_thp` feature, so it does not ask Linux for
+/// transparent huge pages, which the kernel zeroes 2 MiB at a time for a few KiB used.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // The pool's threads are started while the arguments are parsed (0.4–0.7 ms), not after:
-    // the first read of a scan began 0.69 → 0.51 ms into the run (medians of 40). A command that
-    // needs no pool only leaves two idle threads; whichever of this helper and the command asks
+    // The pool's threads are started while the arguments are parsed, not after, so the first
+    // read of a command starts sooner. A command that needs no pool only leaves idle threads; whichever of this helper and the command asks
     // first starts the pool, the other waits for it (`pool::pool`). The helper's stack is small:
     // it only spawns the pool's threads. If it cannot start, the command starts the pool.
     let _ = std::thread::Builder::new()
@@ -58,7 +56,7 @@ fn main() -> ExitCode {
 
 /// Ends the process with `code` once stdout and stderr are flushed, without the exit-time work
 /// of `exit(3)`: mimalloc's `mi_process_done` (its `init.c`) collects the main thread's heap
-/// page by page, ~0.35 ms of a 22 ms scan, for memory the system takes back anyway. The
+/// page by page, for memory the system takes back anyway. The
 /// command has already finished its output (`command::emit` flushed and synced it, reporting
 /// any error) and removed what it created; nothing else is registered with `atexit`.
 fn exit_now(code: u8) -> ! {

@@ -308,9 +308,9 @@ fn raw_ranks(raws: &[&str], entry: &[u32]) -> Vec<u32> {
 /// The members `0..key.len()` ordered by key rank, then raw rank, then number, where `key[m]`
 /// and `raw[m]` are member `m`'s ranks (each below the member count, as [`key_ranks`] and
 /// [`raw_ranks`] give them). Two stable counting sorts, by raw rank and then by key rank, over
-/// the members in number order: O(members + ranks), and no comparison (a comparison sort of
-/// Node.js's 16k members took 0.4–0.6 ms on the critical path, this ~0.24 ms, most of it the
-/// page faults of its four fresh lists).
+/// the members in number order: O(members + ranks), and no comparison, which on a Node.js
+/// build's 16k members costs about half a comparison sort (most of it the page faults of its
+/// four fresh lists).
 fn order_by_ranks(key: &[u32], raw: &[u32]) -> Vec<u32> {
     debug_assert_eq!(key.len(), raw.len());
     /// `items` stably sorted by `rank[item]`.

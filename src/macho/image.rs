@@ -227,8 +227,7 @@ fn read_image_deferred(
         .map(|s| s.vmaddr);
     // Export trie: LC_DYLD_EXPORTS_TRIE, else LC_DYLD_INFO's export range.
     let trie_range = lc.exports_trie.or(lc.dyld_info_exports);
-    // The export trie and the fixups are independent: read at the same time on the pool (a
-    // scan of one Node.js build: 8-10 ms and 4-6 ms).
+    // The export trie and the fixups are independent: read at the same time on the pool.
     let read_trie = || -> Result<TrieRead> {
         let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
         // Strong exports of operator new/delete (the treat-as-weak names a main executable may
@@ -305,9 +304,9 @@ fn read_image_deferred(
                     let ctx = |e| ctx("weak-bind stream", e);
                     // One pass: a target's binds are consecutive in the stream (a new target
                     // starts at each SET_SYMBOL or addend change), so the sites are collected in
-                    // order and then cut into each target's list, allocated once at its size.
-                    // (Two passes, the first to count, interned every name twice: 8k names,
-                    // 2-3 ms on Node.js 22.) At most `MAX_BIND_LOCATIONS` sites, 16 bytes
+                    // order and then cut into each target's list, allocated once at its size
+                    // (a first pass to count would intern every name twice). At most
+                    // `MAX_BIND_LOCATIONS` sites, 16 bytes
                     // each, are held twice for that moment.
                     let mut heads: Vec<(u32, i64, u32)> = Vec::new(); // symbol, addend, sites
                     let mut sites: Vec<Site> = Vec::new();
@@ -679,7 +678,7 @@ impl NameFilter {
         for n in names {
             let s = Self::slot(n.as_bytes());
             bits[s / 64] |= 1 << (s % 64);
-            // memchr's vector search: std's `contains` took ~175 instructions a name (callgrind).
+            // memchr's vector search, cheaper per name than std's `contains`.
             escaped |= memchr::memchr(b'\\', n.as_bytes()).is_some();
         }
         NameFilter { bits, escaped }
