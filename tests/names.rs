@@ -19,7 +19,10 @@ use crate::util::{all_fixtures, json, required};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use weakscan::analysis::demangle::{NameKind, Printer, demangle_all_with, printer::printer};
+use std::sync::OnceLock;
+use weakscan::analysis::demangle::{
+    Demangled, NameKind, Printer, demangle_all_with, printer::printer,
+};
 
 /// `llvm-cxxfilt` from LLVM 22, if installed (`WEAKSCAN_LLVM_CXXFILT` overrides the path).
 fn llvm_cxxfilt() -> Option<PathBuf> {
@@ -189,7 +192,7 @@ fn every_symbol_table_name_of_node_prints_as_llvm_cxxfilt() {
     if raws.is_empty() {
         return;
     }
-    let names = demangle_all_with(raws.iter().map(String::as_str), Printer::Libcxxabi).unwrap();
+    let names = demangled(Printer::Libcxxabi);
     let reference = cxxfilt(&tool, &raws);
     let mut wrong = Vec::new();
     for (raw, llvm) in raws.iter().zip(&reference) {
@@ -245,6 +248,35 @@ fn balanced(key: &str) -> bool {
         }
     }
     open.is_empty()
+}
+
+/// [`weak_names_of_fixtures_and_node`], read once per test run.
+fn weak_names() -> &'static (Vec<String>, bool) {
+    static NAMES: OnceLock<(Vec<String>, bool)> = OnceLock::new();
+    NAMES.get_or_init(weak_names_of_fixtures_and_node)
+}
+
+/// Every name of [`weak_names`] and [`symbol_table_names`], sorted and distinct (read once).
+fn all_names() -> &'static [String] {
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut raws = weak_names().0.clone();
+        raws.extend(symbol_table_names());
+        raws.sort();
+        raws.dedup();
+        raws
+    })
+}
+
+/// [`all_names`] demangled with `printer`, once per test run (the names tests share it).
+fn demangled(printer: Printer) -> &'static Demangled<'static> {
+    static WITH: [OnceLock<Demangled<'static>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = match printer {
+        Printer::Libcxxabi => 0,
+        Printer::CppDemangle => 1,
+    };
+    WITH[slot]
+        .get_or_init(|| demangle_all_with(all_names().iter().map(String::as_str), printer).unwrap())
 }
 
 /// The distinct raw names `scan --by symbol` lists for every fixture and the CI Node builds
@@ -311,11 +343,11 @@ fn patterns_agree_with_the_printed_names() {
     if reference().is_none() {
         return;
     }
-    let (raws, _) = weak_names_of_fixtures_and_node();
-    let names = demangle_all_with(raws.iter().map(String::as_str), Printer::Libcxxabi).unwrap();
+    let raws = &weak_names().0;
+    let names = demangled(Printer::Libcxxabi);
     let mut wrong = Vec::new();
     let mut checked = 0;
-    for raw in &raws {
+    for raw in raws {
         let n = names.lookup(raw);
         if n.kind != NameKind::Cxx {
             continue;
@@ -362,14 +394,10 @@ fn pattern_proper_len(n: &weakscan::analysis::demangle::SymbolName) -> usize {
 /// the names read together decide.
 #[test]
 fn keys_are_the_same_with_either_printer_on_every_name() {
-    let (mut raws, node_read) = weak_names_of_fixtures_and_node();
-    raws.extend(symbol_table_names());
-    raws.sort();
-    raws.dedup();
-    let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle]
-        .map(|p| demangle_all_with(raws.iter().map(String::as_str), p).unwrap());
+    let (raws, node_read) = (all_names(), weak_names().1);
+    let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle].map(demangled);
     let mut wrong = Vec::new();
-    for raw in &raws {
+    for raw in raws {
         let (x, y) = (a.lookup(raw), b.lookup(raw));
         let keys = |n: &weakscan::analysis::demangle::SymbolName| {
             let depth = n.namespace_components();
