@@ -5,9 +5,8 @@
 //! This module only parses: [`Cli::request`] turns the arguments into a
 //! [`crate::command::Request`], which [`crate::command::run`] carries out.
 
-use crate::analysis::attribute::OriginLevel;
 use crate::analysis::check::Figure;
-use crate::analysis::group::GroupBy;
+use crate::analysis::group::{GroupBy, GroupByName};
 use crate::analysis::trend::Sort;
 use crate::command::baseline::BaselineRequest;
 use crate::command::check::{CheckFormat, CheckRequest};
@@ -225,7 +224,7 @@ pub struct CheckArgs {
     /// How group budgets, allowed groups and offending groups group symbols (default: the
     /// policy's, else template).
     #[arg(long = "by", value_enum)]
-    pub by: Option<ByArg>,
+    pub by: Option<GroupByName>,
     /// Namespace components kept by namespace grouping (default 2).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: Option<u16>,
@@ -260,8 +259,8 @@ pub struct BaselineArgs {
     #[arg(long, value_enum, default_value_t = ArchArg::All)]
     pub arch: ArchArg,
     /// The grouping of the recorded groups and of each symbol's `group` key.
-    #[arg(long = "by", value_enum, default_value_t = ByArg::Template)]
-    pub by: ByArg,
+    #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
+    pub by: GroupByName,
     /// Namespace components kept by `--by namespace`.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: u16,
@@ -285,8 +284,8 @@ pub struct TrendArgs {
     #[arg(long, value_enum, default_value_t = ArchArg::All)]
     pub arch: ArchArg,
     /// How the groups of each flagged step are grouped.
-    #[arg(long = "by", value_enum, default_value_t = ByArg::Template)]
-    pub by: ByArg,
+    #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
+    pub by: GroupByName,
     /// Namespace components kept by `--by namespace`.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: u16,
@@ -349,7 +348,7 @@ impl TrendArgs {
                     KindArg::Log => FileKind::Log,
                 }),
             },
-            group_by: self.by.group_by(self.depth),
+            group_by: self.by.with_depth(usize::from(self.depth)),
             top: self.top,
             format: match self.format {
                 TrendFormatArg::Table => command::Format::Table,
@@ -411,8 +410,8 @@ pub struct CommonOpts {
     #[arg(long, value_enum, default_value_t = ArchArg::All)]
     pub arch: ArchArg,
     /// How to group symbols.
-    #[arg(long = "by", value_enum, default_value_t = ByArg::Template)]
-    pub by: ByArg,
+    #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
+    pub by: GroupByName,
     /// Namespace components kept by `--by namespace`.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: u16,
@@ -521,26 +520,6 @@ pub enum ArchArg {
     All,
 }
 
-/// `--by`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ByArg {
-    /// Each symbol on its own.
-    Symbol,
-    /// Template-argument and parameter lists collapsed.
-    Pattern,
-    /// The outermost templated entity.
-    Template,
-    /// The leading namespace components (`--depth`).
-    Namespace,
-    /// The static library (or loose object file) each symbol was linked from (debug map,
-    /// `--map` or `--dsym`).
-    Library,
-    /// The object file (archive member) each symbol was linked from.
-    Object,
-    /// The source file each symbol was compiled from.
-    Source,
-}
-
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -562,20 +541,6 @@ impl ArchArg {
             ArchArg::Arm64 => ArchFilter::Only("arm64".into()),
             ArchArg::Arm64e => ArchFilter::Only("arm64e".into()),
             ArchArg::X86_64 => ArchFilter::Only("x86_64".into()),
-        }
-    }
-}
-
-impl ByArg {
-    fn group_by(self, depth: u16) -> GroupBy {
-        match self {
-            ByArg::Symbol => GroupBy::Symbol,
-            ByArg::Pattern => GroupBy::Pattern,
-            ByArg::Template => GroupBy::Template,
-            ByArg::Namespace => GroupBy::Namespace(usize::from(depth)),
-            ByArg::Library => GroupBy::Origin(OriginLevel::Library),
-            ByArg::Object => GroupBy::Origin(OriginLevel::Object),
-            ByArg::Source => GroupBy::Origin(OriginLevel::Source),
         }
     }
 }
@@ -636,7 +601,9 @@ impl CheckArgs {
             depth: self.depth.map(usize::from),
             flags: Flags {
                 baseline: self.baseline.clone(),
-                group_by: self.by.map(|b| b.group_by(self.depth.unwrap_or(2))),
+                group_by: self
+                    .by
+                    .map(|b| b.with_depth(usize::from(self.depth.unwrap_or(2)))),
                 group_figure: self.group_figure.map(FigureArg::figure),
                 rules,
             },
@@ -658,7 +625,7 @@ impl CommonOpts {
     }
 
     fn group_by(&self) -> GroupBy {
-        self.by.group_by(self.depth)
+        self.by.with_depth(usize::from(self.depth))
     }
 
     fn read_options(&self) -> ReadOptions {
@@ -769,7 +736,7 @@ impl Cli {
                 origin: args.origin.files(),
                 output: args.output.clone(),
                 arch: args.arch.filter(),
-                group_by: args.by.group_by(args.depth),
+                group_by: args.by.with_depth(usize::from(args.depth)),
             }),
             Command::Scan {
                 files,

@@ -13,21 +13,6 @@ pub const PROCESS_VERIFY_COMMAND: &str = "process-verify";
 /// The `command` value of a trend (`weakscan trend FILE… --format json`).
 pub const TREND_COMMAND: &str = "trend";
 
-/// The `group_by` value of a JSON document, as [`crate::analysis::group::GroupBy::as_str`]
-/// writes it (the namespace depth is a separate field). Only its JSON Schema is used.
-#[derive(schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
-pub(crate) enum GroupByName {
-    Symbol,
-    Pattern,
-    Template,
-    Namespace,
-    Library,
-    Object,
-    Source,
-}
-
 /// A `--format json` document (or baseline file) that has a JSON Schema
 /// (`weakscan schema NAME`, `docs/schemas/NAME.schema.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -126,7 +111,7 @@ mod tests {
 
     #[test]
     fn group_by_name_lists_what_group_by_writes() {
-        let schema = schemars::schema_for!(super::GroupByName).to_value();
+        let schema = schemars::schema_for!(crate::analysis::group::GroupByName).to_value();
         let mut listed: Vec<String> = schema["enum"]
             .as_array()
             .expect("a string enum")

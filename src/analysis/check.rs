@@ -269,7 +269,7 @@ pub struct CheckReport {
     pub baseline: Option<String>,
     /// The grouping of group budgets and offending groups (`template`, `namespace`, …).
     #[serde(serialize_with = "group_by_name")]
-    #[schemars(with = "crate::schema::GroupByName")]
+    #[schemars(with = "crate::analysis::group::GroupByName")]
     pub group_by: GroupBy,
     /// The namespace depth, with namespace grouping.
     #[serde(skip_serializing_if = "Option::is_none")]

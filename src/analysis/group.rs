@@ -85,6 +85,51 @@ impl GroupBy {
     }
 }
 
+/// The `group_by` value of a JSON document, as [`GroupBy::as_str`] writes it (the namespace
+/// depth is a separate field); also `--by` and the policy's `[grouping] by`. Each value's
+/// meaning is its `--by` help (`#[value(help)]`, kept off the variants' docs so that the JSON
+/// Schema lists the values as a plain string enum).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[schemars(
+    description = "How symbols are grouped, as `--by` names it (the namespace depth is a separate field)."
+)]
+pub enum GroupByName {
+    #[value(help = "Each symbol on its own")]
+    Symbol,
+    #[value(help = "Template-argument and parameter lists collapsed")]
+    Pattern,
+    #[value(help = "The outermost templated entity")]
+    Template,
+    #[value(help = "The leading namespace components (`--depth`)")]
+    Namespace,
+    #[value(
+        help = "The static library (or loose object file) each symbol was linked from (debug map, `--map` or `--dsym`)"
+    )]
+    Library,
+    #[value(help = "The object file (archive member) each symbol was linked from")]
+    Object,
+    #[value(help = "The source file each symbol was compiled from")]
+    Source,
+}
+
+impl GroupByName {
+    /// The grouping, with `depth` namespace components for [`GroupByName::Namespace`].
+    pub fn with_depth(self, depth: usize) -> GroupBy {
+        match self {
+            GroupByName::Symbol => GroupBy::Symbol,
+            GroupByName::Pattern => GroupBy::Pattern,
+            GroupByName::Template => GroupBy::Template,
+            GroupByName::Namespace => GroupBy::Namespace(depth),
+            GroupByName::Library => GroupBy::Origin(OriginLevel::Library),
+            GroupByName::Object => GroupBy::Origin(OriginLevel::Object),
+            GroupByName::Source => GroupBy::Origin(OriginLevel::Source),
+        }
+    }
+}
+
 /// The four figures of a group (or of a whole image); `None` where the input cannot give the
 /// figure (see [`Image`]'s accessors: a log has no exports, and may lack sites or lookups).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]

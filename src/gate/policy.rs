@@ -27,8 +27,7 @@
 
 use super::Figure;
 use super::pattern::Pattern;
-use crate::analysis::attribute::OriginLevel;
-use crate::analysis::group::GroupBy;
+use crate::analysis::group::{GroupBy, GroupByName};
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::cursor::symbol_name;
 use serde::Deserialize;
@@ -217,23 +216,10 @@ struct ArchBaselineTable {
     figures: Option<Vec<Figure>>,
 }
 
-/// `grouping.by`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum ByName {
-    Template,
-    Namespace,
-    Pattern,
-    Symbol,
-    Library,
-    Object,
-    Source,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GroupingTable {
-    by: Option<ByName>,
+    by: Option<GroupByName>,
     depth: Option<Spanned<u64>>,
     figure: Option<Spanned<Figure>>,
 }
@@ -428,16 +414,8 @@ impl Policy {
                 Some(d) => *d.get_ref() as usize,
                 None => 2,
             };
-            policy.group_by = match by {
-                ByName::Template => GroupBy::Template,
-                ByName::Pattern => GroupBy::Pattern,
-                ByName::Symbol => GroupBy::Symbol,
-                ByName::Namespace => GroupBy::Namespace(depth),
-                ByName::Library => GroupBy::Origin(OriginLevel::Library),
-                ByName::Object => GroupBy::Origin(OriginLevel::Object),
-                ByName::Source => GroupBy::Origin(OriginLevel::Source),
-            };
-            if let (Some(d), false) = (&doc.grouping.depth, by == ByName::Namespace) {
+            policy.group_by = by.with_depth(depth);
+            if let (Some(d), false) = (&doc.grouping.depth, by == GroupByName::Namespace) {
                 return Err(at(
                     d.span(),
                     "depth applies only to by = \"namespace\"".into(),

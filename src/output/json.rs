@@ -17,7 +17,7 @@ pub(crate) struct ScanJson<'a> {
     command: &'static str,
     /// Which code printed the C++ names (`--version` says the same).
     names_printed_by: crate::analysis::demangle::Printer,
-    #[schemars(with = "crate::schema::GroupByName")]
+    #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
     images: Vec<&'a ImageSummary>,
     #[schemars(with = "Vec<ArchGroup<'static>>")]
@@ -69,7 +69,7 @@ pub(crate) struct DiffJson<'a> {
     command: &'static str,
     /// Which code printed the C++ names (`--version` says the same).
     names_printed_by: crate::analysis::demangle::Printer,
-    #[schemars(with = "crate::schema::GroupByName")]
+    #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
     old: Vec<&'a ImageSummary>,
     new: Vec<&'a ImageSummary>,
@@ -281,7 +281,7 @@ pub(crate) struct VerifyJson<'a> {
     command: &'static str,
     /// Which code printed the C++ names (`--version` says the same).
     names_printed_by: crate::analysis::demangle::Printer,
-    #[schemars(with = "crate::schema::GroupByName")]
+    #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
     binary: &'a ImageSummary,
     log: &'a ImageSummary,

@@ -387,7 +387,7 @@ pub(crate) struct TrendJson<'a> {
     command: &'static str,
     /// Which code printed the C++ names (`--version` says the same).
     names_printed_by: crate::analysis::demangle::Printer,
-    #[schemars(with = "crate::schema::GroupByName")]
+    #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
     #[serde(flatten)]
     report: &'a TrendReport,
