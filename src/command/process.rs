@@ -30,8 +30,8 @@ pub struct ProcessRequest {
 pub fn run(req: &ProcessRequest) -> Result<u8> {
     let processes = load_processes(&req.input, &req.load)?;
     // Reading the images freed as much as their models hold (file buffers, names before
-    // interning): returned to the system before the coalescing allocates its tables (1 GiB
-    // 20-image process: peak 190 -> 172 MB, docs/performance.md).
+    // interning): returned to the system before the coalescing allocates its tables, which
+    // lowers the peak of a large process.
     crate::memory::release_freed();
     let reports = processes.iter().map(coalesce).collect::<Result<Vec<_>>>()?;
     emit(req.output.as_ref(), |out| match req.format {
