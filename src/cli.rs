@@ -230,7 +230,7 @@ pub struct CheckArgs {
     pub depth: Option<u16>,
     /// The figure group budgets limit (default: the policy's, else weak_bind_symbols).
     #[arg(long, value_enum)]
-    pub group_figure: Option<FigureArg>,
+    pub group_figure: Option<Figure>,
     /// Offending groups shown per failing image.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
@@ -276,8 +276,8 @@ pub struct TrendArgs {
     /// The order of the builds: as given, or by the version in each path (the first N.N[.N…]
     /// below the directories they share, e.g. .cache/node/22.12.0/node → 22.12.0; equal
     /// versions keep the given order).
-    #[arg(long, value_enum, default_value_t = SortArg::Input)]
-    pub sort: SortArg,
+    #[arg(long, value_enum, default_value_t = Sort::Input)]
+    pub sort: Sort,
     #[command(flatten)]
     pub process: ProcessOpts,
     /// Which slice of universal files to follow (default: each arch every build has).
@@ -297,22 +297,13 @@ pub struct TrendArgs {
     pub format: TrendFormatArg,
     /// Read inputs as this kind instead of detecting it from their first bytes.
     #[arg(long, value_enum, value_name = "KIND")]
-    pub input_kind: Option<KindArg>,
+    pub input_kind: Option<FileKind>,
     /// The process of each log to read (default: the first PID in it).
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
     /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
-}
-
-/// `trend --sort`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SortArg {
-    /// As given on the command line.
-    Input,
-    /// By the version in each path.
-    Version,
 }
 
 /// `trend --format`.
@@ -336,17 +327,11 @@ impl TrendArgs {
                 .process
                 .load(&self.files.iter().collect::<Vec<_>>(), arch.clone())?,
             files: self.files.clone(),
-            sort: match self.sort {
-                SortArg::Input => Sort::Input,
-                SortArg::Version => Sort::Version,
-            },
+            sort: self.sort,
             read: ReadOptions {
                 arch,
                 pid: self.pid,
-                kind: self.input_kind.map(|k| match k {
-                    KindArg::Binary => FileKind::Binary,
-                    KindArg::Log => FileKind::Log,
-                }),
+                kind: self.input_kind,
             },
             group_by: self.by.with_depth(usize::from(self.depth)),
             top: self.top,
@@ -358,20 +343,6 @@ impl TrendArgs {
             output: self.output.clone(),
         })
     }
-}
-
-/// A gated figure on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FigureArg {
-    /// Predicted weak-def lookups.
-    #[value(name = "predicted_weak_lookups")]
-    PredictedWeakLookups,
-    /// Weak-def exports.
-    #[value(name = "weak_def_exports")]
-    WeakDefExports,
-    /// Weak-bound symbols.
-    #[value(name = "weak_bind_symbols")]
-    WeakBindSymbols,
 }
 
 /// `check --format`.
@@ -423,7 +394,7 @@ pub struct CommonOpts {
     pub format: Format,
     /// Read inputs as this kind instead of detecting it from their first bytes.
     #[arg(long, value_enum, value_name = "KIND")]
-    pub input_kind: Option<KindArg>,
+    pub input_kind: Option<FileKind>,
     /// The process of a log to read (default: the first PID in it).
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
@@ -497,15 +468,6 @@ impl OriginOpts {
     }
 }
 
-/// `--input-kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum KindArg {
-    /// A Mach-O file.
-    Binary,
-    /// A DYLD_PRINT_BINDINGS log.
-    Log,
-}
-
 /// `--arch`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {
@@ -541,16 +503,6 @@ impl ArchArg {
             ArchArg::Arm64 => ArchFilter::Only("arm64".into()),
             ArchArg::Arm64e => ArchFilter::Only("arm64e".into()),
             ArchArg::X86_64 => ArchFilter::Only("x86_64".into()),
-        }
-    }
-}
-
-impl FigureArg {
-    fn figure(self) -> Figure {
-        match self {
-            FigureArg::PredictedWeakLookups => Figure::PredictedWeakLookups,
-            FigureArg::WeakDefExports => Figure::WeakDefExports,
-            FigureArg::WeakBindSymbols => Figure::WeakBindSymbols,
         }
     }
 }
@@ -604,7 +556,7 @@ impl CheckArgs {
                 group_by: self
                     .by
                     .map(|b| b.with_depth(usize::from(self.depth.unwrap_or(2)))),
-                group_figure: self.group_figure.map(FigureArg::figure),
+                group_figure: self.group_figure,
                 rules,
             },
             top: self.top,
@@ -632,10 +584,7 @@ impl CommonOpts {
         ReadOptions {
             arch: self.filter(),
             pid: self.pid,
-            kind: self.input_kind.map(|k| match k {
-                KindArg::Binary => FileKind::Binary,
-                KindArg::Log => FileKind::Log,
-            }),
+            kind: self.input_kind,
         }
     }
 

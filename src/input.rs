@@ -29,12 +29,14 @@ pub const DETECT_BYTES: usize = 4096;
 /// Most bytes of a Mach-O file read from a stream (stdin, a FIFO) into memory: 1 GiB. A file
 /// on disk has no such limit (it is read by byte range).
 pub const MAX_STREAM_BINARY_BYTES: u64 = 1 << 30;
-/// A binary or a log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A binary or a log (also `--input-kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FileKind {
     /// A Mach-O file, thin or universal.
+    #[value(help = "A Mach-O file")]
     Binary,
     /// A `DYLD_PRINT_BINDINGS` log.
+    #[value(help = "A DYLD_PRINT_BINDINGS log")]
     Log,
 }
 

@@ -22,17 +22,23 @@ use std::collections::BTreeSet;
     Serialize,
     Deserialize,
     schemars::JsonSchema,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
 pub enum Figure {
     /// `predicted_weak_lookups`: predicted "looking for weak-def symbol" lines.
+    #[value(help = "Predicted weak-def lookups")]
     PredictedWeakLookups,
     /// `weak_def_exports`: export-trie terminals flagged `WEAK_DEFINITION`.
+    #[value(help = "Weak-def exports")]
     WeakDefExports,
     /// `weak_bind_symbols`: distinct weak-bound symbols.
+    #[value(help = "Weak-bound symbols")]
     WeakBindSymbols,
     /// `trie_probes`: export-trie probes of a whole process's lookups (processes only; not
     /// reduced by the allowlist: a probe is paid whatever the name).
+    #[value(skip)] // not a group figure, so no value of `--group-figure`
     TrieProbes,
 }
 

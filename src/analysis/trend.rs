@@ -170,12 +170,14 @@ pub struct LeftOut {
 }
 
 /// The order of the builds (`--sort`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Sort {
     /// As given.
+    #[value(help = "As given on the command line")]
     Input,
     /// By the version in each path ([`order_by_version`]).
+    #[value(help = "By the version in each path")]
     Version,
 }
 
