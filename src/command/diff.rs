@@ -1,14 +1,13 @@
 //! `weakscan diff OLD NEW`: two builds (binaries or logs, in any pair) compared.
 
 use super::builds::read_builds;
-use super::{Format, emit, one_stdin};
+use super::{Format, emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
 use crate::analysis::report::diff_report_with;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
-use crate::output;
 use crate::process::load::LoadOptions;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -68,15 +67,7 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
         &names,
     )?;
     report.demangle_failures = names.failures;
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Table => output::table::diff(out, &report),
-        Format::Json => output::json::diff(out, &report),
-        Format::Markdown => output::markdown::diff(out, &report),
-        Format::Github => output::github::diff(out, &report),
-    })?;
-    if matches!(req.format, Format::Markdown | Format::Github) {
-        super::append_step_summary(|w| output::markdown::diff(w, &report));
-    }
+    emit_report(req.output.as_ref(), req.format, &report)?;
     crate::memory::discard(report);
     crate::memory::discard((old_images, new_images, names));
     crate::memory::discard(store);
@@ -125,14 +116,6 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
         req.top,
         pair,
     )?;
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Json => output::process_diff::json(out, &report),
-        Format::Markdown => output::process_diff::markdown(out, &report),
-        Format::Github => output::process_diff::github(out, &report),
-        Format::Table => output::process_diff::table_out(out, &report),
-    })?;
-    if matches!(req.format, Format::Markdown | Format::Github) {
-        super::append_step_summary(|w| output::process_diff::markdown(w, &report));
-    }
+    emit_report(req.output.as_ref(), req.format, &report)?;
     Ok(0)
 }

@@ -185,6 +185,26 @@ pub fn run(req: &Request) -> Result<u8> {
 /// Opens `output` (stdout when `None` or `-`), lets `render` write the report into it and
 /// completes it. Errors: the output cannot be opened, written, synced or renamed; each names
 /// the destination.
+pub fn emit_report(
+    output: Option<&PathBuf>,
+    format: Format,
+    report: &dyn crate::output::render::Render,
+) -> Result<()> {
+    emit(output, |out| match format {
+        Format::Table => report.table(out),
+        Format::Json => report.json(out),
+        Format::Markdown => report.markdown(out),
+        Format::Github => report.github(out),
+    })?;
+    if matches!(format, Format::Markdown | Format::Github) {
+        append_step_summary(|w| report.markdown(w));
+    }
+    Ok(())
+}
+
+/// Writes what `render` writes to `output` (or stdout) through [`Sink`].
+///
+/// Errors: opening, writing or finishing the output, naming it.
 pub fn emit(
     output: Option<&PathBuf>,
     render: impl FnOnce(&mut Sink) -> io::Result<()>,

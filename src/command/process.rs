@@ -2,7 +2,7 @@
 //! executable and the dylibs dyld loads with it ([`crate::process`]), coalesced as dyld4 does
 //! it ([`crate::analysis::coalesce`]).
 
-use super::{Format, emit};
+use super::{Format, emit_report};
 use crate::analysis::coalesce::coalesce;
 use crate::error::Result;
 use crate::output;
@@ -34,15 +34,11 @@ pub fn run(req: &ProcessRequest) -> Result<u8> {
     // lowers the peak of a large process.
     crate::memory::release_freed();
     let reports = processes.iter().map(coalesce).collect::<Result<Vec<_>>>()?;
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Json => output::process::json(out, &reports),
-        Format::Markdown => output::process::markdown(out, &reports, req.top),
-        Format::Github => output::process::github(out, &reports),
-        Format::Table => output::process::table_out(out, &reports, req.top),
-    })?;
-    if matches!(req.format, Format::Markdown | Format::Github) {
-        super::append_step_summary(|w| output::process::markdown(w, &reports, req.top));
-    }
+    let processes = output::render::Processes {
+        reports: &reports,
+        top: req.top,
+    };
+    emit_report(req.output.as_ref(), req.format, &processes)?;
     Ok(0)
 }
 

@@ -1,7 +1,7 @@
 //! `weakscan scan FILE…`: weak definitions, weak binds and lookups of binaries or logs, grouped.
 
 use super::builds::read_builds;
-use super::{Format, emit, one_binary_for, one_stdin};
+use super::{Format, emit_report, one_binary_for, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report_with;
 use crate::analysis::visibility::visibility_report;
@@ -10,7 +10,6 @@ use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
 use crate::origin::compile_db::{CompileDbIndex, parse_compile_db};
-use crate::output;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -64,15 +63,7 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
             }
         }
     }
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Table => output::table::scan(out, &report),
-        Format::Json => output::json::scan(out, &report),
-        Format::Markdown => output::markdown::scan(out, &report),
-        Format::Github => output::github::scan(out, &report),
-    })?;
-    if matches!(req.format, Format::Markdown | Format::Github) {
-        super::append_step_summary(|w| output::markdown::scan(w, &report));
-    }
+    emit_report(req.output.as_ref(), req.format, &report)?;
     crate::memory::discard(report);
     crate::memory::discard(images);
     crate::memory::discard(store);

@@ -1,12 +1,11 @@
 //! `weakscan trend FILE…`: a series of builds (binaries, logs or whole processes), each read
 //! once and all in parallel, followed by [`crate::analysis::trend`].
 
-use super::{Format, emit, one_stdin};
+use super::{Format, emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::trend::{Build, Sort, order_by_version, trend, version_in};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
-use crate::output;
 use crate::process::load::LoadOptions;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -70,14 +69,7 @@ pub fn run(req: &TrendRequest) -> Result<u8> {
         .into_iter()
         .collect::<Result<Vec<Build>>>()?;
     let report = trend(&builds, req.group_by, req.top, req.sort)?;
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Json => output::trend::json(out, &report),
-        Format::Markdown => output::trend::markdown(out, &report),
-        _ => output::trend::table_out(out, &report),
-    })?;
-    if req.format == Format::Markdown {
-        super::append_step_summary(|w| output::trend::markdown(w, &report));
-    }
+    emit_report(req.output.as_ref(), req.format, &report)?;
     Ok(0)
 }
 

@@ -10,6 +10,7 @@ pub mod markdown;
 pub mod process;
 pub mod process_diff;
 pub mod process_verify;
+pub mod render;
 pub mod schemas;
 pub mod sink;
 pub mod table;
