@@ -799,3 +799,31 @@ fn every_flag_the_docs_mention_exists() {
     }
     assert!(missing.is_empty(), "flags in no --help: {missing:?}");
 }
+
+/// A name that cannot be demangled is shown raw and counted, with one wording in every format
+/// ("1 symbol names" and "names … (shown raw)" were two wordings, one of them ungrammatical).
+#[test]
+fn names_shown_raw_are_noted_in_one_wording() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("raw.log");
+    std::fs::write(
+        &log,
+        "dyld[1]: looking for weak-def symbol '__ZN2v8':\ndyld[1]:   using '__ZN2v8' in /x\n",
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    for (format, prefix) in [("table", "note: "), ("markdown", "> note: ")] {
+        let out = weakscan()
+            .args(["scan", "--format", format, log])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let want = format!("{prefix}1 symbol name could not be demangled and is shown raw");
+        assert_eq!(text.matches(&want).count(), 1, "{format}:\n{text}");
+        assert!(text.contains("__ZN2v8"), "{format}:\n{text}");
+    }
+    assert_eq!(
+        weakscan::output::demangle_note(3),
+        "3 symbol names could not be demangled and are shown raw"
+    );
+}

@@ -136,8 +136,8 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
     if r.demangle_failures > 0 {
         writeln!(
             out,
-            "> note: {} symbols could not be demangled and are shown raw\n",
-            r.demangle_failures
+            "> note: {}\n",
+            super::demangle_note(r.demangle_failures)
         )?;
     }
     Ok(())
@@ -368,6 +368,13 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
         }
         out.write_all(b"\n")?;
+    }
+    if r.demangle_failures > 0 {
+        writeln!(
+            out,
+            "> note: {}\n",
+            super::demangle_note(r.demangle_failures)
+        )?;
     }
     Ok(())
 }

@@ -44,3 +44,12 @@ pub(crate) fn change(old: Option<usize>, new: Option<usize>) -> String {
         None => format!("{d:+} (new)"),
     }
 }
+
+/// The one wording of the note on names shown raw because they could not be demangled
+/// (`failures` of them, more than 0): `3 symbol names could not be demangled and are shown raw`.
+pub fn demangle_note(failures: usize) -> String {
+    match failures {
+        1 => "1 symbol name could not be demangled and is shown raw".to_string(),
+        n => format!("{n} symbol names could not be demangled and are shown raw"),
+    }
+}

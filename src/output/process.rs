@@ -148,11 +148,7 @@ pub fn table_out(
             }
         }
         if p.demangle_failures > 0 {
-            writeln!(
-                out,
-                "{} names could not be demangled (shown raw)",
-                p.demangle_failures
-            )?;
+            writeln!(out, "note: {}", super::demangle_note(p.demangle_failures))?;
         }
     }
     Ok(())
@@ -300,8 +296,8 @@ pub fn markdown(
         if p.demangle_failures > 0 {
             writeln!(
                 out,
-                "\n{} names could not be demangled (shown raw).",
-                p.demangle_failures
+                "\n> note: {}",
+                super::demangle_note(p.demangle_failures)
             )?;
         }
         writeln!(out)?;

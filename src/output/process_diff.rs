@@ -223,11 +223,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
         }
     }
     if r.demangle_failures > 0 {
-        writeln!(
-            out,
-            "{} names could not be demangled (shown raw)",
-            r.demangle_failures
-        )?;
+        writeln!(out, "note: {}", super::demangle_note(r.demangle_failures))?;
     }
     Ok(())
 }

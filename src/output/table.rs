@@ -551,10 +551,7 @@ fn from_cell(from: Option<&GroupFrom>) -> Cell {
 
 fn demangle_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
     if failures > 0 {
-        writeln!(
-            out,
-            "note: {failures} symbols could not be demangled and are shown raw"
-        )?;
+        writeln!(out, "note: {}", super::demangle_note(failures))?;
     }
     Ok(())
 }

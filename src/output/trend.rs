@@ -238,11 +238,7 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
     }
     left_out(out, r, false)?;
     if r.demangle_failures > 0 {
-        writeln!(
-            out,
-            "{} names could not be demangled (shown raw)",
-            r.demangle_failures
-        )?;
+        writeln!(out, "note: {}", super::demangle_note(r.demangle_failures))?;
     }
     Ok(())
 }
