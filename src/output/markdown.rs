@@ -133,13 +133,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         }
         out.write_all(b"\n")?;
     }
-    if r.demangle_failures > 0 {
-        writeln!(
-            out,
-            "> note: {}\n",
-            super::demangle_note(r.demangle_failures)
-        )?;
-    }
+    raw_names_note(out, r.demangle_failures)?;
     Ok(())
 }
 
@@ -369,12 +363,14 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         }
         out.write_all(b"\n")?;
     }
-    if r.demangle_failures > 0 {
-        writeln!(
-            out,
-            "> note: {}\n",
-            super::demangle_note(r.demangle_failures)
-        )?;
+    raw_names_note(out, r.demangle_failures)?;
+    Ok(())
+}
+
+/// The note on `failures` names shown raw (nothing when 0), as a Markdown quote.
+pub(crate) fn raw_names_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
+    if failures > 0 {
+        writeln!(out, "> note: {}\n", super::demangle_note(failures))?;
     }
     Ok(())
 }
