@@ -60,6 +60,10 @@ pub struct GroupDelta {
     pub example: String,
     /// `example`'s raw Mach-O symbol name.
     pub example_mangled: String,
+    /// Where the group's symbols were compiled (from the new build when it has the group),
+    /// when that image has an attribution and the grouping is not by origin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<super::group::GroupFrom>,
 }
 
 /// Pairs the groups of two builds by key; sorted by |Δ lookups|, then |Δ weak-bound symbols|,
@@ -79,10 +83,12 @@ pub fn diff_groups(
         .map(|p| {
             // The example from the new build when it has the group.
             let shown = p.new.map(|i| &new[i]).or(p.old.map(|i| &old[i]));
-            p.delta(
+            let mut d = p.delta(
                 shown.map(|g| g.example.clone()).unwrap_or_default(),
                 shown.map(|g| g.example_mangled.clone()).unwrap_or_default(),
-            )
+            );
+            d.from = shown.and_then(|g| g.from.clone());
+            d
         })
         .collect()
 }
@@ -116,6 +122,7 @@ impl Paired<'_> {
             delta: self.change,
             example,
             example_mangled,
+            from: None,
         }
     }
 }

@@ -593,6 +593,14 @@ impl GroupTable {
         (example.to_string(), mangled.to_string())
     }
 
+    /// Where the symbols of group `i` (of [`GroupTable::key_stats`]) come from, as
+    /// [`Group::from`].
+    ///
+    /// Panics: `i` is not below the number of groups kept ([`GroupTable::len`]).
+    pub fn from_of(&self, image: &Image, i: usize) -> Option<GroupFrom> {
+        self.from(image, self.members(&self.groups[i]))
+    }
+
     /// The members of `g`.
     fn members(&self, g: &GroupRec) -> &[u32] {
         &self.order[g.start as usize..(g.start + g.len) as usize]

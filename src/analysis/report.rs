@@ -181,6 +181,8 @@ pub struct ImageReport<'a> {
     pub groups_total: usize,
     /// Its objects joined to a compile database (`scan --compile-commands`).
     pub visibility: Option<super::visibility::VisibilityReport>,
+    /// What hiding each library's weak definitions would save, best first.
+    pub fix_plan: super::fix_plan::FixPlan,
 }
 
 /// `weakscan scan`. Groups are held compactly and built as they are read
@@ -328,9 +330,9 @@ pub fn scan_report_with<'a>(
         .iter()
         .map(|image| {
             // The summary's distinct counts at the same time as the grouping's sorts.
-            let (mut groups, summary) = crate::pool::join(
+            let (mut groups, (summary, fix_plan)) = crate::pool::join(
                 || GroupTable::new(image, &names, by),
-                || ImageSummary::of(image),
+                || (ImageSummary::of(image), super::fix_plan::fix_plan(image, &names)),
             );
             let groups_total = groups.total();
             if let Some(n) = top {
@@ -342,6 +344,7 @@ pub fn scan_report_with<'a>(
                 groups,
                 groups_total,
                 visibility: None,
+                fix_plan,
             }
         })
         .collect();
@@ -368,6 +371,8 @@ pub struct PairReport {
     pub groups_changed: usize,
     /// Weak-bound symbols added and removed (with `--symbols`, when both inputs tell them).
     pub symbols: Option<SymbolChanges>,
+    /// The new image's fix plan ([`super::fix_plan`]).
+    pub fix_plan: super::fix_plan::FixPlan,
 }
 
 /// `weakscan diff`.
@@ -534,12 +539,14 @@ pub fn diff_report_with(
         };
         // Only the kept groups' examples are read (from the new build when it has the group).
         let groups = crate::pool::map(&kept, |p| {
-            let (example, mangled) = match (p.new, p.old) {
-                (Some(i), _) => new_table.example(n, names, i),
-                (None, Some(i)) => old_table.example(o, names, i),
+            let ((example, mangled), from) = match (p.new, p.old) {
+                (Some(i), _) => (new_table.example(n, names, i), new_table.from_of(n, i)),
+                (None, Some(i)) => (old_table.example(o, names, i), old_table.from_of(o, i)),
                 (None, None) => Default::default(),
             };
-            p.delta(example, mangled)
+            let mut d = p.delta(example, mangled);
+            d.from = from;
+            d
         });
         let label = if o.arch.is_some() && o.arch == n.arch {
             o.label().to_string()
@@ -559,6 +566,7 @@ pub fn diff_report_with(
             } else {
                 None
             },
+            fix_plan: super::fix_plan::fix_plan(n, names),
         });
     }
     let only = |a: &[Image], paired: &dyn Fn(&Image) -> bool| -> Vec<ImageSummary> {

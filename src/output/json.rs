@@ -26,6 +26,16 @@ pub(crate) struct ScanJson<'a> {
     /// `scan --compile-commands`: per image, its objects and their compile commands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     compile_commands: Vec<ArchVisibility<'a>>,
+    /// `scan`: per image, what hiding each library's weak definitions would save, best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fix_plan: Vec<ArchFixPlan<'a>>,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
+struct ArchFixPlan<'a> {
+    path: &'a str,
+    arch: Option<&'a str>,
+    candidates: &'a [crate::analysis::fix_plan::Candidate],
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
@@ -199,6 +209,16 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
                     arch: i.summary.arch.as_deref(),
                     report: i.visibility.as_ref()?,
                 })
+            })
+            .collect(),
+        fix_plan: report
+            .images
+            .iter()
+            .filter(|_| command == "scan")
+            .map(|i| ArchFixPlan {
+                path: &i.summary.path,
+                arch: i.summary.arch.as_deref(),
+                candidates: &i.fix_plan.candidates,
             })
             .collect(),
     }

@@ -4,7 +4,7 @@
 
 use crate::analysis::check::CheckReport;
 use crate::analysis::report::{DiffReport, ScanReport};
-use crate::output::{change, fig, signed};
+use crate::output::{change, fig, signed, story};
 use std::io::{self, Write};
 
 /// Longest example shown, in characters.
@@ -169,32 +169,45 @@ fn example(key: &str, example: &str) -> String {
 }
 
 /// The table of groups that changed between two builds (`diff`, and each flagged step of
-/// `trend`), headed by `key` (the grouping's name): lookups old → new, the change of
-/// lookups, weak-bound symbols and exports, and an example member.
+/// `trend`), headed by `key` (the grouping's name): lookups old → new, their change, and where
+/// the group comes from (its dominant object; a column only when some group has one).
 pub(crate) fn group_deltas(
     out: &mut dyn Write,
     key: &str,
     groups: &[&crate::analysis::diff::GroupDelta],
 ) -> io::Result<()> {
+    let from = groups.iter().any(|g| g.from.is_some());
+    let (from_head, from_rule) = if from { (" from |", "---|") } else { ("", "") };
     writeln!(
         out,
-        "| {} | lookups old → new | Δ lookups | Δ symbols | Δ exports | example |\n|---|---:|---:|---:|---:|---|",
+        "| {} | lookups old → new | Δ lookups |{from_head}\n|---|---:|---:|{from_rule}",
         cell(key)
     )?;
     for g in groups {
+        let from_cell = if from {
+            format!(" {} |", from_text(g.from.as_ref()))
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "| {} | {} → {} | {} | {} | {} | {} |",
+            "| {} | {} → {} | {} |{from_cell}",
             code(&g.key),
             fig(g.old.lookups),
             fig(g.new.lookups),
             signed(g.delta.lookups),
-            signed(g.delta.weak_bound_symbols),
-            signed(g.delta.weak_def_exports),
-            example(&g.key, &g.example)
         )?;
     }
     Ok(())
+}
+
+/// A group's dominant object as a code span, and how many more objects contribute.
+fn from_text(from: Option<&crate::analysis::group::GroupFrom>) -> String {
+    match from {
+        Some(f) if f.objects == 1 => code(&f.object),
+        Some(f) if f.objects > 1 => format!("{} +{} more", code(&f.object), f.objects - 1),
+        _ => String::new(),
+    }
 }
 
 /// Renders a diff report as GitHub-flavoured Markdown for a pull-request comment or the job
@@ -229,10 +242,21 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     if let Some(g) = top {
         writeln!(
             out,
-            "Largest change: {} ({} lookups).\n",
+            "Largest change: {} {} lookups{}.\n",
             code(&g.key),
-            signed(g.delta.lookups)
+            signed(g.delta.lookups),
+            g.from
+                .as_ref()
+                .filter(|f| f.objects > 0)
+                .map(|f| format!(", from {}", code(&f.object)))
+                .unwrap_or_default()
         )?;
+    }
+    for p in &r.pairs {
+        let fix = story::diff_fix(p, Some(&p.fix_plan), code_span);
+        if !fix.is_empty() {
+            writeln!(out, "{}\n", fix_paragraph(&fix))?;
+        }
     }
     for p in &r.pairs {
         writeln!(
@@ -303,8 +327,66 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     Ok(())
 }
 
-/// Renders a scan report as GitHub-flavoured Markdown: per image its figures and largest groups
-/// (ends with a blank line).
+/// Candidates the fix plan table shows at most.
+const FIX_PLAN_ROWS: usize = 5;
+
+/// The fix plan's `rows` candidates saving the most, as a table.
+fn fix_plan(
+    out: &mut dyn Write,
+    plan: &crate::analysis::fix_plan::FixPlan,
+    rows: usize,
+) -> io::Result<()> {
+    let saving = || plan.candidates.iter().filter(|c| c.hidden.lookups > 0);
+    if saving().next().is_none() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "| fix plan: hide | lookups saved | weak-def exports | `-fvisibility-inlines-hidden` saves | est. ms |\n|---|---:|---:|---:|---:|"
+    )?;
+    for c in saving().take(rows) {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {:.1}–{:.1} |",
+            code(&c.library),
+            c.hidden.lookups,
+            c.hidden.weak_def_exports,
+            c.inlines_hidden.lookups,
+            c.hidden.estimated_ms.0,
+            c.hidden.estimated_ms.1
+        )?;
+    }
+    let all = saving().count();
+    if all > rows {
+        writeln!(out, "\n{rows} of {all} candidates shown.")?;
+    }
+    writeln!(
+        out,
+        "\n`-fvisibility-inlines-hidden` hides functions only (an upper bound); est. ms is an estimate.\n"
+    )
+}
+
+/// `s` as a code span ([`code`]), as [`story`] quotes names.
+fn code_span(s: &str) -> String {
+    code(s)
+}
+
+/// A `fix:` block ([`story`]) as one paragraph: the first line bold-led, the rest as lines of it.
+fn fix_paragraph(lines: &[String]) -> String {
+    let mut text = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        let l = l.trim_start();
+        if i == 0 {
+            text.push_str(&format!("**Fix:** {}", l.strip_prefix("fix: ").unwrap_or(l)));
+        } else {
+            text.push_str(&format!("<br>\n{l}"));
+        }
+    }
+    text
+}
+
+/// Renders a scan report as GitHub-flavoured Markdown: per image the headline and the fix, its
+/// figures, largest groups and fix plan (ends with a blank line).
 pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
     writeln!(out, "## weakscan scan\n")?;
     for img in &r.images {
@@ -315,6 +397,13 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             code(&s.path),
             cell(s.arch.as_deref().unwrap_or(&s.image))
         )?;
+        let top = r.groups(img).next();
+        let headline = story::scan_headline(s, top.as_ref(), code_span);
+        writeln!(out, "**{}**\n", headline.join("; "))?;
+        let fix = story::scan_fix(s, &img.fix_plan, img.visibility.as_ref(), code_span);
+        if !fix.is_empty() {
+            writeln!(out, "{}\n", fix_paragraph(&fix))?;
+        }
         writeln!(out, "| figure | value |\n|---|---:|")?;
         for (name, v) in [
             ("weak-def exports", s.weak_def_exports),
@@ -362,6 +451,7 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
         }
         out.write_all(b"\n")?;
+        fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS))?;
     }
     raw_names_note(out, r.demangle_failures)?;
     Ok(())

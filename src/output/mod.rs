@@ -13,6 +13,7 @@ pub mod process_verify;
 pub mod render;
 pub mod schemas;
 pub mod sink;
+pub mod story;
 pub mod table;
 pub mod trend;
 

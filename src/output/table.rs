@@ -2,11 +2,12 @@
 
 use crate::analysis::check::CheckReport;
 use crate::analysis::diff::GroupDelta;
+use crate::analysis::fix_plan::FixPlan;
 use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
-use crate::output::{NOT_AVAILABLE, change, fig, signed};
+use crate::output::{NOT_AVAILABLE, change, fig, signed, story};
 use crate::text::clip_middle;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
@@ -299,6 +300,7 @@ fn suppliers_cell(list: &Option<Vec<crate::analysis::group::SupplierCount>>) -> 
 pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
     for img in &r.images {
         let s = &img.summary;
+        story_lines(out, r.images.len() > 1, s.label(), &scan_story(r, img))?;
         let mut t = table();
         summary_rows(&mut t, s);
         t.add_row(vec![
@@ -409,12 +411,98 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
         }
         out.write_all(b"\n")?;
+        fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS))?;
         if let Some(v) = &img.visibility {
             compile_commands(out, v, img.groups.len().max(1))?;
         }
     }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
+}
+
+/// Candidates the fix plan table shows at most.
+const FIX_PLAN_ROWS: usize = 5;
+
+/// The headline and `fix:` block of one scanned image ([`story`]).
+fn scan_story(r: &ScanReport<'_>, img: &crate::analysis::report::ImageReport<'_>) -> Vec<String> {
+    let top = r.groups(img).next();
+    let mut lines = story::scan_headline(&img.summary, top.as_ref(), story::plain);
+    lines.extend(story::scan_fix(
+        &img.summary,
+        &img.fix_plan,
+        img.visibility.as_ref(),
+        story::plain,
+    ));
+    lines
+}
+
+/// `lines`, each wrapped at spaces to the width when there is one (a name longer than the
+/// width stays whole), then a blank line; prefixed with `label: ` when the report has several
+/// images.
+fn story_lines(out: &mut dyn Write, several: bool, label: &str, lines: &[String]) -> io::Result<()> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    for l in lines {
+        let l = if several { format!("{label}: {l}") } else { l.clone() };
+        match width() {
+            Some(w) => {
+                let lead = l.len() - l.trim_start().len();
+                let indent = " ".repeat(if l.starts_with("fix: ") { 5 } else { lead + 2 });
+                let options = textwrap::Options::new(usize::from(w))
+                    .break_words(false)
+                    .subsequent_indent(&indent);
+                for part in textwrap::wrap(&l, options) {
+                    writeln!(out, "{part}")?;
+                }
+            }
+            None => writeln!(out, "{l}")?,
+        }
+    }
+    out.write_all(b"\n")
+}
+
+/// The fix plan ([`crate::analysis::fix_plan`]): the `rows` candidates saving the most.
+fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize) -> io::Result<()> {
+    let shown: Vec<_> = plan
+        .candidates
+        .iter()
+        .filter(|c| c.hidden.lookups > 0)
+        .take(rows)
+        .collect();
+    if shown.is_empty() {
+        return Ok(());
+    }
+    let mut t = table();
+    t.set_header(vec![
+        Cell::new("fix plan: hide"),
+        figure_header("lookups saved"),
+        figure_header("weak-def exports"),
+        figure_header("inlines-hidden saves"),
+        figure_header("est. ms"),
+    ]);
+    fit_figures(&mut t, &[false, true, true, true, true]);
+    for c in &shown {
+        t.add_row(vec![
+            cell(&c.library),
+            right(c.hidden.lookups),
+            right(c.hidden.weak_def_exports),
+            right(c.inlines_hidden.lookups),
+            right(format!(
+                "{:.1}–{:.1}",
+                c.hidden.estimated_ms.0, c.hidden.estimated_ms.1
+            )),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    let more = plan.candidates.iter().filter(|c| c.hidden.lookups > 0).count();
+    if more > shown.len() {
+        writeln!(out, "({} of {more} candidates shown; --format json lists all)", shown.len())?;
+    }
+    writeln!(
+        out,
+        "inlines-hidden: -fvisibility-inlines-hidden hides functions only (an upper bound); est. ms: an estimate\n"
+    )
 }
 
 /// The objects' compile commands (`scan --compile-commands`): the `top` objects with the most
@@ -610,6 +698,9 @@ pub(crate) fn group_deltas(key: &str, groups: &[&GroupDelta]) -> Table {
 pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     for p in &r.pairs {
         let (o, n) = (&p.old, &p.new);
+        let mut lines = story::diff_headline(p, story::plain);
+        lines.extend(story::diff_fix(p, Some(&p.fix_plan), story::plain));
+        story_lines(out, r.pairs.len() > 1, &p.label, &lines)?;
         let mut t = table();
         t.set_header(vec![Cell::new(""), Cell::new("old"), Cell::new("new")]);
         t.add_row(vec![Cell::new("path"), cell(&o.path), cell(&n.path)]);

@@ -27,6 +27,7 @@
 //! [`DEMANGLE_STACK_BYTES`] of stack. A name that still fails keeps its raw form and is counted.
 
 mod classes;
+mod entity;
 pub mod printer;
 mod structure;
 pub mod watchdog;
@@ -40,6 +41,8 @@ pub use printer::Printer;
 use std::borrow::Cow;
 pub use structure::KeyParts;
 use structure::structure;
+
+pub use entity::Entity;
 
 /// Recursion limit for cpp_demangle's parser and printer.
 pub const RECURSION_LIMIT: u32 = 2048;
@@ -90,6 +93,8 @@ pub struct SymbolName {
     namespace_ends: Box<[u32]>,
     /// How the name was read.
     pub kind: NameKind,
+    /// What it names, read before any key was cut ([`Entity::of`]).
+    entity: Entity,
     /// Which keys it still holds.
     keys: Keys,
 }
@@ -161,6 +166,7 @@ impl SymbolName {
             n.namespace_ends = self.namespace_ends.clone();
         }
         n.keys = keys;
+        n.entity = self.entity;
         n
     }
 
@@ -184,8 +190,14 @@ impl SymbolName {
             template_end: off(pattern.len()),
             namespace_ends: Box::default(),
             kind,
+            entity: Entity::Other,
             keys: Keys::All,
         }
+    }
+
+    /// What the name names: function, data, function-local static … ([`Entity`]).
+    pub fn entity(&self) -> Entity {
+        self.entity
     }
 
     /// Readable name (as c++filt prints it), or the raw name if not demangled.
@@ -226,6 +238,7 @@ impl SymbolName {
         n.template_end = self.template_end;
         n.namespace_ends = self.namespace_ends.clone();
         n.keys = self.keys;
+        n.entity = self.entity;
         n
     }
 
@@ -699,6 +712,7 @@ fn print_keeping(
     };
     let (pattern, name_start, template_end, namespace_ends) = parts;
     let mut name = SymbolName::new(shown, &pattern, kind);
+    name.entity = Entity::of(raw, Some(&pattern));
     name.name_start = name_start;
     name.template_end = template_end;
     name.namespace_ends = namespace_ends;

@@ -1,0 +1,265 @@
+//! The answer first: the one- or two-line headline and the `fix:` block that `scan` and `diff`
+//! print before their tables (table and Markdown alike), so the top group, where it comes
+//! from and what to change fit the first screen.
+//!
+//! ```text
+//! 6822 weak-def lookups at launch, from 6800 weak-bound symbols
+//! largest: v8::internal::StaticCallInterfaceDescriptor<…> 2158, from libv8_base_without_compiler.a(interface-descriptors.o)
+//! fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: -3939 lookups (58%), about 3.9–11.7 ms
+//!      most from: interface-descriptors.o 2158, bytecodes.o 320, liftoff-compiler.o 289
+//!      next: libnode.a -1635, libv8_compiler.a -1041 (fix plan below the groups)
+//!      an API it must export: mark it visibility("default") or list it in -exported_symbols_list
+//! ```
+
+use crate::analysis::diff::percent_change;
+use crate::analysis::fix_plan::{Candidate, FixPlan};
+use crate::analysis::group::{Group, GroupFrom};
+use crate::analysis::report::{ImageSummary, PairReport};
+use crate::analysis::visibility::{Compiled, VisibilityReport};
+
+/// How names are set in the text: as they are (a terminal) or as Markdown code spans.
+pub type Quote = fn(&str) -> String;
+
+/// A name as it is.
+pub fn plain(s: &str) -> String {
+    s.to_string()
+}
+
+/// Candidates after the first named in the fix block.
+const NEXT_CANDIDATES: usize = 2;
+
+/// The headline of one scanned image: its lookups, and its largest group with its object.
+pub fn scan_headline(s: &ImageSummary, top: Option<&Group>, q: Quote) -> Vec<String> {
+    let lookups = s.stats().lookups;
+    let seen = if s.log.is_some() { "seen" } else { "at launch" };
+    let mut first = match (lookups, s.weak_bind_symbols) {
+        (Some(0), _) | (None, Some(0)) => "no weak-def lookups: nothing for dyld to coalesce".into(),
+        (Some(l), Some(b)) => format!("{l} weak-def lookups {seen}, from {b} weak-bound symbols"),
+        (Some(l), None) => format!("{l} weak-def lookups {seen}"),
+        (None, b) => format!("{} weak-bound symbols", crate::output::fig(b)),
+    };
+    if let Some(e) = s.weak_def_exports.filter(|_| lookups == Some(0)) {
+        first.push_str(&format!(" ({e} weak-def exports)"));
+    }
+    let mut lines = vec![first];
+    if let Some(g) = top.filter(|g| g.stats.lookups.unwrap_or(0) > 0) {
+        lines.push(format!(
+            "largest: {} {}{}",
+            q(&g.key),
+            crate::output::fig(g.stats.lookups),
+            from_text(g.from.as_ref(), q)
+        ));
+    }
+    lines
+}
+
+/// The headline of one pair of a diff: the lookups' change, and the largest group change with
+/// its object.
+pub fn diff_headline(p: &PairReport, q: Quote) -> Vec<String> {
+    let (o, n) = (p.old.stats().lookups, p.new.stats().lookups);
+    let mut line = match (o, n) {
+        (Some(o), Some(n)) => format!("weak-def lookups {o} → {n} ({})", change_text(o, n)),
+        _ => "weak-def lookups: n/a".to_string(),
+    };
+    if let Some(g) = p.groups.iter().find(|g| !g.delta.is_zero()) {
+        line.push_str(&format!(
+            "; largest change: {} {}{}",
+            q(&g.key),
+            crate::output::signed(g.delta.lookups.or(g.delta.weak_bound_symbols)),
+            from_text(g.from.as_ref(), q)
+        ));
+    }
+    vec![line]
+}
+
+/// `−4936, −72%` (`+5` when the old figure is 0).
+fn change_text(o: usize, n: usize) -> String {
+    let d = n as i64 - o as i64;
+    match percent_change(Some(o), Some(n)) {
+        Some(p) => format!("{d:+}, {p:+.0}%"),
+        None => format!("{d:+}"),
+    }
+}
+
+/// `, from libfoo.a(foo.o)` (and how many more objects), or nothing.
+fn from_text(from: Option<&GroupFrom>, q: Quote) -> String {
+    match from {
+        Some(f) if f.objects == 1 => format!(", from {}", q(&f.object)),
+        Some(f) if f.objects > 1 => format!(", from {} and {} more", q(&f.object), f.objects - 1),
+        _ => String::new(),
+    }
+}
+
+/// The `fix:` block of one scanned image, from its fix plan (and its objects' compile commands
+/// when `scan --compile-commands` gave them); empty when nothing leaks.
+pub fn scan_fix(
+    s: &ImageSummary,
+    plan: &FixPlan,
+    visibility: Option<&VisibilityReport>,
+    q: Quote,
+) -> Vec<String> {
+    let Some(best) = plan.candidates.first().filter(|c| c.hidden.lookups > 0) else {
+        return Vec::new();
+    };
+    let total = s.stats().lookups.unwrap_or(0).max(1);
+    let mut lines = vec![format!(
+        "fix: {}: -{} lookups ({}%), about {}",
+        change_of(best, q),
+        best.hidden.lookups,
+        best.hidden.lookups * 100 / total,
+        ms_range(best.hidden.estimated_ms)
+    )];
+    lines.extend(objects_line(best, visibility, q));
+    let next: Vec<String> = plan.candidates[1..]
+        .iter()
+        .filter(|c| c.hidden.lookups > 0)
+        .take(NEXT_CANDIDATES)
+        .map(|c| format!("{} -{}", q(&c.library), c.hidden.lookups))
+        .collect();
+    if !next.is_empty() {
+        lines.push(format!("next: {} (fix plan below the groups)", next.join(", ")));
+    }
+    if is_library(best) {
+        lines.push(
+            "an API it must export: mark it visibility(\"default\") or list it in -exported_symbols_list"
+                .into(),
+        );
+    }
+    indent(lines)
+}
+
+/// The `fix:` block of one pair of a diff: what to change when lookups grew, else nothing.
+pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String> {
+    let (Some(o), Some(n)) = (p.old.stats().lookups, p.new.stats().lookups) else {
+        return Vec::new();
+    };
+    if n <= o {
+        return Vec::new();
+    }
+    let grown = p
+        .groups
+        .iter()
+        .filter(|g| g.delta.lookups.unwrap_or(0) > 0)
+        .find_map(|g| Some((g, g.from.as_ref().filter(|f| f.objects > 0)?)));
+    let best = plan
+        .and_then(|p| p.candidates.first())
+        .filter(|c| c.hidden.lookups > 0);
+    let mut lines = Vec::new();
+    match grown {
+        Some((g, f)) => lines.push(format!(
+            "fix: compile {} with {}: it brought {} {}",
+            q(library_of(&f.object)),
+            q("-fvisibility=hidden"),
+            q(&g.key),
+            crate::output::signed(g.delta.lookups)
+        )),
+        None => lines.push(format!(
+            "fix: compile the new weak definitions with {} (+{} lookups)",
+            q("-fvisibility=hidden"),
+            n - o
+        )),
+    }
+    if let Some(best) = best {
+        let same = grown.is_some_and(|(_, f)| library_of(&f.object) == best.library);
+        lines.push(if same {
+            format!(
+                "in the new build that saves -{} lookups, about {}",
+                best.hidden.lookups,
+                ms_range(best.hidden.estimated_ms)
+            )
+        } else {
+            format!(
+                "the new build's fix plan starts with: {}: -{} lookups",
+                change_of(best, q),
+                best.hidden.lookups
+            )
+        });
+    }
+    indent(lines)
+}
+
+/// `compile libfoo.a with -fvisibility=hidden`.
+fn change_of(c: &Candidate, q: Quote) -> String {
+    if is_library(c) {
+        format!("compile {} with {}", q(&c.library), q(c.flag.option()))
+    } else {
+        format!(
+            "compile the code of the weak definitions {} with {}",
+            c.library,
+            q(c.flag.option())
+        )
+    }
+}
+
+/// A candidate named by the attribution (not a group of unnamed symbols).
+fn is_library(c: &Candidate) -> bool {
+    !c.library.starts_with('(')
+}
+
+/// The object part of `lib.a(obj.o)`, or the whole key.
+fn member(object: &str) -> &str {
+    object
+        .strip_suffix(')')
+        .and_then(|o| o.split_once('('))
+        .map_or(object, |(_, m)| m)
+}
+
+/// The library part of `lib.a(obj.o)`, or the whole key.
+fn library_of(object: &str) -> &str {
+    object
+        .strip_suffix(')')
+        .and_then(|o| o.split_once('('))
+        .map_or(object, |(l, _)| l)
+}
+
+/// The candidate's objects with the most lookups, or its first object's compile command.
+fn objects_line(c: &Candidate, v: Option<&VisibilityReport>, q: Quote) -> Option<String> {
+    let first = c.objects.first()?;
+    if let Some(o) = v.and_then(|v| v.objects.iter().find(|o| o.object == first.object)) {
+        return Some(compiled_line(&o.source, &o.compiled, q));
+    }
+    let list: Vec<String> = c
+        .objects
+        .iter()
+        .map(|o| format!("{} {}", q(member(&o.object)), o.lookups))
+        .collect();
+    Some(format!("most from: {}", list.join(", ")))
+}
+
+/// What the compile database says of the top object.
+fn compiled_line(source: &str, compiled: &Compiled, q: Quote) -> String {
+    match compiled {
+        Compiled::Found { hidden: false, target, .. } => format!(
+            "{} compiles with default visibility{} (compile database)",
+            q(source),
+            target
+                .as_deref()
+                .map(|t| format!(", target {}", q(t)))
+                .unwrap_or_default()
+        ),
+        Compiled::Found { hidden: true, .. } => format!(
+            "{} compiles hidden already: its symbols are marked visibility(\"default\") in the source",
+            q(source)
+        ),
+        Compiled::Unknown { reason, .. } => {
+            format!("{}: visibility unknown ({reason})", q(source))
+        }
+        Compiled::Ambiguous { entries } => {
+            format!("{}: {entries} compile commands fit", q(source))
+        }
+        Compiled::NotFound => format!("{}: not in the compile database", q(source)),
+    }
+}
+
+/// `3.9–11.7 ms` (as the estimate's precision allows).
+fn ms_range((lo, hi): (f64, f64)) -> String {
+    format!("{lo:.1}–{hi:.1} ms")
+}
+
+/// The block's lines after the first, set under its text.
+fn indent(mut lines: Vec<String>) -> Vec<String> {
+    for l in lines.iter_mut().skip(1) {
+        l.insert_str(0, "     ");
+    }
+    lines
+}
