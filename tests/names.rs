@@ -25,7 +25,7 @@ use weakscan::analysis::demangle::{
 };
 
 /// `llvm-cxxfilt` from LLVM 22, if installed (`WEAKSCAN_LLVM_CXXFILT` overrides the path).
-fn llvm_cxxfilt() -> Option<PathBuf> {
+pub(crate) fn llvm_cxxfilt() -> Option<PathBuf> {
     crate::util::llvm_22("llvm-cxxfilt", "WEAKSCAN_LLVM_CXXFILT")
 }
 
@@ -44,7 +44,7 @@ fn reference() -> Option<PathBuf> {
 }
 
 /// `names` through `llvm-cxxfilt -_`, one output line per name.
-fn cxxfilt(tool: &Path, names: &[String]) -> Vec<String> {
+pub(crate) fn cxxfilt(tool: &Path, names: &[String]) -> Vec<String> {
     let mut child = Command::new(tool)
         .arg("-_")
         .stdin(Stdio::piped())

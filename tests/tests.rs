@@ -33,6 +33,7 @@ mod attribution;
 mod check;
 mod cli;
 mod differential;
+mod fix_plan;
 mod fuzz_regressions;
 mod harness;
 mod io;

@@ -170,6 +170,12 @@ impl<'i> Origins<'i> {
         }
     }
 
+    /// The image defines `raw` (a weak definition, a weak-bind target defined here or a strong
+    /// override), whether or not the attribution names it.
+    pub fn defines(&self, raw: &str) -> bool {
+        self.defined.contains(raw)
+    }
+
     /// The object `raw` comes from, if the attribution names it.
     pub fn object_of(&self, raw: &str) -> Option<u32> {
         self.attribution?.symbols.get(raw).copied()

@@ -53,8 +53,9 @@ impl Savings {
     }
 
     fn with_estimate(mut self) -> Self {
-        let l = self.lookups as f64;
-        self.estimated_ms = (l * US_PER_PROBE.0 / 1000.0, l * US_PER_PROBE.1 / 1000.0);
+        // Rounded to the microsecond: the calibration has no more precision.
+        let ms = |us_per_lookup: f64| (self.lookups as f64 * us_per_lookup).round() / 1000.0;
+        self.estimated_ms = (ms(US_PER_PROBE.0), ms(US_PER_PROBE.1));
         self
     }
 }
@@ -242,7 +243,8 @@ fn tally_owners(image: &Image, names: &Demangled<'_>, origins: &Origins<'_>) -> 
         match origins.origin(raw) {
             Origin::Object(_) => origins.object_of(raw).map(Owner::Object),
             Origin::NoDebugInfo => Some(Owner::Unnamed(NO_DEBUG_INFO)),
-            Origin::Unattributed => Some(Owner::Unnamed(NO_ATTRIBUTION)),
+            Origin::Unattributed if origins.defines(raw) => Some(Owner::Unnamed(NO_ATTRIBUTION)),
+            Origin::Unattributed => None,
             Origin::AnotherImage => None,
         }
     };

@@ -12,6 +12,7 @@
 //! ```
 
 use crate::analysis::diff::percent_change;
+use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
 use crate::analysis::fix_plan::{Candidate, FixPlan};
 use crate::analysis::group::{Group, GroupFrom};
 use crate::analysis::report::{ImageSummary, PairReport};
@@ -128,22 +129,30 @@ pub fn scan_fix(
     indent(lines)
 }
 
-/// The `fix:` block of one pair of a diff: what to change when lookups grew, else nothing.
+/// The `fix:` block of one pair of a diff: what to change when lookups grew (the library the
+/// largest increase comes from), else what still leaks in the new build; empty when nothing does.
 pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String> {
     let (Some(o), Some(n)) = (p.old.stats().lookups, p.new.stats().lookups) else {
         return Vec::new();
     };
+    let best = plan
+        .and_then(|p| p.candidates.first())
+        .filter(|c| c.hidden.lookups > 0);
     if n <= o {
-        return Vec::new();
+        // Nothing grew: what still leaks in the new build, if anything.
+        return best.map_or_else(Vec::new, |b| {
+            indent(vec![format!(
+                "fix what remains: {}: -{} of the new build's {n} lookups",
+                change_of(b, q),
+                b.hidden.lookups
+            )])
+        });
     }
     let grown = p
         .groups
         .iter()
         .filter(|g| g.delta.lookups.unwrap_or(0) > 0)
         .find_map(|g| Some((g, g.from.as_ref().filter(|f| f.objects > 0)?)));
-    let best = plan
-        .and_then(|p| p.candidates.first())
-        .filter(|c| c.hidden.lookups > 0);
     let mut lines = Vec::new();
     match grown {
         Some((g, f)) => lines.push(format!(
@@ -178,16 +187,14 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
     indent(lines)
 }
 
-/// `compile libfoo.a with -fvisibility=hidden`.
+/// `compile libfoo.a with -fvisibility=hidden`, or for symbols the attribution does not name,
+/// what to compile and how to name it.
 fn change_of(c: &Candidate, q: Quote) -> String {
-    if is_library(c) {
-        format!("compile {} with {}", q(&c.library), q(c.flag.option()))
-    } else {
-        format!(
-            "compile the code of the weak definitions {} with {}",
-            c.library,
-            q(c.flag.option())
-        )
+    let flag = q(c.flag.option());
+    match c.library.as_str() {
+        NO_ATTRIBUTION => format!("compile this image's sources with {flag} (--dsym or --map names the libraries)"),
+        NO_DEBUG_INFO => format!("compile the sources the debug map does not name with {flag}"),
+        library => format!("compile {} with {flag}", q(library)),
     }
 }
 
@@ -251,9 +258,13 @@ fn compiled_line(source: &str, compiled: &Compiled, q: Quote) -> String {
     }
 }
 
-/// `3.9–11.7 ms` (as the estimate's precision allows).
+/// `3.9–11.7 ms`, or `16–48 µs` below a millisecond.
 fn ms_range((lo, hi): (f64, f64)) -> String {
-    format!("{lo:.1}–{hi:.1} ms")
+    if hi < 1.0 {
+        format!("{:.0}–{:.0} µs", lo * 1000.0, hi * 1000.0)
+    } else {
+        format!("{lo:.1}–{hi:.1} ms")
+    }
 }
 
 /// The block's lines after the first, set under its text.

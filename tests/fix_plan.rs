@@ -1,0 +1,287 @@
+//! The fix plan (`scan`'s `fix_plan`) and the story printed before the tables: the headline and
+//! the `fix:` block of `scan` and `diff`.
+
+use crate::node::node_binary;
+use crate::util::{all_fixtures, json, weakscan};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// `(lookups, weak-bound symbols, sites, weak-def exports)` per library of `scan --by library`,
+/// and per candidate of the fix plan, for one path (each image of it, by arch).
+type Rows = BTreeMap<(String, String), (u64, u64, u64, u64)>;
+
+fn figures(v: &Value) -> (u64, u64, u64, u64) {
+    let n = |k: &str| v[k].as_u64().unwrap_or(0);
+    (
+        n("lookups"),
+        n("weak_bound_symbols"),
+        n("sites"),
+        n("weak_def_exports"),
+    )
+}
+
+fn by_library_and_plan(path: &str) -> (Rows, Rows, Value) {
+    let lib = json(&["scan", "--format", "json", "--by", "library", "--top", "100000", path]);
+    let mut by_library = Rows::new();
+    for g in lib["groups"].as_array().unwrap() {
+        let key = g["key"].as_str().unwrap().to_string();
+        // Symbols another image defines are nobody's change in this one.
+        if key != "(defined in another image)" {
+            let arch = g["arch"].as_str().unwrap_or_default().to_string();
+            by_library.insert((arch, key), figures(g));
+        }
+    }
+    let scan = json(&["scan", "--format", "json", path]);
+    let mut plan = Rows::new();
+    for image in scan["fix_plan"].as_array().unwrap() {
+        let arch = image["arch"].as_str().unwrap_or_default().to_string();
+        for c in image["candidates"].as_array().unwrap() {
+            let key = c["library"].as_str().unwrap().to_string();
+            plan.insert((arch.clone(), key), figures(&c["hidden"]));
+        }
+    }
+    (by_library, plan, scan)
+}
+
+/// Every candidate's savings are its row of `scan --by library`, on every fixture; an image
+/// without attribution is one candidate, of the weak-bound symbols it defines itself.
+#[test]
+fn fix_plan_saves_each_librarys_row_of_scan_by_library() {
+    for f in all_fixtures() {
+        let (by_library, mut plan, scan) = by_library_and_plan(f.to_str().unwrap());
+        let attributed = |arch: &str| {
+            scan["images"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["arch"].as_str().unwrap_or_default() == arch)
+                .map(|i| (i["attribution"].is_object(), i["defined_here_symbols"].clone()))
+                .unwrap()
+        };
+        plan.retain(|(arch, key), v| {
+            let (yes, defined_here) = attributed(arch);
+            if yes {
+                return true;
+            }
+            assert_eq!(key, "(no attribution)", "{}", f.display());
+            assert_eq!(Some(v.1), defined_here.as_u64(), "{}", f.display());
+            false
+        });
+        let by_library: Rows = by_library
+            .into_iter()
+            .filter(|((arch, _), v)| *v != (0, 0, 0, 0) && attributed(arch).0)
+            .collect();
+        assert_eq!(plan, by_library, "{}", f.display());
+    }
+}
+
+/// Kinds add up, the narrower flag never saves more, candidates come best first.
+#[test]
+fn fix_plan_kinds_add_up_and_candidates_are_ranked() {
+    for f in all_fixtures() {
+        let scan = json(&["scan", "--format", "json", f.to_str().unwrap()]);
+        for image in scan["fix_plan"].as_array().unwrap() {
+            let candidates = image["candidates"].as_array().unwrap();
+            for c in candidates {
+                let k = &c["kinds"];
+                let kinds: u64 = ["functions", "data", "local_statics", "guard_variables", "other"]
+                    .iter()
+                    .map(|n| k[*n].as_u64().unwrap())
+                    .sum();
+                assert_eq!(kinds, c["hidden"]["weak_bound_symbols"], "{}", f.display());
+                assert_eq!(k["functions"], c["inlines_hidden"]["weak_bound_symbols"]);
+                let (h, i) = (figures(&c["hidden"]), figures(&c["inlines_hidden"]));
+                assert!(i.0 <= h.0 && i.1 <= h.1 && i.2 <= h.2 && i.3 <= h.3, "{c}");
+                let flag = c["flag"].as_str().unwrap();
+                let only_functions = kinds > 0 && k["functions"].as_u64() == Some(kinds);
+                assert_eq!(flag == "visibility_inlines_hidden", only_functions, "{c}");
+            }
+            let lookups: Vec<u64> = candidates
+                .iter()
+                .map(|c| c["hidden"]["lookups"].as_u64().unwrap())
+                .collect();
+            assert!(lookups.windows(2).all(|w| w[0] >= w[1]), "{lookups:?}");
+        }
+    }
+}
+
+/// The fixture's leak, by kind: per descriptor object, the Initialize function, its three
+/// function-local statics and their guard variables (testdata/src/descriptors.h).
+#[test]
+fn fix_plan_counts_local_statics_and_guard_variables_apart_from_functions() {
+    let scan = json(&[
+        "scan",
+        "--format",
+        "json",
+        crate::util::fixture("app-default-chained-x86_64").to_str().unwrap(),
+    ]);
+    let plan = &scan["fix_plan"][0]["candidates"];
+    let a = plan
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["library"] == "descriptors_a.o")
+        .expect("descriptors_a.o is a candidate");
+    assert_eq!(a["kinds"]["local_statics"], 9);
+    assert_eq!(a["kinds"]["guard_variables"], 3);
+    assert_eq!(a["kinds"]["functions"], 3);
+    assert_eq!(a["flag"], "visibility_hidden");
+}
+
+/// Node.js 22.11.0: V8's base library first, each candidate's figures its `--by library` row.
+/// (libnode.a, 1635 lookups, ranks above libv8_compiler.a, 1041: the plan ranks by lookups.)
+#[test]
+fn node_fix_plan_ranks_libv8_base_first_with_by_library_figures() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let (by_library, plan, scan) = by_library_and_plan(bin.to_str().unwrap());
+    let candidates = scan["fix_plan"][0]["candidates"].as_array().unwrap();
+    let order: Vec<&str> = candidates
+        .iter()
+        .take(3)
+        .map(|c| c["library"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        order,
+        ["libv8_base_without_compiler.a", "libnode.a", "libv8_compiler.a"]
+    );
+    assert_eq!(candidates[0]["hidden"]["lookups"], 3939);
+    assert_eq!(
+        candidates[0]["objects"][0]["object"],
+        "libv8_base_without_compiler.a(interface-descriptors.o)"
+    );
+    assert_eq!(plan, by_library);
+}
+
+/// The first screen (100×50) of `scan` and `diff` names the top group, its object and the fix.
+#[test]
+fn node_scan_and_diff_tell_the_story_on_the_first_screen() {
+    let (Some(old), Some(new)) = (node_binary("22.11.0"), node_binary("24.11.1")) else {
+        return;
+    };
+    let screen = |args: &[&str]| -> String {
+        let out = weakscan().args(args).args(["--width", "100"]).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().take(50).collect::<Vec<_>>().join("\n")
+    };
+    let scan = screen(&["scan", old.to_str().unwrap()]);
+    for needle in [
+        "6822 weak-def lookups at launch",
+        "largest: v8::internal::StaticCallInterfaceDescriptor<…> 2158",
+        "libv8_base_without_compiler.a(interface-descriptors.o)",
+        "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: -3939",
+    ] {
+        assert!(scan.contains(needle), "{needle:?} not on the first screen:\n{scan}");
+    }
+    assert!(scan.find("fix:") < scan.find("┌"), "the fix comes before the tables");
+    let diff = screen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    for needle in [
+        "weak-def lookups 6822 → 1886 (-4936, -72%)",
+        "v8::internal::StaticCallInterfaceDescriptor<…> -2158",
+        "libv8_base_without_compiler.a(interface-descriptors.o)",
+        "fix what remains: compile libnode.a with -fvisibility=hidden",
+    ] {
+        assert!(diff.contains(needle), "{needle:?} not on the first screen:\n{diff}");
+    }
+}
+
+/// A diff that adds lookups names the library the largest increase comes from.
+#[test]
+fn diff_that_grows_names_the_library_to_compile_hidden() {
+    let old = crate::util::fixture("app-default-chained-x86_64");
+    let new = crate::util::fixture("app-v2-default-chained-x86_64");
+    let out = weakscan()
+        .args(["diff", old.to_str().unwrap(), new.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first: Vec<&str> = text.lines().take(4).collect();
+    assert!(first[0].starts_with("weak-def lookups 83 → "), "{first:?}");
+    assert!(
+        first.iter().any(|l| l.starts_with("fix: compile ") && l.contains("-fvisibility=hidden: it brought")),
+        "{first:?}"
+    );
+}
+
+/// The kind of a symbol as LLVM prints it (independent of cpp_demangle, whose structure gives
+/// weakscan's kinds): guard variable, function (the printed name ends in its parameter list,
+/// before qualifiers), function-local static, data, other.
+fn kind_as_llvm_prints(mangled: &str, printed: &str) -> &'static str {
+    let plain = mangled.strip_prefix('_').unwrap_or(mangled);
+    if !plain.starts_with("_Z") {
+        return "other";
+    }
+    let mut p = printed.trim_end();
+    loop {
+        let before = p;
+        for q in [" const", " volatile", " &&", " &", " noexcept"] {
+            p = p.strip_suffix(q).unwrap_or(p);
+        }
+        if p == before {
+            break;
+        }
+    }
+    if plain.starts_with("_ZGV") {
+        "guard_variables"
+    } else if p.ends_with(')') {
+        "functions"
+    } else if plain.starts_with("_ZT") {
+        "other"
+    } else if plain.starts_with("_ZZ") {
+        "local_statics"
+    } else {
+        "data"
+    }
+}
+
+/// Each candidate's kinds agree with llvm-cxxfilt's printed names of its weak-bound symbols,
+/// on Node.js 22.11.0 (every library).
+#[test]
+fn node_fix_plan_kinds_agree_with_llvm_cxxfilt() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let Some(tool) = crate::names::llvm_cxxfilt() else {
+        crate::util::skip("llvm-cxxfilt from LLVM 22 is not installed (apt-get install llvm-22)");
+        return;
+    };
+    let path = bin.to_str().unwrap();
+    let symbols = json(&["scan", "--format", "json", "--by", "symbol", "--top", "1000000", path]);
+    // A group is the symbols that print alike (the same kind): weighted by its symbols.
+    let rows: Vec<(String, String, u64)> = symbols["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["weak_bound_symbols"].as_u64() > Some(0))
+        .filter_map(|g| {
+            let object = g["from"]["object"].as_str().filter(|o| !o.is_empty())?;
+            let library = object.split_once('(').map_or(object, |(l, _)| l);
+            let n = g["weak_bound_symbols"].as_u64()?;
+            Some((library.to_string(), g["mangled"].as_str()?.to_string(), n))
+        })
+        .collect();
+    let names: Vec<String> = rows.iter().map(|(_, m, _)| m.clone()).collect();
+    let printed = crate::names::cxxfilt(&tool, &names);
+    let mut want: BTreeMap<String, BTreeMap<&str, u64>> = BTreeMap::new();
+    for ((library, mangled, n), printed) in rows.iter().zip(&printed) {
+        *want
+            .entry(library.clone())
+            .or_default()
+            .entry(kind_as_llvm_prints(mangled, printed))
+            .or_default() += n;
+    }
+    let scan = json(&["scan", "--format", "json", path]);
+    let mut got: BTreeMap<String, BTreeMap<&str, u64>> = BTreeMap::new();
+    for c in scan["fix_plan"][0]["candidates"].as_array().unwrap() {
+        let kinds = got.entry(c["library"].as_str().unwrap().to_string()).or_default();
+        for k in ["functions", "data", "local_statics", "guard_variables", "other"] {
+            let n = c["kinds"][k].as_u64().unwrap();
+            if n > 0 {
+                kinds.insert(k, n);
+            }
+        }
+    }
+    assert_eq!(got, want);
+}
