@@ -20,7 +20,7 @@
 //! change here and are left out.
 
 use super::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO, Origin, Origins};
-use super::coalesce::US_PER_PROBE;
+use super::estimate::US_PER_PROBE;
 use super::demangle::{Demangled, Entity, NameRef};
 use crate::model::Image;
 use serde::Serialize;

@@ -6,6 +6,7 @@ pub mod check;
 pub mod coalesce;
 pub mod demangle;
 pub mod diff;
+pub mod estimate;
 pub mod fix_plan;
 pub mod group;
 pub mod merge;
