@@ -825,6 +825,30 @@ fn action_comments_only_on_pull_requests_and_a_refused_comment_is_a_warning() {
     );
     assert_eq!(world.comments().len(), 2);
 
+    // A report longer than a comment may be: cut at a line, saying so.
+    let mut world = World::new("pull_request");
+    world
+        .extra_env
+        .push(("WEAKSCAN_COMMENT_LIMIT".into(), "400".into()));
+    let run = world.run(&inputs, false, &[]);
+    assert_eq!(run.status, 1, "{}", run.log);
+    let markdown = read(&run.outputs["markdown"]);
+    assert!(markdown.len() > 400);
+    let body = &world.comments()[&102];
+    let (cut, rest) = body
+        .split_once("\n_The report was cut at 400 bytes")
+        .expect(body);
+    let cut = cut.strip_prefix(&format!("{MARKER}\n")).unwrap();
+    assert!(cut.len() <= 400 && cut.len() > 200, "{cut:?}");
+    assert!(
+        markdown.starts_with(cut) && cut.ends_with('\n'),
+        "whole lines: {cut:?}"
+    );
+    assert!(
+        rest.contains("the whole of it is in the job summary"),
+        "{rest}"
+    );
+
     // comment: false, and a pass.
     let world = World::new("pull_request");
     let run = world.run(
