@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The shell steps of the weakscan GitHub Action (action.yml runs `run.sh STEP`, in this order):
 #
-#   plan     which weakscan runs: the `weakscan` input, else the action's own version, installed
-#            into a directory that actions/cache restores (outputs install, weakscan, root,
-#            cache-key, ref, repository)
+#   plan     which weakscan runs: the `weakscan` input, the one an earlier use in the job
+#            installed, else the action's own version, to be installed into a directory that
+#            actions/cache/restore restores (outputs install, weakscan, root, cache-key, ref,
+#            repository)
 #   install  that directory filled when the cache missed: the release binary of the action's tag
 #            on a macOS runner, checked against its .sha256 file, else `cargo install --locked`
-#            from the action's own sources (output weakscan)
+#            from the action's own sources (output weakscan); actions/cache/save saves it
 #   check    weakscan check: annotations and the job summary (--format github), the Markdown and
 #            JSON reports, the figures as step outputs, the HTML report (weakscan report)
 #   comment  on a pull request, one comment found by its hidden marker: created, then updated
@@ -83,17 +84,24 @@ step_plan() {
       [ -n "$repository" ] || repository="${tail%%/*}/$(echo "$tail" | cut -d / -f 2)"
       ;;
   esac
-  local sources key
+  local sources root
   # The action's sources, hashed: a moving ref (a branch, a major-version tag) gets a new key
   # when they change.
   sources=$(cd "$GITHUB_ACTION_PATH" && find Cargo.toml Cargo.lock build.rs src -type f -print0 \
     | LC_ALL=C sort -z | xargs -0 "${SHA256[@]}" | "${SHA256[@]}" | cut -d ' ' -f 1)
-  key="weakscan-${RUNNER_OS}-${RUNNER_ARCH}-$(printf '%s' "${ref:-local}" | tr -c 'A-Za-z0-9._-' '_')-${sources:0:16}"
+  root="${RUNNER_TOOL_CACHE:-$RUNNER_TEMP}/weakscan/${sources:0:16}"
+  # An earlier use of the action in this job installed it.
+  if "$root/bin/weakscan" --version >/dev/null 2>&1; then
+    echo "weakscan already installed: $root/bin/weakscan"
+    output install false
+    output weakscan "$root/bin/weakscan"
+    return
+  fi
   output install true
   output ref "$ref"
   output repository "$repository"
-  output root "${RUNNER_TOOL_CACHE:-$RUNNER_TEMP}/weakscan/${sources:0:16}"
-  output cache-key "$key"
+  output root "$root"
+  output cache-key "weakscan-${RUNNER_OS}-${RUNNER_ARCH}-$(printf '%s' "${ref:-local}" | tr -c 'A-Za-z0-9._-' '_')-${sources:0:16}"
 }
 
 # ---- install ----

@@ -148,9 +148,11 @@ struct Run {
     outputs: BTreeMap<String, String>,
     /// The ids of the steps that ran (`uses:` steps too).
     ran: Vec<String>,
-    /// `with:` of each actions/upload-artifact and actions/cache step that ran.
+    /// `with:` of each actions/upload-artifact and actions/cache/restore step that ran, and the
+    /// keys actions/cache/save saved.
     uploads: Vec<BTreeMap<String, String>>,
     caches: Vec<BTreeMap<String, String>>,
+    saved: Vec<String>,
     /// Every run step's stdout and stderr, in order.
     log: String,
 }
@@ -218,14 +220,21 @@ impl Runner<'_> {
         if failed {
             return false;
         }
+        cond.split("&&").all(|c| self.comparison(c))
+    }
+
+    /// `CONTEXT == 'literal'` or `CONTEXT != 'literal'`.
+    fn comparison(&self, c: &str) -> bool {
         for (op, equal) in [("==", true), ("!=", false)] {
-            if let Some((left, right)) = cond.split_once(op) {
+            if let Some((left, right)) = c.split_once(op) {
                 let right = right.trim();
-                assert!(right.starts_with('\''), "action.yml: if: {cond}");
-                return (self.value(left) == unquote(right)) == equal;
+                let literal = right.strip_prefix('\'').and_then(|r| r.strip_suffix('\''));
+                let literal = literal.filter(|l| !l.contains('\''));
+                let literal = literal.unwrap_or_else(|| panic!("action.yml: if: {c}"));
+                return (self.value(left) == literal) == equal;
             }
         }
-        panic!("action.yml: if: {cond}: not evaluated by this test");
+        panic!("action.yml: if: {c}: not evaluated by this test");
     }
 
     fn run(mut self) -> Run {
@@ -245,6 +254,7 @@ impl Runner<'_> {
             ran: vec![],
             uploads: vec![],
             caches: vec![],
+            saved: vec![],
             log: String::new(),
         };
         for (n, step) in self.action.steps.iter().enumerate() {
@@ -290,8 +300,21 @@ impl Runner<'_> {
                     [("artifact-url".to_string(), ARTIFACT_URL.to_string())].into(),
                 );
                 run.uploads.push(with);
-            } else if uses.starts_with("actions/cache@") {
+            } else if uses.starts_with("actions/cache/restore@") {
+                // The cache of the repository: a directory per key, kept across runs.
+                let store = self.world.path("cache-store").join(&with["key"]);
+                let hit = store.is_dir();
+                if hit {
+                    copy_dir(&store, Path::new(&with["path"]));
+                }
+                let hit = [("cache-hit".to_string(), hit.to_string())];
+                self.outputs.insert(id.into(), hit.into());
                 run.caches.push(with);
+            } else if uses.starts_with("actions/cache/save@") {
+                let store = self.world.path("cache-store").join(&with["key"]);
+                assert!(!store.exists(), "a key is saved once: {}", with["key"]);
+                copy_dir(Path::new(&with["path"]), &store);
+                run.saved.push(with["key"].clone());
             } else {
                 panic!("action.yml: uses: {uses} is not known to this test");
             }
@@ -324,6 +347,25 @@ impl Runner<'_> {
         self.outputs.insert(id.into(), outputs);
         out.status.code().expect("exit code")
     }
+}
+
+/// `cp -R FROM TO`: TO made anew, with FROM's contents.
+fn copy_dir(from: &Path, to: &Path) {
+    assert!(from.is_dir(), "{} is no directory", from.display());
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    let status = Command::new("cp")
+        .arg("-R")
+        .arg(from)
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "cp -R {} {}",
+        from.display(),
+        to.display()
+    );
 }
 
 const ARTIFACT_URL: &str = "https://github.com/octo/app/actions/runs/42/artifacts/9";
@@ -927,8 +969,9 @@ fn action_inputs_become_check_flags() {
 }
 
 /// The install: on a macOS runner with a release tag, the release binary, checked against its
-/// .sha256 file and cached; a cache hit runs without a download; no release binary means
-/// `cargo install --locked` from the action's sources; a checksum mismatch stops the action.
+/// .sha256 file and saved to the cache at once; a new runner restores it from the cache; a
+/// later use in the same job finds it installed; no release binary means `cargo install
+/// --locked` from the action's sources; a checksum mismatch stops the action.
 #[test]
 fn action_installs_the_release_binary_or_builds_from_source() {
     if !have_jq() {
@@ -960,71 +1003,74 @@ fn action_installs_the_release_binary_or_builds_from_source() {
         ("action_ref", "v9.9.9"),
         ("action_repository", "octo/weakscan"),
     ];
-    let inputs = [("binary", "out/app"), ("max-weak-bind-symbols", "100")];
+    let inputs = [("binary", "out/app"), ("max-weak-bind-symbols", "1")];
 
-    // The checksum does not match: exit 2 at the install, before any check.
+    // The checksum does not match: exit 2 at the install, before any check; nothing cached.
     let run = world.run(&inputs, true, &github);
-    assert_eq!(
-        (run.status, run.failed_step.as_deref()),
-        (2, Some("install")),
-        "{}",
-        run.log
-    );
+    let failed = (run.status, run.failed_step.as_deref());
+    assert_eq!(failed, (2, Some("install")), "{}", run.log);
     assert!(run.log.contains("SHA-256"), "{}", run.log);
     assert!(!run.ran.contains(&"check".to_string()));
     assert_eq!(run.outputs["exit-code"], "");
+    assert!(run.saved.is_empty());
 
-    // It matches.
-    let line = format!("{}  {asset}\n", sha256(&served));
-    std::fs::write(&checksum, line).unwrap();
+    // It matches; the check fails (exit 1), and the binary is in the cache all the same.
+    std::fs::write(&checksum, format!("{}  {asset}\n", sha256(&served))).unwrap();
     let _ = std::fs::remove_file(world.path("curl"));
     let run = world.run(&inputs, true, &github);
-    assert_eq!(run.status, 0, "{}", run.log);
+    assert_eq!(run.status, 1, "{}", run.log);
     let url = format!("https://github.com/octo/weakscan/releases/download/v9.9.9/{asset}");
     assert_eq!(world.stub_log("curl"), format!("{url}\n{url}.sha256\n"));
     assert_eq!(run.caches.len(), 1);
-    let (root, key) = (&run.caches[0]["path"], &run.caches[0]["key"]);
+    let (root, key) = (run.caches[0]["path"].clone(), run.caches[0]["key"].clone());
     assert!(key.starts_with("weakscan-macOS-ARM64-v9.9.9-"), "{key}");
-    assert!(
-        root.starts_with(&world.path("tool-cache").display().to_string()),
-        "{root}"
-    );
-    let installed = format!("{root}/bin/weakscan");
-    assert_eq!(run.outputs["weakscan"], installed);
+    let tool_cache = world.path("tool-cache").display().to_string();
+    assert!(root.starts_with(&tool_cache), "{root}");
+    assert_eq!(run.saved, [key.clone()]);
+    assert_eq!(run.outputs["weakscan"], format!("{root}/bin/weakscan"));
     assert_eq!(world.stub_log("github-path"), format!("{root}/bin\n"));
-    assert_eq!(run.outputs["result"], "pass");
+    assert_eq!(run.outputs["result"], "fail");
 
-    // The cache restored it: no download.
+    // Another use in the same job: installed already, no cache step.
+    let run = world.run(&inputs, true, &github);
+    assert_eq!(run.status, 1, "{}", run.log);
+    assert!(
+        run.log.contains("weakscan already installed"),
+        "{}",
+        run.log
+    );
+    assert!(run.caches.is_empty() && run.saved.is_empty());
+    assert_eq!(run.outputs["weakscan"], format!("{root}/bin/weakscan"));
+
+    // A new runner: restored from the cache, no download, not saved again.
+    std::fs::remove_dir_all(&tool_cache).unwrap();
     let _ = std::fs::remove_file(world.path("curl"));
     let run = world.run(&inputs, true, &github);
-    assert_eq!(run.status, 0, "{}", run.log);
+    assert_eq!(run.status, 1, "{}", run.log);
     assert!(run.log.contains("weakscan from the cache"), "{}", run.log);
     assert_eq!(world.stub_log("curl"), "");
-    assert_eq!(run.caches[0]["key"], *key, "the same key");
+    assert_eq!(run.caches[0]["key"], key, "the same key");
+    assert!(run.saved.is_empty());
 
     // No release binary for this ref: built from the action's sources.
-    std::fs::remove_dir_all(root).unwrap();
-    let run = world.run(
-        &inputs,
-        true,
-        &[
-            ("action_ref", "v9.9.10"),
-            ("action_repository", "octo/weakscan"),
-        ],
-    );
-    assert_eq!(run.status, 0, "{}", run.log);
+    std::fs::remove_dir_all(&tool_cache).unwrap();
+    let other = [
+        ("action_ref", "v9.9.10"),
+        ("action_repository", "octo/weakscan"),
+    ];
+    let run = world.run(&inputs, true, &other);
+    assert_eq!(run.status, 1, "{}", run.log);
     assert!(run.log.contains("no release binary at"), "{}", run.log);
     let manifest = env!("CARGO_MANIFEST_DIR");
-    assert_eq!(
-        world.stub_log("cargo"),
-        format!("install --locked --force --path {manifest} --root {root}\n")
-    );
-    assert_ne!(run.caches[0]["key"], *key, "another ref, another key");
+    let cargo = format!("install --locked --force --path {manifest} --root {root}\n");
+    assert_eq!(world.stub_log("cargo"), cargo);
+    assert_ne!(run.caches[0]["key"], key, "another ref, another key");
+    assert_eq!(run.saved.len(), 1);
 
     // Linux (and a branch, and a local action): no download is tried.
     let world = World::new("push");
     let run = world.run(&inputs, true, &[]);
-    assert_eq!(run.status, 0, "{}", run.log);
+    assert_eq!(run.status, 1, "{}", run.log);
     assert_eq!(world.stub_log("curl"), "");
     assert!(world.stub_log("cargo").starts_with("install --locked"));
     assert!(run.caches[0]["key"].starts_with("weakscan-Linux-X64-local-"));
