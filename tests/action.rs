@@ -1,9 +1,10 @@
 //! The GitHub Action (`action.yml`, `action/run.sh`), run here as GitHub's runner runs a
 //! composite action: `action.yml` is read (the subset of YAML and of expressions it uses, anything
 //! else fails the test), each `run:` step runs in bash with its `env:` evaluated, its own
-//! `$GITHUB_OUTPUT` file and the `GITHUB_*` and `RUNNER_*` variables pointing to temporary files,
-//! and the `uses:` steps (actions/cache, actions/upload-artifact) are recorded. `gh`, `curl` and
-//! `cargo` are stubs on the PATH that record their calls; `gh` keeps a pull request's comments.
+//! `$GITHUB_OUTPUT` file and the `GITHUB_*` and `RUNNER_*` variables pointing to temporary files;
+//! of the `uses:` steps, actions/cache/restore and save copy a directory to and from a store of
+//! keys, and actions/upload-artifact checks its file and gives a URL. `gh`, `curl` and `cargo`
+//! are stubs on the PATH that record their calls; `gh` keeps a pull request's comments.
 //! The weakscan under test is the one cargo built, given as the `weakscan` input (which skips the
 //! install) or served by the `curl` and `cargo` stubs (which test the install).
 
