@@ -1027,7 +1027,7 @@ fn action_installs_the_release_binary_or_builds_from_source() {
     assert!(key.starts_with("weakscan-macOS-ARM64-v9.9.9-"), "{key}");
     let tool_cache = world.path("tool-cache").display().to_string();
     assert!(root.starts_with(&tool_cache), "{root}");
-    assert_eq!(run.saved, [key.clone()]);
+    assert_eq!(run.saved, std::slice::from_ref(&key));
     assert_eq!(run.outputs["weakscan"], format!("{root}/bin/weakscan"));
     assert_eq!(world.stub_log("github-path"), format!("{root}/bin\n"));
     assert_eq!(run.outputs["result"], "fail");
