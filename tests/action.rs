@@ -642,6 +642,10 @@ fn have_jq() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
+        assert!(
+            !crate::util::required("WEAKSCAN_REQUIRE_JQ"),
+            "jq not found (apt-get install jq): the action's steps need it"
+        );
         crate::util::skip("jq not found (apt-get install jq): the action's steps need it");
     }
     ok
