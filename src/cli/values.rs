@@ -104,3 +104,80 @@ fn formats(list: &[(Format, Option<&'static str>)]) -> OneOf<Format> {
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    /// `--format` parsed by `parser`: the format, or the error as clap prints it.
+    fn parse(parser: clap::builder::ValueParser, value: &OsString) -> Result<Format, String> {
+        clap::Command::new("w")
+            .arg(clap::Arg::new("format").long("format").value_parser(parser))
+            .try_get_matches_from([OsString::from("w"), "--format".into(), value.clone()])
+            .map(|m| *m.get_one::<Format>("format").expect("given"))
+            .map_err(|e| e.render().to_string())
+    }
+
+    #[test]
+    fn a_listed_value_parses_and_any_other_is_refused_as_a_value_enum_refuses_it() {
+        let every = [
+            Format::Table,
+            Format::Json,
+            Format::Markdown,
+            Format::Github,
+        ];
+        let ours = formats(&every.map(|f| (f, None)));
+        let values = ["table", "github", "foo", "jso", "Table", "", "mark down"]
+            .map(OsString::from)
+            .into_iter()
+            .chain([OsString::from_vec(vec![0xff, b'j'])]);
+        for v in values {
+            let enum_parser = clap::builder::EnumValueParser::<Format>::new();
+            assert_eq!(
+                parse(ours.clone().into(), &v),
+                parse(enum_parser.into(), &v),
+                "{v:?}"
+            );
+        }
+        // The same names and help lines.
+        let text = |p: Vec<PossibleValue>| -> Vec<String> {
+            p.iter()
+                .map(|v| format!("{} {:?}", v.get_name(), v.get_help().map(|h| h.to_string())))
+                .collect()
+        };
+        assert_eq!(
+            text(ours.possible_values().unwrap().collect()),
+            text(every.iter().filter_map(Format::to_possible_value).collect())
+        );
+    }
+
+    #[test]
+    fn trend_lists_no_github_and_arch_names_its_slices() {
+        let trend = parse(trend_format().into(), &"github".into()).unwrap_err();
+        assert!(
+            trend.contains("invalid value 'github'")
+                && trend.contains("[possible values: table, json, markdown]"),
+            "{trend}"
+        );
+        assert_eq!(
+            parse(check_format().into(), &"github".into()),
+            Ok(Format::Github)
+        );
+        let arches: Vec<(String, ArchFilter)> = arch()
+            .0
+            .iter()
+            .map(|(p, a)| (p.get_name().to_string(), a.clone()))
+            .collect();
+        assert_eq!(
+            arches,
+            [
+                ("arm64".into(), ArchFilter::Only("arm64".into())),
+                ("arm64e".into(), ArchFilter::Only("arm64e".into())),
+                ("x86_64".into(), ArchFilter::Only("x86_64".into())),
+                ("all".into(), ArchFilter::All),
+            ]
+        );
+    }
+}

@@ -753,6 +753,35 @@ fn print_keeping(
 mod tests {
     use super::*;
 
+    // Two tables of one process, one in each style: the style is each table's, and the keys
+    // are the demangled structure's in both.
+    #[test]
+    fn raw_style_shows_every_name_raw_and_keeps_the_keys() {
+        let cxx = "__ZN2v88internal7FactoryINS0_7IsolateEE3NewEv";
+        let names = [cxx, "_main"];
+        let shown = demangle_all(names, NameStyle::Demangled).unwrap();
+        let raw = demangle_all(names, NameStyle::Raw).unwrap();
+        let sorted = Demangled::of_sorted(vec![cxx], 8, Keys::All, NameStyle::Raw).unwrap();
+        let (a, b, c) = (shown.lookup(cxx), raw.lookup(cxx), sorted.lookup(cxx));
+        assert!(a.demangled().starts_with("v8::internal::Factory<"), "{a:?}");
+        assert_eq!((b.demangled(), c.demangled()), (cxx, cxx));
+        assert_eq!((a.kind, b.kind), (NameKind::Cxx, NameKind::Cxx));
+        for n in [&b, &c] {
+            assert_eq!(n.pattern(), a.pattern());
+            assert_eq!(n.template(), "v8::internal::Factory<…>");
+            assert_eq!(n.namespace(2), a.namespace(2));
+        }
+        // C names: without the Mach-O `_`, or raw; stored or not.
+        assert_eq!(shown.get("_main").demangled(), "main");
+        assert_eq!(raw.get("_main").demangled(), "_main");
+        assert_eq!(raw.lookup("_exit").demangled(), "_exit");
+        assert_eq!(shown.lookup("_exit").demangled(), "exit");
+        assert_eq!(
+            (shown.style(), raw.style()),
+            (NameStyle::Demangled, NameStyle::Raw)
+        );
+    }
+
     // Regression (render fuzz target): a C name `_::notice title…` lost its `_` when shown and
     // started a line of the verify table with a workflow command.
     #[test]
