@@ -33,17 +33,12 @@ fn main() -> ExitCode {
             exit_now(2)
         }
     };
-    weakscan::analysis::demangle::show_raw_names(cli.no_demangle);
     weakscan::memory::leak_at_exit();
-    let run = |r: weakscan::command::Request| {
-        use weakscan::output::table;
-        table::set_width(
-            cli.width
-                .or_else(|| r.output().is_none().then(table::terminal_width).flatten()),
-        );
-        weakscan::command::run(&r)
-    };
-    let code = match cli.request().and_then(run) {
+    let globals = cli.globals();
+    let code = match cli
+        .request()
+        .and_then(|r| weakscan::command::run(&r, &globals))
+    {
         Ok(code) => code,
         Err(e) => {
             // The message is already one line (see weakscan::text); stderr errors are moot.

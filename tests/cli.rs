@@ -678,6 +678,48 @@ fn tables_fit_the_width_asked_for() {
     assert!(text.lines().any(|l| l.chars().count() > 120));
 }
 
+/// `verify` and `check` tables, of a binary and of a process, fit the width too (their report
+/// renders with the run's options, as scan's and diff's do).
+#[test]
+fn verify_and_check_tables_fit_the_width_asked_for() {
+    let data = crate::util::testdata();
+    let (app, app_v2) = (
+        fixture("app-default-chained-x86_64"),
+        fixture("app-v2-default-chained-x86_64"),
+    );
+    let log = data.join("logs/dyld4-macos15-chained.log");
+    let bundle = data.join("process/App.app");
+    let bundle_log = data.join("logs/dyld4-macos15-process-app.log");
+    let gate = ["check", "--no-config", "--max-weak-bind-symbols", "1"];
+    let cases: [(Vec<&str>, Vec<&std::path::PathBuf>); 4] = [
+        (vec!["verify"], vec![&app, &log]),
+        (vec!["verify"], vec![&bundle, &bundle_log]),
+        (gate.to_vec(), vec![&app_v2]),
+        (gate.to_vec(), vec![&app]),
+    ];
+    for (args, files) in cases {
+        for width in [80, 100] {
+            let out = weakscan()
+                .args(&args)
+                .args(files.iter().copied())
+                .args(["--width", &width.to_string()])
+                .output()
+                .unwrap();
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            let table: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with(['│', '┌', '└', '╞', '├']))
+                .collect();
+            assert!(table.len() > 5, "{args:?}: {text}");
+            for line in table {
+                let n = line.chars().count();
+                assert!(n <= width, "{args:?}: {n} > {width}: {line}");
+            }
+        }
+    }
+}
+
 #[test]
 fn golden_diff_markdown_for_a_pull_request_comment() {
     golden(

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use weakscan::analysis::attribute::{Origin, OriginLevel};
 use weakscan::analysis::check::{CheckReport, EXAMPLES, Figure, ImageCheck, Kind};
-use weakscan::analysis::demangle::{Demangled, Keys, demangle_all};
+use weakscan::analysis::demangle::{Demangled, Keys, NameStyle, demangle_all};
 use weakscan::analysis::group::GroupBy;
 use weakscan::analysis::report::{
     DiffReport, ImageSummary, ScanReport, diff_report, pair_images, scan_report,
@@ -252,8 +252,8 @@ pub fn macho(data: &[u8]) {
                 assert!(image.weak_definitions.len() <= data.len());
             }
             // One analysis pass: demangling and grouping are fuzzed on their own by `demangle`.
-            let _ =
-                scan_report(&images, GroupBy::Template, None).expect("demangling threads start");
+            let _ = scan_report(&images, GroupBy::Template, None, NameStyle::Demangled)
+                .expect("demangling threads start");
         }
         Err(e) => {
             one_line(&e.message);
@@ -389,8 +389,8 @@ pub fn log(data: &[u8]) {
     match weakscan::log::read_log_from(name, data, None) {
         Ok(images) => {
             // Diff and verify of log images are fuzzed by the mutation runs in `cargo test`.
-            let _ =
-                scan_report(&images, GroupBy::Template, None).expect("demangling threads start");
+            let _ = scan_report(&images, GroupBy::Template, None, NameStyle::Demangled)
+                .expect("demangling threads start");
         }
         Err(e) => {
             one_line(&e.message);
@@ -409,12 +409,14 @@ pub fn log(data: &[u8]) {
 /// grouping builds it) prints the same and gives the same keys.
 pub fn demangle(data: &[u8]) {
     let raw = String::from_utf8_lossy(data);
-    let names = demangle_all([raw.as_ref()]).expect("demangling threads start");
+    let names =
+        demangle_all([raw.as_ref()], NameStyle::Demangled).expect("demangling threads start");
     let name = names.lookup(&raw);
     // An entry built keeping fewer keys (as a grouping asks for) prints the same and answers
     // the keys it keeps as the whole entry does.
     for keys in [Keys::Template, Keys::TemplateOnly, Keys::None] {
-        let cut = Demangled::of_sorted(vec![raw.as_ref()], 8, keys).expect("threads start");
+        let cut = Demangled::of_sorted(vec![raw.as_ref()], 8, keys, NameStyle::Demangled)
+            .expect("threads start");
         let cut = cut.lookup(&raw);
         assert_eq!(cut.demangled(), name.demangled(), "{keys:?}");
         assert_eq!(cut.kind, name.kind, "{keys:?}");
@@ -470,8 +472,10 @@ pub fn printer(data: &[u8]) {
         Err(_) => {}
     }
     let raw = format!("_{plain}");
-    let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle]
-        .map(|p| demangle_all_with([raw.as_str()], p).expect("demangling threads start"));
+    let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle].map(|p| {
+        demangle_all_with([raw.as_str()], p, NameStyle::Demangled)
+            .expect("demangling threads start")
+    });
     let (n, cpp) = (a.lookup(&raw), b.lookup(&raw));
     match (&printed, n.kind) {
         (Ok(t), NameKind::Cxx) => assert_eq!(n.demangled(), t),
@@ -551,13 +555,16 @@ fn gate_cases() -> &'static [GateCase] {
 fn gate_names() -> &'static Demangled<'static> {
     static NAMES: OnceLock<Demangled<'static>> = OnceLock::new();
     NAMES.get_or_init(|| {
-        demangle_all(gate_cases().iter().flat_map(|c| {
-            c.subjects
-                .iter()
-                .flat_map(|s| s.entries.iter())
-                .chain(c.baseline.images.iter().flat_map(|i| i.entries.iter()))
-                .map(|e| e.raw.as_str())
-        }))
+        demangle_all(
+            gate_cases().iter().flat_map(|c| {
+                c.subjects
+                    .iter()
+                    .flat_map(|s| s.entries.iter())
+                    .chain(c.baseline.images.iter().flat_map(|i| i.entries.iter()))
+                    .map(|e| e.raw.as_str())
+            }),
+            NameStyle::Demangled,
+        )
         .expect("demangling threads start")
     })
 }
@@ -574,9 +581,13 @@ pub fn subject_of(image: &Image) -> Subject {
 
 /// The baseline file `weakscan baseline` writes for `images`.
 pub fn baseline_text(images: &[Image], by: GroupBy) -> String {
-    let report = scan_report(images, by, None).expect("demangling threads start");
-    let names = demangle_all(images.iter().flat_map(Image::symbol_names))
-        .expect("demangling threads start");
+    let report =
+        scan_report(images, by, None, NameStyle::Demangled).expect("demangling threads start");
+    let names = demangle_all(
+        images.iter().flat_map(Image::symbol_names),
+        NameStyle::Demangled,
+    )
+    .expect("demangling threads start");
     let mut out = Vec::new();
     weakscan::output::baseline::render(&mut out, &report, images, &names, by)
         .expect("writing to memory");
@@ -827,6 +838,7 @@ pub fn baseline(data: &[u8]) {
             .flat_map(|s| s.entries.iter())
             .chain(b.images.iter().flat_map(|i| i.entries.iter()))
             .map(|e| e.raw.as_str()),
+        NameStyle::Demangled,
     )
     .expect("demangling threads start");
     let mut images = Vec::new();
@@ -1181,59 +1193,43 @@ pub fn cli_argv(data: &[u8]) -> Vec<String> {
 /// reads no `weakscan.toml` from the working directory), writes no file and appends no job
 /// summary.
 fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
-    use weakscan::cli::{CheckFormatArg, Command};
+    use weakscan::cli::Command;
     let fixture = |p: &Path| cli_fixtures().iter().any(|f| f == p);
     let processes = |p: &weakscan::cli::ProcessOpts| {
         p.search.iter().all(|f| fixture(f)) && p.sysroot.as_deref().is_none_or(fixture)
     };
-    let summary_of = |f: weakscan::cli::Format| {
-        matches!(
-            f,
-            weakscan::cli::Format::Markdown | weakscan::cli::Format::Github
-        ) && std::env::var_os("GITHUB_STEP_SUMMARY").is_some()
+    let summary_of = |f: weakscan::output::Format| {
+        f.writes_step_summary() && std::env::var_os("GITHUB_STEP_SUMMARY").is_some()
     };
     match &cli.command {
-        Command::Scan {
-            files,
-            process,
-            opts,
-            ..
-        } => files.iter().all(|f| fixture(f)) && processes(process) && !summary_of(opts.format),
-        Command::Diff {
-            old,
-            new,
-            process,
-            opts,
-            ..
-        } => fixture(old) && fixture(new) && processes(process) && !summary_of(opts.format),
-        Command::Verify {
-            binary,
-            log,
-            process,
-            ..
-        } => fixture(binary) && fixture(log) && processes(process),
+        Command::Scan(a) => {
+            a.files.iter().all(|f| fixture(f))
+                && processes(&a.process)
+                && !summary_of(a.opts.format)
+        }
+        Command::Diff(a) => {
+            fixture(&a.old)
+                && fixture(&a.new)
+                && processes(&a.process)
+                && !summary_of(a.opts.format)
+        }
+        Command::Verify(a) => fixture(&a.binary) && fixture(&a.log) && processes(&a.process),
         Command::Check(a) => {
-            let summary = matches!(a.format, CheckFormatArg::Markdown | CheckFormatArg::Github)
-                && std::env::var_os("GITHUB_STEP_SUMMARY").is_some();
             a.files.iter().all(|f| fixture(f))
                 && processes(&a.process)
                 && (a.no_config || a.config.as_deref().is_some_and(fixture))
                 && a.baseline.as_deref().is_none_or(fixture)
-                && !summary
+                && !summary_of(a.format)
         }
         Command::Baseline(a) => fixture(&a.file) && a.output.is_none() && processes(&a.process),
         // Like diff: every build a fixture.
         Command::Trend(a) => {
-            let summary = a.format == weakscan::cli::TrendFormatArg::Markdown
-                && std::env::var_os("GITHUB_STEP_SUMMARY").is_some();
-            a.files.iter().all(|f| fixture(f)) && processes(&a.process) && !summary
+            a.files.iter().all(|f| fixture(f)) && processes(&a.process) && !summary_of(a.format)
         }
-        Command::Report { files, output, .. } => {
-            files.iter().all(|f| fixture(f)) && output.is_none()
-        }
-        Command::Completions { output, .. }
-        | Command::Man { output }
-        | Command::Schema { output, .. } => output.is_none(),
+        Command::Report(a) => a.files.iter().all(|f| fixture(f)) && a.output.is_none(),
+        Command::Completions(weakscan::cli::CompletionsArgs { output, .. })
+        | Command::Man(weakscan::cli::ManArgs { output })
+        | Command::Schema(weakscan::cli::SchemaArgs { output, .. }) => output.is_none(),
     }
 }
 
@@ -1247,7 +1243,8 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
 /// compiles; `--depth` ≥ 1; `check`'s request keeps `--top` and every budget; a run's error is
 /// one line, its exit code 0 or 1, and its JSON parses.
 pub fn cli(data: &[u8]) {
-    use weakscan::cli::{CheckFormatArg, Cli, Command, Format};
+    use weakscan::cli::{Cli, Command};
+    use weakscan::output::Format;
     let argv = cli_argv(data);
     let cli = match <Cli as clap::Parser>::try_parse_from(&argv) {
         Ok(c) => c,
@@ -1282,9 +1279,11 @@ pub fn cli(data: &[u8]) {
                 }
                 Err(e) => one_line(&e.message),
             }
-            args.format == CheckFormatArg::Json
+            args.format == Format::Json
         }
-        Command::Scan { opts, .. } | Command::Diff { opts, .. } | Command::Verify { opts, .. } => {
+        Command::Scan(weakscan::cli::ScanArgs { opts, .. })
+        | Command::Diff(weakscan::cli::DiffArgs { opts, .. })
+        | Command::Verify(weakscan::cli::VerifyArgs { opts, .. }) => {
             assert!(opts.depth >= 1);
             opts.format == Format::Json
         }
@@ -1292,12 +1291,12 @@ pub fn cli(data: &[u8]) {
             assert!(a.depth >= 1);
             true
         }
-        Command::Report { .. } => false,
+        Command::Report(_) => false,
         Command::Trend(a) => {
             assert!(a.depth >= 1);
-            a.format == weakscan::cli::TrendFormatArg::Json
+            a.format == Format::Json
         }
-        Command::Completions { .. } | Command::Man { .. } | Command::Schema { .. } => false,
+        Command::Completions(_) | Command::Man(_) | Command::Schema(_) => false,
     };
     if !safe_to_run(&cli) {
         return;
@@ -1327,7 +1326,7 @@ pub fn cli(data: &[u8]) {
         };
         *output = Some(out_path.clone());
     }
-    let result = weakscan::command::run(&req);
+    let result = weakscan::command::run(&req, &cli.globals());
     let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
     match result {
@@ -1389,7 +1388,8 @@ fn by_of(data: &[u8]) -> GroupBy {
     }
 }
 
-/// Every renderer on every report it renders: `(format and report, text)`.
+/// Every renderer on every report it renders: `(format and report, text)`, through
+/// [`weakscan::output::Render`] with the default options (full width, names demangled).
 ///
 /// The one place the harness calls `weakscan::output` (so a change of the renderers' signature
 /// is one edit here).
@@ -1399,34 +1399,58 @@ pub fn render_all(
     verify: Option<&VerifyReport>,
     check: Option<&CheckReport>,
 ) -> Vec<(&'static str, String)> {
-    use weakscan::output::{github, json, markdown, table};
-    fn text(render: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
-        let mut buf = Vec::new();
-        render(&mut buf).expect("writing to memory");
-        String::from_utf8(buf).expect("UTF-8 output")
-    }
+    use weakscan::output::{Format, Render, RenderOptions};
     let mut out = Vec::new();
+    let mut add = |report: &dyn Render, forms: &[(&'static str, Format)]| {
+        for &(what, format) in forms {
+            let mut buf = Vec::new();
+            report
+                .render(format, &mut buf, &RenderOptions::default())
+                .expect("writing to memory");
+            out.push((what, String::from_utf8(buf).expect("UTF-8 output")));
+        }
+    };
     if let Some(s) = scan {
-        out.push(("table scan", text(|w| table::scan(w, s))));
-        out.push(("json scan", text(|w| json::scan(w, s))));
-        out.push(("markdown scan", text(|w| markdown::scan(w, s))));
-        out.push(("github scan", text(|w| github::scan(w, s))));
+        add(
+            s,
+            &[
+                ("table scan", Format::Table),
+                ("json scan", Format::Json),
+                ("markdown scan", Format::Markdown),
+                ("github scan", Format::Github),
+            ],
+        );
     }
     if let Some(d) = diff {
-        out.push(("table diff", text(|w| table::diff(w, d))));
-        out.push(("json diff", text(|w| json::diff(w, d))));
-        out.push(("markdown diff", text(|w| markdown::diff(w, d))));
-        out.push(("github diff", text(|w| github::diff(w, d))));
+        add(
+            d,
+            &[
+                ("table diff", Format::Table),
+                ("json diff", Format::Json),
+                ("markdown diff", Format::Markdown),
+                ("github diff", Format::Github),
+            ],
+        );
     }
     if let Some(v) = verify {
-        out.push(("table verify", text(|w| table::verify(w, v))));
-        out.push(("json verify", text(|w| json::verify(w, v))));
+        add(
+            v,
+            &[
+                ("table verify", Format::Table),
+                ("json verify", Format::Json),
+            ],
+        );
     }
     if let Some(c) = check {
-        out.push(("table check", text(|w| table::check(w, c))));
-        out.push(("json check", text(|w| json::check(w, c))));
-        out.push(("markdown check", text(|w| markdown::check(w, c))));
-        out.push(("github check", text(|w| github::check(w, c))));
+        add(
+            c,
+            &[
+                ("table check", Format::Table),
+                ("json check", Format::Json),
+                ("markdown check", Format::Markdown),
+                ("github check", Format::Github),
+            ],
+        );
     }
     out
 }
@@ -1519,6 +1543,7 @@ fn check_report(old: &[Image], new: &[Image], by: GroupBy) -> Option<CheckReport
             .flat_map(|s| s.entries.iter())
             .chain(base.images.iter().flat_map(|i| i.entries.iter()))
             .map(|e| e.raw.as_str()),
+        NameStyle::Demangled,
     )
     .expect("demangling threads start");
     let mut images = Vec::new();
@@ -1561,12 +1586,13 @@ pub fn render(data: &[u8]) {
     };
     let by = by_of(data);
     let all: Vec<Image> = old.iter().chain(&new).cloned().collect();
-    let scan = scan_report(&all, by, Some(20)).expect("demangling threads start");
-    let diff = diff_report(&old, &new, by, Some(20), true).ok();
+    let scan =
+        scan_report(&all, by, Some(20), NameStyle::Demangled).expect("demangling threads start");
+    let diff = diff_report(&old, &new, by, Some(20), true, NameStyle::Demangled).ok();
     let verified = old.iter().find(|i| !i.is_log()).and_then(|binary| {
         let mut notes = Vec::new();
         let log = pick_log_image(binary, &new, None, &mut notes).ok()?;
-        verify(binary, log, by, Some(20), 1, notes).ok()
+        verify(binary, log, by, Some(20), 1, notes, NameStyle::Demangled).ok()
     });
     let check = check_report(&old, &new, by);
     for (what, text) in render_all(
@@ -1581,7 +1607,7 @@ pub fn render(data: &[u8]) {
 
 /// The self-diff of `images`: every image pairs with itself and shows no change.
 fn self_diff(images: &[Image], by: GroupBy) {
-    let r = match diff_report(images, images, by, None, true) {
+    let r = match diff_report(images, images, by, None, true, NameStyle::Demangled) {
         Ok(r) => r,
         Err(e) => return one_line(&e.message),
     };
@@ -1638,8 +1664,16 @@ fn diff_totals(r: &DiffReport) {
 /// What must hold of any verify report, and of `verify` run twice on the same images.
 fn check_verify(binary: &Image, log: &Image, notes: Vec<String>) {
     let by = GroupBy::Template;
-    let r1 = verify(binary, log, by, None, 0, notes.clone());
-    let r2 = verify(binary, log, by, None, 0, notes);
+    let r1 = verify(
+        binary,
+        log,
+        by,
+        None,
+        0,
+        notes.clone(),
+        NameStyle::Demangled,
+    );
+    let r2 = verify(binary, log, by, None, 0, notes, NameStyle::Demangled);
     assert_eq!(
         format!("{r1:?}"),
         format!("{r2:?}"),
@@ -1699,8 +1733,11 @@ fn baseline_round_trip(images: &[Image], by: GroupBy) {
         for f in Figure::ALL {
             assert_eq!(b.figure(f), f.of(&s.summary), "{}: {f}", image.label());
         }
-        let names = demangle_all(s.entries.iter().map(|e| e.raw.as_str()))
-            .expect("demangling threads start");
+        let names = demangle_all(
+            s.entries.iter().map(|e| e.raw.as_str()),
+            NameStyle::Demangled,
+        )
+        .expect("demangling threads start");
         match evaluate(&s, Some(b), &policy, &names, 5) {
             Ok(c) => {
                 check_image(&c, 5);
@@ -1728,12 +1765,20 @@ pub fn pairs(data: &[u8]) {
     let by = by_of(data);
     self_diff(&old, by);
     self_diff(&new, by);
-    match diff_report(&old, &new, by, None, true) {
+    match diff_report(&old, &new, by, None, true, NameStyle::Demangled) {
         Ok(r) => diff_totals(&r),
         Err(e) => one_line(&e.message),
     }
     for binary in old.iter().filter(|i| !i.is_log()).take(2) {
-        let r = verify(binary, binary, by, None, 0, Vec::new());
+        let r = verify(
+            binary,
+            binary,
+            by,
+            None,
+            0,
+            Vec::new(),
+            NameStyle::Demangled,
+        );
         match r {
             Ok(r) => assert!(r.agrees && r.totals.differences() == 0, "{:?}", r.totals),
             Err(e) => one_line(&e.message),

@@ -7,6 +7,7 @@
 
 use crate::util::fixture;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use weakscan::analysis::demangle::NameStyle;
 use weakscan::analysis::group::GroupBy;
 use weakscan::analysis::report::{diff_report, scan_report};
 use weakscan::macho::{ArchFilter, read_file};
@@ -99,8 +100,15 @@ fn mutated_fixtures_never_panic() {
             let result = catch_unwind(AssertUnwindSafe(|| {
                 read_file(&path, &ArchFilter::All).map(|images| {
                     // The analysis must survive whatever the parsers accepted.
-                    let _ = scan_report(&images, GroupBy::Template, None);
-                    let _ = diff_report(&images, &images, GroupBy::Namespace(2), Some(5), true);
+                    let _ = scan_report(&images, GroupBy::Template, None, NameStyle::Demangled);
+                    let _ = diff_report(
+                        &images,
+                        &images,
+                        GroupBy::Namespace(2),
+                        Some(5),
+                        true,
+                        NameStyle::Demangled,
+                    );
                 })
             }));
             if tally(result, (name, round, &bytes)) {
@@ -186,16 +194,32 @@ fn mutated_logs_never_panic() {
             let bytes = lines.join(&b'\n');
             let result = catch_unwind(AssertUnwindSafe(|| {
                 read_log_from(std::path::Path::new(name), bytes.as_slice(), None).map(|images| {
-                    let _ = scan_report(&images, GroupBy::Pattern, None);
-                    let _ = diff_report(&images, &images, GroupBy::Template, Some(5), true);
+                    let _ = scan_report(&images, GroupBy::Pattern, None, NameStyle::Demangled);
+                    let _ = diff_report(
+                        &images,
+                        &images,
+                        GroupBy::Template,
+                        Some(5),
+                        true,
+                        NameStyle::Demangled,
+                    );
                     let _ = diff_report(
                         std::slice::from_ref(binary),
                         &images[..1],
                         GroupBy::Namespace(2),
                         None,
                         true,
+                        NameStyle::Demangled,
                     );
-                    let _ = verify(binary, &images[0], GroupBy::Template, None, 0, Vec::new());
+                    let _ = verify(
+                        binary,
+                        &images[0],
+                        GroupBy::Template,
+                        None,
+                        0,
+                        Vec::new(),
+                        NameStyle::Demangled,
+                    );
                 })
             }));
             if tally(result, (name, round, &bytes)) {

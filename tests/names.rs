@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use weakscan::analysis::demangle::{
-    Demangled, NameKind, Printer, demangle_all_with, printer::printer,
+    Demangled, NameKind, NameStyle, Printer, demangle_all_with, printer::printer,
 };
 
 /// `llvm-cxxfilt` from LLVM 22, if installed (`WEAKSCAN_LLVM_CXXFILT` overrides the path).
@@ -275,8 +275,14 @@ fn demangled(printer: Printer) -> &'static Demangled<'static> {
         Printer::Libcxxabi => 0,
         Printer::CppDemangle => 1,
     };
-    WITH[slot]
-        .get_or_init(|| demangle_all_with(all_names().iter().map(String::as_str), printer).unwrap())
+    WITH[slot].get_or_init(|| {
+        demangle_all_with(
+            all_names().iter().map(String::as_str),
+            printer,
+            NameStyle::Demangled,
+        )
+        .unwrap()
+    })
 }
 
 /// The distinct raw names `scan --by symbol` lists for every fixture and the CI Node builds
@@ -511,7 +517,7 @@ fn mangled_names_sit_beside_printed_ones() {
 /// The keys of `raw` with each printer: (pattern, template, namespaces).
 fn keys_with_each_printer(raw: &str) -> [(String, String, Vec<String>); 2] {
     [Printer::Libcxxabi, Printer::CppDemangle].map(|p| {
-        let d = demangle_all_with([raw], p).unwrap();
+        let d = demangle_all_with([raw], p, NameStyle::Demangled).unwrap();
         let n = d.lookup(raw);
         let spaces = (1..=n.namespace_components())
             .map(|depth| n.namespace(depth).to_string())

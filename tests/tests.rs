@@ -29,6 +29,7 @@
 
 mod util;
 
+mod action;
 mod attribution;
 mod check;
 mod cli;

@@ -26,7 +26,7 @@
 //! images on disk defines is "defined outside" (or nowhere). A re-export found in an image's
 //! trie is taken as that image's non-weak definition (dyld follows it to the dependency).
 
-use crate::analysis::demangle::Demangled;
+use crate::analysis::demangle::{Demangled, NameStyle};
 use crate::analysis::group::GroupBy;
 use crate::error::Result;
 use crate::macho::file::{FileIdentity, MachOFile};
@@ -412,9 +412,9 @@ impl<'p> Names<'p> {
     }
 }
 
-/// Analyses `process`. Errors: an image's export trie can no longer be read (the file changed
-/// since it was loaded), or demangling fails.
-pub fn coalesce(process: &Process) -> Result<Coalescing> {
+/// Analyses `process`, the names of its duplicates shown in `style`. Errors: an image's export
+/// trie can no longer be read (the file changed since it was loaded), or demangling fails.
+pub fn coalesce(process: &Process, style: NameStyle) -> Result<Coalescing> {
     let n = process.images.len();
     let takes_part: Vec<bool> = process
         .images
@@ -640,6 +640,7 @@ pub fn coalesce(process: &Process) -> Result<Coalescing> {
         to_demangle,
         crate::analysis::report::DEMANGLE_BATCH,
         GroupBy::Template.keys(),
+        style,
     )?;
     let shown = |raw: &str| demangled.get(raw).demangled().to_string();
     // Template keys, one shared copy each.

@@ -418,7 +418,7 @@ impl GroupTable {
         // free once the summary is counted).
         let key_of_copy = |c: usize| {
             let name = match copy_entry.get(c).copied().unwrap_or(PLAIN) {
-                PLAIN => NameRef::Plain(plain_text(raws[c])),
+                PLAIN => NameRef::Plain(plain_text(raws[c], names.style())),
                 p => NameRef::Cxx(names.at(p)),
             };
             by.key_of(name)
@@ -529,7 +529,7 @@ impl GroupTable {
     /// The name of member `m`.
     fn name<'n>(&self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> NameRef<'n> {
         match self.entry.get(m as usize).copied().unwrap_or(PLAIN) {
-            PLAIN => NameRef::Plain(plain_text(member(image, m).0)),
+            PLAIN => NameRef::Plain(plain_text(member(image, m).0, names.style())),
             p => NameRef::Cxx(names.at(p)),
         }
     }
@@ -972,6 +972,7 @@ mod tests {
             },
             64,
             GroupBy::Template.keys(),
+            crate::analysis::demangle::NameStyle::Demangled,
         )
         .unwrap();
         let objects = ["/b/libz.a(z.o)", "/b/liba.a(a.o)", "/b/libm.a(m.o)"];
@@ -1017,7 +1018,13 @@ mod tests {
         ];
         let cxx = sorted_cxx(&defs);
         for by in [GroupBy::Template, GroupBy::Symbol, GroupBy::Pattern] {
-            let names = Demangled::of_sorted(cxx.clone(), 64, by.keys()).unwrap();
+            let names = Demangled::of_sorted(
+                cxx.clone(),
+                64,
+                by.keys(),
+                crate::analysis::demangle::NameStyle::Demangled,
+            )
+            .unwrap();
             let img = image(&defs, &["/b/liba.a(a.o)"], &[(defs[0], 0), (defs[2], 0)]);
             let table = GroupTable::new(&img, &names, by);
             let built: Vec<Group> = table.groups(&img, &names).collect();

@@ -16,7 +16,7 @@
 //! `--pair-arch OLD=NEW`.
 
 use super::coalesce::Coalescing;
-use super::demangle::{Demangled, needs_demangling};
+use super::demangle::{Demangled, NameStyle, needs_demangling};
 use super::diff::GroupDelta;
 use super::group::GroupBy;
 use super::report::{DEMANGLE_BATCH, diff_report_paired, diff_report_with, failures_among};
@@ -205,7 +205,7 @@ pub struct Side<'a> {
 }
 
 /// Pairs the processes of two versions by arch (or `pair` = `(old arch, new arch)`) and diffs
-/// each pair.
+/// each pair, names shown in `style`.
 ///
 /// Errors (usage): no arch in common and no `pair`, or a `pair` arch a side lacks; demangling
 /// failures of the per-image diffs.
@@ -215,6 +215,7 @@ pub fn diff_processes(
     by: GroupBy,
     top: Option<usize>,
     pair: Option<(&str, &str)>,
+    style: NameStyle,
 ) -> Result<ProcessDiffReport> {
     let arches = |s: &[Side<'_>]| {
         s.iter()
@@ -259,7 +260,7 @@ pub fn diff_processes(
     let mut processes = Vec::new();
     let mut demangle_failures = 0;
     for (o, n) in pairs {
-        let (d, failures) = diff_pair(o, n, by, top)?;
+        let (d, failures) = diff_pair(o, n, by, top, style)?;
         demangle_failures += failures;
         processes.push(d);
     }
@@ -354,6 +355,7 @@ fn diff_pair(
     n: Side<'_>,
     by: GroupBy,
     top: Option<usize>,
+    style: NameStyle,
 ) -> Result<(ProcessDiff, usize)> {
     let (oc, nc) = (o.coalescing, n.coalescing);
     let pairs = pair_images(o, n);
@@ -382,7 +384,12 @@ fn diff_pair(
         }
         let mut sorted: Vec<&str> = distinct.into_iter().collect();
         sorted.sort_unstable();
-        Some(Demangled::of_sorted(sorted, DEMANGLE_BATCH, by.keys())?)
+        Some(Demangled::of_sorted(
+            sorted,
+            DEMANGLE_BATCH,
+            by.keys(),
+            style,
+        )?)
     };
     let mut failures = 0;
     let mut images = Vec::new();
@@ -403,7 +410,7 @@ fn diff_pair(
                                 diff_report_with(a, b, by, top, false, labels, names)?
                             }
                             None => {
-                                let r = diff_report_paired(a, b, by, top, false, labels)?;
+                                let r = diff_report_paired(a, b, by, top, false, labels, style)?;
                                 failures += r.demangle_failures;
                                 r
                             }

@@ -15,6 +15,7 @@
 //!
 //! The process agrees when the differences summed over all images are within the tolerance.
 
+use super::demangle::NameStyle;
 use super::group::GroupBy;
 use super::verify::{
     Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol, counted_differences, verify,
@@ -116,7 +117,7 @@ impl ImageVerify {
     }
 }
 
-/// Holds `process` against the images of a log.
+/// Holds `process` against the images of a log, names shown in `style`.
 ///
 /// Errors: as [`verify`] (an image the log shows neither lookups nor weak binds for).
 pub fn verify_process(
@@ -125,6 +126,7 @@ pub fn verify_process(
     by: GroupBy,
     top: Option<usize>,
     tolerance: usize,
+    style: NameStyle,
 ) -> Result<ProcessVerifyReport> {
     let mut used = vec![false; log.len()];
     let mut images = Vec::new();
@@ -146,7 +148,7 @@ pub fn verify_process(
         let row = match found {
             Some((i, l)) => {
                 used[i] = true;
-                let r = verify(im, l, by, top, 0, Vec::new())?;
+                let r = verify(im, l, by, top, 0, Vec::new(), style)?;
                 let d = counted_differences(r.basis, &r.totals);
                 let differs = |c: &Counts| c.differences() > 0;
                 ImageVerify {

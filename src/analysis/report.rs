@@ -1,6 +1,6 @@
 //! The data that every output format renders: a scan report and a diff report.
 
-use super::demangle::{Demangled, needs_demangling};
+use super::demangle::{Demangled, NameStyle, needs_demangling};
 use super::diff::{GroupDelta, Paired, SymbolChanges, pair_groups, symbol_changes};
 use super::group::{Group, GroupBy, GroupStats, GroupTable, SupplierCount, supplier_counts};
 use crate::error::{Error, Result};
@@ -207,15 +207,17 @@ impl<'a> ScanReport<'a> {
     }
 }
 
-/// The demangled names of `images` (each distinct `_Z` name once), keeping the keys `by` reads.
+/// The demangled names of `images` (each distinct `_Z` name once), keeping the keys `by` reads,
+/// shown in `style`.
 ///
 /// Errors: the demangling threads cannot be started.
 pub(crate) fn names_of<'a>(
     images: impl IntoIterator<Item = &'a Image>,
     by: GroupBy,
+    style: NameStyle,
 ) -> Result<Demangled<'a>> {
     let all = distinct_cxx_names(images).into_iter().map(Name::as_str);
-    Demangled::of_sorted(all.collect(), DEMANGLE_BATCH, by.keys())
+    Demangled::of_sorted(all.collect(), DEMANGLE_BATCH, by.keys(), style)
 }
 
 /// The names of `images` that `names_of` demangles, sorted, as copies of the images' shared
@@ -265,12 +267,12 @@ pub fn union_of_sorted<'a>(lists: impl IntoIterator<Item = &'a [Name]>) -> Vec<N
 }
 
 /// The demangled names (as `names_of` gives them) of the images whose [`names_to_demangle`]
-/// `names` are.
+/// `names` are, shown in `style`.
 ///
 /// Errors: the demangling threads cannot be started.
-pub fn demangle_names(names: &[Name], by: GroupBy) -> Result<Demangled<'_>> {
+pub fn demangle_names(names: &[Name], by: GroupBy, style: NameStyle) -> Result<Demangled<'_>> {
     let all = names.iter().map(Name::as_str).collect();
-    Demangled::of_sorted(all, DEMANGLE_BATCH, by.keys())
+    Demangled::of_sorted(all, DEMANGLE_BATCH, by.keys(), style)
 }
 
 /// Each distinct `_Z` name of `images` once, sorted by text.
@@ -311,11 +313,22 @@ fn distinct_cxx_names<'a>(images: impl IntoIterator<Item = &'a Image>) -> Vec<&'
 /// Names demangled per [`demangle_all`](super::demangle::demangle_all) call.
 pub(crate) const DEMANGLE_BATCH: usize = 1 << 15;
 
-/// Builds the scan report of `images`, keeping at most `top` groups per image.
+/// Builds the scan report of `images`, keeping at most `top` groups per image, names shown in
+/// `style`.
 ///
 /// Errors: the demangling threads cannot be started ([`demangle_all`](super::demangle::demangle_all)).
-pub fn scan_report(images: &[Image], by: GroupBy, top: Option<usize>) -> Result<ScanReport<'_>> {
-    Ok(scan_report_with(images, names_of(images, by)?, by, top))
+pub fn scan_report(
+    images: &[Image],
+    by: GroupBy,
+    top: Option<usize>,
+    style: NameStyle,
+) -> Result<ScanReport<'_>> {
+    Ok(scan_report_with(
+        images,
+        names_of(images, by, style)?,
+        by,
+        top,
+    ))
 }
 
 /// [`scan_report`] with the names demangled by the caller: `names` holds at least every name
@@ -476,15 +489,16 @@ pub fn pair_images_with<'a>(
         .collect())
 }
 
-/// Builds the diff report (images paired by [`pair_images`]).
+/// Builds the diff report (images paired by [`pair_images`]), names shown in `style`.
 pub fn diff_report(
     old: &[Image],
     new: &[Image],
     by: GroupBy,
     top: Option<usize>,
     with_symbols: bool,
+    style: NameStyle,
 ) -> Result<DiffReport> {
-    diff_report_paired(old, new, by, top, with_symbols, None)
+    diff_report_paired(old, new, by, top, with_symbols, None, style)
 }
 
 /// [`diff_report`] with `pair` as [`pair_images_with`] takes it (`--pair-arch`).
@@ -495,8 +509,9 @@ pub fn diff_report_paired(
     top: Option<usize>,
     with_symbols: bool,
     pair: Option<(&str, &str)>,
+    style: NameStyle,
 ) -> Result<DiffReport> {
-    let names = names_of(old.iter().chain(new), by)?;
+    let names = names_of(old.iter().chain(new), by, style)?;
     let mut report = diff_report_with(old, new, by, top, with_symbols, pair, &names)?;
     report.demangle_failures = names.failures;
     Ok(report)

@@ -22,7 +22,7 @@
 //! every build of the trend are demangled together, and each step compares the groups of its
 //! two builds.
 
-use super::demangle::Demangled;
+use super::demangle::{Demangled, NameStyle};
 use super::diff::{GroupDelta, StatsDelta, diff_groups, percent_change};
 use super::group::{Group, GroupBy, GroupStats, group_image};
 use super::report::{ImageSummary, names_of};
@@ -410,12 +410,18 @@ pub fn largest_step(magnitudes: &[u64]) -> Option<usize> {
 
 /// Builds the trend of `builds` (in the trend's order, at least two, ordered as `sort` says):
 /// the series, each step's change and rank, and the groups behind the flagged steps, `top` of
-/// each kind.
+/// each kind, names shown in `style`.
 ///
 /// Errors (usage): fewer than two builds; no arch common to every build; a build with several
 /// images of one arch; a binary with several slices among logs. And: the demangling threads
 /// cannot be started.
-pub fn trend(builds: &[Build], by: GroupBy, top: usize, sort: Sort) -> Result<TrendReport> {
+pub fn trend(
+    builds: &[Build],
+    by: GroupBy,
+    top: usize,
+    sort: Sort,
+    style: NameStyle,
+) -> Result<TrendReport> {
     if builds.len() < 2 {
         return Err(Error::usage(
             "a trend needs at least two builds (one build: weakscan scan FILE)",
@@ -426,7 +432,7 @@ pub fn trend(builds: &[Build], by: GroupBy, top: usize, sort: Sort) -> Result<Tr
         .iter()
         .flat_map(|(_, at)| at.iter().enumerate().map(|(b, &i)| &builds[b].images[i]))
         .collect();
-    let names: Demangled<'_> = names_of(followed.iter().copied(), by)?;
+    let names: Demangled<'_> = names_of(followed.iter().copied(), by, style)?;
     let library = GroupBy::Origin(OriginLevel::Library);
     let mut series = Vec::new();
     for (arch, at) in &selections {

@@ -6,7 +6,7 @@
 //! lookup lines (dyld4 before macOS 15, dyld2) the weak-bind targets are compared instead
 //! (one per target, as the log prints one bind line per target), and the report says so.
 
-use super::demangle::demangle_all;
+use super::demangle::{NameStyle, demangle_all};
 use super::group::{GroupBy, NO_SUPPLIER, SupplierCount, suppliers};
 use super::report::ImageSummary;
 use crate::error::{Error, ErrorKind, Result};
@@ -189,7 +189,7 @@ pub fn pick_log_image<'a>(
     }
 }
 
-/// Compares `binary` with `log_image`.
+/// Compares `binary` with `log_image`, names shown in `style`.
 ///
 /// Errors: the log gives neither lookups nor weak-bind targets for the image (a chained image
 /// in a dyld4 log before macOS 15): nothing to compare.
@@ -200,6 +200,7 @@ pub fn verify(
     top: Option<usize>,
     tolerance: usize,
     mut notes: Vec<String>,
+    style: NameStyle,
 ) -> Result<VerifyReport> {
     let log_src = log_image.log();
     let (basis, predicted, seen): (Basis, Vec<&str>, Vec<&str>) = if log_src
@@ -260,7 +261,7 @@ pub fn verify(
         m
     };
     let (p, s) = (count(&predicted), count(&seen));
-    let names = demangle_all(predicted.iter().chain(&seen).copied())?;
+    let names = demangle_all(predicted.iter().chain(&seen).copied(), style)?;
     let supplier_of: HashMap<&str, &str> = suppliers(log_image).unwrap_or_default();
     // Origins come from the binary: the log names no objects.
     let origins = crate::analysis::attribute::Origins::of(binary);

@@ -9,8 +9,8 @@ use crate::error::Result;
 use crate::input::read_binary;
 use crate::macho::ArchFilter;
 use crate::model::Image;
-use crate::output;
 use crate::output::sink::Sink;
+use crate::output::{self, RenderOptions};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -36,7 +36,7 @@ pub struct BaselineRequest {
 /// on stdout. Exit 0.
 ///
 /// Errors: unreadable or malformed input, or the output cannot be written (exit 2).
-pub fn run(req: &BaselineRequest) -> Result<u8> {
+pub fn run(req: &BaselineRequest, opts: &RenderOptions) -> Result<u8> {
     // A process is recorded as one image per arch (`crate::analysis::merge`) with its trie
     // probes, `input_kind: "process"`.
     let mut probes = Vec::new();
@@ -49,7 +49,7 @@ pub fn run(req: &BaselineRequest) -> Result<u8> {
             }
             let mut images = Vec::new();
             for p in super::process::load_processes(&req.file, load)? {
-                probes.push(crate::analysis::coalesce::coalesce(&p)?.trie_probes);
+                probes.push(crate::analysis::coalesce::coalesce(&p, opts.names)?.trie_probes);
                 images.push(crate::analysis::merge::merged(&p).ok_or_else(|| {
                     crate::error::Error::new(
                         crate::error::ErrorKind::Malformed,
@@ -66,12 +66,12 @@ pub fn run(req: &BaselineRequest) -> Result<u8> {
             images
         }
     };
-    let mut report = scan_report(&images, req.group_by, None)?;
+    let mut report = scan_report(&images, req.group_by, None, opts.names)?;
     for (r, probes) in report.images.iter_mut().zip(&probes) {
         r.summary.input_kind = super::check::PROCESS_KIND;
         r.summary.trie_probes = Some(*probes);
     }
-    let names = demangle_all(images.iter().flat_map(Image::symbol_names))?;
+    let names = demangle_all(images.iter().flat_map(Image::symbol_names), opts.names)?;
     emit(req.output.as_ref(), |out| {
         output::baseline::render(out, &report, &images, &names, req.group_by)
     })?;

@@ -13,7 +13,7 @@
 //! Errors come in one order, whatever finished first (see [`read_builds`]). Without a pool
 //! every step runs on this thread, and the errors are reported in that same order.
 
-use crate::analysis::demangle::Demangled;
+use crate::analysis::demangle::{Demangled, NameStyle};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::{demangle_names, names_to_demangle, union_of_sorted};
 use crate::error::{Error, ErrorKind, Result};
@@ -32,8 +32,9 @@ pub struct Builds<'s> {
     pub names: Demangled<'s>,
 }
 
-/// Reads `paths` as [`crate::input::read_input`] does and demangles their names for `by`
-/// ([`demangle_names`]); `store` receives the names demangled (the result borrows them).
+/// Reads `paths` as [`crate::input::read_input`] does and demangles their names for `by`, to be
+/// shown in `style` ([`demangle_names`]); `store` receives the names demangled (the result
+/// borrows them).
 ///
 /// The inputs are read `window` at a time (`diff`: its two builds at once; `scan`: one after
 /// the other, so a scan of hundreds of dylibs holds one file open, and stops at the first that
@@ -47,6 +48,7 @@ pub fn read_builds<'s>(
     paths: &[&Path],
     opts: &ReadOptions,
     by: GroupBy,
+    style: NameStyle,
     window: usize,
     store: &'s OnceLock<Vec<Name>>,
 ) -> Result<Builds<'s>> {
@@ -89,7 +91,7 @@ pub fn read_builds<'s>(
                             let this = list_slots.iter().filter_map(|l| l.get().map(Vec::as_slice));
                             union_of_sorted(done_lists.iter().map(Vec::as_slice).chain(this))
                         });
-                        let _ = names_slot.set(demangle_names(store, by));
+                        let _ = names_slot.set(demangle_names(store, by, style));
                     }
                 });
             }
@@ -118,7 +120,7 @@ pub fn read_builds<'s>(
     let names = match names.into_inner() {
         Some(names) => names?,
         // No input at all.
-        None => demangle_names(store.get_or_init(Vec::new), by)?,
+        None => demangle_names(store.get_or_init(Vec::new), by, style)?,
     };
     Ok(Builds { images, names })
 }

@@ -1,7 +1,7 @@
 //! `weakscan check FILE…`, the pre-release gate: inputs, policy discovery, evaluation,
 //! rendering and the GitHub job summary.
 
-use super::emit;
+use super::emit_report;
 use crate::analysis::check::CheckReport;
 use crate::analysis::demangle::demangle_all;
 use crate::analysis::group::GroupBy;
@@ -14,26 +14,12 @@ use crate::gate::policy::{DEFAULT_POLICY_FILE, Flags, Policy};
 use crate::input::read_binary;
 use crate::macho::ArchFilter;
 use crate::model::Image;
-use crate::output;
+use crate::output::{Format, RenderOptions};
 use crate::process::load::LoadOptions;
 use std::path::{Path, PathBuf};
 
 /// The environment variable GitHub Actions sets to the job summary file.
 pub const STEP_SUMMARY_VAR: &str = "GITHUB_STEP_SUMMARY";
-
-/// How `weakscan check` prints its report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckFormat {
-    /// Tables for people.
-    Table,
-    /// JSON (`command: "check"`).
-    Json,
-    /// Markdown for a PR comment or job summary; also appended to `$GITHUB_STEP_SUMMARY`.
-    Markdown,
-    /// GitHub Actions `::error`/`::notice` annotations; the Markdown report is appended to
-    /// `$GITHUB_STEP_SUMMARY`.
-    Github,
-}
 
 /// What `weakscan check` was asked to do, with the policy flags already collected.
 #[derive(Debug, Clone)]
@@ -52,8 +38,9 @@ pub struct CheckRequest {
     pub flags: Flags,
     /// Offending groups shown per failing image.
     pub top: usize,
-    /// Output format.
-    pub format: CheckFormat,
+    /// Output format (markdown and github also append the Markdown report to
+    /// `$GITHUB_STEP_SUMMARY`).
+    pub format: Format,
     /// `--output` (stdout when `None`).
     pub output: Option<PathBuf>,
     /// `--map` / `--dsym`.
@@ -108,7 +95,7 @@ pub fn resolve_policy(req: &CheckRequest) -> Result<Policy> {
 /// Errors (exit 2): policy problems (see [`resolve_policy`]), unreadable or malformed inputs, a
 /// baseline that cannot be used (other schema, other arch), a budgeted figure the input cannot
 /// give.
-pub fn run(req: &CheckRequest) -> Result<u8> {
+pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     let policy = resolve_policy(req)?;
     let base = match &policy.baseline {
         Some(path) => {
@@ -139,7 +126,7 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         let processes = super::process::load_processes(file, load)?;
         let mut merged_images = Vec::new();
         for p in &processes {
-            let c = crate::analysis::coalesce::coalesce(p)?;
+            let c = crate::analysis::coalesce::coalesce(p, opts.names)?;
             let merged = crate::analysis::merge::merged(p).ok_or_else(|| {
                 Error::new(
                     ErrorKind::Malformed,
@@ -223,7 +210,7 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
                 .flat_map(|b| b.images.iter().flat_map(|i| i.entries.iter())),
         )
         .map(|e: &SymbolEntry| e.raw.as_str());
-    let names = demangle_all(all_names)?;
+    let names = demangle_all(all_names, opts.names)?;
     let mut checks = Vec::new();
     for (s, scope) in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
@@ -246,15 +233,7 @@ pub fn run(req: &CheckRequest) -> Result<u8> {
         images: checks,
         demangle_failures: names.failures,
     };
-    emit(req.output.as_ref(), |out| match req.format {
-        CheckFormat::Table => output::table::check(out, &report),
-        CheckFormat::Json => output::json::check(out, &report),
-        CheckFormat::Markdown => output::markdown::check(out, &report),
-        CheckFormat::Github => output::github::check(out, &report),
-    })?;
-    if matches!(req.format, CheckFormat::Markdown | CheckFormat::Github) {
-        append_step_summary(&report);
-    }
+    emit_report(req.output.as_ref(), req.format, &report, opts)?;
     Ok(if report.passed { 0 } else { 1 })
 }
 
@@ -303,9 +282,4 @@ fn pair_arches(b: &Baseline, images: &[Image], filter: &ArchFilter, file: &Path)
         }
     }
     Ok(())
-}
-
-/// Appends the Markdown report to `$GITHUB_STEP_SUMMARY` when that is set.
-fn append_step_summary(report: &CheckReport) {
-    super::append_step_summary(|w| output::markdown::check(w, report));
 }

@@ -1,13 +1,14 @@
 //! `weakscan diff OLD NEW`: two builds (binaries or logs, in any pair) compared.
 
 use super::builds::read_builds;
-use super::{Format, emit_report, one_stdin};
+use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
 use crate::analysis::report::diff_report_with;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
+use crate::output::{Format, RenderOptions};
 use crate::process::load::LoadOptions;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -39,15 +40,22 @@ pub struct DiffRequest {
 }
 
 /// Runs `weakscan diff`: exit 0 on success.
-pub fn run(req: &DiffRequest) -> Result<u8> {
+pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     one_stdin(&[&req.old, &req.new])?;
     if let Some(load) = &req.process {
-        return run_processes(req, load);
+        return run_processes(req, load, opts);
     }
     // The two inputs are independent: read at the same time, names demangled while their
     // debug maps are read.
     let store = OnceLock::new();
-    let builds = read_builds(&[&req.old, &req.new], &req.read, req.group_by, 2, &store)?;
+    let builds = read_builds(
+        &[&req.old, &req.new],
+        &req.read,
+        req.group_by,
+        opts.names,
+        2,
+        &store,
+    )?;
     let names = builds.names;
     let [old_images, new_images]: [Vec<Image>; 2] = builds
         .images
@@ -67,7 +75,7 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
         &names,
     )?;
     report.demangle_failures = names.failures;
-    emit_report(req.output.as_ref(), req.format, &report)?;
+    emit_report(req.output.as_ref(), req.format, &report, opts)?;
     crate::memory::discard(report);
     crate::memory::discard((old_images, new_images, names));
     crate::memory::discard(store);
@@ -76,7 +84,7 @@ pub fn run(req: &DiffRequest) -> Result<u8> {
 
 /// `weakscan diff` of two processes: each loaded and coalesced (in parallel), images paired as
 /// [`crate::analysis::process_diff`] says.
-fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
+fn run_processes(req: &DiffRequest, load: &LoadOptions, opts: &RenderOptions) -> Result<u8> {
     if req.symbols {
         return Err(Error::usage(
             "--symbols lists the symbols of two images: diff the two images themselves",
@@ -86,7 +94,7 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
         let processes = super::process::load_processes(p, load)?;
         let reports = processes
             .iter()
-            .map(crate::analysis::coalesce::coalesce)
+            .map(|p| crate::analysis::coalesce::coalesce(p, opts.names))
             .collect::<Result<Vec<_>>>()?;
         Ok((processes, reports))
     };
@@ -115,7 +123,8 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions) -> Result<u8> {
         req.group_by,
         req.top,
         pair,
+        opts.names,
     )?;
-    emit_report(req.output.as_ref(), req.format, &report)?;
+    emit_report(req.output.as_ref(), req.format, &report, opts)?;
     Ok(0)
 }

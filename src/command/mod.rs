@@ -17,8 +17,10 @@ pub mod scan;
 pub mod trend;
 pub mod verify;
 
+use crate::analysis::demangle::NameStyle;
 use crate::error::{Error, Result};
 use crate::output::sink::Sink;
+use crate::output::{Format, Render, RenderOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -43,17 +45,33 @@ pub enum Request {
     Generate(Box<completions::GenerateRequest>),
 }
 
-/// `--format` of `scan`, `diff` and `verify`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Tables for people.
-    Table,
-    /// JSON with `schema_version`.
-    Json,
-    /// Markdown (scan, diff), also appended to `$GITHUB_STEP_SUMMARY`.
-    Markdown,
-    /// GitHub Actions annotations (scan, diff); the Markdown goes to `$GITHUB_STEP_SUMMARY`.
-    Github,
+/// The flags every subcommand takes (`--width`, `--no-demangle`), as parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Globals {
+    /// `--width N`: fit tables to N columns.
+    pub width: Option<u16>,
+    /// `--no-demangle`: every symbol name shown raw.
+    pub no_demangle: bool,
+}
+
+impl Globals {
+    /// How `req` renders: tables fitted to `--width`, else to the terminal when the report goes
+    /// to stdout and that is one, else at full width; names raw under `--no-demangle`.
+    pub fn render_options(&self, req: &Request) -> RenderOptions {
+        RenderOptions {
+            width: self.width.or_else(|| {
+                req.output()
+                    .is_none()
+                    .then(crate::output::table::terminal_width)
+                    .flatten()
+            }),
+            names: if self.no_demangle {
+                NameStyle::Raw
+            } else {
+                NameStyle::Demangled
+            },
+        }
+    }
 }
 
 /// Appends a Markdown report to `$GITHUB_STEP_SUMMARY` when that is set; a failure to write it is
@@ -161,43 +179,42 @@ fn output_is_no_input(req: &Request) -> Result<()> {
     Ok(())
 }
 
-/// Runs `req`: the exit code, or the error to print (exit 2).
-pub fn run(req: &Request) -> Result<u8> {
+/// Runs `req` with the global flags `globals`: the exit code, or the error to print (exit 2).
+pub fn run(req: &Request, globals: &Globals) -> Result<u8> {
     output_is_no_input(req)?;
     if let Request::Generate(r) = req {
         return completions::run(r);
     }
+    let opts = globals.render_options(req);
     // On the run's one pool ([`crate::pool`]): the commands' parallel iterators (a process's
     // dylibs, a trend's builds) then share its threads with the demangling instead of starting
     // rayon's global pool beside it.
     crate::pool::on_pool(|| match req {
-        Request::Scan(r) => scan::run(r),
-        Request::Diff(r) => diff::run(r),
-        Request::Verify(r) => verify::run(r),
-        Request::Check(r) => check::run(r),
-        Request::Baseline(r) => baseline::run(r),
-        Request::Trend(r) => trend::run(r),
-        Request::Report(r) => report::run(r),
+        Request::Scan(r) => scan::run(r, &opts),
+        Request::Diff(r) => diff::run(r, &opts),
+        Request::Verify(r) => verify::run(r, &opts),
+        Request::Check(r) => check::run(r, &opts),
+        Request::Baseline(r) => baseline::run(r, &opts),
+        Request::Trend(r) => trend::run(r, &opts),
+        Request::Report(r) => report::run(r, &opts),
         Request::Generate(r) => completions::run(r),
     })
 }
 
-/// Opens `output` (stdout when `None` or `-`), lets `render` write the report into it and
-/// completes it. Errors: the output cannot be opened, written, synced or renamed; each names
-/// the destination.
+/// Opens `output` (stdout when `None` or `-`), writes `report` into it in `format` with `opts`
+/// and completes it; then, for Markdown and GitHub annotations, appends the Markdown report to
+/// `$GITHUB_STEP_SUMMARY` when that is set ([`append_step_summary`]). The one way every
+/// report is written. Errors: the output cannot be opened, written, synced or renamed; each
+/// names the destination.
 pub fn emit_report(
     output: Option<&PathBuf>,
     format: Format,
-    report: &dyn crate::output::render::Render,
+    report: &dyn Render,
+    opts: &RenderOptions,
 ) -> Result<()> {
-    emit(output, |out| match format {
-        Format::Table => report.table(out),
-        Format::Json => report.json(out),
-        Format::Markdown => report.markdown(out),
-        Format::Github => report.github(out),
-    })?;
-    if matches!(format, Format::Markdown | Format::Github) {
-        append_step_summary(|w| report.markdown(w));
+    emit(output, |out| report.render(format, out, opts))?;
+    if format.writes_step_summary() {
+        append_step_summary(|w| report.markdown(w, opts));
     }
     Ok(())
 }

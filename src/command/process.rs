@@ -2,10 +2,10 @@
 //! executable and the dylibs dyld loads with it ([`crate::process`]), coalesced as dyld4 does
 //! it ([`crate::analysis::coalesce`]).
 
-use super::{Format, emit_report};
+use super::emit_report;
 use crate::analysis::coalesce::coalesce;
 use crate::error::Result;
-use crate::output;
+use crate::output::{self, Format, RenderOptions};
 use crate::process::bundle::locate;
 use crate::process::load::{LoadOptions, load};
 use std::path::PathBuf;
@@ -27,18 +27,21 @@ pub struct ProcessRequest {
 
 /// Runs a process scan: exit 0 on success, whatever problems were met finding the images (they
 /// are reported and counted). Errors (exit 2): the main executable cannot be found or read.
-pub fn run(req: &ProcessRequest) -> Result<u8> {
+pub fn run(req: &ProcessRequest, opts: &RenderOptions) -> Result<u8> {
     let processes = load_processes(&req.input, &req.load)?;
     // Reading the images freed as much as their models hold (file buffers, names before
     // interning): returned to the system before the coalescing allocates its tables, which
     // lowers the peak of a large process.
     crate::memory::release_freed();
-    let reports = processes.iter().map(coalesce).collect::<Result<Vec<_>>>()?;
+    let reports = processes
+        .iter()
+        .map(|p| coalesce(p, opts.names))
+        .collect::<Result<Vec<_>>>()?;
     let processes = output::render::Processes {
         reports: &reports,
         top: req.top,
     };
-    emit_report(req.output.as_ref(), req.format, &processes)?;
+    emit_report(req.output.as_ref(), req.format, &processes, opts)?;
     Ok(0)
 }
 

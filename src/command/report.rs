@@ -9,7 +9,7 @@ use crate::analysis::page::{Series, compare, totals_of};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
 use crate::model::Image;
-use crate::output;
+use crate::output::{self, RenderOptions};
 use std::path::{Path, PathBuf};
 
 /// What `weakscan report` was asked to do.
@@ -64,8 +64,9 @@ pub fn largest_step(lookups: &[Option<usize>]) -> Option<usize> {
 }
 
 /// Runs `weakscan report`: exit 0. Errors (exit 2): an unreadable or malformed input, a
-/// universal file without `--arch`, the output cannot be written.
-pub fn run(req: &ReportRequest) -> Result<u8> {
+/// universal file without `--arch`, the output cannot be written. Of `opts`, the page reads how
+/// names are shown (it fits no table to a width).
+pub fn run(req: &ReportRequest, opts: &RenderOptions) -> Result<u8> {
     super::one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     // The builds are independent: read at the same time, on the pool (a pool worker that
     // waited here for a thread of its own would wait for itself when the pool has one thread).
@@ -81,7 +82,10 @@ pub fn run(req: &ReportRequest) -> Result<u8> {
             (Some(&images[step - 1]), &images[step], Some(step))
         }
     };
-    let names = demangle_all(old.into_iter().chain([new]).flat_map(Image::symbol_names))?;
+    let names = demangle_all(
+        old.into_iter().chain([new]).flat_map(Image::symbol_names),
+        opts.names,
+    )?;
     let mut page = compare(old, new, &names);
     if images.len() > 2 {
         page.view = crate::analysis::page::View::Trend;

@@ -1,7 +1,7 @@
 //! `weakscan scan FILE…`: weak definitions, weak binds and lookups of binaries or logs, grouped.
 
 use super::builds::read_builds;
-use super::{Format, emit_report, one_binary_for, one_stdin};
+use super::{emit_report, one_binary_for, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report_with;
 use crate::analysis::visibility::visibility_report;
@@ -10,6 +10,7 @@ use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
 use crate::origin::compile_db::{CompileDbIndex, parse_compile_db};
+use crate::output::{Format, RenderOptions};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -36,15 +37,15 @@ pub struct ScanRequest {
     pub process: Option<super::process::ProcessRequest>,
 }
 
-/// Runs `weakscan scan`: always exit 0 on success.
-pub fn run(req: &ScanRequest) -> Result<u8> {
+/// Runs `weakscan scan`, rendering with `opts`: always exit 0 on success.
+pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     if let Some(p) = &req.process {
-        return super::process::run(p);
+        return super::process::run(p, opts);
     }
     one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     let files: Vec<&Path> = req.files.iter().map(PathBuf::as_path).collect();
     let store = OnceLock::new();
-    let builds = read_builds(&files, &req.read, req.group_by, 1, &store)?;
+    let builds = read_builds(&files, &req.read, req.group_by, opts.names, 1, &store)?;
     one_binary_for(&req.origin, req.files.len())?;
     let mut images: Vec<Image> = builds.images.into_iter().flatten().collect();
     attach(&mut images, &req.origin)?;
@@ -63,7 +64,7 @@ pub fn run(req: &ScanRequest) -> Result<u8> {
             }
         }
     }
-    emit_report(req.output.as_ref(), req.format, &report)?;
+    emit_report(req.output.as_ref(), req.format, &report, opts)?;
     crate::memory::discard(report);
     crate::memory::discard(images);
     crate::memory::discard(store);

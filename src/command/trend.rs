@@ -1,11 +1,12 @@
 //! `weakscan trend FILE…`: a series of builds (binaries, logs or whole processes), each read
 //! once and all in parallel, followed by [`crate::analysis::trend`].
 
-use super::{Format, emit_report, one_stdin};
+use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::trend::{Build, Sort, order_by_version, trend, version_in};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
+use crate::output::{Format, RenderOptions};
 use crate::process::load::LoadOptions;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -37,7 +38,7 @@ pub struct TrendRequest {
 /// Errors (exit 2): fewer than two builds, `--format github`, a path without a version under
 /// `--sort version`, no arch common to every build (usage); any build unreadable or malformed
 /// (the first in the trend's order, named).
-pub fn run(req: &TrendRequest) -> Result<u8> {
+pub fn run(req: &TrendRequest, opts: &RenderOptions) -> Result<u8> {
     if req.files.len() < 2 {
         return Err(Error::usage(
             "a trend needs at least two builds (one build: weakscan scan FILE)",
@@ -64,18 +65,23 @@ pub fn run(req: &TrendRequest) -> Result<u8> {
     // trend's order is the one reported, whichever thread met it first.
     let builds = order
         .par_iter()
-        .map(|&i| read_build(paths[i], versions[i].clone(), req))
+        .map(|&i| read_build(paths[i], versions[i].clone(), req, opts))
         .collect::<Vec<Result<Build>>>()
         .into_iter()
         .collect::<Result<Vec<Build>>>()?;
-    let report = trend(&builds, req.group_by, req.top, req.sort)?;
-    emit_report(req.output.as_ref(), req.format, &report)?;
+    let report = trend(&builds, req.group_by, req.top, req.sort, opts.names)?;
+    emit_report(req.output.as_ref(), req.format, &report, opts)?;
     Ok(0)
 }
 
 /// Reads one build: a binary's slices or a log's images, or each arch of a whole process as
 /// one merged image with its trie probes.
-fn read_build(path: &Path, version: Option<String>, req: &TrendRequest) -> Result<Build> {
+fn read_build(
+    path: &Path,
+    version: Option<String>,
+    req: &TrendRequest,
+    opts: &RenderOptions,
+) -> Result<Build> {
     let shown = crate::text::escape_path(path);
     let Some(load) = &req.process else {
         return Ok(Build {
@@ -89,7 +95,9 @@ fn read_build(path: &Path, version: Option<String>, req: &TrendRequest) -> Resul
     let mut images = Vec::new();
     let mut trie_probes = Vec::new();
     for p in super::process::load_processes(path, load)? {
-        trie_probes.push(Some(crate::analysis::coalesce::coalesce(&p)?.trie_probes));
+        trie_probes.push(Some(
+            crate::analysis::coalesce::coalesce(&p, opts.names)?.trie_probes,
+        ));
         images.push(crate::analysis::merge::merged(&p).ok_or_else(|| {
             Error::new(
                 ErrorKind::Malformed,

@@ -1,11 +1,12 @@
 //! `weakscan verify BINARY LOG`: a binary's predicted lookups held against a dyld log of it.
 
-use super::{Format, emit, one_stdin};
+use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::verify::{pick_log_image, verify};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{FileKind, ReadOptions, read_input};
-use crate::output;
+use crate::output::render::ProcessVerify;
+use crate::output::{Format, RenderOptions};
 use std::path::PathBuf;
 
 /// What `weakscan verify` was asked to do.
@@ -35,7 +36,7 @@ pub struct VerifyRequest {
 
 /// Runs `weakscan verify`: exit 0 when the binary and the log agree within the tolerance, 1
 /// when they do not.
-pub fn run(req: &VerifyRequest) -> Result<u8> {
+pub fn run(req: &VerifyRequest, opts: &RenderOptions) -> Result<u8> {
     if matches!(req.format, Format::Markdown | Format::Github) {
         return Err(crate::error::Error::usage(
             "verify writes --format table or json (markdown and github are for scan, diff and check)"
@@ -44,7 +45,7 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
     }
     one_stdin(&[&req.binary, &req.log])?;
     if let Some(load) = &req.process {
-        return run_process(req, load);
+        return run_process(req, load, opts);
     }
     let mut read = req.read.clone();
     read.kind = Some(FileKind::Binary);
@@ -72,17 +73,18 @@ pub fn run(req: &VerifyRequest) -> Result<u8> {
         req.top,
         req.tolerance,
         notes,
+        opts.names,
     )?;
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Table => output::table::verify(out, &report),
-        Format::Json => output::json::verify(out, &report),
-        Format::Markdown | Format::Github => unreachable!("refused before reading"),
-    })?;
+    emit_report(req.output.as_ref(), req.format, &report, opts)?;
     Ok(if report.agrees { 0 } else { 1 })
 }
 
 /// `weakscan verify APP LOG`: every image of the process against the log's images.
-fn run_process(req: &VerifyRequest, load: &crate::process::load::LoadOptions) -> Result<u8> {
+fn run_process(
+    req: &VerifyRequest,
+    load: &crate::process::load::LoadOptions,
+    opts: &RenderOptions,
+) -> Result<u8> {
     if req.image.is_some() {
         return Err(Error::usage(
             "--image picks one image of the log for one binary; a process is compared image by image",
@@ -110,10 +112,12 @@ fn run_process(req: &VerifyRequest, load: &crate::process::load::LoadOptions) ->
         req.group_by,
         req.top,
         req.tolerance,
+        opts.names,
     )?;
-    emit(req.output.as_ref(), |out| match req.format {
-        Format::Json => output::process_verify::json(out, &report, req.group_by),
-        _ => output::process_verify::table_out(out, &report),
-    })?;
+    let shown = ProcessVerify {
+        report: &report,
+        group_by: req.group_by,
+    };
+    emit_report(req.output.as_ref(), req.format, &shown, opts)?;
     Ok(if report.agrees { 0 } else { 1 })
 }

@@ -1,5 +1,6 @@
 //! Output: the formats, each rendering the reports of [`crate::analysis`] into a
-//! [`std::io::Write`] (never one big string), and [`sink`], where that writer goes. Nothing here
+//! [`std::io::Write`] (never one big string), every report through one trait ([`Render`], with
+//! the run's [`RenderOptions`]), and [`sink`], where that writer goes. Nothing here
 //! imports [`crate::gate`].
 
 pub mod baseline;
@@ -18,6 +19,7 @@ pub mod table;
 pub mod trend;
 
 pub use crate::text::clip_middle;
+pub use render::{Format, Render, RenderOptions};
 
 /// Shown for a figure the input cannot give.
 pub(crate) const NOT_AVAILABLE: &str = "n/a";

@@ -5,7 +5,7 @@
 use super::markdown::{cell as md, code};
 use super::table::{cell, fit_figures, right, table_with};
 use crate::analysis::coalesce::Coalescing;
-use crate::output::{NOT_AVAILABLE, fig};
+use crate::output::{NOT_AVAILABLE, RenderOptions, fig};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -22,7 +22,9 @@ pub fn table_out(
     out: &mut dyn Write,
     processes: &[Coalescing],
     top: Option<usize>,
+    opts: &RenderOptions,
 ) -> io::Result<()> {
+    let w = opts.width;
     for (n, p) in processes.iter().enumerate() {
         if n > 0 {
             writeln!(out)?;
@@ -38,7 +40,7 @@ pub fn table_out(
         )?;
         // The image first: fitted tables give their first column a third of the width. A
         // fitted table narrower than 160 columns leaves out "found by" (JSON keeps it).
-        let found_by = super::table::width().is_none_or(|w| w >= 160);
+        let found_by = w.is_none_or(|w| w >= 160);
         let mut headers: Vec<(&str, bool)> = vec![("image", false), ("#", true)];
         if found_by {
             headers.push(("found by", false));
@@ -54,7 +56,7 @@ pub fn table_out(
             ("unused weak defs", true),
             ("probes saved if hidden", true),
         ]);
-        let mut t = table_with(&headers);
+        let mut t = table_with(w, &headers);
         for c in &p.images {
             let mut row = vec![cell(&c.image), right(c.index)];
             if found_by {
@@ -78,7 +80,7 @@ pub fn table_out(
             t.add_row(row);
         }
         let figures: Vec<bool> = headers.iter().map(|h| h.1).collect();
-        fit_figures(&mut t, &figures);
+        fit_figures(w, &mut t, &figures);
         writeln!(out, "{t}")?;
         writeln!(
             out,
@@ -114,7 +116,7 @@ pub fn table_out(
                 ("defined by", false),
                 ("winner", false),
             ];
-            let mut t = table_with(&headers);
+            let mut t = table_with(w, &headers);
             let shown = top.unwrap_or(usize::MAX);
             for g in p.duplicate_groups.iter().take(shown) {
                 t.add_row(vec![
@@ -125,7 +127,7 @@ pub fn table_out(
                     cell(&g.winners.join(", ")),
                 ]);
             }
-            fit_figures(&mut t, &headers.map(|h| h.1));
+            fit_figures(w, &mut t, &headers.map(|h| h.1));
             writeln!(out, "{t}")?;
             if p.duplicate_groups.len() > shown {
                 writeln!(

@@ -5,7 +5,7 @@
 
 use super::markdown::{cell as md, code};
 use super::table::{cell, fit_figures, group_deltas, right, table, table_with};
-use super::{NOT_AVAILABLE, change, fig, signed};
+use super::{NOT_AVAILABLE, RenderOptions, change, fig, signed};
 use crate::analysis::process_diff::{Change, ImageDelta, ImageStatus, ProcessDiffReport};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -86,7 +86,12 @@ fn ms((lo, hi): (f64, f64)) -> String {
 }
 
 /// Renders the report as tables; images that did not change are counted, not listed.
-pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
+pub fn table_out(
+    out: &mut dyn Write,
+    r: &ProcessDiffReport,
+    opts: &RenderOptions,
+) -> io::Result<()> {
+    let w = opts.width;
     for (n, p) in r.processes.iter().enumerate() {
         if n > 0 {
             writeln!(out)?;
@@ -101,7 +106,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
             "process diff ({arch}): {} → {}",
             p.old_main, p.new_main
         )?;
-        let mut t = table();
+        let mut t = table(w);
         t.set_header(vec![
             cell("process"),
             right("old"),
@@ -149,7 +154,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 ("unused weak defs", true),
                 ("probes saved if hidden", true),
             ];
-            let mut t = table_with(&headers);
+            let mut t = table_with(w, &headers);
             for d in &shown {
                 t.add_row(vec![
                     cell(&image_name(d)),
@@ -165,7 +170,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
             // The status is a short word: kept whole like the figures.
             let mut keep = headers.map(|h| h.1);
             keep[1] = true;
-            fit_figures(&mut t, &keep);
+            fit_figures(w, &mut t, &keep);
             writeln!(out, "{t}")?;
         }
         for d in shown.iter().filter(|d| !d.groups.is_empty()) {
@@ -177,7 +182,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 r.group_by.as_str()
             )?;
             let groups: Vec<_> = d.groups.iter().collect();
-            writeln!(out, "{}", group_deltas(r.group_by.as_str(), &groups))?;
+            writeln!(out, "{}", group_deltas(w, r.group_by.as_str(), &groups))?;
             if d.groups.len() < d.groups_changed {
                 writeln!(
                     out,
@@ -197,7 +202,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 ("lookups", true),
                 ("defined by", false),
             ];
-            let mut t = table_with(&headers);
+            let mut t = table_with(w, &headers);
             for g in &p.duplicate_groups {
                 t.add_row(vec![
                     cell(&g.template),
@@ -210,7 +215,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                     )),
                 ]);
             }
-            fit_figures(&mut t, &headers.map(|h| h.1));
+            fit_figures(w, &mut t, &headers.map(|h| h.1));
             writeln!(out, "{t}")?;
         }
         for (side, problems) in [("old", &p.old_problems), ("new", &p.new_problems)] {

@@ -3,6 +3,7 @@
 //! that differs, its comparison as `verify BINARY LOG` prints it. Table and JSON
 //! (`command: "process-verify"`, `docs/json.md`).
 
+use super::RenderOptions;
 use super::table::{cell, fit_figures, right, table_with};
 use crate::analysis::process_verify::{Match, ProcessVerifyReport};
 use serde::Serialize;
@@ -12,7 +13,11 @@ use std::io::{self, Write};
 pub const COMMAND: &str = crate::schema::PROCESS_VERIFY_COMMAND;
 
 /// Renders the report as tables.
-pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()> {
+pub fn table_out(
+    out: &mut dyn Write,
+    r: &ProcessVerifyReport,
+    opts: &RenderOptions,
+) -> io::Result<()> {
     writeln!(out, "process ({}): {}", r.arch, r.main)?;
     let headers = [
         ("image", false),
@@ -22,7 +27,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()>
         ("not seen", true),
         ("not predicted", true),
     ];
-    let mut t = table_with(&headers);
+    let mut t = table_with(opts.width, &headers);
     for i in &r.images {
         let log = match i.status {
             Match::Compared => i.log_image.clone().unwrap_or_default(),
@@ -54,7 +59,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()>
             right(if l.system { 0 } else { l.seen_lookups }),
         ]);
     }
-    fit_figures(&mut t, &headers.map(|h| h.1));
+    fit_figures(opts.width, &mut t, &headers.map(|h| h.1));
     writeln!(out, "{t}")?;
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
@@ -62,7 +67,7 @@ pub fn table_out(out: &mut dyn Write, r: &ProcessVerifyReport) -> io::Result<()>
     for i in r.images.iter().filter(|i| i.differences > 0) {
         if let Some(rep) = &i.report {
             writeln!(out, "\n{}:", i.image)?;
-            super::table::verify(out, rep)?;
+            super::table::verify(out, rep, opts)?;
         }
     }
     writeln!(

@@ -7,7 +7,7 @@ use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
-use crate::output::{NOT_AVAILABLE, change, fig, signed, story};
+use crate::output::{NOT_AVAILABLE, RenderOptions, change, fig, signed, story};
 use crate::text::clip_middle;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
@@ -16,35 +16,18 @@ use std::io::{self, Write};
 /// Longest example shown in a table cell, in characters.
 const EXAMPLE_WIDTH: usize = 90;
 
-pub(crate) fn table() -> Table {
+/// A table fitted to `width` columns (comfy-table's dynamic arrangement: long cells wrap), or
+/// printed at full width (`None`: piped output and golden files stay stable).
+pub(crate) fn table(width: Option<u16>) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED).force_no_tty();
-    match width() {
+    match width {
         Some(w) => t
             .set_content_arrangement(ContentArrangement::Dynamic)
             .set_width(w),
         None => t.set_content_arrangement(ContentArrangement::Disabled),
     };
     t
-}
-
-/// The width tables are fitted to (0: none, full width).
-static WIDTH: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
-
-/// Fits every table from now on to `width` columns (comfy-table's dynamic arrangement: long
-/// cells wrap), or prints them at full width (`None`, the default: piped output and golden files
-/// stay stable). Process-wide; `main` sets it from `--width`, else from the terminal when the
-/// report goes to one.
-pub fn set_width(width: Option<u16>) {
-    WIDTH.store(width.unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
-}
-
-/// See [`set_width`].
-pub fn width() -> Option<u16> {
-    match WIDTH.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => None,
-        w => Some(w),
-    }
 }
 
 /// The width of the terminal on stdout, if stdout is one (comfy-table's own detection).
@@ -66,14 +49,14 @@ pub(crate) fn cell(s: &str) -> Cell {
     Cell::new(clip_middle(s, MAX_CELL_WIDTH))
 }
 
-/// A table whose header is `headers`: (text, is a figure) — figures right-aligned and kept whole
-/// when fitted ([`fit_figures`]), the rest text.
-pub(crate) fn table_with(headers: &[(&str, bool)]) -> Table {
-    let mut t = table();
+/// A table fitted to `width` ([`table`]) whose header is `headers`: (text, is a figure) —
+/// figures right-aligned and kept whole when fitted ([`fit_figures`]), the rest text.
+pub(crate) fn table_with(width: Option<u16>, headers: &[(&str, bool)]) -> Table {
+    let mut t = table(width);
     t.set_header(
         headers
             .iter()
-            .map(|(h, f)| if *f { figure_header(h) } else { cell(h) }),
+            .map(|(h, f)| if *f { figure_header(width, h) } else { cell(h) }),
     );
     t
 }
@@ -85,8 +68,8 @@ pub(crate) fn right(s: impl ToString) -> Cell {
 /// A header over a column of figures: one word per line when tables are fitted to a width (so
 /// "weak-bound symbols" costs 10 columns, not 18; "lookups old → new" becomes "lookups" over
 /// "old→new").
-pub(crate) fn figure_header(s: &str) -> Cell {
-    let text = if width().is_some() {
+pub(crate) fn figure_header(width: Option<u16>, s: &str) -> Cell {
+    let text = if width.is_some() {
         s.replace(" old → new", "\u{0}")
             .replace(' ', "\n")
             .replace('\u{0}', "\nold→new")
@@ -101,14 +84,14 @@ pub(crate) fn figure_header(s: &str) -> Cell {
 const EXAMPLES_FROM_WIDTH: u16 = 100;
 
 /// Whether group tables show their example column (always, unless fitted to a narrow width).
-fn show_examples() -> bool {
-    width().is_none_or(|w| w >= EXAMPLES_FROM_WIDTH)
+fn show_examples(width: Option<u16>) -> bool {
+    width.is_none_or(|w| w >= EXAMPLES_FROM_WIDTH)
 }
 
-/// When tables are fitted to a width: the figure columns (every right-aligned header) keep
-/// their content width and never wrap; the text columns share the rest.
-pub(crate) fn fit_figures(t: &mut Table, header: &[bool]) {
-    if width().is_none() {
+/// When tables are fitted to a width (`width` is some): the figure columns (every right-aligned
+/// header) keep their content width and never wrap; the text columns share the rest.
+pub(crate) fn fit_figures(width: Option<u16>, t: &mut Table, header: &[bool]) {
+    if width.is_none() {
         return;
     }
     for (i, figure) in header.iter().enumerate() {
@@ -135,10 +118,10 @@ fn clip(s: &str) -> String {
 }
 
 /// The example column: empty when the example is the key itself (ungrouped names).
-fn example_cell(key: &str, example: &str) -> Cell {
+fn example_cell(width: Option<u16>, key: &str, example: &str) -> Cell {
     Cell::new(if example == key {
         String::new()
-    } else if let Some(w) = width() {
+    } else if let Some(w) = width {
         // Fitted to a width: about two lines of the example column, its head and tail kept.
         clip_middle(example, (usize::from(w) / 3).max(24))
     } else {
@@ -297,11 +280,12 @@ fn suppliers_cell(list: &Option<Vec<crate::analysis::group::SupplierCount>>) -> 
 }
 
 /// Renders `weakscan scan`.
-pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
+pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>, opts: &RenderOptions) -> io::Result<()> {
+    let w = opts.width;
     for img in &r.images {
         let s = &img.summary;
-        story_lines(out, r.images.len() > 1, s.label(), &scan_story(r, img))?;
-        let mut t = table();
+        story_lines(out, r.images.len() > 1, s.label(), &scan_story(r, img), w)?;
+        let mut t = table(w);
         summary_rows(&mut t, s);
         t.add_row(vec![
             Cell::new("weak-def exports"),
@@ -355,19 +339,19 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
             continue;
         }
-        let mut g = table();
+        let mut g = table(w);
         let is_log = s.log.is_some();
         let mut header = vec![
             Cell::new(r.group_by.as_str()),
-            figure_header("weak-bound symbols"),
-            figure_header(if is_log { "lookups seen" } else { "lookups" }),
-            figure_header("sites"),
+            figure_header(w, "weak-bound symbols"),
+            figure_header(w, if is_log { "lookups seen" } else { "lookups" }),
+            figure_header(w, "sites"),
         ];
         let mut figures = vec![false, true, true, true];
         header.push(if is_log {
             Cell::new("definitions from")
         } else {
-            figure_header("weak-def exports")
+            figure_header(w, "weak-def exports")
         });
         figures.push(!is_log);
         // The "from" column: when the image is attributed and groups are not origins.
@@ -376,11 +360,11 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             header.push(Cell::new("from"));
             figures.push(false);
         }
-        if show_examples() {
+        if show_examples(w) {
             header.push(Cell::new("example"));
         }
         g.set_header(header);
-        fit_figures(&mut g, &figures);
+        fit_figures(w, &mut g, &figures);
         for grp in r.groups(img) {
             let mut row = vec![
                 cell(&grp.key),
@@ -396,8 +380,8 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             if from {
                 row.push(from_cell(grp.from.as_ref()));
             }
-            if show_examples() {
-                row.push(example_cell(&grp.key, &grp.example));
+            if show_examples(w) {
+                row.push(example_cell(w, &grp.key, &grp.example));
             }
             g.add_row(row);
         }
@@ -411,9 +395,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
         }
         out.write_all(b"\n")?;
-        fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS))?;
+        fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS), w)?;
         if let Some(v) = &img.visibility {
-            compile_commands(out, v, img.groups.len().max(1))?;
+            compile_commands(out, v, img.groups.len().max(1), w)?;
         }
     }
     demangle_note(out, r.demangle_failures)?;
@@ -439,13 +423,19 @@ fn scan_story(r: &ScanReport<'_>, img: &crate::analysis::report::ImageReport<'_>
 /// `lines`, each wrapped at spaces to the width when there is one (a name longer than the
 /// width stays whole), then a blank line; prefixed with `label: ` when the report has several
 /// images.
-fn story_lines(out: &mut dyn Write, several: bool, label: &str, lines: &[String]) -> io::Result<()> {
+fn story_lines(
+    out: &mut dyn Write,
+    several: bool,
+    label: &str,
+    lines: &[String],
+    width: Option<u16>,
+) -> io::Result<()> {
     if lines.is_empty() {
         return Ok(());
     }
     for l in lines {
         let l = if several { format!("{label}: {l}") } else { l.clone() };
-        match width() {
+        match width {
             Some(w) => {
                 let lead = l.len() - l.trim_start().len();
                 let indent = " ".repeat(if l.starts_with("fix: ") { 5 } else { lead + 2 });
@@ -463,7 +453,7 @@ fn story_lines(out: &mut dyn Write, several: bool, label: &str, lines: &[String]
 }
 
 /// The fix plan ([`crate::analysis::fix_plan`]): the `rows` candidates saving the most.
-fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize) -> io::Result<()> {
+fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize, width: Option<u16>) -> io::Result<()> {
     let shown: Vec<_> = plan
         .candidates
         .iter()
@@ -473,15 +463,15 @@ fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize) -> io::Result<()> 
     if shown.is_empty() {
         return Ok(());
     }
-    let mut t = table();
+    let mut t = table(width);
     t.set_header(vec![
         Cell::new("fix plan: hide"),
-        figure_header("lookups saved"),
-        figure_header("weak-def exports"),
-        figure_header("inlines-hidden saves"),
-        figure_header("est. ms"),
+        figure_header(width, "lookups saved"),
+        figure_header(width, "weak-def exports"),
+        figure_header(width, "inlines-hidden saves"),
+        figure_header(width, "est. ms"),
     ]);
-    fit_figures(&mut t, &[false, true, true, true, true]);
+    fit_figures(width, &mut t, &[false, true, true, true, true]);
     for c in &shown {
         t.add_row(vec![
             cell(&c.library),
@@ -507,9 +497,14 @@ fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize) -> io::Result<()> 
 
 /// The objects' compile commands (`scan --compile-commands`): the `top` objects with the most
 /// lookups, each with its visibility, then the libraries with objects compiled with default
-/// visibility, and the fix for the largest.
-fn compile_commands(out: &mut dyn Write, v: &VisibilityReport, top: usize) -> io::Result<()> {
-    let mut t = table();
+/// visibility, and the fix for the largest; tables fitted to `width`.
+fn compile_commands(
+    out: &mut dyn Write,
+    v: &VisibilityReport,
+    top: usize,
+    width: Option<u16>,
+) -> io::Result<()> {
+    let mut t = table(width);
     t.set_header(vec![
         Cell::new("object"),
         right("weak-bound symbols"),
@@ -657,22 +652,23 @@ fn lookups_label(o: &ImageSummary, n: &ImageSummary) -> &'static str {
 
 /// The table of groups that changed between two builds (`diff`, and each flagged step of
 /// `trend`): the key (headed `key`, the grouping's name), lookups old → new, the change of each
-/// figure and an example member (left out when fitted to a narrow width).
-pub(crate) fn group_deltas(key: &str, groups: &[&GroupDelta]) -> Table {
-    let mut g = table();
+/// figure and an example member (left out when fitted to a narrow `width`).
+pub(crate) fn group_deltas(width: Option<u16>, key: &str, groups: &[&GroupDelta]) -> Table {
+    let w = width;
+    let mut g = table(w);
     let mut header = vec![
         Cell::new(key),
-        figure_header("lookups old → new"),
-        figure_header("Δ lookups"),
-        figure_header("Δ symbols"),
-        figure_header("Δ sites"),
-        figure_header("Δ exports"),
+        figure_header(w, "lookups old → new"),
+        figure_header(w, "Δ lookups"),
+        figure_header(w, "Δ symbols"),
+        figure_header(w, "Δ sites"),
+        figure_header(w, "Δ exports"),
     ];
-    if show_examples() {
+    if show_examples(w) {
         header.push(Cell::new("example"));
     }
     g.set_header(header);
-    fit_figures(&mut g, &[false, true, true, true, true, true, false]);
+    fit_figures(w, &mut g, &[false, true, true, true, true, true, false]);
     for grp in groups {
         let mut row = vec![
             cell(&grp.key),
@@ -686,8 +682,8 @@ pub(crate) fn group_deltas(key: &str, groups: &[&GroupDelta]) -> Table {
             right(signed(grp.delta.sites)),
             right(signed(grp.delta.weak_def_exports)),
         ];
-        if show_examples() {
-            row.push(example_cell(&grp.key, &grp.example));
+        if show_examples(w) {
+            row.push(example_cell(w, &grp.key, &grp.example));
         }
         g.add_row(row);
     }
@@ -695,13 +691,14 @@ pub(crate) fn group_deltas(key: &str, groups: &[&GroupDelta]) -> Table {
 }
 
 /// Renders `weakscan diff`.
-pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
+pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Result<()> {
+    let w = opts.width;
     for p in &r.pairs {
         let (o, n) = (&p.old, &p.new);
         let mut lines = story::diff_headline(p, story::plain);
         lines.extend(story::diff_fix(p, Some(&p.fix_plan), story::plain));
-        story_lines(out, r.pairs.len() > 1, &p.label, &lines)?;
-        let mut t = table();
+        story_lines(out, r.pairs.len() > 1, &p.label, &lines, w)?;
+        let mut t = table(w);
         t.set_header(vec![Cell::new(""), Cell::new("old"), Cell::new("new")]);
         t.add_row(vec![Cell::new("path"), cell(&o.path), cell(&n.path)]);
         if o.log.is_some() || n.log.is_some() {
@@ -727,7 +724,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             Cell::new(flags(o)),
             Cell::new(flags(n)),
         ]);
-        let mut totals = table();
+        let mut totals = table(w);
         totals.set_header(vec![
             cell(&p.label),
             right("old"),
@@ -763,7 +760,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
                 p.groups_changed
             )?;
         } else {
-            let g = group_deltas(r.group_by.as_str(), &changed);
+            let g = group_deltas(w, r.group_by.as_str(), &changed);
             writeln!(out, "{g}")?;
             if changed.len() < p.groups_changed {
                 writeln!(
@@ -798,9 +795,10 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
 }
 
 /// Renders `weakscan verify`.
-pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
+pub fn verify(out: &mut dyn Write, r: &VerifyReport, opts: &RenderOptions) -> io::Result<()> {
+    let w = opts.width;
     let (b, l) = (&r.binary, &r.log);
-    let mut t = table();
+    let mut t = table(w);
     t.set_header(vec![Cell::new(""), Cell::new("binary"), Cell::new("log")]);
     t.add_row(vec![Cell::new("path"), cell(&b.path), cell(&l.path)]);
     t.add_row(vec![
@@ -817,7 +815,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
         Basis::Lookups => "weak-def lookups",
         Basis::WeakBindTargets | Basis::CoalescedTargets => "weak-bind targets",
     };
-    let mut totals = table();
+    let mut totals = table(w);
     totals.set_header(vec![Cell::new(what), right("count")]);
     for (name, v) in [
         ("predicted", r.totals.predicted),
@@ -832,7 +830,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
         totals.add_row(vec![Cell::new(name), right(v)]);
     }
     writeln!(out, "{totals}")?;
-    let mut g = table();
+    let mut g = table(w);
     g.set_header(vec![
         Cell::new(r.group_by.as_str()),
         right("predicted"),
@@ -850,7 +848,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
             right(grp.counts.predicted_not_seen),
             right(grp.counts.seen_not_predicted),
             Cell::new(suppliers_cell(&Some(grp.suppliers.clone()))),
-            example_cell(&grp.key, &grp.example),
+            example_cell(w, &grp.key, &grp.example),
         ]);
     }
     writeln!(out, "{g}")?;
@@ -895,7 +893,8 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
 /// Renders `weakscan check`: per image its figures, every budget with value, limit and result,
 /// the failing budgets as sentences, the offending groups with examples; then what to do and
 /// the verdict.
-pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
+pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
+    let w = opts.width;
     let mut sources = Vec::new();
     if let Some(p) = &r.policy {
         sources.push(format!("policy {p}"));
@@ -914,7 +913,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             img.arch,
             if img.passed { "passed" } else { "FAILED" }
         )?;
-        let mut f = table();
+        let mut f = table(w);
         let with_base = img.figures.iter().any(|l| l.baseline.is_some());
         let mut header = vec![
             Cell::new("figure"),
@@ -938,7 +937,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             }
             f.add_row(row);
         }
-        let mut b = table();
+        let mut b = table(w);
         b.set_header(vec![
             Cell::new("budget"),
             right("value"),
@@ -959,7 +958,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         }
         if !img.offending_groups.is_empty() {
             writeln!(out, "\n{}:", r.offenders_caption(img))?;
-            let mut g = table();
+            let mut g = table(w);
             g.set_header(vec![
                 Cell::new(r.group_by.as_str()),
                 right(img.offender_figure.as_str()),

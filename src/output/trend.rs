@@ -3,8 +3,9 @@
 //! flagged step the groups (and libraries) that moved most. Table, Markdown and JSON
 //! (`command: "trend"`, `docs/json.md`, `docs/trend.md`).
 
+use super::RenderOptions;
 use super::markdown::{cell as md, code};
-use super::table::{cell, figure_header, group_deltas, right, table, width};
+use super::table::{cell, figure_header, group_deltas, right, table};
 use super::{change, fig};
 use crate::analysis::diff::GroupDelta;
 use crate::analysis::trend::{FLAG_DIVISOR, FiguresDelta, Series, Step, TrendReport};
@@ -133,7 +134,8 @@ fn lookups_change(s: &Series, b: usize) -> String {
 }
 
 /// Renders the report as tables: per series the builds, then each flagged step's groups.
-pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
+pub fn table_out(out: &mut dyn Write, r: &TrendReport, opts: &RenderOptions) -> io::Result<()> {
+    let w = opts.width;
     for (k, s) in r.series.iter().enumerate() {
         if k > 0 {
             writeln!(out)?;
@@ -157,11 +159,11 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             headers.push(("trie probes", true));
         }
         headers.push(("step", true));
-        let mut t = table();
+        let mut t = table(w);
         t.set_header(headers.iter().map(|&(h, figure)| match h {
             "#" => right(h),
             "step" | "version" => comfy_table::Cell::new(h),
-            _ if figure => figure_header(h),
+            _ if figure => figure_header(w, h),
             _ => comfy_table::Cell::new(h),
         }));
         for (b, p) in s.points.iter().enumerate() {
@@ -192,7 +194,7 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             row.push(cell(marker(s, b)));
             t.add_row(row);
         }
-        if width().is_some() {
+        if w.is_some() {
             for (i, &(_, whole)) in headers.iter().enumerate() {
                 if whole && let Some(c) = t.column_mut(i) {
                     c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
@@ -220,14 +222,19 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             writeln!(out, "  to   {}", r.builds[st.to].path)?;
             groups_table(
                 out,
+                w,
                 r.group_by.as_str(),
                 &st.groups,
                 &shown(GROUPS, st.groups.len(), st.groups_changed),
             )?;
             match (&st.libraries, st.libraries_changed) {
-                (Some(libs), Some(changed)) => {
-                    groups_table(out, "library", libs, &shown(LIBRARIES, libs.len(), changed))?
-                }
+                (Some(libs), Some(changed)) => groups_table(
+                    out,
+                    w,
+                    "library",
+                    libs,
+                    &shown(LIBRARIES, libs.len(), changed),
+                )?,
                 _ if r.group_by.as_str() == "library" => {}
                 _ => writeln!(
                     out,
@@ -245,6 +252,7 @@ pub fn table_out(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
 
 fn groups_table(
     out: &mut dyn Write,
+    width: Option<u16>,
     key: &str,
     groups: &[GroupDelta],
     note: &str,
@@ -253,7 +261,7 @@ fn groups_table(
         return writeln!(out, "by {key}: no change");
     }
     let refs: Vec<&GroupDelta> = groups.iter().collect();
-    writeln!(out, "{}", group_deltas(key, &refs))?;
+    writeln!(out, "{}", group_deltas(width, key, &refs))?;
     writeln!(out, "({note})")
 }
 

@@ -288,20 +288,28 @@ pub struct Demangled<'a> {
     /// in `'a`; a position is used only after its name compares equal, and a name whose hash
     /// another took falls back to the binary search.
     index: std::sync::OnceLock<NameIndex>,
+    /// How the names are shown.
+    style: NameStyle,
 }
 
 impl<'a> Demangled<'a> {
-    /// No names yet, room for `n` demangled ones.
-    pub fn with_capacity(n: usize) -> Self {
+    /// No names yet, room for `n` demangled ones, shown in `style`.
+    pub fn with_capacity(n: usize, style: NameStyle) -> Self {
         Demangled {
             names: Vec::with_capacity(n),
             failures: 0,
             classes: HashSet::default(),
             index: std::sync::OnceLock::new(),
+            style,
         }
     }
 
-    /// Adds the results of another [`demangle_all`] call. Only `_Z` names are kept: the entry of
+    /// How the names are shown.
+    pub fn style(&self) -> NameStyle {
+        self.style
+    }
+
+    /// Adds the results of another [`demangle_all`] call (in the same [`NameStyle`]). Only `_Z` names are kept: the entry of
     /// a C name is what [`Demangled::lookup`] makes of a name it does not hold (without the
     /// Mach-O `_`), so storing it would only copy the name three times.
     pub fn merge(&mut self, other: Demangled<'a>) {
@@ -335,18 +343,24 @@ impl<'a> Demangled<'a> {
     }
 
     /// Demangles `sorted` (distinct names, sorted) in batches of `batch` names with
-    /// [`demangle_all`], keeping `keys` of each C++ name (see [`Demangled::merge_keeping`]).
+    /// [`demangle_all`], keeping `keys` of each C++ name (see [`Demangled::merge_keeping`]),
+    /// shown in `style`.
     /// The list becomes the result's, so the raw names are never held twice. The classes the
     /// names show (which cut namespaces) are collected only when `keys` keep namespaces: a
     /// result without them, merged into another, cuts none of its namespaces.
     ///
     /// Errors: those of [`demangle_all`].
-    pub fn of_sorted(sorted: Vec<&'a str>, batch: usize, keys: Keys) -> Result<Demangled<'a>> {
+    pub fn of_sorted(
+        sorted: Vec<&'a str>,
+        batch: usize,
+        keys: Keys,
+        style: NameStyle,
+    ) -> Result<Demangled<'a>> {
         let mut names: Vec<(&'a str, SymbolName)> = Vec::new();
         let mut failures = 0;
         let mut classes = HashSet::default();
         for chunk in sorted.chunks(batch.max(1)) {
-            let (mut entries, shown) = demangle_sorted(chunk, keys, printer::printer())?;
+            let (mut entries, shown) = demangle_sorted(chunk, keys, printer::printer(), style)?;
             failures += count_failures(&entries);
             classes.extend(shown.into_iter().flatten());
             // The demangling's own list kept (one batch: it becomes the result's), not copied.
@@ -363,6 +377,7 @@ impl<'a> Demangled<'a> {
             failures,
             classes,
             index: std::sync::OnceLock::new(),
+            style,
         })
     }
 
@@ -387,7 +402,7 @@ impl<'a> Demangled<'a> {
         {
             return Cow::Borrowed(n);
         }
-        Cow::Owned(undemangled(raw))
+        Cow::Owned(undemangled(raw, self.style))
     }
 
     /// [`Demangled::lookup`] without copying: the entry of `raw`, or its text.
@@ -397,7 +412,7 @@ impl<'a> Demangled<'a> {
         {
             return NameRef::Cxx(n);
         }
-        NameRef::Plain(plain_text(raw))
+        NameRef::Plain(plain_text(raw, self.style))
     }
 
     /// Builds the index [`Demangled::position`] reads, if not built yet: the names' hashes on
@@ -459,19 +474,17 @@ impl<'a> Demangled<'a> {
     }
 }
 
-/// `--no-demangle` is in effect (see [`show_raw_names`]).
-static RAW_NAMES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `--no-demangle`: from now on every name is printed as its raw Mach-O symbol name (with its
-/// leading `_`), as c++filt users grep for them; grouping keys (pattern, template, namespace)
-/// are still read from the demangled structure. Process-wide; set before any demangling.
-pub fn show_raw_names(on: bool) {
-    RAW_NAMES.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether [`show_raw_names`] is on.
-pub fn raw_names() -> bool {
-    RAW_NAMES.load(std::sync::atomic::Ordering::Relaxed)
+/// How names are shown: as printed ([`printer`], c++filt's form; C names without the Mach-O
+/// `_`), or every one raw (`--no-demangle`: the Mach-O symbol name with its leading `_`, as
+/// c++filt users grep for them). Grouping keys (pattern, template, namespace) are read from the
+/// demangled structure either way; grouping by symbol groups by the name shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NameStyle {
+    /// Demangled (the default).
+    #[default]
+    Demangled,
+    /// Raw Mach-O symbol names (`--no-demangle`).
+    Raw,
 }
 
 /// [`Demangled::position`]'s index: a raw name's hash → its position. The hash is seeded per
@@ -503,11 +516,12 @@ impl NameIndex {
     }
 }
 
-/// How a name that is not demangled is shown: a C name without the Mach-O `_`, a `_Z` name raw
-/// (every name raw under `--no-demangle`). A C name that would then start with a GitHub
-/// Actions workflow command (`_::error::x`, [`crate::text::leading_colons`]) is shown raw too.
-pub fn plain_text(raw: &str) -> &str {
-    if raw_names() {
+/// How a name that is not demangled is shown in `style`: a C name without the Mach-O `_`, a
+/// `_Z` name raw (every name raw with [`NameStyle::Raw`]). A C name that would then start with
+/// a GitHub Actions workflow command (`_::error::x`, [`crate::text::leading_colons`]) is shown
+/// raw too.
+pub fn plain_text(raw: &str, style: NameStyle) -> &str {
+    if style == NameStyle::Raw {
         return raw;
     }
     let plain = raw.strip_prefix('_').unwrap_or(raw);
@@ -519,7 +533,7 @@ pub fn plain_text(raw: &str) -> &str {
 }
 
 /// Demangles every distinct name of `names` on the run's thread pool ([`crate::pool`]), whose
-/// threads have [`DEMANGLE_STACK_BYTES`] of stack each.
+/// threads have [`DEMANGLE_STACK_BYTES`] of stack each, to be shown in `style`.
 ///
 /// The result never depends on the machine: the threads only share out the work, and a name that
 /// panics inside cpp_demangle is kept raw and counted on its own (`catch_unwind` per name), so
@@ -528,8 +542,11 @@ pub fn plain_text(raw: &str) -> &str {
 /// `check` verdict.
 ///
 /// Errors (`Io`, without a file): no thread of the pool could be started ([`crate::pool::pool`]).
-pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Demangled<'a>> {
-    demangle_all_with(names, printer::printer())
+pub fn demangle_all<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    style: NameStyle,
+) -> Result<Demangled<'a>> {
+    demangle_all_with(names, printer::printer(), style)
 }
 
 /// [`demangle_all`] with the names printed by `printer` (with [`Printer::Libcxxabi`] in a build
@@ -541,8 +558,9 @@ pub fn demangle_all<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Dema
 pub fn demangle_all_with<'a>(
     names: impl IntoIterator<Item = &'a str>,
     printer: Printer,
+    style: NameStyle,
 ) -> Result<Demangled<'a>> {
-    let mut out = demangle_batch(names, printer)?;
+    let mut out = demangle_batch(names, printer, style)?;
     apply_classes(&mut out.names, &out.classes);
     Ok(out)
 }
@@ -551,13 +569,14 @@ pub fn demangle_all_with<'a>(
 fn demangle_batch<'a>(
     names: impl IntoIterator<Item = &'a str>,
     printer: Printer,
+    style: NameStyle,
 ) -> Result<Demangled<'a>> {
     let mut distinct: Vec<&'a str> = names.into_iter().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let (names, shown) = demangle_sorted(&distinct, Keys::All, printer)?;
+    let (names, shown) = demangle_sorted(&distinct, Keys::All, printer, style)?;
     drop(distinct);
-    let mut out = Demangled::with_capacity(0);
+    let mut out = Demangled::with_capacity(0, style);
     out.failures = count_failures(&names);
     out.classes.extend(shown.into_iter().flatten());
     out.names = names;
@@ -579,12 +598,17 @@ type Demangling<'a> = (Vec<(&'a str, SymbolName)>, Vec<Option<Box<str>>>);
 
 /// `sorted` (distinct names, sorted) demangled on the pool, in the same order, each C++ name
 /// keeping `keys` ([`SymbolName::keeping`]), with the class it shows when `keys` keep
-/// namespaces (which only those are cut at: by template, 10k names, ~0.9 ms of CPU less); a
-/// name that panics is kept raw. Everything per name happens here, on the pool, rather than
+/// namespaces (which only those are cut at: by template, 10k names, ~0.9 ms of CPU less), shown
+/// in `style`; a name that panics is kept raw. Everything per name happens here, on the pool, rather than
 /// after it on one thread.
 ///
 /// Errors: those of [`crate::pool::pool`].
-fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys, printer: Printer) -> Result<Demangling<'a>> {
+fn demangle_sorted<'a>(
+    sorted: &[&'a str],
+    keys: Keys,
+    printer: Printer,
+    style: NameStyle,
+) -> Result<Demangling<'a>> {
     use rayon::prelude::*;
     crate::pool::install(|| {
         sorted
@@ -594,7 +618,7 @@ fn demangle_sorted<'a>(sorted: &[&'a str], keys: Keys, printer: Printer) -> Resu
             .with_min_len(64)
             .map(|&raw| {
                 let (name, class) = std::panic::catch_unwind(|| {
-                    demangle_keeping(raw, keys, keys.namespaces(), printer)
+                    demangle_keeping(raw, keys, keys.namespaces(), printer, style)
                 })
                 .unwrap_or_else(|_| (failed(raw), None));
                 ((raw, name), class)
@@ -614,28 +638,37 @@ fn failed(raw: &str) -> SymbolName {
     SymbolName::plain(raw, NameKind::Failed)
 }
 
-/// `raw` without demangling: C names lose the Mach-O `_`, `_Z` names are kept raw.
-fn undemangled(raw: &str) -> SymbolName {
+/// `raw` without demangling: C names lose the Mach-O `_` (unless `style` shows them raw), `_Z`
+/// names are kept raw.
+fn undemangled(raw: &str, style: NameStyle) -> SymbolName {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if plain.starts_with("_Z") {
         return failed(raw);
     }
-    SymbolName::plain(plain_text(raw), NameKind::C)
+    SymbolName::plain(plain_text(raw, style), NameKind::C)
 }
 
-/// Demangles one raw Mach-O symbol name (with its leading `_`). Never panics on any input.
+/// Demangles one raw Mach-O symbol name (with its leading `_`), shown demangled
+/// ([`NameStyle::Demangled`]). Never panics on any input.
 ///
 /// The keys come from cpp_demangle's structure ([`structure`]); a name it cannot parse, or not
 /// print within the bound, is kept raw and counted. The printed form is [`printer::print()`]'s
 /// (libc++abi's `__cxa_demangle`, as Apple's `c++filt`) when the build links libc++abi, else
 /// cpp_demangle's; a name the printer refuses is shown raw and counted, with its keys kept.
 pub fn demangle_one(raw: &str) -> SymbolName {
-    demangle_keeping(raw, Keys::All, false, printer::printer()).0
+    demangle_keeping(
+        raw,
+        Keys::All,
+        false,
+        printer::printer(),
+        NameStyle::Demangled,
+    )
+    .0
 }
 
 /// [`demangle_one`] keeping only `keys` of a C++ name (as [`SymbolName::keeping`] cuts them),
 /// and when `class` is set, the scope the whole name shows to be a class ([`proven_class`],
-/// read before any key is cut).
+/// read before any key is cut); shown in `style`.
 ///
 /// A printed form that would read as a GitHub Actions workflow command
 /// ([`crate::text::has_workflow_command`]: `##[` from an identifier followed by an ABI tag, say)
@@ -646,8 +679,9 @@ fn demangle_keeping(
     keys: Keys,
     class: bool,
     printer: Printer,
+    style: NameStyle,
 ) -> (SymbolName, Option<Box<str>>) {
-    let (name, class) = print_keeping(raw, keys, class, printer);
+    let (name, class) = print_keeping(raw, keys, class, printer, style);
     // A `#` or `:` of the printed form that can make a command comes from the mangled name
     // (a source name); the demanglers' own `{lambda()#1}` cannot.
     if name.kind != NameKind::C && crate::text::holds_either(raw.as_bytes(), b'#', b':') {
@@ -683,10 +717,11 @@ fn print_keeping(
     keys: Keys,
     class: bool,
     printer: Printer,
+    style: NameStyle,
 ) -> (SymbolName, Option<Box<str>>) {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     if !plain.starts_with("_Z") {
-        return (undemangled(raw), None);
+        return (undemangled(raw, style), None);
     }
     if plain.len() > printer::MAX_NAME_BYTES {
         // Longer than any demangler is given, in every build alike.
@@ -707,7 +742,7 @@ fn print_keeping(
         None => NameKind::Failed,
     };
     let shown = match &printed {
-        Some(text) if !raw_names() => text.as_str(),
+        Some(text) if style == NameStyle::Demangled => text.as_str(),
         _ => raw,
     };
     let (pattern, name_start, template_end, namespace_ends) = parts;
@@ -732,16 +767,45 @@ fn print_keeping(
 mod tests {
     use super::*;
 
+    // Two tables of one process, one in each style: the style is each table's, and the keys
+    // are the demangled structure's in both.
+    #[test]
+    fn raw_style_shows_every_name_raw_and_keeps_the_keys() {
+        let cxx = "__ZN2v88internal7FactoryINS0_7IsolateEE3NewEv";
+        let names = [cxx, "_main"];
+        let shown = demangle_all(names, NameStyle::Demangled).unwrap();
+        let raw = demangle_all(names, NameStyle::Raw).unwrap();
+        let sorted = Demangled::of_sorted(vec![cxx], 8, Keys::All, NameStyle::Raw).unwrap();
+        let (a, b, c) = (shown.lookup(cxx), raw.lookup(cxx), sorted.lookup(cxx));
+        assert!(a.demangled().starts_with("v8::internal::Factory<"), "{a:?}");
+        assert_eq!((b.demangled(), c.demangled()), (cxx, cxx));
+        assert_eq!((a.kind, b.kind), (NameKind::Cxx, NameKind::Cxx));
+        for n in [&b, &c] {
+            assert_eq!(n.pattern(), a.pattern());
+            assert_eq!(n.template(), "v8::internal::Factory<…>");
+            assert_eq!(n.namespace(2), a.namespace(2));
+        }
+        // C names: without the Mach-O `_`, or raw; stored or not.
+        assert_eq!(shown.get("_main").demangled(), "main");
+        assert_eq!(raw.get("_main").demangled(), "_main");
+        assert_eq!(raw.lookup("_exit").demangled(), "_exit");
+        assert_eq!(shown.lookup("_exit").demangled(), "exit");
+        assert_eq!(
+            (shown.style(), raw.style()),
+            (NameStyle::Demangled, NameStyle::Raw)
+        );
+    }
+
     // Regression (render fuzz target): a C name `_::notice title…` lost its `_` when shown and
     // started a line of the verify table with a workflow command.
     #[test]
     fn regression_a_c_name_without_its_underscore_started_a_workflow_command() {
         for raw in ["_::notice title=x", "_ ::error::x", "_\u{2003}::warning::x"] {
-            assert_eq!(plain_text(raw), raw);
+            assert_eq!(plain_text(raw, NameStyle::Demangled), raw);
             assert_eq!(demangle_one(raw).demangled(), raw);
         }
-        assert_eq!(plain_text("_a::b"), "a::b");
-        assert_eq!(plain_text("_main"), "main");
+        assert_eq!(plain_text("_a::b", NameStyle::Demangled), "a::b");
+        assert_eq!(plain_text("_main", NameStyle::Demangled), "main");
     }
 
     // Regression: an unscoped `std::` name (`St…`) was in no namespace when its keys came from
@@ -794,7 +858,7 @@ mod tests {
     fn template_only_keys_keep_the_template_and_no_namespace() {
         let raw = "__ZN2v88internal7FactoryINS0_7IsolateEE3NewEv";
         let by = |keys| {
-            Demangled::of_sorted(vec![raw], 8, keys)
+            Demangled::of_sorted(vec![raw], 8, keys, NameStyle::Demangled)
                 .unwrap()
                 .lookup(raw)
                 .into_owned()
@@ -878,11 +942,16 @@ mod tests {
             },
             8,
             Keys::All,
+            NameStyle::Demangled,
         )
         .unwrap();
-        let eager =
-            Demangled::of_sorted(lazy.names.iter().map(|(n, _)| *n).collect(), 8, Keys::All)
-                .unwrap();
+        let eager = Demangled::of_sorted(
+            lazy.names.iter().map(|(n, _)| *n).collect(),
+            8,
+            Keys::All,
+            NameStyle::Demangled,
+        )
+        .unwrap();
         eager.index_positions();
         // Built from inside a pool task too, while another asks for a position.
         crate::pool::join(|| eager.index_positions(), || eager.position(names[0]));
@@ -900,7 +969,8 @@ mod tests {
         // whole entry, and the keys are the same whatever printed the name.
         for printer in [Printer::Libcxxabi, Printer::CppDemangle] {
             for raw in sample_names() {
-                let (whole, class) = demangle_keeping(raw, Keys::All, true, printer);
+                let (whole, class) =
+                    demangle_keeping(raw, Keys::All, true, printer, NameStyle::Demangled);
                 assert_eq!(class, proven_class(&whole).map(Box::<str>::from), "{raw}");
                 for keys in [Keys::All, Keys::Template, Keys::TemplateOnly, Keys::None] {
                     let cut = match whole.kind {
@@ -908,11 +978,14 @@ mod tests {
                         _ => whole.keeping(keys),
                     };
                     assert_eq!(
-                        demangle_keeping(raw, keys, true, printer),
+                        demangle_keeping(raw, keys, true, printer, NameStyle::Demangled),
                         (cut, class.clone()),
                         "{raw} {keys:?}"
                     );
-                    assert_eq!(demangle_keeping(raw, keys, false, printer).1, None);
+                    assert_eq!(
+                        demangle_keeping(raw, keys, false, printer, NameStyle::Demangled).1,
+                        None
+                    );
                 }
             }
         }
@@ -922,7 +995,7 @@ mod tests {
     fn names_past_the_length_cap_are_raw_with_raw_keys_in_every_build() {
         let raw = format!("__Z1f{}", "i".repeat(printer::MAX_NAME_BYTES));
         for p in [Printer::Libcxxabi, Printer::CppDemangle] {
-            let (n, class) = demangle_keeping(&raw, Keys::All, true, p);
+            let (n, class) = demangle_keeping(&raw, Keys::All, true, p, NameStyle::Demangled);
             assert_eq!(
                 (n.kind, n.demangled(), n.pattern()),
                 (NameKind::Failed, &*raw, &*raw)
@@ -935,7 +1008,7 @@ mod tests {
     fn keys_do_not_depend_on_the_printer() {
         for raw in sample_names() {
             let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle]
-                .map(|p| demangle_keeping(raw, Keys::All, true, p));
+                .map(|p| demangle_keeping(raw, Keys::All, true, p, NameStyle::Demangled));
             assert_eq!(a.0.pattern(), b.0.pattern(), "{raw}");
             assert_eq!(a.0.template(), b.0.template(), "{raw}");
             assert_eq!(a.0.namespace_ends, b.0.namespace_ends, "{raw}");
@@ -1069,7 +1142,7 @@ mod tests {
 
     #[test]
     fn failures_keep_the_raw_name_and_are_counted() {
-        let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"]).unwrap();
+        let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"], NameStyle::Demangled).unwrap();
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup("__ZN2v8").demangled(), "__ZN2v8");
         assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
@@ -1079,7 +1152,7 @@ mod tests {
     fn exponential_expansion_is_a_counted_failure() {
         let name = exponential_name;
         let raw = name(32);
-        let d = demangle_all([raw.as_str()]).unwrap();
+        let d = demangle_all([raw.as_str()], NameStyle::Demangled).unwrap();
         assert_eq!(d.failures, 1);
         assert_eq!(d.lookup(&raw).kind, NameKind::Failed);
         // Fuzz-audit finding: 11 levels (a 130-byte name) printed 53 KB, under the old fixed
@@ -1263,10 +1336,13 @@ mod tests {
 
         #[test]
         fn a_class_shown_by_its_constructor_is_no_namespace() {
-            let d = super::super::demangle_all([
-                "__ZN4node11http_parser6ParserC2Ev",
-                "__ZZN4node11http_parser6Parser10InitializeEvE4args",
-            ])
+            let d = super::super::demangle_all(
+                [
+                    "__ZN4node11http_parser6ParserC2Ev",
+                    "__ZZN4node11http_parser6Parser10InitializeEvE4args",
+                ],
+                super::super::NameStyle::Demangled,
+            )
             .unwrap();
             let n = d.lookup("__ZZN4node11http_parser6Parser10InitializeEvE4args");
             assert_eq!(n.namespace(5), "node::http_parser");

@@ -1,0 +1,368 @@
+#!/usr/bin/env bash
+# The shell steps of the weakscan GitHub Action (action.yml runs `run.sh STEP`, in this order):
+#
+#   plan     which weakscan runs: the `weakscan` input, the one an earlier use in the job
+#            installed, else the action's own version, to be installed into a directory that
+#            actions/cache/restore restores (outputs install, weakscan, root, cache-key, ref,
+#            repository)
+#   install  that directory filled when the cache missed: the release binary of the action's tag
+#            on a macOS runner, checked against its .sha256 file, else `cargo install --locked`
+#            from the action's own sources (output weakscan); actions/cache/save saves it
+#   check    weakscan check: annotations and the job summary (--format github), the Markdown and
+#            JSON reports, the figures as step outputs, the HTML report (weakscan report)
+#   comment  on a pull request, one comment found by its hidden marker: created, then updated
+#   finish   fails the step with the check's exit code
+#
+# Every input arrives as an environment variable (action.yml's env:). Needs bash (3.2 will do),
+# jq, curl and gh, which GitHub's hosted runners have. tests/action.rs runs these steps with gh,
+# curl and cargo replaced by stubs.
+set -euo pipefail
+
+# ---- helpers ----
+
+die() {
+  echo "weakscan action: $*" >&2
+  exit 2
+}
+
+# `name=value` to the step outputs; a value is one line.
+output() {
+  local value="${2//$'\n'/ }"
+  printf '%s=%s\n' "$1" "${value//$'\r'/ }" >>"$GITHUB_OUTPUT"
+}
+
+# The data of a workflow command (`::error::DATA`), escaped as the runner reads it.
+escape_data() {
+  local s="${1//%/%25}"
+  s="${s//$'\r'/%0D}"
+  printf '%s' "${s//$'\n'/%0A}"
+}
+
+# SHA-256 as `HASH  FILE` lines (`HASH  -` of stdin): sha256sum (Linux) or shasum (macOS).
+if command -v sha256sum >/dev/null; then
+  SHA256=(sha256sum)
+else
+  SHA256=(shasum -a 256)
+fi
+
+# An absolute path for a command name or a path (relative to the working directory).
+absolute_command() {
+  local found
+  found=$(command -v "$1") || return 1
+  case "$found" in
+    /*) printf '%s\n' "$found" ;;
+    *) printf '%s/%s\n' "$(cd "$(dirname "$found")" && pwd)" "$(basename "$found")" ;;
+  esac
+}
+
+# Leading and trailing white space removed.
+trim() {
+  local s="$1"
+  s="${s#"${s%%[![:space:]]*}"}"
+  printf '%s' "${s%"${s##*[![:space:]]}"}"
+}
+
+# ---- plan ----
+
+step_plan() {
+  cd "${INPUT_WORKING_DIRECTORY:-.}" || die "working-directory ${INPUT_WORKING_DIRECTORY}: no such directory"
+  command -v jq >/dev/null || die "jq not found (GitHub's hosted runners have it)"
+  if [ -n "${INPUT_WEAKSCAN:-}" ]; then
+    local bin
+    bin=$(absolute_command "$INPUT_WEAKSCAN") || die "input weakscan: ${INPUT_WEAKSCAN}: not found"
+    output install false
+    output weakscan "$bin"
+    return
+  fi
+  local ref="${ACTION_REF:-}" repository="${ACTION_REPOSITORY:-}"
+  # A composite action may see github.action_ref empty (actions/runner#2473): a remote action
+  # sits in …/_actions/OWNER/REPO/REF.
+  case "$GITHUB_ACTION_PATH" in
+    */_actions/*/*/*)
+      local tail="${GITHUB_ACTION_PATH#*/_actions/}"
+      [ -n "$ref" ] || ref="${tail#*/*/}"
+      [ -n "$repository" ] || repository="${tail%%/*}/$(echo "$tail" | cut -d / -f 2)"
+      ;;
+  esac
+  local sources root
+  # The action's sources, hashed: a moving ref (a branch, a major-version tag) gets a new key
+  # when they change.
+  sources=$(cd "$GITHUB_ACTION_PATH" && find Cargo.toml Cargo.lock build.rs src -type f -print0 \
+    | LC_ALL=C sort -z | xargs -0 "${SHA256[@]}" | "${SHA256[@]}" | cut -d ' ' -f 1)
+  root="${RUNNER_TOOL_CACHE:-$RUNNER_TEMP}/weakscan/${sources:0:16}"
+  # An earlier use of the action in this job installed it.
+  if "$root/bin/weakscan" --version >/dev/null 2>&1; then
+    echo "weakscan already installed: $root/bin/weakscan"
+    output install false
+    output weakscan "$root/bin/weakscan"
+    return
+  fi
+  output install true
+  output ref "$ref"
+  output repository "$repository"
+  output root "$root"
+  output cache-key "weakscan-${RUNNER_OS}-${RUNNER_ARCH}-$(printf '%s' "${ref:-local}" | tr -c 'A-Za-z0-9._-' '_')-${sources:0:16}"
+}
+
+# ---- install ----
+
+step_install() {
+  if [ "${INSTALL:-}" != true ]; then
+    output weakscan "$WEAKSCAN"
+    return
+  fi
+  local bin="$WEAKSCAN_ROOT/bin/weakscan"
+  if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
+    echo "weakscan from the cache: $bin"
+  elif ! download_release "$bin"; then
+    build_from_source
+  fi
+  "$bin" --version
+  echo "$WEAKSCAN_ROOT/bin" >>"$GITHUB_PATH"
+  output weakscan "$bin"
+}
+
+# The release binary `weakscan-TAG-TARGET` of the action's tag (macOS runners only; TARGET is
+# aarch64-apple-darwin or x86_64-apple-darwin), checked against `weakscan-TAG-TARGET.sha256`.
+# Returns 1 when there is none; a download that does not match its checksum stops the action.
+download_release() {
+  local target
+  case "${RUNNER_OS}/${RUNNER_ARCH}" in
+    macOS/ARM64) target=aarch64-apple-darwin ;;
+    macOS/X64) target=x86_64-apple-darwin ;;
+    *) return 1 ;;
+  esac
+  case "$WEAKSCAN_REF" in
+    v[0-9]*) ;;
+    *) return 1 ;;
+  esac
+  local asset="weakscan-${WEAKSCAN_REF}-${target}"
+  local url="${GITHUB_SERVER_URL:-https://github.com}/${WEAKSCAN_REPOSITORY}/releases/download/${WEAKSCAN_REF}/${asset}"
+  local tmp
+  tmp=$(mktemp -d "${RUNNER_TEMP:-/tmp}/weakscan-download.XXXXXX")
+  if ! curl -fsSL --retry 3 -o "$tmp/$asset" "$url" || ! curl -fsSL --retry 3 -o "$tmp/$asset.sha256" "$url.sha256"; then
+    echo "weakscan action: no release binary at $url: building from source"
+    rm -rf "$tmp"
+    return 1
+  fi
+  local want got
+  want=$(cut -d ' ' -f 1 <"$tmp/$asset.sha256")
+  got=$("${SHA256[@]}" <"$tmp/$asset" | cut -d ' ' -f 1)
+  [ "$want" = "$got" ] || die "$url: SHA-256 $got, but $asset.sha256 says $want"
+  mkdir -p "$(dirname "$1")"
+  mv "$tmp/$asset" "$1"
+  chmod 755 "$1"
+  rm -rf "$tmp"
+  echo "weakscan $WEAKSCAN_REF from $url"
+}
+
+build_from_source() {
+  command -v cargo >/dev/null || die "cargo not found: install Rust (rustup), or give the weakscan input"
+  echo "weakscan: cargo install --locked from $GITHUB_ACTION_PATH"
+  cargo install --locked --force --path "$GITHUB_ACTION_PATH" --root "$WEAKSCAN_ROOT"
+}
+
+# ---- check ----
+
+# The arguments of `weakscan check` from the inputs, in the array `args`.
+check_args() {
+  args=(check "$INPUT_BINARY" --arch "${INPUT_ARCH:-all}")
+  [ -z "${INPUT_POLICY:-}" ] || args+=(--config "$INPUT_POLICY")
+  [ -z "${INPUT_BASELINE:-}" ] || args+=(--baseline "$INPUT_BASELINE")
+  local increases value
+  IFS=', ' read -r -a increases <<<"${INPUT_MAX_INCREASE:-}"
+  for value in ${increases[@]+"${increases[@]}"}; do
+    args+=(--max-increase "$value")
+  done
+  [ -z "${INPUT_MAX_PREDICTED_WEAK_LOOKUPS:-}" ] || args+=(--max-predicted-weak-lookups "$INPUT_MAX_PREDICTED_WEAK_LOOKUPS")
+  [ -z "${INPUT_MAX_WEAK_DEF_EXPORTS:-}" ] || args+=(--max-weak-def-exports "$INPUT_MAX_WEAK_DEF_EXPORTS")
+  [ -z "${INPUT_MAX_WEAK_BIND_SYMBOLS:-}" ] || args+=(--max-weak-bind-symbols "$INPUT_MAX_WEAK_BIND_SYMBOLS")
+  [ -z "${INPUT_MAX_TRIE_PROBES:-}" ] || args+=(--max-trie-probes "$INPUT_MAX_TRIE_PROBES")
+  each_line "${INPUT_GROUPS:-}" --group
+  each_line "${INPUT_ALLOW:-}" --allow
+  each_line "${INPUT_ARGS:-}" ""
+}
+
+# Each non-blank line of $1, trimmed, appended to `args` (after the flag $2, if any).
+each_line() {
+  local line
+  while IFS= read -r line; do
+    line=$(trim "$line")
+    [ -n "$line" ] || continue
+    if [ -n "$2" ]; then
+      args+=("$2" "$line")
+    else
+      args+=("$line")
+    fi
+  done <<<"$1"
+}
+
+step_check() {
+  cd "${INPUT_WORKING_DIRECTORY:-.}" || die "working-directory ${INPUT_WORKING_DIRECTORY}: no such directory"
+  local dir args=() status=0
+  dir=$(mktemp -d "${RUNNER_TEMP:-/tmp}/weakscan.XXXXXX")
+  check_args
+  # Annotations to the log, the Markdown report to the job summary.
+  "$WEAKSCAN" "${args[@]}" --format github 2>"$dir/stderr" || status=$?
+  cat "$dir/stderr" >&2
+  case "$status" in
+    0 | 1) check_reports "$dir" "$status" ;;
+    *) check_error "$dir" "$status" ;;
+  esac
+  # Last: the comment and finish steps act only on a check that ran to the end.
+  output markdown "$dir/check.md"
+  output exit-code "$status"
+}
+
+# The Markdown and JSON reports (the same check again, without the job summary), the figures as
+# outputs, and the HTML report.
+check_reports() {
+  local dir="$1" status="$2" again=0
+  env -u GITHUB_STEP_SUMMARY "$WEAKSCAN" "${args[@]}" --format markdown -o "$dir/check.md" 2>/dev/null || again=$?
+  [ "$again" = "$status" ] || die "weakscan check exited $status, then $again with --format markdown"
+  again=0
+  env -u GITHUB_STEP_SUMMARY "$WEAKSCAN" "${args[@]}" --format json -o "$dir/check.json" 2>/dev/null || again=$?
+  [ "$again" = "$status" ] || die "weakscan check exited $status, then $again with --format json"
+  if [ "$status" = 0 ]; then output result pass; else output result fail; fi
+  output json "$dir/check.json"
+  # Each figure: the largest counted value over the checked slices (none: empty).
+  jq -r '
+    def most($f): [.images[].figures[] | select(.figure == $f) | .counted] | max // "";
+    "predicted-weak-lookups=\(most("predicted_weak_lookups"))",
+    "weak-def-exports=\(most("weak_def_exports"))",
+    "weak-bind-symbols=\(most("weak_bind_symbols"))",
+    "trie-probes=\(most("trie_probes"))",
+    "failed-budgets=\([.images[].budgets[] | select(.passed | not)] | length)"
+  ' "$dir/check.json" >>"$GITHUB_OUTPUT"
+  [ "${INPUT_REPORT:-true}" = true ] && html_report "$dir"
+  return 0
+}
+
+# weakscan report of the checked binary: the slice given by the arch input, else, of a universal
+# file, the first slice that failed (else the first one). A report that cannot be written is a
+# warning: the check's verdict stands.
+html_report() {
+  local dir="$1" arch="${INPUT_ARCH:-all}"
+  if [ "$arch" = all ] && [ "$(jq '[.images[].arch] | unique | length' "$dir/check.json")" -gt 1 ]; then
+    arch=$(jq -r '([.images[] | select(.passed | not)] + .images)[0].arch' "$dir/check.json")
+  fi
+  if "$WEAKSCAN" report "$INPUT_BINARY" --arch "$arch" -o "$dir/weakscan-report.html" 2>"$dir/report-stderr"; then
+    output report "$dir/weakscan-report.html"
+  else
+    echo "::warning title=weakscan report::$(escape_data "$(cat "$dir/report-stderr")")"
+  fi
+}
+
+# Exit code 2 (or any other failure): no report; the error goes to an annotation, the job summary
+# and the comment.
+check_error() {
+  local dir="$1" status="$2" error
+  error=$(grep -v '^[[:space:]]*$' "$dir/stderr" | tail -n 1 || true)
+  [ -n "$error" ] || error="weakscan exited with code $status and printed no error"
+  output result error
+  output error "$error"
+  echo "::error title=weakscan check could not run::$(escape_data "$error")"
+  {
+    echo "## ⚠️ weakscan check could not run (exit code $status)"
+    echo
+    echo "Bad input, policy or usage; no budget was checked:"
+    echo
+    tail -n 20 "$dir/stderr" | sed 's/^/    /'
+  } >"$dir/check.md"
+  [ -z "${GITHUB_STEP_SUMMARY:-}" ] || cat "$dir/check.md" >>"$GITHUB_STEP_SUMMARY"
+}
+
+# ---- comment ----
+
+# GitHub's limit on a comment's body is 65,536 characters; a character is at least one byte.
+# (WEAKSCAN_COMMENT_LIMIT: for tests.)
+COMMENT_LIMIT="${WEAKSCAN_COMMENT_LIMIT:-60000}"
+
+step_comment() {
+  [ -n "${EXIT_CODE:-}" ] || return 0 # the check did not run: the step that failed says why
+  [ "${INPUT_COMMENT:-true}" = true ] || return 0
+  case "${GITHUB_EVENT_NAME:-}" in
+    pull_request | pull_request_target) ;;
+    *) return 0 ;;
+  esac
+  local pr
+  pr=$(jq -r '.pull_request.number // empty' "$GITHUB_EVENT_PATH")
+  [ -n "$pr" ] || die "$GITHUB_EVENT_PATH: no pull_request.number"
+  if [ -z "${GH_TOKEN:-}" ]; then
+    echo "::warning title=weakscan comment::no github-token: no comment"
+    return 0
+  fi
+  case "${GITHUB_SERVER_URL:-https://github.com}" in
+    https://github.com) ;;
+    *) export GH_HOST="${GITHUB_SERVER_URL#*://}" ;;
+  esac
+  local key body url
+  key=$(printf '%s' "${INPUT_COMMENT_KEY:-weakscan}" | tr -c 'A-Za-z0-9._-' '_')
+  body=$(mktemp "${RUNNER_TEMP:-/tmp}/weakscan-comment.XXXXXX")
+  comment_body "<!-- weakscan-action: $key -->" >"$body"
+  if url=$(post_comment "$pr" "<!-- weakscan-action: $key -->" "$body"); then
+    echo "weakscan comment: $url"
+    output comment-url "$url"
+  else
+    echo "::warning title=weakscan comment::could not comment on pull request #$pr (a pull request from a fork gets a read-only token; the comment needs pull-requests: write)"
+  fi
+}
+
+# The marker, the report (cut to the limit, on a line boundary) and a footer.
+comment_body() {
+  echo "$1"
+  if [ "$(wc -c <"$MARKDOWN" | tr -d ' ')" -le "$COMMENT_LIMIT" ]; then
+    cat "$MARKDOWN"
+  else
+    head -c "$COMMENT_LIMIT" "$MARKDOWN" | LC_ALL=C sed '$d'
+    echo
+    echo "_The report was cut at $COMMENT_LIMIT bytes: the whole of it is in the job summary._"
+  fi
+  local sha run="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY}/actions/runs/${GITHUB_RUN_ID:-}"
+  sha=$(jq -r '.pull_request.head.sha // empty' "$GITHUB_EVENT_PATH")
+  [ -n "$sha" ] || sha="${GITHUB_SHA:-}"
+  echo
+  printf '<sub>weakscan check of %s' "${sha:0:12}"
+  [ -z "${REPORT_URL:-}" ] || printf ' · [HTML report](%s)' "$REPORT_URL"
+  printf ' · [workflow run](%s)</sub>\n' "$run"
+}
+
+# Updates the first comment of the pull request whose body starts with the marker, or creates
+# one; prints the comment's URL.
+post_comment() {
+  local pr="$1" marker="$2" body="$3" id
+  id=$(gh api --paginate "repos/$GITHUB_REPOSITORY/issues/$pr/comments?per_page=100" \
+    | jq -rn --arg m "$marker" '[inputs[] | select(.body | startswith($m)) | .id] | first // empty') || return 1
+  if [ -n "$id" ]; then
+    gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F "body=@$body" | jq -r .html_url
+  else
+    gh api --method POST "repos/$GITHUB_REPOSITORY/issues/$pr/comments" -F "body=@$body" | jq -r .html_url
+  fi
+}
+
+# ---- finish ----
+
+step_finish() {
+  case "${EXIT_CODE:-}" in
+    '') return 0 ;; # the check did not run: the step that failed says why
+    0) echo "weakscan check passed" ;;
+    1)
+      echo "weakscan check failed: a weak-symbol budget is exceeded (the job summary names it)" >&2
+      exit 1
+      ;;
+    *[!0-9]*) die "exit code ${EXIT_CODE}: not a number" ;;
+    *)
+      echo "weakscan check could not run (exit code $EXIT_CODE): ${CHECK_ERROR:-}" >&2
+      exit "$EXIT_CODE"
+      ;;
+  esac
+}
+
+case "${1:-}" in
+  plan) step_plan ;;
+  install) step_install ;;
+  check) step_check ;;
+  comment) step_comment ;;
+  finish) step_finish ;;
+  *) die "usage: run.sh plan|install|check|comment|finish" ;;
+esac

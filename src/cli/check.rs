@@ -1,0 +1,165 @@
+//! `weakscan check FILE…`.
+
+use super::opts::{OriginOpts, ProcessOpts};
+use super::values;
+use crate::analysis::check::Figure;
+use crate::analysis::group::GroupByName;
+use crate::command::check::CheckRequest;
+use crate::error::{Error, Result};
+use crate::gate::pattern::Pattern;
+use crate::gate::policy::{Flags, GroupBudget, Increase, RuleSet};
+use crate::macho::ArchFilter;
+use crate::output::Format;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `weakscan check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Mach-O files (thin or universal); each slice is checked on its own; `-` is stdin.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub origin: OriginOpts,
+    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Policy file (default: weakscan.toml in the working directory, if there is one).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Ignore weakscan.toml in the working directory.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+    /// Baseline file written by `weakscan baseline` (overrides the policy's).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Maximum increase over the baseline of each gated figure: a count (50) or a percentage
+    /// (10%); repeat to require both (default with a baseline: 0).
+    #[arg(long, value_name = "N|P%", value_parser = parse_increase)]
+    pub max_increase: Vec<Increase>,
+    /// Maximum predicted weak-def lookups (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_predicted_weak_lookups: Option<u64>,
+    /// Maximum weak-def exports (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_weak_def_exports: Option<u64>,
+    /// Maximum weak-bound symbols (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_weak_bind_symbols: Option<u64>,
+    /// Maximum export-trie probes of a whole process's lookups (a bundle, directory or
+    /// --process input; docs/process.md).
+    #[arg(long, value_name = "N")]
+    pub max_trie_probes: Option<u64>,
+    #[command(flatten)]
+    pub process: ProcessOpts,
+    /// Group budget: the groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX
+    /// of the group figure in total; repeatable.
+    #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
+    pub groups: Vec<(String, u64)>,
+    /// A symbol that may be weak: glob or re:REGEX over the raw or demangled name; repeatable.
+    #[arg(long = "allow", value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// A group that may be weak: glob or re:REGEX over the group key; repeatable.
+    #[arg(long = "allow-group", value_name = "PATTERN")]
+    pub allow_groups: Vec<String>,
+    /// Which slices of a universal file to check.
+    #[arg(long, value_parser = values::arch(), default_value = "all")]
+    pub arch: ArchFilter,
+    /// How group budgets, allowed groups and offending groups group symbols (default: the
+    /// policy's, else template).
+    #[arg(long = "by", value_enum)]
+    pub by: Option<GroupByName>,
+    /// Namespace components kept by namespace grouping (default 2).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: Option<u16>,
+    /// The figure group budgets limit (default: the policy's, else weak_bind_symbols).
+    #[arg(long, value_enum)]
+    pub group_figure: Option<Figure>,
+    /// Offending groups shown per failing image.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+    /// Output format (markdown and github also append the Markdown report to
+    /// $GITHUB_STEP_SUMMARY when it is set).
+    #[arg(long, value_parser = values::check_format(), default_value = "table")]
+    pub format: Format,
+}
+
+impl CheckArgs {
+    /// The request for [`crate::command::check`]. Errors: a bad `--allow`, `--allow-group` or
+    /// `--group` pattern; `--search`/`--sysroot` without a process (usage).
+    pub fn request(&self) -> Result<CheckRequest> {
+        let patterns = |flag: &str, list: &[String]| -> Result<Vec<Pattern>> {
+            list.iter()
+                .map(|p| Pattern::parse(p).map_err(|e| Error::usage(format!("{flag}: {e}"))))
+                .collect()
+        };
+        let mut groups = Vec::new();
+        for (pattern, max) in &self.groups {
+            let pattern =
+                Pattern::parse(pattern).map_err(|e| Error::usage(format!("--group: {e}")))?;
+            groups.push(GroupBudget { pattern, max: *max });
+        }
+        let rules = RuleSet {
+            max: self.maxima(),
+            max_increase: (!self.max_increase.is_empty()).then(|| self.max_increase.clone()),
+            increase_figures: None,
+            groups,
+            allow_symbols: patterns("--allow", &self.allow)?,
+            allow_groups: patterns("--allow-group", &self.allow_groups)?,
+        };
+        Ok(CheckRequest {
+            process: self
+                .process
+                .load(&self.files.iter().collect::<Vec<_>>(), &self.arch)?,
+            origin: self.origin.files(),
+            files: self.files.clone(),
+            config: self.config.clone(),
+            no_config: self.no_config,
+            arch: self.arch.clone(),
+            depth: self.depth.map(usize::from),
+            flags: Flags {
+                baseline: self.baseline.clone(),
+                group_by: self
+                    .by
+                    .map(|b| b.with_depth(usize::from(self.depth.unwrap_or(2)))),
+                group_figure: self.group_figure,
+                rules,
+            },
+            top: self.top,
+            format: self.format,
+            output: self.output.clone(),
+        })
+    }
+
+    /// The `--max-…` flags given, by figure.
+    fn maxima(&self) -> std::collections::BTreeMap<Figure, u64> {
+        [
+            (
+                Figure::PredictedWeakLookups,
+                self.max_predicted_weak_lookups,
+            ),
+            (Figure::WeakDefExports, self.max_weak_def_exports),
+            (Figure::WeakBindSymbols, self.max_weak_bind_symbols),
+            (Figure::TrieProbes, self.max_trie_probes),
+        ]
+        .into_iter()
+        .filter_map(|(f, m)| m.map(|m| (f, m)))
+        .collect()
+    }
+}
+
+fn parse_increase(s: &str) -> std::result::Result<Increase, String> {
+    Increase::parse(s)
+}
+
+fn parse_group(s: &str) -> std::result::Result<(String, u64), String> {
+    let (pattern, max) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("expected PATTERN=MAX, got {s:?}"))?;
+    let max = max
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected PATTERN=MAX with MAX a count, got {s:?}"))?;
+    Pattern::parse(pattern)?;
+    Ok((pattern.to_string(), max))
+}

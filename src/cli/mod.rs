@@ -1,0 +1,150 @@
+//! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
+//! `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE` and
+//! `weakscan trend FILE…`.
+//!
+//! This module only parses: [`Cli::request`] turns the arguments into a
+//! [`crate::command::Request`] and [`Cli::globals`] the global flags, which
+//! [`crate::command::run`] carries out. Each subcommand's arguments are in a file of their own;
+//! `opts.rs` holds the options several share, `values.rs` the value parsers of fixed lists
+//! that differ by command.
+
+mod baseline;
+mod check;
+mod diff;
+mod generate;
+mod opts;
+mod report;
+mod scan;
+mod trend;
+mod values;
+mod verify;
+
+pub use baseline::BaselineArgs;
+pub use check::CheckArgs;
+pub use diff::DiffArgs;
+pub use generate::{CompletionsArgs, ManArgs, SchemaArgs};
+pub use opts::{CommonOpts, OriginOpts, ProcessOpts};
+pub use report::ReportArgs;
+pub use scan::ScanArgs;
+pub use trend::TrendArgs;
+pub use verify::VerifyArgs;
+
+use crate::command::completions::Generated;
+use crate::command::{Globals, Request};
+use crate::error::Result;
+use clap::{Parser, Subcommand};
+
+/// Find the C++ weak symbols dyld must coalesce at launch, explain where they come from, and
+/// diff two builds.
+/// `--version`: the version and which code prints C++ names (see `build.rs`).
+#[cfg(weakscan_libcxxabi)]
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nnames printed by: libc++abi __cxa_demangle, exactly as c++filt on macOS (llvm-cxxfilt) prints them"
+);
+/// `--version`: the version and which code prints C++ names (see `build.rs`).
+#[cfg(not(weakscan_libcxxabi))]
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nnames printed by: cpp_demangle (built without libc++abi: some names differ from c++filt; see docs/names.md)"
+);
+
+#[derive(Debug, Parser)]
+#[command(name = "weakscan", version, long_version = LONG_VERSION, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Print every symbol name raw (`__ZN2v8…`, as in the binary and dyld's log) instead of
+    /// demangled; groups are still formed from the demangled names.
+    #[arg(long, global = true)]
+    pub no_demangle: bool,
+    /// Fit tables to N columns, wrapping long cells (default: the terminal's width when the
+    /// report goes to a terminal, else full width).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
+    pub width: Option<u16>,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Weak definitions, weak binds and dyld lookups of Mach-O files or dyld logs, grouped.
+    Scan(ScanArgs),
+    /// Compare two builds (binaries or logs, in any pair): totals old → new and each group's
+    /// change; slices paired by arch, log images by name.
+    Diff(DiffArgs),
+    /// Hold a binary's predicted lookups against a DYLD_PRINT_BINDINGS log of it: exit 0 when
+    /// they agree, 1 when they differ by more than --tolerance, 2 on bad input.
+    Verify(VerifyArgs),
+    /// The pre-release gate: check budgets from flags and weakscan.toml; exit 0 pass, 1 a
+    /// budget exceeded, 2 usage, policy or input error.
+    Check(CheckArgs),
+    /// Follow the figures through a series of builds (binaries, logs or whole processes), in
+    /// the order given or by the version in their paths: each build's figures and change, the
+    /// largest steps flagged with the groups and libraries that moved most.
+    Trend(TrendArgs),
+    /// Write a baseline for `check --baseline`: scan's JSON plus the per-symbol list,
+    /// byte-identical across runs.
+    Baseline(BaselineArgs),
+    /// One self-contained HTML report: one build (scan), two (diff), more (trend and the diff
+    /// at the largest step), with a treemap, a chart, sortable tables and the fix.
+    Report(ReportArgs),
+    /// Print a completion script for SHELL (e.g. `weakscan completions bash >
+    /// ~/.local/share/bash-completion/completions/weakscan`).
+    Completions(CompletionsArgs),
+    /// Print the man page, weakscan(1) and one page per subcommand, in roff (e.g. `weakscan
+    /// man > weakscan.1 && man ./weakscan.1`).
+    Man(ManArgs),
+    /// Print the JSON Schema (draft 2020-12) of a `--format json` document or of a baseline
+    /// file (also in docs/schemas/).
+    Schema(SchemaArgs),
+}
+
+impl Cli {
+    /// The request this command line asks for. Errors (usage): a bad `--allow`,
+    /// `--allow-group` or `--group` pattern; `--search`/`--sysroot` without a process; a
+    /// process scan of several inputs.
+    pub fn request(&self) -> Result<Request> {
+        use clap::CommandFactory;
+        let generate = |what, output| {
+            Request::Generate(Box::new(generate::request(what, Cli::command(), output)))
+        };
+        Ok(match &self.command {
+            Command::Completions(a) => generate(Generated::Completions(a.shell), &a.output),
+            Command::Man(a) => generate(Generated::Man, &a.output),
+            Command::Schema(a) => generate(Generated::Schema(a.document), &a.output),
+            Command::Check(args) => Request::Check(args.request()?),
+            Command::Trend(args) => Request::Trend(args.request()?),
+            Command::Report(args) => Request::Report(args.request()),
+            Command::Baseline(args) => Request::Baseline(args.request()?),
+            Command::Scan(args) => Request::Scan(args.request()?),
+            Command::Diff(args) => Request::Diff(args.request()?),
+            Command::Verify(args) => Request::Verify(args.request()?),
+        })
+    }
+
+    /// The global flags: `--width` and `--no-demangle`.
+    pub fn globals(&self) -> Globals {
+        Globals {
+            width: self.width,
+            no_demangle: self.no_demangle,
+        }
+    }
+}
+
+/// A clap error as one line: its message without the `error: ` prefix, the usage and the
+/// `--help` tip, continuation lines joined with spaces, escaped ([`crate::text::escape`]).
+pub fn one_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut parts = Vec::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        if !l.is_empty() {
+            parts.push(l.strip_prefix("error: ").unwrap_or(l));
+        }
+    }
+    crate::text::escape(&parts.join(" ")).into_owned()
+}

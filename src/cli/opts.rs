@@ -1,0 +1,139 @@
+//! The options several subcommands share: reading and showing ([`CommonOpts`]: scan, diff,
+//! verify), whole processes ([`ProcessOpts`]) and attribution files ([`OriginOpts`]).
+
+use super::values;
+use crate::analysis::group::{GroupBy, GroupByName};
+use crate::error::{Error, Result};
+use crate::input::{FileKind, ReadOptions};
+use crate::macho::ArchFilter;
+use crate::origin::attach::OriginFiles;
+use crate::output::Format;
+use crate::process::load::LoadOptions;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Options shared by `scan`, `diff` and `verify`.
+#[derive(Debug, Args)]
+pub struct CommonOpts {
+    /// Which slices of a universal file to read.
+    #[arg(long, value_parser = values::arch(), default_value = "all")]
+    pub arch: ArchFilter,
+    /// How to group symbols.
+    #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
+    pub by: GroupByName,
+    /// Namespace components kept by `--by namespace`.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: u16,
+    /// Show at most N groups per image (table default 20; JSON default all).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Read inputs as this kind instead of detecting it from their first bytes.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub input_kind: Option<FileKind>,
+    /// The process of a log to read (default: the first PID in it).
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<u32>,
+    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+impl CommonOpts {
+    /// `--by` with `--depth`.
+    pub(super) fn group_by(&self) -> GroupBy {
+        self.by.with_depth(usize::from(self.depth))
+    }
+
+    /// `--arch`, `--pid` and `--input-kind`.
+    pub(super) fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            arch: self.arch.clone(),
+            pid: self.pid,
+            kind: self.input_kind,
+        }
+    }
+
+    /// `--top`, else the format's default: 20 groups in a table, 10 in Markdown and
+    /// annotations, all in JSON.
+    pub(super) fn top(&self) -> Option<usize> {
+        match (self.top, self.format) {
+            (Some(n), _) => Some(n),
+            (None, Format::Table) => Some(20),
+            (None, Format::Markdown | Format::Github) => Some(10),
+            (None, Format::Json) => None,
+        }
+    }
+}
+
+/// Whole processes: `--process`, `--search`, `--sysroot` (scan, diff, check, baseline, verify).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ProcessOpts {
+    /// Read the input as the main executable of a whole process: the dylibs it loads
+    /// (LC_LOAD_DYLIB, @rpath, @loader_path, @executable_path) in dyld's load order, who wins
+    /// each weak symbol and what each image costs (docs/process.md). A directory or bundle
+    /// (.app, .framework) is always read as one.
+    #[arg(long)]
+    pub process: bool,
+    /// With a process: also look for dependencies by leaf name in DIR (repeatable).
+    #[arg(long = "search", value_name = "DIR")]
+    pub search: Vec<PathBuf>,
+    /// With a process: where absolute install names (/usr/lib/…) are looked for; without it
+    /// system libraries are outside (in the dyld shared cache) and not read.
+    #[arg(long, value_name = "DIR")]
+    pub sysroot: Option<PathBuf>,
+}
+
+impl ProcessOpts {
+    /// How to load the processes when `inputs` are read as processes (`--process`, or one of
+    /// them is a directory or bundle), else `None`.
+    ///
+    /// Errors (usage): `--search`/`--sysroot` without a process.
+    pub(super) fn load(
+        &self,
+        inputs: &[&PathBuf],
+        arch: &ArchFilter,
+    ) -> Result<Option<LoadOptions>> {
+        if !self.process && !inputs.iter().any(|f| f.is_dir()) {
+            if !self.search.is_empty() || self.sysroot.is_some() {
+                return Err(Error::usage(
+                    "--search and --sysroot apply to a process: give --process, a bundle or a directory",
+                ));
+            }
+            return Ok(None);
+        }
+        Ok(Some(LoadOptions {
+            arch: match arch {
+                ArchFilter::Only(a) => Some(a.clone()),
+                ArchFilter::All => None,
+            },
+            search: self.search.clone(),
+            sysroot: self.sysroot.clone(),
+        }))
+    }
+}
+
+/// `--map` / `--dsym`: attribution for a stripped binary.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OriginOpts {
+    /// The link map of the binary (`ld64 -map FILE`, `ld64.lld -map FILE`): attribute symbols
+    /// by name to the objects it lists (for a stripped binary).
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<PathBuf>,
+    /// The binary's dSYM (a `.dSYM` bundle or its DWARF file): attribute weak definitions to
+    /// compile units by address; its UUID must match the binary's.
+    #[arg(long, value_name = "PATH")]
+    pub dsym: Option<PathBuf>,
+}
+
+impl OriginOpts {
+    /// The files given.
+    pub(super) fn files(&self) -> OriginFiles {
+        OriginFiles {
+            map: self.map.clone(),
+            dsym: self.dsym.clone(),
+        }
+    }
+}

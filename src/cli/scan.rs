@@ -1,0 +1,66 @@
+//! `weakscan scan FILE…`.
+
+use super::opts::{CommonOpts, OriginOpts, ProcessOpts};
+use crate::command::process::ProcessRequest;
+use crate::command::scan::ScanRequest;
+use crate::error::{Error, Result};
+use clap::Args;
+use std::path::PathBuf;
+
+/// `weakscan scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin. A
+    /// directory or bundle (.app, .framework) is read as a whole process (see --process).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub process: ProcessOpts,
+    /// clang's compile_commands.json of the build: name the compile command of each object
+    /// the weak symbols come from, and whether it compiles with -fvisibility=hidden.
+    #[arg(long, value_name = "FILE")]
+    pub compile_commands: Option<PathBuf>,
+    #[command(flatten)]
+    pub origin: OriginOpts,
+    #[command(flatten)]
+    pub opts: CommonOpts,
+}
+
+impl ScanArgs {
+    /// The request for [`crate::command::scan`]. Errors (usage): as [`ScanArgs::process`].
+    pub fn request(&self) -> Result<ScanRequest> {
+        let opts = &self.opts;
+        Ok(ScanRequest {
+            process: self.process()?,
+            origin: self.origin.files(),
+            files: self.files.clone(),
+            read: opts.read_options(),
+            group_by: opts.group_by(),
+            top: opts.top(),
+            format: opts.format,
+            output: opts.output.clone(),
+            compile_commands: self.compile_commands.clone(),
+        })
+    }
+
+    /// A process scan, when `--process` is given or the one input is a directory. Errors:
+    /// several inputs with a process, `--search`/`--sysroot` without one.
+    fn process(&self) -> Result<Option<ProcessRequest>> {
+        let files: Vec<&PathBuf> = self.files.iter().collect();
+        let Some(load) = self.process.load(&files, &self.opts.arch)? else {
+            return Ok(None);
+        };
+        let [input] = self.files.as_slice() else {
+            return Err(Error::usage(
+                "a process is read from one main executable, bundle or directory: give it as the only input",
+            ));
+        };
+        Ok(Some(ProcessRequest {
+            input: input.clone(),
+            load,
+            top: self.opts.top(),
+            format: self.opts.format,
+            output: self.opts.output.clone(),
+        }))
+    }
+}

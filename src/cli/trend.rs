@@ -1,0 +1,76 @@
+//! `weakscan trend FILE…`.
+
+use super::opts::ProcessOpts;
+use super::values;
+use crate::analysis::group::GroupByName;
+use crate::analysis::trend::Sort;
+use crate::command::trend::TrendRequest;
+use crate::error::Result;
+use crate::input::{FileKind, ReadOptions};
+use crate::macho::ArchFilter;
+use crate::output::Format;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `weakscan trend`.
+#[derive(Debug, Args)]
+pub struct TrendArgs {
+    /// The builds, oldest first (see --sort): Mach-O files (thin or universal), dyld logs, or
+    /// whole processes (directories, bundles, --process); `-` is stdin, once.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The order of the builds: as given, or by the version in each path (the first N.N[.N…]
+    /// below the directories they share, e.g. .cache/node/22.12.0/node → 22.12.0; equal
+    /// versions keep the given order).
+    #[arg(long, value_enum, default_value_t = Sort::Input)]
+    pub sort: Sort,
+    #[command(flatten)]
+    pub process: ProcessOpts,
+    /// Which slice of universal files to follow (default: each arch every build has).
+    #[arg(long, value_parser = values::arch(), default_value = "all")]
+    pub arch: ArchFilter,
+    /// How the groups of each flagged step are grouped.
+    #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
+    pub by: GroupByName,
+    /// Namespace components kept by `--by namespace`.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub depth: u16,
+    /// Groups (and libraries) listed per flagged step.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub top: usize,
+    /// Output format (markdown is also appended to $GITHUB_STEP_SUMMARY when it is set).
+    #[arg(long, value_parser = values::trend_format(), default_value = "table")]
+    pub format: Format,
+    /// Read inputs as this kind instead of detecting it from their first bytes.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub input_kind: Option<FileKind>,
+    /// The process of each log to read (default: the first PID in it).
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<u32>,
+    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    #[arg(short, long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+impl TrendArgs {
+    /// The request for [`crate::command::trend`]. Errors (usage): `--search`/`--sysroot`
+    /// without a process.
+    pub fn request(&self) -> Result<TrendRequest> {
+        Ok(TrendRequest {
+            process: self
+                .process
+                .load(&self.files.iter().collect::<Vec<_>>(), &self.arch)?,
+            files: self.files.clone(),
+            sort: self.sort,
+            read: ReadOptions {
+                arch: self.arch.clone(),
+                pid: self.pid,
+                kind: self.input_kind,
+            },
+            group_by: self.by.with_depth(usize::from(self.depth)),
+            top: self.top,
+            format: self.format,
+            output: self.output.clone(),
+        })
+    }
+}
