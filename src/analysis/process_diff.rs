@@ -19,7 +19,9 @@ use super::coalesce::Coalescing;
 use super::demangle::{Demangled, NameStyle, needs_demangling};
 use super::diff::GroupDelta;
 use super::group::GroupBy;
-use super::report::{DEMANGLE_BATCH, diff_report_paired, diff_report_with, failures_among};
+use super::report::{
+    DEMANGLE_BATCH, DiffOptions, diff_report_paired, diff_report_with, failures_among,
+};
 use crate::error::{Error, Result};
 use crate::process::Process;
 use serde::Serialize;
@@ -402,15 +404,20 @@ fn diff_pair(
                 match (a, b) {
                     (Some(a), Some(b)) => {
                         let (a, b) = (std::slice::from_ref(a), std::slice::from_ref(b));
-                        let top = Some(top.unwrap_or(usize::MAX));
-                        let labels = Some((a[0].label(), b[0].label()));
+                        let options = DiffOptions {
+                            by,
+                            top: Some(top.unwrap_or(usize::MAX)),
+                            with_symbols: false,
+                            pair: Some((a[0].label(), b[0].label())),
+                            style,
+                        };
                         let r = match &shared {
                             Some(names) => {
                                 failures += failures_among(a.iter().chain(b), names);
-                                diff_report_with(a, b, by, top, false, labels, names)?
+                                diff_report_with(a, b, options, names)?
                             }
                             None => {
-                                let r = diff_report_paired(a, b, by, top, false, labels, style)?;
+                                let r = diff_report_paired(a, b, options)?;
                                 failures += r.demangle_failures;
                                 r
                             }

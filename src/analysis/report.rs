@@ -489,7 +489,23 @@ pub fn pair_images_with<'a>(
         .collect())
 }
 
-/// Builds the diff report (images paired by [`pair_images`]), names shown in `style`.
+/// How two builds are compared: what a diff report depends on besides the builds.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffOptions<'a> {
+    /// The grouping (`--by`).
+    pub by: GroupBy,
+    /// `Some(k)`: keep the first `k` groups that changed, in report order (`--top`); `None`:
+    /// keep every group, changed or not.
+    pub top: Option<usize>,
+    /// Also list the weak-bound symbols added and removed (`--symbols`).
+    pub with_symbols: bool,
+    /// The arches to pair (`--pair-arch OLD=NEW`), as [`pair_images_with`] takes them.
+    pub pair: Option<(&'a str, &'a str)>,
+    /// How names are shown ([`NameStyle`]).
+    pub style: NameStyle,
+}
+
+/// Builds the diff report (images paired by [`pair_images`]).
 pub fn diff_report(
     old: &[Image],
     new: &[Image],
@@ -498,39 +514,46 @@ pub fn diff_report(
     with_symbols: bool,
     style: NameStyle,
 ) -> Result<DiffReport> {
-    diff_report_paired(old, new, by, top, with_symbols, None, style)
+    let options = DiffOptions {
+        by,
+        top,
+        with_symbols,
+        pair: None,
+        style,
+    };
+    diff_report_paired(old, new, options)
 }
 
-/// [`diff_report`] with `pair` as [`pair_images_with`] takes it (`--pair-arch`).
+/// [`diff_report`] with every option, `pair` among them (`--pair-arch`).
 pub fn diff_report_paired(
     old: &[Image],
     new: &[Image],
-    by: GroupBy,
-    top: Option<usize>,
-    with_symbols: bool,
-    pair: Option<(&str, &str)>,
-    style: NameStyle,
+    options: DiffOptions<'_>,
 ) -> Result<DiffReport> {
-    let names = names_of(old.iter().chain(new), by, style)?;
-    let mut report = diff_report_with(old, new, by, top, with_symbols, pair, &names)?;
+    let names = names_of(old.iter().chain(new), options.by, options.style)?;
+    let mut report = diff_report_with(old, new, options, &names)?;
     report.demangle_failures = names.failures;
     Ok(report)
 }
 
 /// [`diff_report_paired`] with the names demangled by the caller: `names` holds at least every
-/// name of `old` and `new`, with the keys `by` reads ([`GroupBy::keys`]); one table can
+/// name of `old` and `new`, with the keys `options.by` reads ([`GroupBy::keys`]); one table can
 /// serve many diffs (a process diff's image pairs), where `--by namespace` needs each pair's own
 /// (a class one image shows would cut another image's namespaces). `demangle_failures` is left
 /// 0 ([`failures_among`] counts them). Errors: as [`diff_report_paired`].
 pub fn diff_report_with(
     old: &[Image],
     new: &[Image],
-    by: GroupBy,
-    top: Option<usize>,
-    with_symbols: bool,
-    pair: Option<(&str, &str)>,
+    options: DiffOptions<'_>,
     names: &Demangled<'_>,
 ) -> Result<DiffReport> {
+    let DiffOptions {
+        by,
+        top,
+        with_symbols,
+        pair,
+        style: _,
+    } = options;
     let pairs_of = pair_images_with(old, new, pair)?;
     let mut pairs = Vec::new();
     for &(o, n) in &pairs_of {

@@ -4,7 +4,7 @@ use super::builds::read_builds;
 use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
-use crate::analysis::report::diff_report_with;
+use crate::analysis::report::{DiffOptions, diff_report_with};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
@@ -65,15 +65,14 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
         .pair_arch
         .as_ref()
         .map(|(a, b)| (a.as_str(), b.as_str()));
-    let mut report = diff_report_with(
-        &old_images,
-        &new_images,
-        req.group_by,
-        req.top,
-        req.symbols,
+    let options = DiffOptions {
+        by: req.group_by,
+        top: req.top,
+        with_symbols: req.symbols,
         pair,
-        &names,
-    )?;
+        style: opts.names,
+    };
+    let mut report = diff_report_with(&old_images, &new_images, options, &names)?;
     report.demangle_failures = names.failures;
     emit_report(req.output.as_ref(), req.format, &report, opts)?;
     crate::memory::discard(report);

@@ -16,6 +16,7 @@
 
 use super::allow::Allowlist;
 use super::baseline::BaselineImage;
+use super::pattern::Pattern;
 use super::policy::{Increase, Policy, RuleSet};
 use crate::analysis::check::{
     EXAMPLES, Figure, FigureLine, Finding, ImageCheck, Kind, Offender, change,
@@ -87,95 +88,337 @@ pub fn evaluate(
     top: usize,
 ) -> Result<ImageCheck> {
     let rules: RuleSet = policy.rules_for(&subject.arch);
-    let allow = Allowlist {
-        operator_new_delete: policy.operator_new_delete,
-        symbols: &rules.allow_symbols,
-        groups: &rules.allow_groups,
-        group_by: policy.group_by,
+    let check = Check {
+        subject,
+        baseline,
+        policy,
+        names,
+        allow: Allowlist {
+            operator_new_delete: policy.operator_new_delete,
+            symbols: &rules.allow_symbols,
+            groups: &rules.allow_groups,
+            group_by: policy.group_by,
+        },
     };
-    let increases: Vec<Increase> = match (baseline, &rules.max_increase) {
+    let increases = increases(baseline, &rules);
+    let increase_figures = increase_figures(&rules, &increases, subject);
+    let figures = check.figure_lines(&rules, &increase_figures)?;
+    let mut budgets = max_findings(&rules, &figures);
+    budgets.extend(increase_findings(&increase_figures, &increases, &figures));
+    let current = check.groups(&subject.entries, policy.group_figure);
+    let (group_budgets, failing_patterns) = group_findings(&rules, policy, &current);
+    budgets.extend(group_budgets);
+    let (offender_figure, offending_groups) =
+        check.offenders(&budgets, current, &failing_patterns, top);
+    let notes = notes(&figures);
+    Ok(ImageCheck {
+        path: subject.path.clone(),
+        arch: subject.arch.clone(),
+        passed: budgets.iter().all(|b| b.passed),
+        figures,
+        budgets,
+        offender_figure,
+        offending_groups,
+        notes,
+    })
+}
+
+/// What the steps of [`evaluate`] read: the image, its baseline, the policy, the allowlist of
+/// the image's arch, and the names.
+struct Check<'a> {
+    subject: &'a Subject,
+    baseline: Option<&'a BaselineImage>,
+    policy: &'a Policy,
+    names: &'a Demangled<'a>,
+    allow: Allowlist<'a>,
+}
+
+/// The increase budgets that apply: those of `rules`, or none at all when there is no
+/// baseline; with a baseline and none given, no increase.
+fn increases(baseline: Option<&BaselineImage>, rules: &RuleSet) -> Vec<Increase> {
+    match (baseline, &rules.max_increase) {
         (None, _) => Vec::new(),
         (Some(_), Some(v)) => v.clone(),
         (Some(_), None) => vec![Increase::Count(0)],
-    };
-    let increase_figures: Vec<Figure> = if increases.is_empty() {
-        Vec::new()
-    } else {
-        rules
-            .increase_figures
-            .clone()
-            // By default every figure the input gives (trie probes: a process only).
-            .unwrap_or_else(|| {
-                Figure::ALL
-                    .into_iter()
-                    .filter(|f| f.of(&subject.summary).is_some())
-                    .collect()
-            })
-    };
-    let budgeted = |f: Figure| {
-        rules.max.contains_key(&f)
-            || increase_figures.contains(&f)
-            || (!rules.groups.is_empty() && f == policy.group_figure)
-    };
-    let allowed_sum = |entries: &[SymbolEntry], f: Figure| -> usize {
+    }
+}
+
+/// The figures the increase budgets limit: those of `rules`, by default every figure the input
+/// gives (trie probes: a process only); none if no increase applies.
+fn increase_figures(rules: &RuleSet, increases: &[Increase], subject: &Subject) -> Vec<Figure> {
+    if increases.is_empty() {
+        return Vec::new();
+    }
+    rules.increase_figures.clone().unwrap_or_else(|| {
+        Figure::ALL
+            .into_iter()
+            .filter(|f| f.of(&subject.summary).is_some())
+            .collect()
+    })
+}
+
+impl Check<'_> {
+    /// Every figure the input gives, counted after the allowlist, here and in the baseline.
+    /// Errors: a budgeted figure the input cannot give (`Unsupported`), a figure an increase
+    /// limits that the baseline lacks (`Policy`).
+    fn figure_lines(
+        &self,
+        rules: &RuleSet,
+        increase_figures: &[Figure],
+    ) -> Result<Vec<FigureLine>> {
+        let budgeted = |f: Figure| {
+            rules.max.contains_key(&f)
+                || increase_figures.contains(&f)
+                || (!rules.groups.is_empty() && f == self.policy.group_figure)
+        };
+        let mut figures = Vec::new();
+        for f in Figure::ALL {
+            let Some(total) = f.of(&self.subject.summary) else {
+                if budgeted(f) {
+                    return Err(self.unsupported(f));
+                }
+                continue;
+            };
+            let allowed = self.allowed_sum(&self.subject.entries, f);
+            let base = self.baseline_figure(f, increase_figures)?;
+            figures.push(FigureLine {
+                figure: f,
+                total,
+                allowed,
+                counted: total.saturating_sub(allowed),
+                baseline: base,
+            });
+        }
+        Ok(figures)
+    }
+
+    /// The error of a budget on figure `f`, which the input cannot give.
+    fn unsupported(&self, f: Figure) -> Error {
+        Error::new(
+            ErrorKind::Unsupported,
+            Path::new(&self.subject.path),
+            if f == Figure::TrieProbes {
+                format!(
+                    "{f} is a figure of a whole process: give a bundle, a directory or --process"
+                )
+            } else {
+                format!("{f} is not available from this input")
+            },
+        )
+    }
+
+    /// What the allowed symbols among `entries` add to figure `f`.
+    fn allowed_sum(&self, entries: &[SymbolEntry], f: Figure) -> usize {
         entries
             .iter()
             .filter(|e| {
-                e.contribution(f) > 0 && allow.allows(&e.raw, &names.lookup(&e.raw), &e.origin)
+                e.contribution(f) > 0
+                    && self
+                        .allow
+                        .allows(&e.raw, &self.names.lookup(&e.raw), &e.origin)
             })
             .map(|e| e.contribution(f))
             .fold(0usize, usize::saturating_add)
-    };
+    }
 
-    // Figures, counted after the allowlist, here and in the baseline.
-    let mut figures = Vec::new();
-    for f in Figure::ALL {
-        let Some(total) = f.of(&subject.summary) else {
-            if budgeted(f) {
-                return Err(Error::new(
-                    ErrorKind::Unsupported,
-                    Path::new(&subject.path),
-                    if f == Figure::TrieProbes {
-                        format!(
-                            "{f} is a figure of a whole process: give a bundle, a directory or --process"
-                        )
-                    } else {
-                        format!("{f} is not available from this input")
-                    },
-                ));
-            }
-            continue;
-        };
-        let allowed = allowed_sum(&subject.entries, f);
-        let base = match baseline {
+    /// The baseline's counted figure `f`, if there is a baseline. Errors: `f` is one of
+    /// `increase_figures` and the baseline lacks it (`Policy`).
+    fn baseline_figure(&self, f: Figure, increase_figures: &[Figure]) -> Result<Option<usize>> {
+        Ok(match self.baseline {
             Some(b) if increase_figures.contains(&f) => {
                 let Some(t) = b.figure(f) else {
                     return Err(Error::new(
                         ErrorKind::Policy,
                         &b.source,
-                        format!("{f} is not in the baseline ({})", subject.arch),
+                        format!("{f} is not in the baseline ({})", self.subject.arch),
                     ));
                 };
-                Some(t.saturating_sub(allowed_sum(&b.entries, f)))
+                Some(t.saturating_sub(self.allowed_sum(&b.entries, f)))
             }
             Some(b) => b
                 .figure(f)
-                .map(|t| t.saturating_sub(allowed_sum(&b.entries, f))),
+                .map(|t| t.saturating_sub(self.allowed_sum(&b.entries, f))),
             None => None,
-        };
-        figures.push(FigureLine {
-            figure: f,
-            total,
-            allowed,
-            counted: total.saturating_sub(allowed),
-            baseline: base,
-        });
+        })
     }
-    let line = |f: Figure| figures.iter().find(|l| l.figure == f);
 
+    /// `figure` summed per group of `entries` (under the policy's grouping), over the entries
+    /// the allowlist does not allow.
+    fn groups<'e>(
+        &self,
+        entries: &'e [SymbolEntry],
+        figure: Figure,
+    ) -> BTreeMap<String, GroupAcc<'e>> {
+        groups_of(
+            entries,
+            self.names,
+            &self.allow,
+            self.policy.group_by,
+            figure,
+        )
+    }
+
+    /// The figure the offending groups are counted in (that of the first failing budget) and
+    /// the groups, if any budget failed: the groups that grew most since the baseline when an
+    /// increase failed, else the largest. `current` is the groups in the policy's group
+    /// figure.
+    fn offenders(
+        &self,
+        budgets: &[Finding],
+        current: BTreeMap<String, GroupAcc<'_>>,
+        failing_patterns: &[&Pattern],
+        top: usize,
+    ) -> (Figure, Vec<Offender>) {
+        let first_fail = budgets.iter().find(|b| !b.passed);
+        let offender_figure = first_fail.map_or(self.policy.group_figure, |b| b.figure);
+        if first_fail.is_none() {
+            return (offender_figure, Vec::new());
+        }
+        let groups = if offender_figure == self.policy.group_figure {
+            current
+        } else {
+            self.groups(&self.subject.entries, offender_figure)
+        };
+        let grew = budgets
+            .iter()
+            .any(|b| !b.passed && b.kind == Kind::Increase);
+        let offending = match (grew, self.baseline) {
+            (true, Some(b)) => self.grown_groups(&groups, b, offender_figure, top),
+            _ => largest_groups(&groups, budgets, failing_patterns, top)
+                .into_iter()
+                .map(|(k, g)| self.offender(k, g, None, g.members.iter().copied()))
+                .collect(),
+        };
+        (offender_figure, offending)
+    }
+
+    /// The `top` groups that grew most in `figure` since the baseline `b`, each with examples
+    /// of the members it gained (or of all its members if it gained none by name).
+    fn grown_groups(
+        &self,
+        groups: &BTreeMap<String, GroupAcc<'_>>,
+        b: &BaselineImage,
+        figure: Figure,
+        top: usize,
+    ) -> Vec<Offender> {
+        let before = self.groups(&b.entries, figure);
+        let mut ranked: Vec<(i128, &String, &GroupAcc)> = groups
+            .iter()
+            .map(|(k, g)| {
+                let old = before.get(k).map_or(0, |o| o.value);
+                (g.value as i128 - old as i128, k, g)
+            })
+            .filter(|(d, _, _)| *d > 0)
+            .collect();
+        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let mut offending = Vec::new();
+        for (_, k, g) in ranked.into_iter().take(top) {
+            let old: BTreeSet<&str> = before
+                .get(k)
+                .map(|o| o.members.iter().copied().collect())
+                .unwrap_or_default();
+            let mut added = g
+                .members
+                .iter()
+                .copied()
+                .filter(|m| !old.contains(m))
+                .peekable();
+            let baseline = Some(before.get(k).map_or(0, |o| o.value));
+            offending.push(if added.peek().is_some() {
+                self.offender(k, g, baseline, added)
+            } else {
+                self.offender(k, g, baseline, g.members.iter().copied())
+            });
+        }
+        offending
+    }
+
+    /// Group `key` as an offender, with `baseline` its figure there and examples taken from
+    /// `members`.
+    fn offender<'e>(
+        &self,
+        key: &str,
+        g: &GroupAcc<'_>,
+        baseline: Option<usize>,
+        members: impl Iterator<Item = &'e str>,
+    ) -> Offender {
+        let Examples(examples, example_patterns, examples_mangled) = self.examples(members);
+        Offender {
+            key: key.to_string(),
+            value: g.value,
+            baseline,
+            examples,
+            examples_mangled,
+            example_patterns,
+        }
+    }
+
+    /// Up to [`EXAMPLES`] of `members`, of distinct patterns first (a static, its guard
+    /// variable and the function holding them say more than three statics), shown sorted.
+    fn examples<'e>(&self, members: impl Iterator<Item = &'e str>) -> Examples {
+        let mut all: Vec<(String, String, String)> = members
+            .map(|raw| {
+                let n = self.names.lookup(raw);
+                (
+                    n.demangled().to_string(),
+                    n.pattern().to_string(),
+                    raw.to_string(),
+                )
+            })
+            .collect();
+        all.sort();
+        all.dedup_by(|a, b| a.0 == b.0);
+        let mut patterns = BTreeSet::new();
+        let mut picked: Vec<&(String, String, String)> = Vec::new();
+        for e in &all {
+            if picked.len() < EXAMPLES && patterns.insert(&e.1) {
+                picked.push(e);
+            }
+        }
+        for e in &all {
+            if picked.len() < EXAMPLES && !picked.contains(&e) {
+                picked.push(e);
+            }
+        }
+        picked.sort();
+        let mut out = Examples::default();
+        for (d, p, raw) in picked {
+            out.0.push(d.clone());
+            out.1.push(p.clone());
+            out.2.push(raw.clone());
+        }
+        out
+    }
+}
+
+/// The `top` largest groups, of those matching a failing group budget's pattern when only
+/// group budgets failed.
+fn largest_groups<'g, 'e>(
+    groups: &'g BTreeMap<String, GroupAcc<'e>>,
+    budgets: &[Finding],
+    failing_patterns: &[&Pattern],
+    top: usize,
+) -> Vec<(&'g String, &'g GroupAcc<'e>)> {
+    let only_groups = budgets
+        .iter()
+        .filter(|b| !b.passed)
+        .all(|b| b.kind == Kind::Group);
+    let mut ranked: Vec<(&String, &GroupAcc)> = groups
+        .iter()
+        .filter(|(k, _)| !only_groups || failing_patterns.iter().any(|p| p.is_match(k)))
+        .collect();
+    ranked.sort_by(|a, b| b.1.value.cmp(&a.1.value).then(a.0.cmp(b.0)));
+    ranked.truncate(top);
+    ranked
+}
+
+/// The max budgets: each counted figure against its maximum.
+fn max_findings(rules: &RuleSet, figures: &[FigureLine]) -> Vec<Finding> {
     let mut budgets = Vec::new();
     for (&f, &max) in &rules.max {
-        let Some(l) = line(f) else { continue };
+        let Some(l) = figures.iter().find(|l| l.figure == f) else {
+            continue;
+        };
         let passed = l.counted as u64 <= max;
         budgets.push(Finding {
             kind: Kind::Max,
@@ -194,28 +437,25 @@ pub fn evaluate(
             ),
         });
     }
-    for &f in &increase_figures {
-        let Some(l) = line(f) else { continue };
+    budgets
+}
+
+/// The increase budgets: each figure of `increase_figures` against its baseline plus each of
+/// `increases`.
+fn increase_findings(
+    increase_figures: &[Figure],
+    increases: &[Increase],
+    figures: &[FigureLine],
+) -> Vec<Finding> {
+    let mut budgets = Vec::new();
+    for &f in increase_figures {
+        let Some(l) = figures.iter().find(|l| l.figure == f) else {
+            continue;
+        };
         let base = l.baseline.unwrap_or(0);
-        for inc in &increases {
+        for inc in increases {
             let limit = inc.limit(base);
             let passed = l.counted as u64 <= limit;
-            let moved = if l.counted > base {
-                "rose"
-            } else if l.counted < base {
-                "fell"
-            } else {
-                "stayed"
-            };
-            let how = if moved == "stayed" {
-                format!("stayed at {base}")
-            } else {
-                format!(
-                    "{moved} from {base} to {} ({})",
-                    l.counted,
-                    change(base, l.counted)
-                )
-            };
             budgets.push(Finding {
                 kind: Kind::Increase,
                 figure: f,
@@ -227,19 +467,43 @@ pub fn evaluate(
                 limit,
                 passed,
                 message: format!(
-                    "{f} {how} since the baseline, {} the allowed increase of {inc} (at most {limit})",
+                    "{f} {} since the baseline, {} the allowed increase of {inc} (at most {limit})",
+                    how_it_moved(base, l.counted),
                     if passed { "within" } else { "over" }
                 ),
             });
         }
     }
-    let current = groups_of(
-        &subject.entries,
-        names,
-        &allow,
-        policy.group_by,
-        policy.group_figure,
-    );
+    budgets
+}
+
+/// `stayed at 5`, `rose from 3 to 5 (+2, +66.7%)` or `fell from …`.
+fn how_it_moved(base: usize, counted: usize) -> String {
+    let moved = if counted > base {
+        "rose"
+    } else if counted < base {
+        "fell"
+    } else {
+        "stayed"
+    };
+    if moved == "stayed" {
+        format!("stayed at {base}")
+    } else {
+        format!(
+            "{moved} from {base} to {counted} ({})",
+            change(base, counted)
+        )
+    }
+}
+
+/// The group budgets: the group figure summed over the groups in `current` whose key matches
+/// each pattern, against its maximum; and the patterns of those that failed.
+fn group_findings<'r>(
+    rules: &'r RuleSet,
+    policy: &Policy,
+    current: &BTreeMap<String, GroupAcc<'_>>,
+) -> (Vec<Finding>, Vec<&'r Pattern>) {
+    let mut budgets = Vec::new();
     let mut failing_patterns = Vec::new();
     for g in &rules.groups {
         let matched: Vec<&GroupAcc> = current
@@ -276,124 +540,11 @@ pub fn evaluate(
             ),
         });
     }
+    (budgets, failing_patterns)
+}
 
-    // Offending groups, in the figure of the first failing budget.
-    let first_fail = budgets.iter().find(|b| !b.passed);
-    let offender_figure = first_fail.map_or(policy.group_figure, |b| b.figure);
-    let mut offending_groups = Vec::new();
-    if first_fail.is_some() {
-        let groups = if offender_figure == policy.group_figure {
-            current
-        } else {
-            groups_of(
-                &subject.entries,
-                names,
-                &allow,
-                policy.group_by,
-                offender_figure,
-            )
-        };
-        // Up to EXAMPLES members, of distinct patterns first (a static, its guard variable and
-        // the function holding them say more than three statics), shown sorted.
-        let example = |members: &mut dyn Iterator<Item = &str>| -> Examples {
-            let mut all: Vec<(String, String, String)> = members
-                .map(|raw| {
-                    let n = names.lookup(raw);
-                    (
-                        n.demangled().to_string(),
-                        n.pattern().to_string(),
-                        raw.to_string(),
-                    )
-                })
-                .collect();
-            all.sort();
-            all.dedup_by(|a, b| a.0 == b.0);
-            let mut patterns = BTreeSet::new();
-            let mut picked: Vec<&(String, String, String)> = Vec::new();
-            for e in &all {
-                if picked.len() < EXAMPLES && patterns.insert(&e.1) {
-                    picked.push(e);
-                }
-            }
-            for e in &all {
-                if picked.len() < EXAMPLES && !picked.contains(&e) {
-                    picked.push(e);
-                }
-            }
-            picked.sort();
-            let mut out = Examples::default();
-            for (d, p, raw) in picked {
-                out.0.push(d.clone());
-                out.1.push(p.clone());
-                out.2.push(raw.clone());
-            }
-            out
-        };
-        let grew = budgets
-            .iter()
-            .any(|b| !b.passed && b.kind == Kind::Increase);
-        if let (true, Some(b)) = (grew, baseline) {
-            let before = groups_of(&b.entries, names, &allow, policy.group_by, offender_figure);
-            let mut ranked: Vec<(i128, &String, &GroupAcc)> = groups
-                .iter()
-                .map(|(k, g)| {
-                    let old = before.get(k).map_or(0, |o| o.value);
-                    (g.value as i128 - old as i128, k, g)
-                })
-                .filter(|(d, _, _)| *d > 0)
-                .collect();
-            ranked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-            for (_, k, g) in ranked.into_iter().take(top) {
-                let old: BTreeSet<&str> = before
-                    .get(k)
-                    .map(|o| o.members.iter().copied().collect())
-                    .unwrap_or_default();
-                let mut added = g
-                    .members
-                    .iter()
-                    .copied()
-                    .filter(|m| !old.contains(m))
-                    .peekable();
-                let Examples(examples, example_patterns, examples_mangled) =
-                    if added.peek().is_some() {
-                        example(&mut added)
-                    } else {
-                        example(&mut g.members.iter().copied())
-                    };
-                offending_groups.push(Offender {
-                    key: k.clone(),
-                    value: g.value,
-                    baseline: Some(before.get(k).map_or(0, |o| o.value)),
-                    examples,
-                    examples_mangled,
-                    example_patterns,
-                });
-            }
-        } else {
-            let only_groups = budgets
-                .iter()
-                .filter(|b| !b.passed)
-                .all(|b| b.kind == Kind::Group);
-            let mut ranked: Vec<(&String, &GroupAcc)> = groups
-                .iter()
-                .filter(|(k, _)| !only_groups || failing_patterns.iter().any(|p| p.is_match(k)))
-                .collect();
-            ranked.sort_by(|a, b| b.1.value.cmp(&a.1.value).then(a.0.cmp(b.0)));
-            for (k, g) in ranked.into_iter().take(top) {
-                let Examples(examples, example_patterns, examples_mangled) =
-                    example(&mut g.members.iter().copied());
-                offending_groups.push(Offender {
-                    key: k.clone(),
-                    value: g.value,
-                    baseline: None,
-                    examples,
-                    examples_mangled,
-                    example_patterns,
-                });
-            }
-        }
-    }
-
+/// The notes of a check: the figures below the baseline, which a new baseline would lock in.
+fn notes(figures: &[FigureLine]) -> Vec<String> {
     let mut notes = Vec::new();
     let fell: Vec<String> = figures
         .iter()
@@ -408,16 +559,7 @@ pub fn evaluate(
             fell.join(", ")
         ));
     }
-    Ok(ImageCheck {
-        path: subject.path.clone(),
-        arch: subject.arch.clone(),
-        passed: budgets.iter().all(|b| b.passed),
-        figures,
-        budgets,
-        offender_figure,
-        offending_groups,
-        notes,
-    })
+    notes
 }
 
 /// An offender's examples: printed names, their patterns, their raw names (same order).

@@ -1465,7 +1465,7 @@ def dyld4_figures(proc, upto=None):
     when the lookup block just before it is for the same symbol, except the 22
     treat-as-weak targets appended after a chained main executable's imports
     (bind# >= import count): their lookups count, but they are not the image's
-    own weak binds (weakscan's rule too, src/log/record.rs). Suppliers are
+    own weak binds (weakscan's rule too, src/log/record/). Suppliers are
     named as the log prints them: the full path of the last 'using' line, or,
     on macOS 14 where there is none, the leaf name in the bind line.
     upto: only the first `upto` entries of proc.out (noisy.log's cut)."""

@@ -367,3 +367,200 @@ pub fn target_of(cmd: &CompileCommand) -> Option<String> {
         .and_then(|d| d.strip_suffix(".p"))
         .and_then(non_empty)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::cmd;
+    use super::*;
+
+    #[test]
+    fn visibility_flags_last_wins() {
+        let v = |args: &[&str]| visibility_flags(&args.iter().collect());
+        assert_eq!(v(&["c++", "-c", "a.cc"]), VisibilityFlags::default());
+        assert!(!v(&["c++"]).hides_by_default());
+        let f = v(&["c++", "-fvisibility=hidden", "-fvisibility-inlines-hidden"]);
+        assert_eq!(f.visibility.as_deref(), Some("hidden"));
+        assert!(f.inlines_hidden && !f.ms_compat && f.hides_by_default());
+        let f = v(&["c++", "-fvisibility=hidden", "-fvisibility=default"]);
+        assert_eq!(f.visibility.as_deref(), Some("default"));
+        assert!(!f.hides_by_default());
+        assert!(v(&["c++", "-fvisibility=internal"]).hides_by_default());
+        assert!(!v(&["c++", "-fvisibility=protected"]).hides_by_default());
+        assert!(!v(&["c++", "-fvisibility=Hidden"]).hides_by_default());
+        // ms-compat and -fvisibility=: the last one wins (clang/test/Driver/visibility.cpp).
+        assert!(v(&["c++", "-fvisibility=default", "-fvisibility-ms-compat"]).hides_by_default());
+        let f = v(&["c++", "-fvisibility-ms-compat", "-fvisibility=default"]);
+        assert!(!f.ms_compat && !f.hides_by_default());
+        assert!(v(&["c++", "-fvisibility-ms-compat"]).hides_by_default());
+        // -f/-fno-visibility-inlines-hidden: last wins.
+        assert!(
+            !v(&[
+                "c++",
+                "-fvisibility-inlines-hidden",
+                "-fno-visibility-inlines-hidden"
+            ])
+            .inlines_hidden
+        );
+        assert!(
+            v(&[
+                "c++",
+                "-fno-visibility-inlines-hidden",
+                "-fvisibility-inlines-hidden"
+            ])
+            .inlines_hidden
+        );
+        // Look-alikes and the separate form the driver rejects.
+        let f = v(&[
+            "c++",
+            "-fvisibility-inlines-hidden-static-local-var",
+            "-fvisibility-global-new-delete-hidden",
+            "-ftype-visibility=hidden",
+            "-fvisibility",
+            "hidden",
+        ]);
+        assert_eq!(f, VisibilityFlags::default());
+        // -Xclang: applied after all driver options.
+        let f = v(&[
+            "c++",
+            "-Xclang",
+            "-fvisibility=hidden",
+            "-fvisibility=default",
+        ]);
+        assert_eq!(f.visibility.as_deref(), Some("hidden"));
+        let f = v(&["c++", "-Xclang", "-fvisibility", "-Xclang", "internal"]);
+        assert_eq!(f.visibility.as_deref(), Some("internal"));
+        let f = v(&[
+            "c++",
+            "-fvisibility-ms-compat",
+            "-Xclang",
+            "-fvisibility=default",
+        ]);
+        assert!(!f.hides_by_default());
+        assert!(v(&["c++", "-Xclang", "-fvisibility-inlines-hidden"]).inlines_hidden);
+        // A dangling -Xclang, a dangling cc1 -fvisibility.
+        assert_eq!(v(&["c++", "-Xclang"]), VisibilityFlags::default());
+        assert_eq!(
+            v(&["c++", "-Xclang", "-fvisibility"]),
+            VisibilityFlags::default()
+        );
+    }
+
+    #[test]
+    fn target_of_patterns() {
+        let t = |file: &str, output: &str| target_of(&cmd("/b", file, Some(output), &["cc"]));
+        assert_eq!(
+            t(
+                "../../deps/v8/src/codegen/interface-descriptors.cc",
+                "obj.target/v8_base_without_compiler/deps/v8/src/codegen/interface-descriptors.o"
+            )
+            .as_deref(),
+            Some("v8_base_without_compiler")
+        );
+        assert_eq!(
+            t(
+                "../../deps/v8/src/codegen/interface-descriptors.cc",
+                "obj/deps/v8/v8_base_without_compiler.interface-descriptors.o"
+            )
+            .as_deref(),
+            Some("v8_base_without_compiler")
+        );
+        assert_eq!(
+            t(
+                "/s/tools/mksnapshot.cc",
+                "obj.host/mksnapshot/tools/mksnapshot.o"
+            )
+            .as_deref(),
+            Some("mksnapshot")
+        );
+        assert_eq!(
+            t("/s/src/x.cc", "obj.host/tools/v8_torque.x.o").as_deref(),
+            Some("v8_torque")
+        );
+        assert_eq!(
+            t("/s/src/a.b.cc", "obj/src/my_target.a.b.o").as_deref(),
+            Some("my_target")
+        );
+        assert_eq!(
+            t("/s/src/foo.cc", "src/CMakeFiles/foo_lib.dir/foo.cc.o").as_deref(),
+            Some("foo_lib")
+        );
+        assert_eq!(
+            t(
+                "pkg/foo.cc",
+                "bazel-out/darwin-fastbuild/bin/pkg/_objs/foo/foo.o"
+            )
+            .as_deref(),
+            Some("foo")
+        );
+        assert_eq!(
+            t("/s/foo.m", "/DD/Build/Intermediates.noindex/P.build/Release/App.build/Objects-normal/arm64/foo.o").as_deref(),
+            Some("App")
+        );
+        assert_eq!(
+            t("../src/foo.c", "libfoo.a.p/src_foo.c.o").as_deref(),
+            Some("libfoo.a")
+        );
+        assert_eq!(t("/s/foo.cc", "foo.o"), None);
+        assert_eq!(t("/s/foo.cc", "obj/foo.o"), None);
+        assert_eq!(t("/s/foo.cc", "CMakeFiles/.dir/foo.o"), None);
+        assert_eq!(t("/s/foo.cc", ""), None);
+        // No output at all (gyp's compile_commands_json): unknown.
+        assert_eq!(
+            target_of(&cmd("out", "/s/foo.cc", None, &["c++", "-c", "/s/foo.cc"])),
+            None
+        );
+        // `-o` as the fallback.
+        let c = cmd(
+            "/b",
+            "/s/x.cc",
+            None,
+            &["c++", "-c", "/s/x.cc", "-o", "CMakeFiles/t.dir/x.cc.o"],
+        );
+        assert_eq!(output_of(&c), Some("CMakeFiles/t.dir/x.cc.o"));
+        assert_eq!(target_of(&c).as_deref(), Some("t"));
+        let c = cmd(
+            "/b",
+            "/s/x.cc",
+            None,
+            &["c++", "-objcmt-migrate-all", "-ox.o", "-o"],
+        );
+        assert_eq!(output_of(&c), Some("x.o"));
+    }
+
+    #[test]
+    fn output_of_skips_values_and_inputs() {
+        let c = |args: &[&str]| CompileCommand {
+            directory: "/b".into(),
+            file: "a.cc".into(),
+            output: None,
+            arguments: args.iter().collect(),
+            unknown: None,
+        };
+        let cases: &[(&[&str], Option<&str>)] = &[
+            (&["cc", "-c", "a.cc", "-o", "a.o"], Some("a.o")),
+            (&["cc", "-o", "a.o", "-o", "b.o"], Some("b.o")),
+            (&["cc", "-D", "-o", "a.cc"], None),
+            (&["cc", "-o", "a.o", "--", "-o", "b.o"], Some("a.o")),
+            (&["cc", "-ob.o"], Some("b.o")),
+            (&["cc", "-MF", "-ob.o"], None),
+            (&["cc", "-o"], None),
+        ];
+        for (args, want) in cases {
+            assert_eq!(output_of(&c(args)), *want, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn shell_commands_split_outside_quotes() {
+        let cases: &[(&str, &[&str])] = &[
+            ("cc -c a.cc", &["cc -c a.cc"]),
+            ("a && b", &["a ", "", " b"]),
+            ("a;b|c", &["a", "b", "c"]),
+            ("'a;b' \"c|d\" e\\;f", &["'a;b' \"c|d\" e\\;f"]),
+            ("a\nb", &["a", "b"]),
+        ];
+        for (command, want) in cases {
+            assert_eq!(shell_commands(command), *want, "{command:?}");
+        }
+    }
+}

@@ -292,3 +292,253 @@ pub fn normalize(path: &str, base: Option<&str>) -> String {
         (false, false) => body,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::cmd;
+    use super::*;
+
+    #[test]
+    fn normalize_is_lexical() {
+        let n = |p: &str, b: Option<&str>| normalize(p, b);
+        assert_eq!(
+            n("/Users/admin/build/ws/out/../deps/v8/src/x.cc", None),
+            "/Users/admin/build/ws/deps/v8/src/x.cc"
+        );
+        assert_eq!(n("../../deps/x.cc", Some("/n/out/Release")), "/n/deps/x.cc");
+        assert_eq!(n("/abs/./x.cc", Some("/ignored")), "/abs/x.cc");
+        assert_eq!(n("a//b/./c/", Some("")), "a/b/c");
+        assert_eq!(n("../../../../x", Some("/a")), "/x");
+        assert_eq!(n("../x.cc", Some("out")), "x.cc");
+        assert_eq!(n("../../x.cc", Some("out")), "../x.cc");
+        assert_eq!(n("..", Some("..")), "../..");
+        assert_eq!(n(".", None), ".");
+        assert_eq!(n("", None), ".");
+        assert_eq!(n("/", None), "/");
+        assert_eq!(n("/..", None), "/");
+    }
+
+    /// A node-like database: gyp make outputs, one file compiled by two targets, a file name
+    /// used in several directories.
+    fn node_db() -> Vec<CompileCommand> {
+        let d = "/home/me/node/out/Release";
+        let make = |target: &str, src: &str| {
+            let stem = src.rsplit('/').next().unwrap().rsplit_once('.').unwrap().0;
+            let dir = src.rsplit_once('/').unwrap().0;
+            let out = format!("obj.target/{target}/{dir}/{stem}.o");
+            cmd(
+                d,
+                &format!("../../{src}"),
+                Some(&out),
+                &["c++", "-c", &format!("../../{src}"), "-o", &out],
+            )
+        };
+        vec![
+            make(
+                "v8_base_without_compiler",
+                "deps/v8/src/codegen/interface-descriptors.cc",
+            ), // 0
+            make("v8_base_without_compiler", "deps/v8/src/utils/utils.cc"), // 1
+            make("libnode", "src/utils.cc"),                                // 2
+            make(
+                "v8_libbase",
+                "deps/v8/src/base/utils/random-number-generator.cc",
+            ), // 3
+            make("v8_init", "deps/v8/src/init/setup-isolate.cc"),           // 4
+            make("v8_snapshot", "deps/v8/src/init/setup-isolate.cc"),       // 5
+            make("libnode", "src/api/utils.cc"),                            // 6
+        ]
+    }
+
+    #[test]
+    fn find_by_exact_source_and_output() {
+        let db = node_db();
+        let idx = CompileDbIndex::new(&db);
+        assert_eq!(
+            idx.find(
+                Some(
+                    "/home/me/node/out/Release/../../deps/v8/src/codegen/interface-descriptors.cc"
+                ),
+                None
+            ),
+            Match::Unique(0)
+        );
+        assert_eq!(
+            idx.find(Some("/home/me/node/src/utils.cc"), None),
+            Match::Unique(2)
+        );
+        // Two targets compile the same file: the object decides, else ambiguous.
+        let src = "/home/me/node/deps/v8/src/init/setup-isolate.cc";
+        assert_eq!(idx.find(Some(src), None), Match::Ambiguous(2));
+        assert_eq!(
+            idx.find(Some(src), Some("/home/me/node/out/Release/obj.target/v8_snapshot/deps/v8/src/init/setup-isolate.o")),
+            Match::Unique(5)
+        );
+        assert_eq!(
+            idx.find(
+                Some(src),
+                Some("/x/out/Release/libv8_init.a(setup-isolate.o)")
+            ),
+            Match::Unique(4)
+        );
+        assert_eq!(
+            idx.find(Some(src), Some("/x/libother.a(setup-isolate.o)")),
+            Match::Ambiguous(2)
+        );
+        // 2. a loose object by its output path.
+        assert_eq!(
+            idx.find(
+                None,
+                Some("/home/me/node/out/Release/./obj.target/libnode/src/api/utils.o")
+            ),
+            Match::Unique(6)
+        );
+    }
+
+    #[test]
+    fn find_by_common_suffix() {
+        let db = node_db();
+        let idx = CompileDbIndex::new(&db);
+        // Built elsewhere: the debug map's path is in another checkout.
+        assert_eq!(
+            idx.find(
+                Some("/Users/admin/build/ws/out/../deps/v8/src/codegen/interface-descriptors.cc"),
+                None
+            ),
+            Match::Unique(0)
+        );
+        // `utils.cc` in three directories: `src/utils.cc` is the longest (2 components).
+        assert_eq!(
+            idx.find(Some("/Users/admin/build/ws/src/utils.cc"), None),
+            Match::Unique(2)
+        );
+        assert_eq!(
+            idx.find(Some("/Users/admin/ws/deps/v8/src/utils/utils.cc"), None),
+            Match::Unique(1)
+        );
+        // Only the file name in common: not enough, and no object to fall back on.
+        assert_eq!(idx.find(Some("/elsewhere/lib/utils.cc"), None), Match::None);
+        // Two entries share 3 components with the source: ambiguous unless the object decides.
+        let src = "/Users/admin/ws/deps/v8/src/init/setup-isolate.cc";
+        assert_eq!(idx.find(Some(src), None), Match::Ambiguous(2));
+        assert_eq!(
+            idx.find(
+                Some(src),
+                Some("/Users/admin/ws/out/Release/libv8_snapshot.a(setup-isolate.o)")
+            ),
+            Match::Unique(5)
+        );
+        assert_eq!(idx.find(Some("/nowhere.cc"), None), Match::None);
+        assert_eq!(idx.find(None, None), Match::None);
+        assert_eq!(idx.find(Some(""), Some("")), Match::None);
+    }
+
+    #[test]
+    fn find_by_object_name() {
+        let db = node_db();
+        let idx = CompileDbIndex::new(&db);
+        assert_eq!(
+            idx.find(None, Some("/Users/admin/ws/out/Release/libv8_base_without_compiler.a(interface-descriptors.o)")),
+            Match::Unique(0)
+        );
+        // A source the database does not know, but the member name is unique.
+        assert_eq!(
+            idx.find(
+                Some("/gen/interface-descriptors.cc"),
+                Some("/o/libv8_base_without_compiler.a(interface-descriptors.o)")
+            ),
+            Match::Unique(0)
+        );
+        // `utils.o` is made by three entries: the archive's target narrows it to one or two.
+        assert_eq!(
+            idx.find(None, Some("/o/libfoo.a(utils.o)")),
+            Match::Ambiguous(3)
+        );
+        assert_eq!(
+            idx.find(None, Some("/o/libv8_base_without_compiler.a(utils.o)")),
+            Match::Unique(1)
+        );
+        assert_eq!(
+            idx.find(None, Some("/o/libnode.a(utils.o)")),
+            Match::Ambiguous(2)
+        );
+        // A loose object of another build directory: by its file name.
+        assert_eq!(
+            idx.find(
+                None,
+                Some("/other/obj.target/v8_libbase/random-number-generator.o")
+            ),
+            Match::Unique(3)
+        );
+        assert_eq!(idx.find(None, Some("/o/libnode.a(nothing.o)")), Match::None);
+    }
+
+    #[test]
+    fn exact_duplicates_count_once() {
+        let a = cmd("/b", "x.cc", Some("x.o"), &["cc", "-c", "x.cc"]);
+        let mut b = a.clone();
+        let idx = CompileDbIndex::new(&[a.clone(), a.clone()]);
+        assert_eq!(idx.find(Some("/b/x.cc"), None), Match::Unique(0));
+        b.arguments = ["cc", "-c", "x.cc", "-O2"].iter().collect();
+        let idx = CompileDbIndex::new(&[a, b]);
+        assert_eq!(idx.find(Some("/b/x.cc"), None), Match::Ambiguous(2));
+    }
+
+    #[test]
+    fn gyp_compile_commands_without_outputs() {
+        // As gyp's compile_commands_json writes it: relative directory, absolute file, no -o.
+        let db = parse_compile_db(
+            br#"[
+{"command": "c++ '-DV8_TARGET_ARCH_X64' -fvisibility=hidden -fvisibility-inlines-hidden -c /home/me/node/deps/v8/src/x.cc", "directory": "out", "file": "/home/me/node/deps/v8/src/x.cc"},
+{"command": "cc -c /home/me/node/deps/uv/src/y.c", "directory": "out", "file": "/home/me/node/deps/uv/src/y.c"}
+]"#,
+        )
+        .unwrap();
+        assert!(visibility_flags(&db[0].arguments).hides_by_default());
+        assert!(!visibility_flags(&db[1].arguments).hides_by_default());
+        assert_eq!(output_of(&db[0]), None);
+        let idx = CompileDbIndex::new(&db);
+        assert_eq!(
+            idx.find(Some("/Users/ci/node/deps/v8/src/x.cc"), None),
+            Match::Unique(0)
+        );
+        assert_eq!(idx.find(None, Some("/o/libuv.a(y.o)")), Match::None);
+    }
+
+    /// 4000 entries × 3000 lookups: hash lookups, not a scan per lookup.
+    #[test]
+    fn big_index_is_fast() {
+        let db: Vec<CompileCommand> = (0..4000)
+            .map(|i| {
+                let src = format!("../../deps/v8/src/dir{}/file{i}.cc", i % 50);
+                let out = format!("obj.target/t{}/deps/v8/src/dir{}/file{i}.o", i % 7, i % 50);
+                cmd(
+                    "/home/me/node/out/Release",
+                    &src,
+                    Some(&out),
+                    &["c++", "-c", &src],
+                )
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        let idx = CompileDbIndex::new(&db);
+        let mut unique = 0;
+        for i in 0..3000 {
+            let src = format!("/Users/admin/ws/deps/v8/src/dir{}/file{i}.cc", i % 50);
+            let obj = format!("/Users/admin/ws/out/Release/libt{}.a(file{i}.o)", i % 7);
+            if let Match::Unique(j) = idx.find(Some(&src), Some(&obj)) {
+                assert_eq!(j, i);
+                unique += 1;
+            }
+            if let Match::Unique(j) = idx.find(None, Some(&obj)) {
+                assert_eq!(j, i);
+                unique += 1;
+            }
+        }
+        assert_eq!(unique, 6000);
+        let took = start.elapsed();
+        if !cfg!(debug_assertions) {
+            assert!(took.as_millis() < 200, "took {took:?}");
+        }
+    }
+}

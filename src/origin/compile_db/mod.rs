@@ -41,8 +41,6 @@ mod argv;
 mod index;
 mod parse;
 mod response;
-#[cfg(test)]
-mod tests;
 
 pub use argv::*;
 pub use index::*;
@@ -170,3 +168,42 @@ impl fmt::Display for CompileDbError {
 }
 
 impl std::error::Error for CompileDbError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database entry.
+    pub(super) fn cmd(
+        directory: &str,
+        file: &str,
+        output: Option<&str>,
+        args: &[&str],
+    ) -> CompileCommand {
+        CompileCommand {
+            directory: directory.into(),
+            file: file.into(),
+            output: output.map(Into::into),
+            arguments: args.iter().collect(),
+            unknown: None,
+        }
+    }
+
+    /// `args` as owned strings.
+    pub(super) fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn argv_keeps_every_argument() {
+        let cases: &[&[&str]] = &[&[], &[""], &["cc"], &["cc", "", "-c", "a b"], &["", ""]];
+        for args in cases {
+            let argv: Argv = args.iter().collect();
+            assert_eq!(argv.iter().collect::<Vec<_>>(), *args, "{args:?}");
+            assert_eq!(argv.len(), args.len(), "{args:?}");
+            assert_eq!(argv.is_empty(), args.is_empty(), "{args:?}");
+        }
+        let argv: Argv = ["a\0b"].iter().collect();
+        assert_eq!(argv.iter().collect::<Vec<_>>(), ["a\u{fffd}b"]);
+    }
+}

@@ -359,3 +359,179 @@ pub(super) fn entry_of(
         unknown,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::strings;
+    use super::*;
+
+    #[test]
+    fn parses_arguments_and_command_forms() {
+        let db = br#"[
+          {"directory": "/b", "file": "a.cc", "arguments": ["c++", "-c", "a.cc", "-o", "a.o"], "output": "a.o"},
+          {"directory": "/b", "file": "/s/b c.cc", "command": "c++ -DX='a b' \"-DY=\\\"q\\\"\" -c '/s/b c.cc'", "extra": 1},
+          {"directory": "/b", "file": "c.cc", "arguments": ["c++"], "command": "c++ 'unbalanced"},
+          {"directory": "/b", "file": "d.cc", "arguments": null, "command": "cc -c d.cc", "output": null}
+        ]"#;
+        let cmds = parse_compile_db(db).unwrap();
+        assert_eq!(cmds.len(), 4);
+        assert_eq!(cmds[0].output.as_deref(), Some("a.o"));
+        assert_eq!(
+            cmds[0].arguments,
+            strings(&["c++", "-c", "a.cc", "-o", "a.o"])
+        );
+        assert_eq!(
+            cmds[1].arguments,
+            strings(&["c++", "-DX=a b", "-DY=\"q\"", "-c", "/s/b c.cc"])
+        );
+        assert_eq!(cmds[1].output, None);
+        // `arguments` wins; the bad `command` is not split.
+        assert_eq!(cmds[2].arguments, strings(&["c++"]));
+        assert_eq!(cmds[3].arguments, strings(&["cc", "-c", "d.cc"]));
+        assert_eq!(cmds[3].output, None);
+        assert_eq!(parse_compile_db(b" [ ] ").unwrap(), []);
+    }
+
+    #[test]
+    fn hostile_databases_are_errors() {
+        let e = parse_compile_db(b"").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CompileDbError::Json {
+                    line: 1,
+                    column: 0,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = parse_compile_db(b"[\n  {\"file\": \"a\",\n  ]").unwrap_err();
+        assert!(matches!(e, CompileDbError::Json { line: 3, .. }), "{e:?}");
+        assert!(
+            e.to_string().starts_with("compile database: not JSON: "),
+            "{e}"
+        );
+        assert!(e.to_string().ends_with("(line 3, column 3)"), "{e}");
+        let deep = "[".repeat(100_000);
+        assert!(matches!(
+            parse_compile_db(deep.as_bytes()),
+            Err(CompileDbError::Json { .. })
+        ));
+        assert!(matches!(
+            parse_compile_db(b"\xff\xfe"),
+            Err(CompileDbError::Json { .. })
+        ));
+        for top in [&b"{}"[..], b"\"x\"", b"null", b"12"] {
+            assert_eq!(parse_compile_db(top), Err(CompileDbError::NotAnArray));
+        }
+        assert_eq!(
+            CompileDbError::NotAnArray.to_string(),
+            "compile database: the top level is not an array of entries"
+        );
+        let ok = r#"{"directory": "/b", "file": "a.cc", "arguments": ["cc"]}"#;
+        let cases: &[(&str, &str)] = &[
+            ("[]", "not an object"),
+            ("1", "not an object"),
+            (r#"{"file": "a.cc", "arguments": ["cc"]}"#, "no `directory`"),
+            (
+                r#"{"directory": null, "file": "a.cc", "arguments": ["cc"]}"#,
+                "no `directory`",
+            ),
+            (
+                r#"{"directory": 1, "file": "a.cc", "arguments": ["cc"]}"#,
+                "`directory` is not a string",
+            ),
+            (r#"{"directory": "/b", "arguments": ["cc"]}"#, "no `file`"),
+            (
+                r#"{"directory": "/b", "file": ["a"], "arguments": ["cc"]}"#,
+                "`file` is not a string",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc"}"#,
+                "neither `arguments` nor `command`",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "arguments": null, "command": null}"#,
+                "neither",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "arguments": "cc -c"}"#,
+                "`arguments` is not an array",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "arguments": ["cc", 1]}"#,
+                "not a string",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": ["cc"]}"#,
+                "`command` is not a string",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc 'a"}"#,
+                "cannot be split",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc \"a"}"#,
+                "cannot be split",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc a\\"}"#,
+                "cannot be split",
+            ),
+            (
+                r#"{"directory": "/b", "file": "a.cc", "command": "cc", "output": 5}"#,
+                "`output` is not a string",
+            ),
+        ];
+        for (entry, what) in cases {
+            let db = format!("[{ok}, {entry}]");
+            let e = parse_compile_db(db.as_bytes()).unwrap_err();
+            let CompileDbError::Entry { index, message } = e else {
+                panic!("{entry}: {e:?}");
+            };
+            assert_eq!(index, 1, "{entry}");
+            assert!(message.contains(what), "{entry}: {message}");
+        }
+        let e = parse_compile_db(br#"[{"directory": "/b", "file": "a"}]"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "compile database: entry 0 (0-based): neither `arguments` nor `command`"
+        );
+    }
+
+    #[test]
+    fn a_json_error_after_a_bad_entry_wins() {
+        assert!(matches!(
+            parse_compile_db(b"[1, {"),
+            Err(CompileDbError::Json { .. })
+        ));
+        assert!(matches!(
+            parse_compile_db(br#"{"a": [1, 2]} x"#),
+            Err(CompileDbError::Json { .. })
+        ));
+        assert_eq!(
+            parse_compile_db(br#"[{"directory": "/b", "file": "a", "file": 1, "command": "cc"}]"#),
+            Err(CompileDbError::Entry {
+                index: 0,
+                message: "`file` is not a string"
+            })
+        );
+    }
+
+    #[test]
+    fn entries_share_their_directory_and_mark_a_nul() {
+        let db = parse_compile_db(
+            br#"[{"directory": "/b", "file": "a.cc", "arguments": ["cc", "-DX=\u0000"]},
+                 {"directory": "/c", "file": "b.cc", "command": "cc -c b.cc"},
+                 {"directory": "/b", "file": "c.cc", "arguments": ["cc", "-DX=\ufffd"]}]"#,
+        )
+        .unwrap();
+        assert!(Arc::ptr_eq(&db[0].directory, &db[2].directory));
+        assert!(!Arc::ptr_eq(&db[0].directory, &db[1].directory));
+        assert_eq!(db[0].unknown, Some(NUL_ARGUMENT));
+        assert_eq!(db[1].unknown, None);
+        assert_eq!(db[2].unknown, None);
+        assert!(visibility_of(&db[2]).is_ok());
+    }
+}

@@ -200,3 +200,332 @@ pub(super) fn gnu_words(text: &str) -> Vec<String> {
     }
     words
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`visibility_of`] must say: the visibility value, or a piece of the reason.
+    #[derive(Debug)]
+    enum Want {
+        Vis(Option<&'static str>),
+        Unknown(&'static str),
+    }
+    use Want::{Unknown, Vis};
+
+    fn entry(dir: &str, extra: &str) -> String {
+        let dir = serde_json::to_string(dir).unwrap();
+        format!(r#"[{{"directory": {dir}, "file": "a.cc", {extra}}}]"#)
+    }
+
+    /// Every case of the defect and of the rules: separate option values, `--`, several shell
+    /// commands, response files present, missing, nested, looping, special and too large,
+    /// NUL and control characters, and ordinary flags.
+    #[test]
+    fn regression_hidden_counted_as_a_flag_where_it_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(
+            d.join("flags.rsp"),
+            "-O2 '-DX=a b'\n  -fvisibility=hidden\n",
+        )
+        .unwrap();
+        std::fs::write(d.join("outer.rsp"), "-c @flags.rsp").unwrap();
+        std::fs::write(d.join("default.rsp"), "-fvisibility=default").unwrap();
+        std::fs::write(d.join("loop.rsp"), "@loop.rsp").unwrap();
+        std::fs::write(d.join("quoted.rsp"), r#""-fvisibility=hid"den \-c"#).unwrap();
+        std::fs::write(
+            d.join("big.rsp"),
+            vec![b' '; RESPONSE_FILE_MAX_BYTES as usize + 1],
+        )
+        .unwrap();
+        let mut half = vec![b' '; 600 << 10];
+        half.extend_from_slice(b"-fvisibility=hidden");
+        std::fs::write(d.join("half.rsp"), half).unwrap();
+        std::fs::create_dir(d.join("dir.rsp")).unwrap();
+        let fifo = std::ffi::CString::new(d.join("fifo.rsp").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let dir_s = d.to_str().unwrap();
+        let cases: &[(&str, &str, Want)] = &[
+            // Ordinary flags.
+            ("plain", r#""arguments": ["cc", "-c", "a.cc"]"#, Vis(None)),
+            (
+                "hidden",
+                r#""arguments": ["cc", "-fvisibility=hidden", "-c", "a.cc", "-o", "a.o"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "last wins",
+                r#""arguments": ["cc", "-fvisibility=hidden", "-o", "a.o", "-fvisibility=default"]"#,
+                Vis(Some("default")),
+            ),
+            (
+                "-Xclang",
+                r#""arguments": ["cc", "-Xclang", "-fvisibility=hidden"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "command",
+                r#""command": "cc -fvisibility=hidden -c a.cc""#,
+                Vis(Some("hidden")),
+            ),
+            // Values of options that take the next argument.
+            (
+                "regression_hidden_as_the_value_of_-o",
+                r#""arguments": ["cc", "-c", "a.cc", "-o", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "regression_hidden_as_the_value_of_-D",
+                r#""arguments": ["cc", "-D", "-fvisibility=hidden", "-c", "a.cc"]"#,
+                Vis(None),
+            ),
+            (
+                "-U -I -include -imacros",
+                r#""arguments": ["cc", "-U", "-fvisibility=hidden", "-I", "-fvisibility=hidden", "-include", "-fvisibility=hidden", "-imacros", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "-isystem -iquote -idirafter",
+                r#""arguments": ["cc", "-isystem", "-fvisibility=hidden", "-iquote", "-fvisibility=hidden", "-idirafter", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "-MF -MT -MQ -x",
+                r#""arguments": ["cc", "-MF", "-fvisibility=hidden", "-MT", "-fvisibility=hidden", "-MQ", "-fvisibility=hidden", "-x", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "-arch -target -isysroot",
+                r#""arguments": ["cc", "-arch", "-fvisibility=hidden", "-target", "-fvisibility=hidden", "-isysroot", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "-Xlinker -Xpreprocessor -Xassembler -mllvm -Xarch_",
+                r#""arguments": ["cc", "-Xlinker", "-fvisibility=hidden", "-Xpreprocessor", "-fvisibility=hidden", "-Xassembler", "-fvisibility=hidden", "-mllvm", "-fvisibility=hidden", "-Xarch_arm64", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "joined -D is a flag of its own",
+                r#""arguments": ["cc", "-D-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "value then flag",
+                r#""arguments": ["cc", "-D", "X", "-fvisibility=hidden"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "-Xclang -o",
+                r#""arguments": ["cc", "-Xclang", "-o", "-fvisibility=hidden"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "dangling -o",
+                r#""arguments": ["cc", "-fvisibility=hidden", "-o"]"#,
+                Vis(Some("hidden")),
+            ),
+            // `--`.
+            (
+                "regression_hidden_after_double_dash_counted_as_a_flag",
+                r#""arguments": ["cc", "-c", "--", "a.cc", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            (
+                "-Xclang after --",
+                r#""arguments": ["cc", "--", "-Xclang", "-fvisibility=hidden"]"#,
+                Vis(None),
+            ),
+            // Several shell commands in `command`.
+            (
+                "regression_hidden_in_a_second_command_after_&&",
+                r#""command": "cc -c a.cc && cc -fvisibility=hidden -c b.cc""#,
+                Vis(None),
+            ),
+            (
+                "the second command is the entry's",
+                r#""command": "cc -fvisibility=hidden -c b.cc && cc -c a.cc""#,
+                Vis(None),
+            ),
+            (
+                "the entry's command is hidden",
+                r#""command": "cc -c b.cc; cc -fvisibility=hidden -c a.cc""#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "attached &&",
+                r#""command": "cc -c a.cc&&cc -fvisibility=hidden -c b.cc""#,
+                Vis(None),
+            ),
+            (
+                "attached ;",
+                r#""command": "cc -c a.cc;cc -fvisibility=hidden -c b.cc""#,
+                Vis(None),
+            ),
+            (
+                "||",
+                r#""command": "cc -c a.cc || cc -fvisibility=hidden -c b.cc""#,
+                Vis(None),
+            ),
+            (
+                "| to a tool without -c",
+                r#""command": "cc -fvisibility=hidden -c x/../a.cc | tee -fvisibility=default""#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "by output",
+                r#""output": "o/a.o", "command": "cc -c a.cc -o o/b.o && cc -fvisibility=hidden -c a.cc -o o/./a.o""#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "a quoted ; is not an operator",
+                r#""command": "cc '-DX=a;b' \"-DY=c&&d\" -DZ=e\\|f -fvisibility=hidden -c a.cc""#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "none compiles a.cc",
+                r#""command": "cc -c x.cc && cc -fvisibility=hidden -c y.cc""#,
+                Unknown("several commands"),
+            ),
+            // Response files.
+            (
+                "response file present",
+                r#""arguments": ["cc", "@flags.rsp", "-c", "a.cc"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "response file then a later flag",
+                r#""arguments": ["cc", "@flags.rsp", "-fvisibility=default"]"#,
+                Vis(Some("default")),
+            ),
+            (
+                "a later response file wins",
+                r#""arguments": ["cc", "-fvisibility=hidden", "@default.rsp"]"#,
+                Vis(Some("default")),
+            ),
+            (
+                "nested response file",
+                r#""command": "cc @outer.rsp""#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "quotes and backslashes",
+                r#""arguments": ["cc", "@quoted.rsp"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "regression_missing_response_file_reported_as_default",
+                r#""arguments": ["cc", "@missing.rsp", "-c", "a.cc"]"#,
+                Unknown("response file @missing.rsp: "),
+            ),
+            (
+                "a response file naming itself",
+                r#""arguments": ["cc", "@loop.rsp"]"#,
+                Unknown("nested more than"),
+            ),
+            (
+                "600 KiB",
+                r#""arguments": ["cc", "@half.rsp"]"#,
+                Vis(Some("hidden")),
+            ),
+            (
+                "1200 KiB in all",
+                r#""arguments": ["cc", "@half.rsp", "@half.rsp"]"#,
+                Unknown("more than 1048576 bytes of response files"),
+            ),
+            (
+                "too large",
+                r#""arguments": ["cc", "@big.rsp"]"#,
+                Unknown("more than 1048576 bytes of response files"),
+            ),
+            (
+                "a directory",
+                r#""arguments": ["cc", "@dir.rsp"]"#,
+                Unknown("not a regular file"),
+            ),
+            (
+                "a FIFO does not hang",
+                r#""arguments": ["cc", "@fifo.rsp"]"#,
+                Unknown("not a regular file"),
+            ),
+            (
+                "a device",
+                r#""arguments": ["cc", "@/dev/zero"]"#,
+                Unknown("not a regular file"),
+            ),
+            (
+                "empty name",
+                r#""arguments": ["cc", "@"]"#,
+                Unknown("response file @: "),
+            ),
+            (
+                "after -- not read",
+                r#""arguments": ["cc", "--", "@missing.rsp"]"#,
+                Vis(None),
+            ),
+            (
+                "the compiler itself is not one",
+                r#""arguments": ["@missing.rsp", "-c", "a.cc"]"#,
+                Vis(None),
+            ),
+            // NUL and control characters.
+            (
+                "regression_nul_in_a_flag_printed_in_the_verdict",
+                r#""arguments": ["cc", "-fvisibility=hid\u0000den"]"#,
+                Unknown("NUL"),
+            ),
+            (
+                "NUL in any argument",
+                r#""arguments": ["cc", "-DX=\u0000", "-fvisibility=hidden"]"#,
+                Unknown("NUL"),
+            ),
+            (
+                "control character",
+                r#""arguments": ["cc", "-fvisibility=hidden\u001b[0m"]"#,
+                Unknown("control character"),
+            ),
+            (
+                "control character to cc1",
+                r#""arguments": ["cc", "-Xclang", "-fvisibility=\nhidden"]"#,
+                Unknown("control character"),
+            ),
+            (
+                "tab in a -D value is fine",
+                r#""arguments": ["cc", "-DX=a\tb", "-fvisibility=hidden"]"#,
+                Vis(Some("hidden")),
+            ),
+        ];
+        for (what, extra, want) in cases {
+            let db = parse_compile_db(entry(dir_s, extra).as_bytes())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let got = visibility_of(&db[0]);
+            match (want, &got) {
+                (Vis(v), Ok(f)) => assert_eq!(f.visibility.as_deref(), *v, "{what}"),
+                (Unknown(why), Err(reason)) => {
+                    assert!(reason.contains(why), "{what}: {reason:?}");
+                    assert!(!reason.contains('\0') && !reason.contains('\n'), "{what}");
+                }
+                _ => panic!("{what}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn gnu_words_split_as_llvm() {
+        let cases: &[(&str, &[&str])] = &[
+            ("", &[]),
+            ("  a  b\n\tc ", &["a", "b", "c"]),
+            (r#"'a b' "c d""#, &["a b", "c d"]),
+            (r#"a\ b"#, &["a b"]),
+            (r#"x"y z"w"#, &["xy zw"]),
+            (r#""a\"b""#, &["a\"b"]),
+            ("'unclosed rest", &["unclosed rest"]),
+            ("''", &[""]),
+            ("trailing\\", &["trailing\\"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(gnu_words(text), *want, "{text:?}");
+        }
+    }
+}
