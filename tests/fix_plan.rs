@@ -21,7 +21,9 @@ fn figures(v: &Value) -> (u64, u64, u64, u64) {
 }
 
 fn by_library_and_plan(path: &str) -> (Rows, Rows, Value) {
-    let lib = json(&["scan", "--format", "json", "--by", "library", "--top", "100000", path]);
+    let lib = json(&[
+        "scan", "--format", "json", "--by", "library", "--top", "100000", path,
+    ]);
     let mut by_library = Rows::new();
     for g in lib["groups"].as_array().unwrap() {
         let key = g["key"].as_str().unwrap().to_string();
@@ -55,7 +57,12 @@ fn fix_plan_saves_each_librarys_row_of_scan_by_library() {
                 .unwrap()
                 .iter()
                 .find(|i| i["arch"].as_str().unwrap_or_default() == arch)
-                .map(|i| (i["attribution"].is_object(), i["defined_here_symbols"].clone()))
+                .map(|i| {
+                    (
+                        i["attribution"].is_object(),
+                        i["defined_here_symbols"].clone(),
+                    )
+                })
                 .unwrap()
         };
         plan.retain(|(arch, key), v| {
@@ -84,10 +91,16 @@ fn fix_plan_kinds_add_up_and_candidates_are_ranked() {
             let candidates = image["candidates"].as_array().unwrap();
             for c in candidates {
                 let k = &c["kinds"];
-                let kinds: u64 = ["functions", "data", "local_statics", "guard_variables", "other"]
-                    .iter()
-                    .map(|n| k[*n].as_u64().unwrap())
-                    .sum();
+                let kinds: u64 = [
+                    "functions",
+                    "data",
+                    "local_statics",
+                    "guard_variables",
+                    "other",
+                ]
+                .iter()
+                .map(|n| k[*n].as_u64().unwrap())
+                .sum();
                 assert_eq!(kinds, c["hidden"]["weak_bound_symbols"], "{}", f.display());
                 assert_eq!(k["functions"], c["inlines_hidden"]["weak_bound_symbols"]);
                 let (h, i) = (figures(&c["hidden"]), figures(&c["inlines_hidden"]));
@@ -113,7 +126,9 @@ fn fix_plan_counts_local_statics_and_guard_variables_apart_from_functions() {
         "scan",
         "--format",
         "json",
-        crate::util::fixture("app-default-chained-x86_64").to_str().unwrap(),
+        crate::util::fixture("app-default-chained-x86_64")
+            .to_str()
+            .unwrap(),
     ]);
     let plan = &scan["fix_plan"][0]["candidates"];
     let a = plan
@@ -144,7 +159,11 @@ fn node_fix_plan_ranks_libv8_base_first_with_by_library_figures() {
         .collect();
     assert_eq!(
         order,
-        ["libv8_base_without_compiler.a", "libnode.a", "libv8_compiler.a"]
+        [
+            "libv8_base_without_compiler.a",
+            "libnode.a",
+            "libv8_compiler.a"
+        ]
     );
     assert_eq!(candidates[0]["hidden"]["lookups"], 3939);
     assert_eq!(
@@ -161,7 +180,11 @@ fn node_scan_and_diff_tell_the_story_on_the_first_screen() {
         return;
     };
     let screen = |args: &[&str]| -> String {
-        let out = weakscan().args(args).args(["--width", "100"]).output().unwrap();
+        let out = weakscan()
+            .args(args)
+            .args(["--width", "100"])
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
         text.lines().take(50).collect::<Vec<_>>().join("\n")
@@ -173,9 +196,15 @@ fn node_scan_and_diff_tell_the_story_on_the_first_screen() {
         "libv8_base_without_compiler.a(interface-descriptors.o)",
         "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: -3939",
     ] {
-        assert!(scan.contains(needle), "{needle:?} not on the first screen:\n{scan}");
+        assert!(
+            scan.contains(needle),
+            "{needle:?} not on the first screen:\n{scan}"
+        );
     }
-    assert!(scan.find("fix:") < scan.find("┌"), "the fix comes before the tables");
+    assert!(
+        scan.find("fix:") < scan.find("┌"),
+        "the fix comes before the tables"
+    );
     let diff = screen(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
     for needle in [
         "weak-def lookups 6822 → 1886 (-4936, -72%)",
@@ -183,7 +212,10 @@ fn node_scan_and_diff_tell_the_story_on_the_first_screen() {
         "libv8_base_without_compiler.a(interface-descriptors.o)",
         "fix what remains: compile libnode.a with -fvisibility=hidden",
     ] {
-        assert!(diff.contains(needle), "{needle:?} not on the first screen:\n{diff}");
+        assert!(
+            diff.contains(needle),
+            "{needle:?} not on the first screen:\n{diff}"
+        );
     }
 }
 
@@ -200,7 +232,9 @@ fn diff_that_grows_names_the_library_to_compile_hidden() {
     let first: Vec<&str> = text.lines().take(4).collect();
     assert!(first[0].starts_with("weak-def lookups 83 → "), "{first:?}");
     assert!(
-        first.iter().any(|l| l.starts_with("fix: compile ") && l.contains("-fvisibility=hidden: it brought")),
+        first.iter().any(
+            |l| l.starts_with("fix: compile ") && l.contains("-fvisibility=hidden: it brought")
+        ),
         "{first:?}"
     );
 }
@@ -248,7 +282,9 @@ fn node_fix_plan_kinds_agree_with_llvm_cxxfilt() {
         return;
     };
     let path = bin.to_str().unwrap();
-    let symbols = json(&["scan", "--format", "json", "--by", "symbol", "--top", "1000000", path]);
+    let symbols = json(&[
+        "scan", "--format", "json", "--by", "symbol", "--top", "1000000", path,
+    ]);
     // A group is the symbols that print alike (the same kind): weighted by its symbols.
     let rows: Vec<(String, String, u64)> = symbols["groups"]
         .as_array()
@@ -275,8 +311,16 @@ fn node_fix_plan_kinds_agree_with_llvm_cxxfilt() {
     let scan = json(&["scan", "--format", "json", path]);
     let mut got: BTreeMap<String, BTreeMap<&str, u64>> = BTreeMap::new();
     for c in scan["fix_plan"][0]["candidates"].as_array().unwrap() {
-        let kinds = got.entry(c["library"].as_str().unwrap().to_string()).or_default();
-        for k in ["functions", "data", "local_statics", "guard_variables", "other"] {
+        let kinds = got
+            .entry(c["library"].as_str().unwrap().to_string())
+            .or_default();
+        for k in [
+            "functions",
+            "data",
+            "local_statics",
+            "guard_variables",
+            "other",
+        ] {
             let n = c["kinds"][k].as_u64().unwrap();
             if n > 0 {
                 kinds.insert(k, n);

@@ -20,8 +20,8 @@
 //! change here and are left out.
 
 use super::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO, Origin, Origins};
-use super::estimate::US_PER_PROBE;
 use super::demangle::{Demangled, Entity, NameRef};
+use super::estimate::US_PER_PROBE;
 use crate::model::Image;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -197,8 +197,16 @@ pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
         })
         .collect();
     candidates.sort_by(|a, b| {
-        (b.hidden.lookups, b.hidden.weak_bound_symbols, b.hidden.weak_def_exports)
-            .cmp(&(a.hidden.lookups, a.hidden.weak_bound_symbols, a.hidden.weak_def_exports))
+        (
+            b.hidden.lookups,
+            b.hidden.weak_bound_symbols,
+            b.hidden.weak_def_exports,
+        )
+            .cmp(&(
+                a.hidden.lookups,
+                a.hidden.weak_bound_symbols,
+                a.hidden.weak_def_exports,
+            ))
             .then_with(|| a.library.cmp(&b.library))
     });
     FixPlan { candidates }
@@ -220,7 +228,12 @@ fn candidate(
     });
     objects.truncate(OBJECTS_PER_CANDIDATE);
     let only_functions = kinds.functions > 0
-        && (kinds.data, kinds.local_statics, kinds.guard_variables, kinds.other) == (0, 0, 0, 0);
+        && (
+            kinds.data,
+            kinds.local_statics,
+            kinds.guard_variables,
+            kinds.other,
+        ) == (0, 0, 0, 0);
     Candidate {
         library: library.to_string(),
         flag: if only_functions {
@@ -238,7 +251,11 @@ fn candidate(
 
 /// Each owner's figures: its weak-bound symbols (each name once, defined here), their lookups
 /// and sites, and its weak-def exports.
-fn tally_owners(image: &Image, names: &Demangled<'_>, origins: &Origins<'_>) -> Vec<(Owner, Tally)> {
+fn tally_owners(
+    image: &Image,
+    names: &Demangled<'_>,
+    origins: &Origins<'_>,
+) -> Vec<(Owner, Tally)> {
     let owner_of = |raw: &str| -> Option<Owner> {
         match origins.origin(raw) {
             Origin::Object(_) => origins.object_of(raw).map(Owner::Object),
@@ -256,7 +273,9 @@ fn tally_owners(image: &Image, names: &Demangled<'_>, origins: &Origins<'_>) -> 
     // Per bound name defined here: its owner and whether it is a function.
     let mut bound: HashMap<&str, (Owner, bool)> = HashMap::new();
     for t in image.bind_targets.iter().filter(|t| t.defined_here) {
-        let Some(owner) = owner_of(&t.symbol) else { continue };
+        let Some(owner) = owner_of(&t.symbol) else {
+            continue;
+        };
         let e = entity(&t.symbol);
         let function = e.hidden_by_inlines_hidden();
         let tally = tallies.entry(owner).or_default();
@@ -288,7 +307,9 @@ fn tally_owners(image: &Image, names: &Demangled<'_>, origins: &Origins<'_>) -> 
         }
     }
     for w in &image.weak_definitions {
-        let Some(owner) = owner_of(&w.name) else { continue };
+        let Some(owner) = owner_of(&w.name) else {
+            continue;
+        };
         let function = entity(&w.name).hidden_by_inlines_hidden();
         let tally = tallies.entry(owner).or_default();
         tally.exports += 1;

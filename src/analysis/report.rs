@@ -345,7 +345,12 @@ pub fn scan_report_with<'a>(
             // The summary's distinct counts at the same time as the grouping's sorts.
             let (mut groups, (summary, fix_plan)) = crate::pool::join(
                 || GroupTable::new(image, &names, by),
-                || (ImageSummary::of(image), super::fix_plan::fix_plan(image, &names)),
+                || {
+                    (
+                        ImageSummary::of(image),
+                        super::fix_plan::fix_plan(image, &names),
+                    )
+                },
             );
             let groups_total = groups.total();
             if let Some(n) = top {

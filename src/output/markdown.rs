@@ -342,18 +342,17 @@ fn fix_plan(
     }
     writeln!(
         out,
-        "| fix plan: hide | lookups saved | weak-def exports | `-fvisibility-inlines-hidden` saves | est. ms |\n|---|---:|---:|---:|---:|"
+        "| fix plan: hide | lookups saved | weak-def exports | `-fvisibility-inlines-hidden` saves | estimated time |\n|---|---:|---:|---:|---:|"
     )?;
     for c in saving().take(rows) {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {:.1}–{:.1} |",
+            "| {} | {} | {} | {} | {} |",
             code(&c.library),
             c.hidden.lookups,
             c.hidden.weak_def_exports,
             c.inlines_hidden.lookups,
-            c.hidden.estimated_ms.0,
-            c.hidden.estimated_ms.1
+            story::ms_range(c.hidden.estimated_ms)
         )?;
     }
     let all = saving().count();
@@ -362,7 +361,7 @@ fn fix_plan(
     }
     writeln!(
         out,
-        "\n`-fvisibility-inlines-hidden` hides functions only (an upper bound); est. ms is an estimate.\n"
+        "\n`-fvisibility-inlines-hidden` hides functions only (an upper bound); times are estimates.\n"
     )
 }
 
@@ -377,7 +376,10 @@ fn fix_paragraph(lines: &[String]) -> String {
     for (i, l) in lines.iter().enumerate() {
         let l = l.trim_start();
         if i == 0 {
-            text.push_str(&format!("**Fix:** {}", l.strip_prefix("fix: ").unwrap_or(l)));
+            text.push_str(&format!(
+                "**Fix:** {}",
+                l.strip_prefix("fix: ").unwrap_or(l)
+            ));
         } else {
             text.push_str(&format!("<br>\n{l}"));
         }

@@ -11,8 +11,8 @@
 //!      an API it must export: mark it visibility("default") or list it in -exported_symbols_list
 //! ```
 
-use crate::analysis::diff::percent_change;
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
+use crate::analysis::diff::percent_change;
 use crate::analysis::fix_plan::{Candidate, FixPlan};
 use crate::analysis::group::{Group, GroupFrom};
 use crate::analysis::report::{ImageSummary, PairReport};
@@ -34,7 +34,9 @@ pub fn scan_headline(s: &ImageSummary, top: Option<&Group>, q: Quote) -> Vec<Str
     let lookups = s.stats().lookups;
     let seen = if s.log.is_some() { "seen" } else { "at launch" };
     let mut first = match (lookups, s.weak_bind_symbols) {
-        (Some(0), _) | (None, Some(0)) => "no weak-def lookups: nothing for dyld to coalesce".into(),
+        (Some(0), _) | (None, Some(0)) => {
+            "no weak-def lookups: nothing for dyld to coalesce".into()
+        }
         (Some(l), Some(b)) => format!("{l} weak-def lookups {seen}, from {b} weak-bound symbols"),
         (Some(l), None) => format!("{l} weak-def lookups {seen}"),
         (None, b) => format!("{} weak-bound symbols", crate::output::fig(b)),
@@ -118,7 +120,10 @@ pub fn scan_fix(
         .map(|c| format!("{} -{}", q(&c.library), c.hidden.lookups))
         .collect();
     if !next.is_empty() {
-        lines.push(format!("next: {} (fix plan below the groups)", next.join(", ")));
+        lines.push(format!(
+            "next: {} (fix plan below the groups)",
+            next.join(", ")
+        ));
     }
     if is_library(best) {
         lines.push(
@@ -192,7 +197,9 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
 fn change_of(c: &Candidate, q: Quote) -> String {
     let flag = q(c.flag.option());
     match c.library.as_str() {
-        NO_ATTRIBUTION => format!("compile this image's sources with {flag} (--dsym or --map names the libraries)"),
+        NO_ATTRIBUTION => format!(
+            "compile this image's sources with {flag} (--dsym or --map names the libraries)"
+        ),
         NO_DEBUG_INFO => format!("compile the sources the debug map does not name with {flag}"),
         library => format!("compile {} with {flag}", q(library)),
     }
@@ -225,6 +232,9 @@ fn objects_line(c: &Candidate, v: Option<&VisibilityReport>, q: Quote) -> Option
     if let Some(o) = v.and_then(|v| v.objects.iter().find(|o| o.object == first.object)) {
         return Some(compiled_line(&o.source, &o.compiled, q));
     }
+    if c.objects_total == 1 && first.object == c.library {
+        return None;
+    }
     let list: Vec<String> = c
         .objects
         .iter()
@@ -236,7 +246,11 @@ fn objects_line(c: &Candidate, v: Option<&VisibilityReport>, q: Quote) -> Option
 /// What the compile database says of the top object.
 fn compiled_line(source: &str, compiled: &Compiled, q: Quote) -> String {
     match compiled {
-        Compiled::Found { hidden: false, target, .. } => format!(
+        Compiled::Found {
+            hidden: false,
+            target,
+            ..
+        } => format!(
             "{} compiles with default visibility{} (compile database)",
             q(source),
             target
@@ -259,7 +273,7 @@ fn compiled_line(source: &str, compiled: &Compiled, q: Quote) -> String {
 }
 
 /// `3.9–11.7 ms`, or `16–48 µs` below a millisecond.
-fn ms_range((lo, hi): (f64, f64)) -> String {
+pub fn ms_range((lo, hi): (f64, f64)) -> String {
     if hi < 1.0 {
         format!("{:.0}–{:.0} µs", lo * 1000.0, hi * 1000.0)
     } else {

@@ -395,7 +395,12 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>, opts: &RenderOptions) -> io
             )?;
         }
         out.write_all(b"\n")?;
-        fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS), w)?;
+        fix_plan(
+            out,
+            &img.fix_plan,
+            img.groups.len().clamp(1, FIX_PLAN_ROWS),
+            w,
+        )?;
         if let Some(v) = &img.visibility {
             compile_commands(out, v, img.groups.len().max(1), w)?;
         }
@@ -434,7 +439,11 @@ fn story_lines(
         return Ok(());
     }
     for l in lines {
-        let l = if several { format!("{label}: {l}") } else { l.clone() };
+        let l = if several {
+            format!("{label}: {l}")
+        } else {
+            l.clone()
+        };
         match width {
             Some(w) => {
                 let lead = l.len() - l.trim_start().len();
@@ -453,7 +462,12 @@ fn story_lines(
 }
 
 /// The fix plan ([`crate::analysis::fix_plan`]): the `rows` candidates saving the most.
-fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize, width: Option<u16>) -> io::Result<()> {
+fn fix_plan(
+    out: &mut dyn Write,
+    plan: &FixPlan,
+    rows: usize,
+    width: Option<u16>,
+) -> io::Result<()> {
     let shown: Vec<_> = plan
         .candidates
         .iter()
@@ -469,7 +483,7 @@ fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize, width: Option<u16>
         figure_header(width, "lookups saved"),
         figure_header(width, "weak-def exports"),
         figure_header(width, "inlines-hidden saves"),
-        figure_header(width, "est. ms"),
+        figure_header(width, "estimated time"),
     ]);
     fit_figures(width, &mut t, &[false, true, true, true, true]);
     for c in &shown {
@@ -478,20 +492,25 @@ fn fix_plan(out: &mut dyn Write, plan: &FixPlan, rows: usize, width: Option<u16>
             right(c.hidden.lookups),
             right(c.hidden.weak_def_exports),
             right(c.inlines_hidden.lookups),
-            right(format!(
-                "{:.1}–{:.1}",
-                c.hidden.estimated_ms.0, c.hidden.estimated_ms.1
-            )),
+            right(story::ms_range(c.hidden.estimated_ms)),
         ]);
     }
     writeln!(out, "{t}")?;
-    let more = plan.candidates.iter().filter(|c| c.hidden.lookups > 0).count();
+    let more = plan
+        .candidates
+        .iter()
+        .filter(|c| c.hidden.lookups > 0)
+        .count();
     if more > shown.len() {
-        writeln!(out, "({} of {more} candidates shown; --format json lists all)", shown.len())?;
+        writeln!(
+            out,
+            "({} of {more} candidates shown; --format json lists all)",
+            shown.len()
+        )?;
     }
     writeln!(
         out,
-        "inlines-hidden: -fvisibility-inlines-hidden hides functions only (an upper bound); est. ms: an estimate\n"
+        "inlines-hidden: -fvisibility-inlines-hidden hides functions only (an upper bound); times are estimates\n"
     )
 }
 

@@ -24,7 +24,9 @@
 use serde::Serialize;
 
 /// What a symbol names (see the module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Entity {
     /// A function, member function, lambda call operator or thunk.
@@ -95,13 +97,22 @@ mod tests {
         assert_eq!(f("__ZNK1A3fooEv", "A::foo(…) const"), Entity::Function);
         assert_eq!(f("__ZNKR1A3fooEv", "A::foo(…) const &"), Entity::Function);
         assert_eq!(f("__ZN1AIiE1xE", "A<…>::x"), Entity::Data);
-        assert_eq!(f("__ZZN1A3fooEvE5cache", "A::foo(…)::cache"), Entity::LocalStatic);
         assert_eq!(
-            f("__ZZN1A3fooEvENKUlvE_clEv", "A::foo(…)::'lambda'(…)::operator()(…) const"),
+            f("__ZZN1A3fooEvE5cache", "A::foo(…)::cache"),
+            Entity::LocalStatic
+        );
+        assert_eq!(
+            f(
+                "__ZZN1A3fooEvENKUlvE_clEv",
+                "A::foo(…)::'lambda'(…)::operator()(…) const"
+            ),
             Entity::Function
         );
         assert_eq!(
-            f("__ZGVZN1A3fooEvE5cache", "guard variable for A::foo(…)::cache"),
+            f(
+                "__ZGVZN1A3fooEvE5cache",
+                "guard variable for A::foo(…)::cache"
+            ),
             Entity::GuardVariable
         );
         assert_eq!(f("__ZTV1AIiE", "vtable for A<…>"), Entity::Other);
@@ -117,7 +128,12 @@ mod tests {
     #[test]
     fn only_functions_go_with_inlines_hidden() {
         assert!(Entity::Function.hidden_by_inlines_hidden());
-        for e in [Entity::Data, Entity::LocalStatic, Entity::GuardVariable, Entity::Other] {
+        for e in [
+            Entity::Data,
+            Entity::LocalStatic,
+            Entity::GuardVariable,
+            Entity::Other,
+        ] {
             assert!(!e.hidden_by_inlines_hidden());
         }
     }
