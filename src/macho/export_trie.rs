@@ -318,6 +318,62 @@ fn child_entry(data: &[u8], pos: usize) -> Result<(&[u8], usize, usize), ParseEr
     Ok((label, child as usize, c.pos()))
 }
 
+/// Looks `name` up in the trie in `data` as dyld's `MachOFile::trieWalk` does (dyld-1378
+/// common/MachOFile.cpp), following from the root the first edge whose label is a prefix of
+/// what is left of the name: the terminal's `EXPORT_SYMBOL_FLAGS_*` when the name ends on a
+/// node with a terminal, `None` when it is not exported.
+///
+/// Only the nodes on the name's path are read, so a lookup costs the name's length plus the
+/// children of those nodes, not the trie's size. Errors: those of [`walk_export_trie`] on the
+/// nodes read (an offset or label past the end, a terminal past the end, a child offset of 0),
+/// and a node reached twice on the path (a loop through empty edge labels, which dyld refuses
+/// too).
+pub fn find_export(data: &[u8], name: &[u8]) -> Result<Option<u64>, ParseError> {
+    if data.is_empty() {
+        return Ok(None);
+    }
+    let (mut node, mut rest) = (0usize, name);
+    let mut path: Vec<usize> = vec![0];
+    loop {
+        let mut c = Cursor::new(data, node);
+        let terminal_size = c.uleb()?;
+        let info = c.pos();
+        let children = (info as u64)
+            .checked_add(terminal_size)
+            .filter(|&end| end < data.len() as u64)
+            .ok_or_else(|| ParseError::new("terminal size past the end of the trie", node as u64))?
+            as usize;
+        if rest.is_empty() {
+            return Ok(match terminal_size {
+                0 => None,
+                _ => Some(Cursor::new(&data[..children], info).uleb()?),
+            });
+        }
+        let mut pos = children + 1;
+        let mut next = None;
+        for _ in 0..data[children] {
+            let (label, child, after) = child_entry(data, pos)?;
+            if rest.starts_with(label) {
+                next = Some((child, label.len()));
+                break;
+            }
+            pos = after;
+        }
+        let Some((child, len)) = next else {
+            return Ok(None);
+        };
+        // Each node of the path once: an empty label may lead back without using the name.
+        if path.contains(&child) {
+            return Err(ParseError::new(
+                "node reached twice (loop in trie)",
+                child as u64,
+            ));
+        }
+        path.push(child);
+        (node, rest) = (child, &rest[len..]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,5 +511,24 @@ mod tests {
         let e = parse_export_trie(&t).unwrap();
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].name.len(), n);
+    }
+
+    #[test]
+    fn find_export_follows_the_path_of_the_name() {
+        let t = two_symbol_trie();
+        let all = parse_export_trie(&t).unwrap();
+        for e in &all {
+            assert_eq!(find_export(&t, e.name.as_bytes()).unwrap(), Some(e.flags));
+        }
+        for absent in [&b"_"[..], b"_c", b"_ab", b"", b"_a\0"] {
+            assert_eq!(find_export(&t, absent).unwrap(), None, "{absent:?}");
+        }
+        assert_eq!(find_export(&[], b"_a").unwrap(), None);
+        // An empty edge label back to the root: a loop on the path of any name.
+        let looped = vec![0x00, 0x01, 0x00, 0x00];
+        let e = find_export(&[0x00, 0x01, 0x00, 0x04, 0x00, 0x01, 0x00, 0x04], b"_x").unwrap_err();
+        assert_eq!(e.message, "node reached twice (loop in trie)");
+        let e = find_export(&looped, b"_x").unwrap_err();
+        assert_eq!(e.message, "child node offset out of range");
     }
 }
