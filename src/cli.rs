@@ -74,6 +74,8 @@ pub enum Command {
         #[command(flatten)]
         origin: OriginOpts,
         #[command(flatten)]
+        importer: ImporterOpts,
+        #[command(flatten)]
         opts: CommonOpts,
     },
     /// Compare two builds (binaries or logs, in any pair): totals old → new and each group's
@@ -92,6 +94,8 @@ pub enum Command {
         pair_arch: Option<(String, String)>,
         #[command(flatten)]
         process: ProcessOpts,
+        #[command(flatten)]
+        importer: ImporterOpts,
         #[command(flatten)]
         opts: CommonOpts,
     },
@@ -208,6 +212,8 @@ pub struct CheckArgs {
     pub max_trie_probes: Option<u64>,
     #[command(flatten)]
     pub process: ProcessOpts,
+    #[command(flatten)]
+    pub importer: ImporterOpts,
     /// Group budget: the groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX
     /// of the group figure in total; repeatable.
     #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
@@ -446,6 +452,17 @@ impl ProcessOpts {
     }
 }
 
+/// `--importer`: who imports the exports (scan, diff, check).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ImporterOpts {
+    /// A Mach-O image that binds to the scanned image's exports (a .node addon, a .bundle, a
+    /// .dylib), or a directory searched for them; repeatable. Its imports that resolve against
+    /// the image (flat lookups, main-executable binds, two-level binds to its install name) are
+    /// held against the image's export trie (check: exit 1 when one is missing).
+    #[arg(long = "importer", value_name = "PATH")]
+    pub importers: Vec<PathBuf>,
+}
+
 /// `--map` / `--dsym`: attribution for a stripped binary.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OriginOpts {
@@ -546,6 +563,7 @@ impl CheckArgs {
                 .process
                 .load(&self.files.iter().collect::<Vec<_>>(), self.arch.filter())?,
             origin: self.origin.files(),
+            importers: self.importer.importers.clone(),
             files: self.files.clone(),
             config: self.config.clone(),
             no_config: self.no_config,
@@ -692,8 +710,10 @@ impl Cli {
                 process,
                 compile_commands,
                 origin,
+                importer,
                 opts,
             } => Request::Scan(ScanRequest {
+                importers: importer.importers.clone(),
                 process: process_request(files, process, opts)?,
                 origin: origin.files(),
                 files: files.clone(),
@@ -710,8 +730,10 @@ impl Cli {
                 symbols,
                 pair_arch,
                 process,
+                importer,
                 opts,
             } => Request::Diff(DiffRequest {
+                importers: importer.importers.clone(),
                 process: process.load(&[old, new], opts.filter())?,
                 pair_arch: pair_arch.clone(),
                 old: old.clone(),

@@ -849,6 +849,8 @@ pub fn baseline(data: &[u8]) {
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     };
     for (what, text) in render_all(None, None, None, Some(&report)) {
         check_rendered(what, &text);
@@ -1543,6 +1545,8 @@ fn check_report(old: &[Image], new: &[Image], by: GroupBy) -> Option<CheckReport
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     })
 }
 

@@ -7,6 +7,7 @@ pub mod coalesce;
 pub mod demangle;
 pub mod diff;
 pub mod group;
+pub mod imports;
 pub mod merge;
 pub mod page;
 pub mod process_diff;

@@ -36,6 +36,8 @@ pub struct DiffRequest {
     pub pair_arch: Option<(String, String)>,
     /// Read both as whole processes (`--process`, or a directory or bundle given), loaded so.
     pub process: Option<LoadOptions>,
+    /// `--importer`: files or directories of importers; the exports removed that they import.
+    pub importers: Vec<PathBuf>,
 }
 
 /// Runs `weakscan diff`: exit 0 on success.

@@ -34,6 +34,8 @@ pub struct ScanRequest {
     pub origin: OriginFiles,
     /// `--process MAIN` (or a directory given as the input): `--search` and `--sysroot` with it.
     pub process: Option<super::process::ProcessRequest>,
+    /// `--importer`: files or directories of importers, held against each image's exports.
+    pub importers: Vec<PathBuf>,
 }
 
 /// Runs `weakscan scan`: always exit 0 on success.

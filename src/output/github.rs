@@ -100,6 +100,17 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             )?;
         }
     }
+    for c in r.importers.iter().filter(|c| !c.passed) {
+        annotation(
+            out,
+            "error",
+            "weakscan check: imports not exported",
+            &super::importers::check_line(c, super::importers::plain),
+        )?;
+    }
+    if let Some(l) = super::importers::skipped_line(&r.importers_skipped, super::importers::plain) {
+        annotation(out, "notice", "weakscan check: importers", &l)?;
+    }
     let level = if r.passed { "notice" } else { "error" };
     annotation(out, level, "weakscan check", &r.verdict())?;
     writeln!(out, "weakscan check {}", r.verdict())?;

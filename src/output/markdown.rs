@@ -76,7 +76,11 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             }
             out.write_all(b"\n")?;
         }
-        out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
+        if !img.budgets.is_empty() {
+            out.write_all(
+                "\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes(),
+            )?;
+        }
         for x in &img.budgets {
             let title = match &x.pattern {
                 Some(p) => format!("group {}", code(p)),
@@ -124,6 +128,24 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         for n in &img.notes {
             writeln!(out, "> note: {n}\n")?;
         }
+    }
+    if !r.importers.is_empty() {
+        out.write_all("### Importers\n\n".as_bytes())?;
+        for c in super::importers::shown(&r.importers) {
+            let mark = if c.passed { "✅" } else { "❌" };
+            writeln!(
+                out,
+                "- {mark} {}",
+                super::importers::check_line(c, |s| code(s))
+            )?;
+        }
+        if let Some(l) = super::importers::idle_line(&r.importers, |s| code(s)) {
+            writeln!(out, "- {l}")?;
+        }
+        if let Some(l) = super::importers::skipped_line(&r.importers_skipped, |s| code(s)) {
+            writeln!(out, "- {l}")?;
+        }
+        out.write_all(b"\n")?;
     }
     let fix = r.fix();
     if !fix.is_empty() {

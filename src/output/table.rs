@@ -6,7 +6,7 @@ use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
-use crate::output::{NOT_AVAILABLE, change, fig, signed};
+use crate::output::{NOT_AVAILABLE, change, fig, importers, signed};
 use crate::text::clip_middle;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
@@ -862,7 +862,11 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
                 Cell::new(if x.passed { "pass" } else { "FAIL" }),
             ]);
         }
-        writeln!(out, "{f}\n{b}")?;
+        if img.budgets.is_empty() {
+            writeln!(out, "{f}")?;
+        } else {
+            writeln!(out, "{f}\n{b}")?;
+        }
         for x in img.failures() {
             writeln!(out, "✗ {}", x.message)?;
         }
@@ -886,6 +890,20 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         }
         for n in &img.notes {
             writeln!(out, "note: {n}")?;
+        }
+        out.write_all(b"\n")?;
+    }
+    if !r.importers.is_empty() {
+        writeln!(out, "importers:")?;
+        for c in importers::shown(&r.importers) {
+            let mark = if c.passed { "✓" } else { "✗" };
+            writeln!(out, "{mark} {}", importers::check_line(c, importers::plain))?;
+        }
+        if let Some(l) = importers::idle_line(&r.importers, importers::plain) {
+            writeln!(out, "{l}")?;
+        }
+        if let Some(l) = importers::skipped_line(&r.importers_skipped, importers::plain) {
+            writeln!(out, "{l}")?;
         }
         out.write_all(b"\n")?;
     }

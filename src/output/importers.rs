@@ -1,0 +1,135 @@
+//! The lines that tell who imports the exports (`--importer`), shared by the table, Markdown
+//! and GitHub formats of `scan`, `diff` and `check`: one line per importer and image, with up
+//! to [`MISSING_SHOWN`] names (JSON lists them all).
+
+use crate::analysis::check::MISSING_SHOWN;
+use crate::analysis::imports::{ImporterCheck, ImporterNeeds, MissingImport, SkippedImporters};
+
+/// How a name is shown: as c++filt prints it, the stored symbol beside it when the two differ
+/// by more than the Mach-O `_` (a C++ name): `api::write(int) (__ZN3api5writeEi)`.
+pub fn name(m: &MissingImport, code: impl Fn(&str) -> String) -> String {
+    let plain = m.symbol.strip_prefix('_').unwrap_or(&m.symbol);
+    if m.name == m.symbol || m.name == plain {
+        code(&m.name)
+    } else {
+        format!("{} ({})", code(&m.name), code(&m.symbol))
+    }
+}
+
+/// Up to [`MISSING_SHOWN`] of `missing` (weak imports marked), then `… and N more`.
+pub fn names(missing: &[MissingImport], code: impl Fn(&str) -> String) -> String {
+    let mut shown: Vec<String> = missing
+        .iter()
+        .take(MISSING_SHOWN)
+        .map(|m| {
+            let n = name(m, &code);
+            if m.weak_import {
+                format!("{n} [weak import]")
+            } else {
+                n
+            }
+        })
+        .collect();
+    if missing.len() > MISSING_SHOWN {
+        shown.push(format!("… and {} more", missing.len() - MISSING_SHOWN));
+    }
+    shown.join(", ")
+}
+
+/// `plugin.bundle (x86_64): 1 of 2 imports not exported by api-v2: api::write(int)
+/// (__ZN3api5writeEi)`, or `addon.bundle (x86_64): its 3 imports are exported by api`.
+pub fn check_line(c: &ImporterCheck, code: impl Fn(&str) -> String) -> String {
+    if c.missing.is_empty() {
+        return format!(
+            "{} ({}): its {} import{} from {} {} exported",
+            code(&c.importer),
+            c.arch,
+            c.imports,
+            plural(c.imports),
+            code(&c.image),
+            if c.imports == 1 { "is" } else { "are" }
+        );
+    }
+    format!(
+        "{} ({}): {} of {} import{} not exported by {}: {}",
+        code(&c.importer),
+        c.arch,
+        c.missing.len(),
+        c.imports,
+        plural(c.imports),
+        code(&c.image),
+        names(&c.missing, code)
+    )
+}
+
+/// `addon.node (x86_64): 2 of its 47 imports removed: napi_x, napi_y`.
+pub fn needs_line(n: &ImporterNeeds, code: impl Fn(&str) -> String) -> String {
+    format!(
+        "{} ({}): {} of its {} import{} removed: {}",
+        code(&n.importer),
+        n.arch,
+        n.removed.len(),
+        n.imports,
+        plural(n.imports),
+        names(&n.removed, code)
+    )
+}
+
+/// `skipped below the directories of importers: 9 not Mach-O (a.js, b.json, c.md, …), 2
+/// without a slice of the arch (…)`; `None` when nothing was skipped.
+pub fn skipped_line(s: &[SkippedImporters], code: impl Fn(&str) -> String) -> Option<String> {
+    if s.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = s
+        .iter()
+        .map(|k| {
+            let mut ex: Vec<String> = k.examples.iter().map(|e| code(e)).collect();
+            if k.count > k.examples.len() {
+                ex.push("…".into());
+            }
+            format!("{} {} ({})", k.count, k.reason, ex.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "skipped below the directories of importers: {}",
+        parts.join("; ")
+    ))
+}
+
+/// The checks worth a line each: those of importers that import something from the image.
+pub fn shown(checks: &[ImporterCheck]) -> impl Iterator<Item = &ImporterCheck> {
+    checks.iter().filter(|c| c.imports > 0)
+}
+
+/// `2 importers import nothing from it: api, libapi.dylib`; `None` when every importer
+/// imports something.
+pub fn idle_line(checks: &[ImporterCheck], code: impl Fn(&str) -> String) -> Option<String> {
+    let idle: Vec<&ImporterCheck> = checks.iter().filter(|c| c.imports == 0).collect();
+    if idle.is_empty() {
+        return None;
+    }
+    let mut names: Vec<String> = idle
+        .iter()
+        .take(MISSING_SHOWN)
+        .map(|c| format!("{} ({})", code(&c.importer), c.arch))
+        .collect();
+    if idle.len() > MISSING_SHOWN {
+        names.push(format!("… and {} more", idle.len() - MISSING_SHOWN));
+    }
+    Some(format!(
+        "{} importer{} import nothing from the image: {}",
+        idle.len(),
+        plural(idle.len()),
+        names.join(", ")
+    ))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Text as it is (tables, annotations).
+pub fn plain(s: &str) -> String {
+    s.to_string()
+}
