@@ -124,7 +124,7 @@ pub fn check_image(
 }
 
 /// The exports removed from `old` (read from `old_file`) to `new` that each importer still
-/// imports, for every importer that imports any.
+/// imports (an importer that imports none has an empty list).
 ///
 /// Errors: as [`check_image`], for both images.
 pub fn removed_needed(
@@ -139,17 +139,15 @@ pub fn removed_needed(
         ExportTrie::read(old_file, old_arch)?,
         ExportTrie::read(new_file, arch)?,
     );
-    let mut out = Vec::new();
-    for s in &slices {
-        let needs = removed_but_needed(
-            s,
-            &target,
-            |n| Ok(old_trie.find(n)?.is_some()),
-            |n| Ok(new_trie.find(n)?.is_some()),
-        )?;
-        if !needs.removed.is_empty() {
-            out.push(needs);
-        }
-    }
-    Ok(out)
+    slices
+        .iter()
+        .map(|s| {
+            removed_but_needed(
+                s,
+                &target,
+                |n| Ok(old_trie.find(n)?.is_some()),
+                |n| Ok(new_trie.find(n)?.is_some()),
+            )
+        })
+        .collect()
 }

@@ -133,3 +133,91 @@ fn plural(n: usize) -> &'static str {
 pub fn plain(s: &str) -> String {
     s.to_string()
 }
+
+/// Writes the importers section of a report: a heading, one line per importer that imports
+/// from the image (marked passed or not), the idle and skipped lines. As Markdown (a `###`
+/// heading and a list, names in code spans) or plain text.
+pub fn write_checks(
+    out: &mut dyn std::io::Write,
+    checks: &[ImporterCheck],
+    skipped: &[SkippedImporters],
+    markdown: bool,
+) -> std::io::Result<()> {
+    let code = |s: &str| {
+        if markdown {
+            super::markdown::code(s)
+        } else {
+            s.to_string()
+        }
+    };
+    let mut lines: Vec<String> = shown(checks)
+        .map(|c| {
+            let mark = match (markdown, c.passed) {
+                (true, true) => "✅",
+                (true, false) => "❌",
+                (false, true) => "✓",
+                (false, false) => "✗",
+            };
+            format!("{mark} {}", check_line(c, code))
+        })
+        .collect();
+    lines.extend(idle_line(checks, code));
+    lines.extend(skipped_line(skipped, code));
+    write_section(out, "Importers", &lines, markdown)
+}
+
+/// Writes a diff's importers section: one line per importer that imports an export the new
+/// build removed, or one line saying none does.
+pub fn write_needs(
+    out: &mut dyn std::io::Write,
+    needs: &[ImporterNeeds],
+    skipped: &[SkippedImporters],
+    markdown: bool,
+) -> std::io::Result<()> {
+    let code = |s: &str| {
+        if markdown {
+            super::markdown::code(s)
+        } else {
+            s.to_string()
+        }
+    };
+    let mut lines: Vec<String> = needs
+        .iter()
+        .filter(|n| !n.removed.is_empty())
+        .map(|n| format!("✗ {}", needs_line(n, code)))
+        .collect();
+    if lines.is_empty() {
+        lines.push(format!(
+            "none of the exports removed is imported by the {} importer slice{} read",
+            needs.len(),
+            plural(needs.len())
+        ));
+    }
+    lines.extend(skipped_line(skipped, code));
+    write_section(
+        out,
+        "Exports removed that importers still need",
+        &lines,
+        markdown,
+    )
+}
+
+fn write_section(
+    out: &mut dyn std::io::Write,
+    title: &str,
+    lines: &[String],
+    markdown: bool,
+) -> std::io::Result<()> {
+    if markdown {
+        writeln!(out, "### {title}\n")?;
+        for l in lines {
+            writeln!(out, "- {l}")?;
+        }
+    } else {
+        writeln!(out, "{}:", title.to_lowercase())?;
+        for l in lines {
+            writeln!(out, "{l}")?;
+        }
+    }
+    out.write_all(b"\n")
+}

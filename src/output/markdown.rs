@@ -130,22 +130,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         }
     }
     if !r.importers.is_empty() {
-        out.write_all("### Importers\n\n".as_bytes())?;
-        for c in super::importers::shown(&r.importers) {
-            let mark = if c.passed { "✅" } else { "❌" };
-            writeln!(
-                out,
-                "- {mark} {}",
-                super::importers::check_line(c, |s| code(s))
-            )?;
-        }
-        if let Some(l) = super::importers::idle_line(&r.importers, |s| code(s)) {
-            writeln!(out, "- {l}")?;
-        }
-        if let Some(l) = super::importers::skipped_line(&r.importers_skipped, |s| code(s)) {
-            writeln!(out, "- {l}")?;
-        }
-        out.write_all(b"\n")?;
+        super::importers::write_checks(out, &r.importers, &r.importers_skipped, true)?;
     }
     let fix = r.fix();
     if !fix.is_empty() {
@@ -322,6 +307,9 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             )?;
         }
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        super::importers::write_needs(out, &r.importers, &r.importers_skipped, true)?;
+    }
     Ok(())
 }
 
@@ -384,6 +372,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             )?;
         }
         out.write_all(b"\n")?;
+    }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        super::importers::write_checks(out, &r.importers, &r.importers_skipped, true)?;
     }
     raw_names_note(out, r.demangle_failures)?;
     Ok(())

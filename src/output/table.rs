@@ -413,6 +413,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             compile_commands(out, v, img.groups.len().max(1))?;
         }
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        importers::write_checks(out, &r.importers, &r.importers_skipped, false)?;
+    }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
 }
@@ -702,6 +705,9 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
     for i in &r.only_new {
         writeln!(out, "{} is only in the new build ({})", i.label(), i.path)?;
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        importers::write_needs(out, &r.importers, &r.importers_skipped, false)?;
+    }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
 }
@@ -894,18 +900,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         out.write_all(b"\n")?;
     }
     if !r.importers.is_empty() {
-        writeln!(out, "importers:")?;
-        for c in importers::shown(&r.importers) {
-            let mark = if c.passed { "✓" } else { "✗" };
-            writeln!(out, "{mark} {}", importers::check_line(c, importers::plain))?;
-        }
-        if let Some(l) = importers::idle_line(&r.importers, importers::plain) {
-            writeln!(out, "{l}")?;
-        }
-        if let Some(l) = importers::skipped_line(&r.importers_skipped, importers::plain) {
-            writeln!(out, "{l}")?;
-        }
-        out.write_all(b"\n")?;
+        importers::write_checks(out, &r.importers, &r.importers_skipped, false)?;
     }
     let fix = r.fix();
     if !fix.is_empty() {
