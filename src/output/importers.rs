@@ -134,22 +134,38 @@ pub fn plain(s: &str) -> String {
     s.to_string()
 }
 
+/// How a section is written: plain text, or Markdown with each name through the function given
+/// (a code span).
+pub enum Style<'a> {
+    /// Tables and annotations.
+    Plain,
+    /// A `###` heading and a list.
+    Markdown(&'a dyn Fn(&str) -> String),
+}
+
+impl Style<'_> {
+    fn code(&self, s: &str) -> String {
+        match self {
+            Style::Plain => s.to_string(),
+            Style::Markdown(code) => code(s),
+        }
+    }
+
+    fn markdown(&self) -> bool {
+        matches!(self, Style::Markdown(_))
+    }
+}
+
 /// Writes the importers section of a report: a heading, one line per importer that imports
-/// from the image (marked passed or not), the idle and skipped lines. As Markdown (a `###`
-/// heading and a list, names in code spans) or plain text.
+/// from the image (marked passed or not), the idle and skipped lines.
 pub fn write_checks(
     out: &mut dyn std::io::Write,
     checks: &[ImporterCheck],
     skipped: &[SkippedImporters],
-    markdown: bool,
+    style: Style<'_>,
 ) -> std::io::Result<()> {
-    let code = |s: &str| {
-        if markdown {
-            super::markdown::code(s)
-        } else {
-            s.to_string()
-        }
-    };
+    let markdown = style.markdown();
+    let code = |s: &str| style.code(s);
     let mut lines: Vec<String> = shown(checks)
         .map(|c| {
             let mark = match (markdown, c.passed) {
@@ -172,15 +188,10 @@ pub fn write_needs(
     out: &mut dyn std::io::Write,
     needs: &[ImporterNeeds],
     skipped: &[SkippedImporters],
-    markdown: bool,
+    style: Style<'_>,
 ) -> std::io::Result<()> {
-    let code = |s: &str| {
-        if markdown {
-            super::markdown::code(s)
-        } else {
-            s.to_string()
-        }
-    };
+    let markdown = style.markdown();
+    let code = |s: &str| style.code(s);
     let mut lines: Vec<String> = needs
         .iter()
         .filter(|n| !n.removed.is_empty())

@@ -130,7 +130,12 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         }
     }
     if !r.importers.is_empty() {
-        super::importers::write_checks(out, &r.importers, &r.importers_skipped, true)?;
+        super::importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
     }
     let fix = r.fix();
     if !fix.is_empty() {
@@ -308,7 +313,12 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
         }
     }
     if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
-        super::importers::write_needs(out, &r.importers, &r.importers_skipped, true)?;
+        super::importers::write_needs(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
     }
     Ok(())
 }
@@ -374,7 +384,12 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         out.write_all(b"\n")?;
     }
     if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
-        super::importers::write_checks(out, &r.importers, &r.importers_skipped, true)?;
+        super::importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
     }
     raw_names_note(out, r.demangle_failures)?;
     Ok(())

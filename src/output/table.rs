@@ -414,7 +414,12 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         }
     }
     if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
-        importers::write_checks(out, &r.importers, &r.importers_skipped, false)?;
+        importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            importers::Style::Plain,
+        )?;
     }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
@@ -706,7 +711,12 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
         writeln!(out, "{} is only in the new build ({})", i.label(), i.path)?;
     }
     if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
-        importers::write_needs(out, &r.importers, &r.importers_skipped, false)?;
+        importers::write_needs(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            importers::Style::Plain,
+        )?;
     }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
@@ -900,7 +910,12 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         out.write_all(b"\n")?;
     }
     if !r.importers.is_empty() {
-        importers::write_checks(out, &r.importers, &r.importers_skipped, false)?;
+        importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            importers::Style::Plain,
+        )?;
     }
     let fix = r.fix();
     if !fix.is_empty() {
