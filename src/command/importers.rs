@@ -37,9 +37,16 @@ impl Importers {
         }))
     }
 
-    /// What was skipped, counted by reason (a file without the arch counted once per arch).
+    /// What was skipped, counted by reason (each file once per reason, however many images
+    /// of its missing arch were checked).
     pub fn skipped(&self) -> Vec<SkippedImporters> {
-        count_skipped(self.skipped.iter().map(|(p, s)| (p.as_path(), *s)))
+        let mut seen = std::collections::HashSet::new();
+        count_skipped(
+            self.skipped
+                .iter()
+                .filter(|(p, s)| seen.insert((p.as_path(), *s)))
+                .map(|(p, s)| (p.as_path(), *s)),
+        )
     }
 
     /// Each importer read in `arch`. A file found in a directory without that slice is skipped
