@@ -1,7 +1,10 @@
 //! An importer's imports: every symbol an image binds, with its library ordinal, read from its
 //! bind opcodes (regular, lazy and weak streams of `LC_DYLD_INFO(_ONLY)`,
 //! [`super::bind_opcodes`]) or from the imports table of its chained fixups
-//! (`LC_DYLD_CHAINED_FIXUPS`, [`super::chained_fixups`]); and the other side of the question,
+//! (`LC_DYLD_CHAINED_FIXUPS`: `dyld_chained_import`, `_addend`, `_addend64` of
+//! `<mach-o/fixup-chains.h>`, with `lib_ordinal` and `weak_import`, [`super::chained_fixups`];
+//! dyld binds every entry of the table, `MachOAnalyzer::forEachBindTarget_ChainedFixups`, so the
+//! chains themselves are not walked); and the other side of the question,
 //! whether a scanned image's export trie has a name ([`ExportTrie`]).
 //!
 //! An importer is a native addon (`.node`, linked `-bundle -undefined dynamic_lookup`), a
