@@ -337,6 +337,42 @@ PLIST
 }
 build_process
 
+# Importer fixtures (testdata/importers/): an executable that exports an API, the bundles that
+# import from it and a dylib pair (testdata/src/importers/; `check --importer`, docs/guide.md):
+#   api, api-v2      the executable (chained fixups); v2 hides api::write(int)
+#   addon.bundle     -bundle -undefined dynamic_lookup (opcodes): api_open/read/close looked
+#                    up flat (ordinal -2), lazily; universal x86_64 + arm64
+#   addon-arm64.bundle  its arm64 slice alone (no x86_64 slice)
+#   plugin.bundle    -bundle -bundle_loader api (chained): api::write, api::version (ordinal -1)
+#   libapi.dylib     install name @rpath/libapi.dylib; client.dylib binds its two functions
+#                    two-level (ordinal 2, after libSystem), lazily; both opcodes
+IMP="$WORK/importers"
+build_importers() {
+  local o="$WORK/obj" a
+  mkdir -p "$IMP" "$o/importers" "$o/v2/importers" "$o/x86_64/importers" "$o/arm64/importers"
+  compile "$o" x86_64 12.0 default v1 importers/api importers/plugin
+  # compile's v2 is the descriptors' (-DWEAKSCAN_V2): api's v2 is -DAPI_V2.
+  "$CXX" -target x86_64-apple-macos12.0 "${CXXFLAGS[@]}" -DAPI_V2 \
+    -c "$SRC/importers/api.cc" -o "$o/v2/importers/api.o"
+  link "$IMP/api" x86_64 chained "$o/importers/api.o"
+  link "$IMP/api-v2" x86_64 chained "$o/v2/importers/api.o"
+  for a in x86_64 arm64; do
+    compile "$o/$a" "$a" 11.0 default v1 importers/addon importers/libapi importers/client
+    link "$WORK/addon-$a.bundle" "$a" opcodes -bundle -undefined dynamic_lookup \
+      "$o/$a/importers/addon.o"
+  done
+  "$LIPO" -create "$WORK/addon-x86_64.bundle" "$WORK/addon-arm64.bundle" \
+    -output "$IMP/addon.bundle"
+  cp "$WORK/addon-arm64.bundle" "$IMP/addon-arm64.bundle"
+  link "$IMP/plugin.bundle" x86_64 chained -bundle -bundle_loader "$IMP/api" \
+    "$o/importers/plugin.o"
+  link "$IMP/libapi.dylib" x86_64 opcodes -dylib -install_name @rpath/libapi.dylib \
+    "$o/x86_64/importers/libapi.o"
+  link "$IMP/client.dylib" x86_64 opcodes -dylib -install_name @rpath/client.dylib \
+    "$o/x86_64/importers/client.o" "$IMP/libapi.dylib"
+}
+build_importers
+
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
 # relocation has invalid width of 8 bytes", and says "-fixup_chains is only
@@ -499,6 +535,30 @@ LC_LOAD_DYLIB /usr/lib/libSystem.B.dylib"
 $(cat "$rows"))"
 }
 check_process
+
+# The importer fixtures show what they are meant to: flat lookups, main-executable binds, a
+# two-level bind by install name, and the function v2 hides.
+check_importers() {
+  local binds
+  binds="$("$OBJDUMP" --macho --arch x86_64 --lazy-bind "$IMP/addon.bundle" |
+    awk '$4 == "flat-namespace" { print $5 }' | sort | tr '\n' ' ')"
+  check importers/addon.bundle '[[ $binds == "_api_close _api_open _api_read " ]]' \
+    "flat lazy binds: $binds"
+  binds="$("$OBJDUMP" --macho --chained-fixups "$IMP/plugin.bundle" |
+    awk '/lib_ordinal = -1/ { m = 1; next } /name_offset/ && m { n = $NF; gsub(/[()]/, "", n); print n; m = 0 }' |
+    sort | tr '\n' ' ')"
+  check importers/plugin.bundle '[[ $binds == "__ZN3api5writeEi __ZN3api7versionEv " ]]' \
+    "main-executable imports: $binds"
+  binds="$("$OBJDUMP" --macho --lazy-bind "$IMP/client.dylib" |
+    awk '$4 == "libapi" { print $5 }' | sort | tr '\n' ' ')"
+  check importers/client.dylib '[[ $binds == "_libapi_get _libapi_put " ]]' \
+    "two-level binds to libapi: $binds"
+  check importers/api '"$OBJDUMP" --macho --exports-trie "$IMP/api" | grep -q " __ZN3api5writeEi$"' \
+    "v1 does not export api::write(int)"
+  check importers/api-v2 '! "$OBJDUMP" --macho --exports-trie "$IMP/api-v2" | grep -q " __ZN3api5writeEi$"' \
+    "v2 exports api::write(int)"
+}
+check_importers
 (( fail == 0 )) || die "sanity checks failed; bin/, process/ and expected.tsv left unchanged"
 
 # Install: replace bin/ and expected.tsv only after everything succeeded.
@@ -506,6 +566,8 @@ rm -rf "$BIN" "$HERE/attr"
 mkdir -p "$BIN"
 cp "$OUT"/* "$BIN"/
 cp -R "$ATTR" "$HERE/attr"
+rm -rf "$HERE/importers"
+cp -R "$IMP" "$HERE/importers"
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
 rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/bad"

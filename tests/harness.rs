@@ -18,6 +18,7 @@ use weakscan::analysis::attribute::{Origin, OriginLevel};
 use weakscan::analysis::check::{CheckReport, EXAMPLES, Figure, ImageCheck, Kind};
 use weakscan::analysis::demangle::{Demangled, Keys, NameStyle, demangle_all};
 use weakscan::analysis::group::GroupBy;
+use weakscan::analysis::imports::{ImporterCheck, Target, check_importer};
 use weakscan::analysis::report::{
     DiffReport, ImageSummary, ScanReport, diff_report, pair_images, scan_report,
 };
@@ -33,7 +34,8 @@ use weakscan::macho::export_trie::{
     ExportTarget, MAX_NAME_BYTES_PER_TRIE_BYTE, MAX_NAME_EXTRA_BYTES, Split, walk_export_trie,
     walk_export_trie_split,
 };
-use weakscan::macho::{ArchFilter, read_bytes};
+use weakscan::macho::imports::{ExportTrie, ImporterSlice, read_importer_from};
+use weakscan::macho::{ArchFilter, MachOFile, read_bytes};
 use weakscan::model::Image;
 
 /// A harness: takes any bytes, panics only on a bug.
@@ -258,6 +260,59 @@ pub fn macho(data: &[u8]) {
         Err(e) => {
             one_line(&e.message);
             assert!(e.message.starts_with("fuzz-input: "), "{e}");
+        }
+    }
+    // The same bytes as an importer, in each arch weakscan reads, and as an image whose export
+    // trie is asked for the names the importer binds.
+    for arch in ["x86_64", "arm64"] {
+        let Some(imp) = importer_of("fuzz-input", data, arch) else {
+            continue;
+        };
+        let file = MachOFile::from_bytes(Path::new("fuzz-input"), data.to_vec());
+        match ExportTrie::read_from(&file, arch) {
+            Ok(trie) => {
+                for i in imp.imports.iter().take(64) {
+                    if let Err(e) = trie.find(&i.name) {
+                        one_line(&e.message);
+                    }
+                }
+            }
+            Err(e) => one_line(&e.message),
+        }
+    }
+}
+
+/// The importer reader on `data`, a whole file named `name`, in `arch`: `None` on an error
+/// (one line naming the file) or without the slice.
+///
+/// Invariants: every import is one line, its (name, ordinal) distinct, its ordinal between -3
+/// and the number of dylib load commands; there are no more imports than bound locations
+/// allow.
+pub fn importer_of(name: &str, data: &[u8], arch: &str) -> Option<ImporterSlice> {
+    let file = MachOFile::from_bytes(Path::new(name), data.to_vec());
+    match read_importer_from(&file, arch) {
+        Ok(Some(s)) => {
+            let mut seen = std::collections::HashSet::new();
+            for i in &s.imports {
+                assert!(!i.name.contains('\n'), "{:?}", i.name);
+                assert!(
+                    seen.insert((i.name.as_str(), i.library_ordinal)),
+                    "{i:?} twice"
+                );
+                assert!(
+                    (-3..=s.dylibs.len() as i64).contains(&i64::from(i.library_ordinal)),
+                    "{i:?} with {} dylibs",
+                    s.dylibs.len()
+                );
+            }
+            assert!(s.imports.len() <= 3 * MAX_BIND_LOCATIONS.max(data.len()));
+            Some(s)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            one_line(&e.message);
+            assert!(e.message.starts_with(&format!("{name}: ")), "{e}");
+            None
         }
     }
 }
@@ -861,6 +916,8 @@ pub fn baseline(data: &[u8]) {
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     };
     for (what, text) in render_all(None, None, None, Some(&report)) {
         check_rendered(what, &text);
@@ -1568,6 +1625,8 @@ fn check_report(old: &[Image], new: &[Image], by: GroupBy) -> Option<CheckReport
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     })
 }
 
@@ -1791,7 +1850,53 @@ pub fn pairs(data: &[u8]) {
     }
     baseline_round_trip(&old, by);
     baseline_round_trip(&new, by);
-    let _ = check_report(&old, &new, by);
+    if let Some(mut r) = check_report(&old, &new, by) {
+        r.importers = importer_checks(&old, a, b);
+        for (what, text) in render_all(None, None, None, Some(&r)) {
+            check_rendered(what, &text);
+        }
+    }
+}
+
+/// The second input of a pair held as an importer against the first one's slices (the
+/// importer reader, the export-trie lookup and the check).
+///
+/// Invariants: an importer's imports held against the image are those exported plus those
+/// missing; it passes exactly when every missing one is a weak import; errors are one line.
+fn importer_checks(old: &[Image], a: &[u8], b: &[u8]) -> Vec<ImporterCheck> {
+    let mut out = Vec::new();
+    for image in old.iter().filter(|i| !i.is_log()).take(2) {
+        let Some(arch) = image.arch.as_deref() else {
+            continue;
+        };
+        let Some(imp) = importer_of("fuzz-new", b, arch) else {
+            continue;
+        };
+        let file = MachOFile::from_bytes(Path::new("fuzz-old"), a.to_vec());
+        let trie = match ExportTrie::read_from(&file, arch) {
+            Ok(t) => t,
+            Err(e) => {
+                one_line(&e.message);
+                continue;
+            }
+        };
+        let target = Target {
+            filetype: image.filetype,
+            install_name: image
+                .linkage
+                .as_ref()
+                .and_then(|l| l.install_name.as_deref()),
+        };
+        match check_importer(&imp, &target, &image.path, |n| Ok(trie.find(n)?.is_some())) {
+            Ok(c) => {
+                assert_eq!(c.exported + c.missing.len(), c.imports, "{c:?}");
+                assert_eq!(c.passed, c.missing.iter().all(|m| m.weak_import));
+                out.push(c);
+            }
+            Err(e) => one_line(&e.message),
+        }
+    }
+    out
 }
 
 /// Seed inputs for every target, cut from the committed fixtures in `testdata`: whole binaries
@@ -1880,6 +1985,12 @@ pub fn seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
             out.push(("debug_map", input));
         }
         out.push(("macho", bytes));
+    }
+    // Importers: opcodes (lazy, flat lookups; universal) and a two-level dylib.
+    for name in ["addon.bundle", "client.dylib"] {
+        if let Ok(bytes) = std::fs::read(testdata.join("importers").join(name)) {
+            out.push(("macho", bytes));
+        }
     }
     let attr = testdata.join("attr");
     for (target, file) in [
@@ -1977,7 +2088,10 @@ pub fn policy_texts(root: &Path) -> Vec<String> {
 }
 
 /// Pairs of fixtures (old, new) for the two-input targets: builds, a build and its log, logs.
-const PAIRS: [(&str, &str); 10] = [
+const PAIRS: [(&str, &str); 12] = [
+    // An image and an importer of it (`pairs` holds the second as the first's importer).
+    ("importers/api-v2", "importers/plugin.bundle"),
+    ("importers/libapi.dylib", "importers/client.dylib"),
     (
         "bin/app-default-chained-x86_64",
         "bin/app-v2-default-chained-x86_64",

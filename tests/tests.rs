@@ -14,6 +14,9 @@
 //!   fuzz finding and seed through them; `properties` runs round-trip properties and a bounded,
 //!   fixed-seed mutation run of every harness; `mutation` mutates whole fixtures and logs;
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
+//! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
+//!   importers) and holds the importer reader to llvm-objdump-22's binds; `importers_real` holds
+//!   a real Node-API addon (`scripts/fetch-npm.sh`) against official Node.js builds;
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
 //! * `layering` holds every import in `src/` to the layers of `src/lib.rs`, with no cycle;
@@ -37,6 +40,8 @@ mod differential;
 mod fix_plan;
 mod fuzz_regressions;
 mod harness;
+mod importers;
+mod importers_real;
 mod io;
 mod layering;
 mod logs;

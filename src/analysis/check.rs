@@ -90,6 +90,12 @@ pub const FIX: [&str; 3] = [
 /// How to accept an intended change (printed with [`FIX`] when a baseline budget fails).
 pub const ACCEPT: &str = "if the change is intended, regenerate the baseline (weakscan baseline FILE -o BASELINE) and commit it with the change";
 
+/// What to do when an importer imports what the image no longer exports.
+pub const IMPORTS_FIX: &str = "export the symbols the importers import again (visibility(\"default\") in the source, or the exported-symbols list), or rebuild the importers against this build";
+
+/// Missing imports shown per importer in tables, Markdown and annotations (JSON lists all).
+pub const MISSING_SHOWN: usize = 5;
+
 /// Example symbols shown per offending group.
 pub const EXAMPLES: usize = 3;
 
@@ -286,6 +292,13 @@ pub struct CheckReport {
     pub images: Vec<ImageCheck>,
     /// `_Z` names cpp_demangle could not read (kept raw).
     pub demangle_failures: usize,
+    /// `--importer`: each importer held against each checked image (its imports that resolve
+    /// against the image, and every one the image does not export).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub importers: Vec<super::imports::ImporterCheck>,
+    /// Files below the directories of importers that were not read, by reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub importers_skipped: Vec<super::imports::SkippedImporters>,
 }
 
 fn group_by_name<S: serde::Serializer>(g: &GroupBy, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -333,11 +346,34 @@ impl CheckReport {
         if self.passed {
             return Vec::new();
         }
-        let mut out = FIX.to_vec();
-        if self.baseline.is_some() {
-            out.push(ACCEPT);
+        let mut out = Vec::new();
+        if self.failure_count() > 0 {
+            out.extend(FIX);
+            if self.baseline.is_some() {
+                out.push(ACCEPT);
+            }
+        }
+        if self.importers.iter().any(|i| !i.passed) {
+            out.push(IMPORTS_FIX);
         }
         out
+    }
+
+    /// The importers' part of the verdict: `5 imports of 2 importers exported` or `1 of 5
+    /// imports of 2 importers not exported`; `None` without `--importer`.
+    fn importers_verdict(&self) -> Option<String> {
+        if self.importers.is_empty() {
+            return None;
+        }
+        let names: BTreeSet<&str> = self.importers.iter().map(|i| i.importer.as_str()).collect();
+        let n = names.len();
+        let of = format!("of {n} importer{}", if n == 1 { "" } else { "s" });
+        let total: usize = self.importers.iter().map(|i| i.imports).sum();
+        let failing: usize = self.importers.iter().map(|i| i.failing().count()).sum();
+        Some(match failing {
+            0 => format!("{total} imports {of} exported"),
+            _ => format!("{failing} of {total} imports {of} not exported"),
+        })
     }
 
     /// A one-line verdict: `passed: 7 budgets hold on 1 image` or
@@ -345,14 +381,21 @@ impl CheckReport {
     pub fn verdict(&self) -> String {
         let n = self.images.len();
         let images = format!("{n} image{}", if n == 1 { "" } else { "s" });
-        if self.passed {
-            format!("passed: {} budgets hold on {images}", self.budget_count())
+        let budgets = if self.failure_count() == 0 {
+            format!("{} budgets hold on {images}", self.budget_count())
         } else {
             format!(
-                "FAILED: {} of {} budgets exceeded on {images}",
+                "{} of {} budgets exceeded on {images}",
                 self.failure_count(),
                 self.budget_count()
             )
-        }
+        };
+        let parts: Vec<String> = match self.importers_verdict() {
+            None => vec![budgets],
+            Some(imports) if self.budget_count() == 0 => vec![imports],
+            Some(imports) => vec![budgets, imports],
+        };
+        let word = if self.passed { "passed" } else { "FAILED" };
+        format!("{word}: {}", parts.join("; "))
     }
 }

@@ -1,6 +1,6 @@
 //! `weakscan scan FILE…`.
 
-use super::opts::{CommonOpts, OriginOpts, ProcessOpts};
+use super::opts::{CommonOpts, ImporterOpts, OriginOpts, ProcessOpts};
 use crate::command::process::ProcessRequest;
 use crate::command::scan::ScanRequest;
 use crate::error::{Error, Result};
@@ -23,6 +23,8 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub origin: OriginOpts,
     #[command(flatten)]
+    pub importer: ImporterOpts,
+    #[command(flatten)]
     pub opts: CommonOpts,
 }
 
@@ -31,6 +33,7 @@ impl ScanArgs {
     pub fn request(&self) -> Result<ScanRequest> {
         let opts = &self.opts;
         Ok(ScanRequest {
+            importers: self.importer.importers.clone(),
             process: self.process()?,
             origin: self.origin.files(),
             files: self.files.clone(),

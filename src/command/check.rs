@@ -47,6 +47,8 @@ pub struct CheckRequest {
     pub origin: crate::origin::attach::OriginFiles,
     /// Check a whole process (`--process`, or a directory or bundle given), loaded so.
     pub process: Option<LoadOptions>,
+    /// `--importer`: files or directories of importers whose imports each image must export.
+    pub importers: Vec<PathBuf>,
 }
 
 /// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
@@ -76,9 +78,9 @@ pub fn resolve_policy(req: &CheckRequest) -> Result<Policy> {
         }
     }
     policy.apply(flags);
-    if !policy.has_budgets() {
+    if !policy.has_budgets() && req.importers.is_empty() {
         return Err(Error::usage(format!(
-            "no budgets: give --baseline, a --max-… flag or --group, or write a policy file \
+            "no budgets: give --baseline, a --max-… flag, --group or --importer, or write a policy file \
              ({DEFAULT_POLICY_FILE} or --config; see docs/ci.md)"
         )));
     }
@@ -112,6 +114,13 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     // Each subject with the policy it is held to: a binary's slices the whole policy; a
     // process its figures (no group budgets), and each of its images its group budgets.
     let mut subjects: Vec<(Subject, Scope)> = Vec::new();
+    let mut importers = super::importers::Importers::find(&req.importers)?;
+    let mut importer_checks = Vec::new();
+    if let (Some(_), Some(_)) = (&req.process, &importers) {
+        return Err(Error::usage(
+            "--importer holds importers against one binary: check the main executable or dylib itself, not a whole process",
+        ));
+    }
     if let Some(load) = &req.process {
         let [file] = req.files.as_slice() else {
             return Err(Error::usage(
@@ -168,7 +177,13 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     } else {
         let mut images: Vec<Image> = Vec::new();
         for f in &req.files {
-            images.extend(read_binary(f, &req.arch)?);
+            let read = read_binary(f, &req.arch)?;
+            if let Some(imp) = importers.as_mut() {
+                for image in &read {
+                    importer_checks.extend(super::importers::check_image(imp, image, f)?);
+                }
+            }
+            images.extend(read);
         }
         super::one_binary_for(&req.origin, req.files.len())?;
         crate::origin::attach::attach(&mut images, &req.origin)?;
@@ -221,7 +236,7 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         });
     }
     let report = CheckReport {
-        passed: checks.iter().all(|c| c.passed),
+        passed: checks.iter().all(|c| c.passed) && importer_checks.iter().all(|c| c.passed),
         policy: policy.source.as_deref().map(crate::text::escape_path),
         baseline: base.as_ref().map(|b| crate::text::escape_path(&b.path)),
         group_by: policy.group_by,
@@ -232,6 +247,8 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         group_figure: policy.group_figure,
         images: checks,
         demangle_failures: names.failures,
+        importers_skipped: importers.as_ref().map(|i| i.skipped()).unwrap_or_default(),
+        importers: importer_checks,
     };
     emit_report(req.output.as_ref(), req.format, &report, opts)?;
     Ok(if report.passed { 0 } else { 1 })

@@ -4,7 +4,7 @@ use super::builds::read_builds;
 use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
-use crate::analysis::report::{DiffOptions, diff_report_with};
+use crate::analysis::report::{DiffOptions, diff_report_with, pair_images_with};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
@@ -37,12 +37,19 @@ pub struct DiffRequest {
     pub pair_arch: Option<(String, String)>,
     /// Read both as whole processes (`--process`, or a directory or bundle given), loaded so.
     pub process: Option<LoadOptions>,
+    /// `--importer`: files or directories of importers; the exports removed that they import.
+    pub importers: Vec<PathBuf>,
 }
 
 /// Runs `weakscan diff`: exit 0 on success.
 pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     one_stdin(&[&req.old, &req.new])?;
     if let Some(load) = &req.process {
+        if !req.importers.is_empty() {
+            return Err(Error::usage(
+                "--importer holds importers against one binary: diff the main executables or dylibs themselves, not whole processes",
+            ));
+        }
         return run_processes(req, load, opts);
     }
     // The two inputs are independent: read at the same time, names demangled while their
@@ -74,6 +81,16 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     };
     let mut report = diff_report_with(&old_images, &new_images, options, &names)?;
     report.demangle_failures = names.failures;
+    if let Some(mut imp) = super::importers::Importers::find(&req.importers)? {
+        for (old, new) in pair_images_with(&old_images, &new_images, pair)? {
+            report.importers.extend(super::importers::removed_needed(
+                &mut imp,
+                (old, &req.old),
+                (new, &req.new),
+            )?);
+        }
+        report.importers_skipped = imp.skipped();
+    }
     emit_report(req.output.as_ref(), req.format, &report, opts)?;
     crate::memory::discard(report);
     crate::memory::discard((old_images, new_images, names));

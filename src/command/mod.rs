@@ -11,6 +11,7 @@ pub mod builds;
 pub mod check;
 pub mod completions;
 pub mod diff;
+pub mod importers;
 pub mod process;
 pub mod report;
 pub mod scan;
@@ -123,13 +124,18 @@ impl Request {
         match self {
             Request::Scan(r) => {
                 v.extend(&r.files);
+                v.extend(&r.importers);
                 v.extend(&r.compile_commands);
                 v.extend(r.origin.map.iter().chain(&r.origin.dsym));
             }
-            Request::Diff(r) => v.extend([&r.old, &r.new]),
+            Request::Diff(r) => {
+                v.extend([&r.old, &r.new]);
+                v.extend(&r.importers);
+            }
             Request::Verify(r) => v.extend([&r.binary, &r.log]),
             Request::Check(r) => {
                 v.extend(&r.files);
+                v.extend(&r.importers);
                 v.extend(r.config.iter().chain(&r.flags.baseline));
                 v.extend(r.origin.map.iter().chain(&r.origin.dsym));
             }

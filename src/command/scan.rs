@@ -35,11 +35,18 @@ pub struct ScanRequest {
     pub origin: OriginFiles,
     /// `--process MAIN` (or a directory given as the input): `--search` and `--sysroot` with it.
     pub process: Option<super::process::ProcessRequest>,
+    /// `--importer`: files or directories of importers, held against each image's exports.
+    pub importers: Vec<PathBuf>,
 }
 
 /// Runs `weakscan scan`, rendering with `opts`: always exit 0 on success.
 pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     if let Some(p) = &req.process {
+        if !req.importers.is_empty() {
+            return Err(Error::usage(
+                "--importer holds importers against one binary: scan the main executable or dylib itself, not a whole process",
+            ));
+        }
         return super::process::run(p, opts);
     }
     one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
@@ -47,9 +54,25 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     let store = OnceLock::new();
     let builds = read_builds(&files, &req.read, req.group_by, opts.names, 1, &store)?;
     one_binary_for(&req.origin, req.files.len())?;
+    let importer_checks = match super::importers::Importers::find(&req.importers)? {
+        Some(mut imp) => {
+            let mut checks = Vec::new();
+            for (file, images) in files.iter().zip(&builds.images) {
+                for image in images {
+                    checks.extend(super::importers::check_image(&mut imp, image, file)?);
+                }
+            }
+            Some((checks, imp.skipped()))
+        }
+        None => None,
+    };
     let mut images: Vec<Image> = builds.images.into_iter().flatten().collect();
     attach(&mut images, &req.origin)?;
     let mut report = scan_report_with(&images, builds.names, req.group_by, req.top);
+    if let Some((checks, skipped)) = importer_checks {
+        report.importers = checks;
+        report.importers_skipped = skipped;
+    }
     if let Some(path) = &req.compile_commands {
         // The text is dropped before the index is built: the peak is the larger of text and
         // entries, entries and index.

@@ -78,6 +78,10 @@ pub struct LoadCommands {
     pub dyld_info_exports: Option<LinkeditRange>,
     /// `weak_bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
     pub dyld_info_weak_bind: Option<LinkeditRange>,
+    /// `bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
+    pub dyld_info_bind: Option<LinkeditRange>,
+    /// `lazy_bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
+    pub dyld_info_lazy_bind: Option<LinkeditRange>,
     /// `LC_DYLD_EXPORTS_TRIE`.
     pub exports_trie: Option<LinkeditRange>,
     /// `LC_DYLD_CHAINED_FIXUPS`.
@@ -177,6 +181,8 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         segments: Vec::new(),
         dyld_info_exports: None,
         dyld_info_weak_bind: None,
+        dyld_info_bind: None,
+        dyld_info_lazy_bind: None,
         exports_trie: None,
         chained_fixups: None,
         dylib_count: 0,
@@ -288,6 +294,9 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 out.dyld_info_exports = range_in_slice("export trie", d.export_off, d.export_size)?;
                 out.dyld_info_weak_bind =
                     range_in_slice("weak-bind stream", d.weak_bind_off, d.weak_bind_size)?;
+                out.dyld_info_bind = range_in_slice("bind stream", d.bind_off, d.bind_size)?;
+                out.dyld_info_lazy_bind =
+                    range_in_slice("lazy-bind stream", d.lazy_bind_off, d.lazy_bind_size)?;
             }
             CommandVariant::DyldExportsTrie(d) => {
                 if out.exports_trie.is_some() {

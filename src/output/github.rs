@@ -100,6 +100,17 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             )?;
         }
     }
+    for c in r.importers.iter().filter(|c| !c.passed) {
+        annotation(
+            out,
+            "error",
+            "weakscan check: imports not exported",
+            &super::importers::check_line(c, super::importers::plain),
+        )?;
+    }
+    if let Some(l) = super::importers::skipped_line(&r.importers_skipped, super::importers::plain) {
+        annotation(out, "notice", "weakscan check: importers", &l)?;
+    }
     let level = if r.passed { "notice" } else { "error" };
     annotation(out, level, "weakscan check", &r.verdict())?;
     writeln!(out, "weakscan check {}", r.verdict())?;
@@ -133,6 +144,15 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             &text,
         )?;
     }
+    for n in r.importers.iter().filter(|n| !n.removed.is_empty()) {
+        let line = super::importers::needs_line(n, super::importers::plain);
+        annotation(
+            out,
+            "warning",
+            "weakscan diff: exports removed that importers still need",
+            &line,
+        )?;
+    }
     writeln!(out, "weakscan diff: {} pairs compared", r.pairs.len())?;
     Ok(())
 }
@@ -154,6 +174,10 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             text += &format!("\n  {}: {} lookups", g.key, fig(g.stats.lookups));
         }
         annotation(out, "notice", "weakscan scan", &text)?;
+    }
+    for c in super::importers::shown(&r.importers).filter(|c| !c.passed) {
+        let line = super::importers::check_line(c, super::importers::plain);
+        annotation(out, "warning", "weakscan scan: imports not exported", &line)?;
     }
     writeln!(out, "weakscan scan: {} images", r.images.len())?;
     Ok(())

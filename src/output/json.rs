@@ -29,6 +29,12 @@ pub(crate) struct ScanJson<'a> {
     /// `scan`: per image, what hiding each library's weak definitions would save, best first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fix_plan: Vec<ArchFixPlan<'a>>,
+    /// `scan --importer`: each importer held against each image.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers: &'a [crate::analysis::imports::ImporterCheck],
+    /// Files below the directories of importers that were not read, by reason.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers_skipped: &'a [crate::analysis::imports::SkippedImporters],
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
@@ -90,6 +96,12 @@ pub(crate) struct DiffJson<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<ArchSymbols<'a>>,
     demangle_failures: usize,
+    /// `diff --importer`: per importer, the exports removed that it still imports.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers: &'a [crate::analysis::imports::ImporterNeeds],
+    /// Files below the directories of importers that were not read, by reason.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers_skipped: &'a [crate::analysis::imports::SkippedImporters],
 }
 
 /// Which pair a diff entry belongs to: the arch (`null` when a log is involved) and the image
@@ -221,6 +233,8 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
                 candidates: &i.fix_plan.candidates,
             })
             .collect(),
+        importers: &report.importers,
+        importers_skipped: &report.importers_skipped,
     }
 }
 
@@ -291,6 +305,8 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
             })
             .collect(),
         demangle_failures: report.demangle_failures,
+        importers: &report.importers,
+        importers_skipped: &report.importers_skipped,
     };
     to_writer(out, &doc)
 }

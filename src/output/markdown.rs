@@ -76,7 +76,11 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             }
             out.write_all(b"\n")?;
         }
-        out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
+        if !img.budgets.is_empty() {
+            out.write_all(
+                "\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes(),
+            )?;
+        }
         for x in &img.budgets {
             let title = match &x.pattern {
                 Some(p) => format!("group {}", code(p)),
@@ -124,6 +128,14 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         for n in &img.notes {
             writeln!(out, "> note: {n}\n")?;
         }
+    }
+    if !r.importers.is_empty() {
+        super::importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
     }
     let fix = r.fix();
     if !fix.is_empty() {
@@ -324,6 +336,14 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             )?;
         }
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        super::importers::write_needs(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
+    }
     Ok(())
 }
 
@@ -454,6 +474,14 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         }
         out.write_all(b"\n")?;
         fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS))?;
+    }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        super::importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
     }
     raw_names_note(out, r.demangle_failures)?;
     Ok(())
