@@ -2,9 +2,10 @@
 //! files below directories) read in the slice of each scanned image's arch and held against
 //! its export trie ([`crate::analysis::imports`]).
 
+use crate::analysis::fix_plan::{FixPlan, IMPORTED_EXAMPLES, ImportedBy, hidden_by};
 use crate::analysis::imports::{
     ImporterCheck, ImporterNeeds, SkippedImporters, Target, check_importer, count_skipped,
-    removed_but_needed,
+    importers_of, removed_but_needed,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::imports::{
@@ -121,13 +122,50 @@ pub fn check_image(
     image: &Image,
     file: &Path,
 ) -> Result<Vec<ImporterCheck>> {
+    Ok(check_image_keeping(importers, image, file)?.0)
+}
+
+/// [`check_image`], also giving the importers read (for [`imported_by`]).
+pub fn check_image_keeping(
+    importers: &mut Importers,
+    image: &Image,
+    file: &Path,
+) -> Result<(Vec<ImporterCheck>, Vec<ImporterSlice>)> {
     let (target, arch) = target_of(image, file)?;
     let slices = importers.read(arch)?;
     let trie = ExportTrie::read(file, arch)?;
-    slices
+    let checks = slices
         .iter()
         .map(|s| check_importer(s, &target, &image.path, |n| Ok(trie.find(n)?.is_some())))
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok((checks, slices))
+}
+
+/// Joins `image`'s fix plan to `slices`, the importers read in its arch: for each candidate,
+/// who imports the weak definitions it would hide ([`crate::analysis::fix_plan::hidden_by`]).
+pub fn imported_by(plan: &mut FixPlan, image: &Image, slices: &[ImporterSlice]) {
+    let target = Target {
+        filetype: image.filetype,
+        install_name: image
+            .linkage
+            .as_ref()
+            .and_then(|l| l.install_name.as_deref()),
+    };
+    for c in &mut plan.candidates {
+        let hidden = hidden_by(image, &c.library);
+        c.imported_by = importers_of(&hidden, slices, &target)
+            .into_iter()
+            .map(|(s, names)| ImportedBy {
+                importer: s.path.clone(),
+                symbols: names.len(),
+                examples: names
+                    .iter()
+                    .take(IMPORTED_EXAMPLES)
+                    .map(|n| n.to_string())
+                    .collect(),
+            })
+            .collect();
+    }
 }
 
 /// The exports removed from `old` (read from `old_file`) to `new` that each importer still

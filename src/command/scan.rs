@@ -54,12 +54,16 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     let store = OnceLock::new();
     let builds = read_builds(&files, &req.read, req.group_by, opts.names, 1, &store)?;
     one_binary_for(&req.origin, req.files.len())?;
+    // Per image (in report order), the importers read in its arch.
+    let mut slices_per_image = Vec::new();
     let importer_checks = match super::importers::Importers::find(&req.importers)? {
         Some(mut imp) => {
             let mut checks = Vec::new();
             for (file, images) in files.iter().zip(&builds.images) {
                 for image in images {
-                    checks.extend(super::importers::check_image(&mut imp, image, file)?);
+                    let (c, s) = super::importers::check_image_keeping(&mut imp, image, file)?;
+                    checks.extend(c);
+                    slices_per_image.push(s);
                 }
             }
             Some((checks, imp.skipped()))
@@ -72,6 +76,9 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     if let Some((checks, skipped)) = importer_checks {
         report.importers = checks;
         report.importers_skipped = skipped;
+        for (img, slices) in report.images.iter_mut().zip(&slices_per_image) {
+            super::importers::imported_by(&mut img.fix_plan, img.image, slices);
+        }
     }
     if let Some(path) = &req.compile_commands {
         // The text is dropped before the index is built: the peak is the larger of text and

@@ -375,6 +375,10 @@ fn fix_plan(
             story::ms_range(c.hidden.estimated_ms)
         )?;
     }
+    let breaks = story::imported_by(plan, code_span);
+    if !breaks.is_empty() {
+        writeln!(out, "\n{}", breaks.join("<br>\n"))?;
+    }
     let all = saving().count();
     if all > rows {
         writeln!(out, "\n{rows} of {all} candidates shown.")?;

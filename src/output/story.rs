@@ -288,3 +288,28 @@ fn indent(mut lines: Vec<String>) -> Vec<String> {
     }
     lines
 }
+
+/// `scan --importer`: per candidate of `plan` whose weak definitions an importer imports, one
+/// line naming the importers (with how many of them each imports and a few names): hiding
+/// them would break those importers at load time.
+pub fn imported_by(plan: &FixPlan, q: Quote) -> Vec<String> {
+    plan.candidates
+        .iter()
+        .filter(|c| !c.imported_by.is_empty())
+        .map(|c| {
+            let who: Vec<String> = c
+                .imported_by
+                .iter()
+                .map(|i| {
+                    let names: Vec<String> = i.examples.iter().map(|e| q(e)).collect();
+                    format!("{} ({}: {})", q(&i.importer), i.symbols, names.join(", "))
+                })
+                .collect();
+            format!(
+                "hiding {} breaks importers: {}",
+                q(&c.library),
+                who.join("; ")
+            )
+        })
+        .collect()
+}

@@ -504,6 +504,9 @@ fn fix_plan(
         ]);
     }
     writeln!(out, "{t}")?;
+    for line in story::imported_by(plan, story::plain) {
+        writeln!(out, "{line}")?;
+    }
     let more = plan
         .candidates
         .iter()
