@@ -14,6 +14,7 @@ pub mod image;
 pub mod load_commands;
 pub mod object;
 pub mod symtab;
+pub mod trie_lookup;
 
 pub use file::MachOFile;
 pub use image::{
