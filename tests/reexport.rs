@@ -539,3 +539,53 @@ fn a_dylib_use_command_links_by_its_flags() {
         "{missing:?}"
     );
 }
+
+/// The `export_trie` fuzz seed with re-exports is a trie the walker accepts, and its entries
+/// followed through the harness's ring of three images give each outcome it was written for.
+#[test]
+fn the_reexport_fuzz_seed_reaches_every_outcome() {
+    use weakscan::process::DepState;
+    use weakscan::process::reexport::{Edge, Follower, Outcome, TrieOf};
+    let seed = crate::harness::reexport_seed();
+    let mut reexports = 0;
+    weakscan::macho::export_trie::walk_export_trie(&seed, |_, flags, _| {
+        reexports += usize::from(flags & 0x08 != 0)
+    })
+    .unwrap();
+    assert_eq!(reexports, 6);
+    let trie: std::sync::Arc<[u8]> = seed.as_slice().into();
+    let edge = |state, reexport| Edge { state, reexport };
+    let deps = (0..3)
+        .map(|k| {
+            vec![
+                edge(DepState::Loaded((k + 1) % 3), true),
+                edge(DepState::Loaded(k), false),
+                edge(DepState::Missing, false),
+            ]
+        })
+        .collect();
+    let files = (0..3).map(|k| PathBuf::from(format!("ring{k}"))).collect();
+    let mut f = Follower::new(deps, files, "x86_64", |_| Ok(TrieOf::Trie(trie.clone())));
+    let mut outcome = |name: &[u8]| f.follow(0, name).unwrap().outcome;
+    assert_eq!(
+        outcome(b"_a"),
+        Outcome::Found {
+            image: 2,
+            weak: true,
+            name: b"_c".to_vec()
+        }
+    );
+    assert_eq!(outcome(b"_l"), Outcome::Loop { images: vec![0, 0] });
+    assert_eq!(outcome(b"_3"), Outcome::NotFound);
+    for (name, ordinal) in [(b"_9", 9), (b"_0", 0)] {
+        assert_eq!(
+            outcome(name),
+            Outcome::OrdinalOutOfRange {
+                image: 0,
+                ordinal,
+                dependencies: 3
+            }
+        );
+    }
+    crate::harness::export_trie(&seed);
+}

@@ -905,30 +905,8 @@ fn find_duplicates(
     let dup_ids = ids_where(&|id| defs.of(id).iter().any(|d| d.image != defs.of(id)[0].image));
     let override_ids =
         ids_where(&|id| defs.of(id).iter().any(|d| d.image == 0) && winner[id] != Some(0));
-    let symbols = ids_where(&|_| true)
-        .iter()
-        .map(|&id| Resolved {
-            mangled: Name::from(names.text[id]),
-            winner: winner[id].map(|w| image_name[w].clone()),
-            requested_by: ImageList::images(
-                &image_name,
-                walk.requesters[id].iter().map(|&r| r as usize),
-            ),
-            lookups: walk.lookups_of[id],
-        })
-        .collect();
-    let mut to_demangle: Vec<&str> = dup_ids
-        .iter()
-        .chain(&override_ids)
-        .map(|&id| names.text[id])
-        .collect();
-    to_demangle.sort_unstable();
-    to_demangle.dedup();
-    let demangled = Demangled::of_sorted(
-        to_demangle,
-        crate::analysis::report::DEMANGLE_BATCH,
-        GroupBy::Template.keys(),
-    )?;
+    let symbols = resolved_symbols(walk, winner, &image_name, &ids_where(&|_| true));
+    let demangled = demangle_ids(names, dup_ids.iter().chain(&override_ids))?;
     let duplicates = duplicates(walk, defs, winner, &dup_ids, &demangled, &image_name);
     let groups = group_duplicates(
         process,
@@ -954,6 +932,41 @@ fn find_duplicates(
         symbols,
         demangle_failures: demangled.failures,
     })
+}
+
+/// Every looked-up name of `ids` (sorted by raw name) with its winner and requesters.
+fn resolved_symbols(
+    walk: &LookupWalk<'_>,
+    winner: &[Option<usize>],
+    image_name: &std::sync::Arc<[Name]>,
+    ids: &[usize],
+) -> Vec<Resolved> {
+    ids.iter()
+        .map(|&id| Resolved {
+            mangled: Name::from(walk.names.text[id]),
+            winner: winner[id].map(|w| image_name[w].clone()),
+            requested_by: ImageList::images(
+                image_name,
+                walk.requesters[id].iter().map(|&r| r as usize),
+            ),
+            lookups: walk.lookups_of[id],
+        })
+        .collect()
+}
+
+/// The names of `ids` demangled, each once, with their template keys.
+fn demangle_ids<'a, 'p>(
+    names: &Names<'p>,
+    ids: impl Iterator<Item = &'a usize>,
+) -> Result<Demangled<'p>> {
+    let mut to_demangle: Vec<&str> = ids.map(|&id| names.text[id]).collect();
+    to_demangle.sort_unstable();
+    to_demangle.dedup();
+    Demangled::of_sorted(
+        to_demangle,
+        crate::analysis::report::DEMANGLE_BATCH,
+        GroupBy::Template.keys(),
+    )
 }
 
 /// Each duplicated name, most lookups first.
