@@ -790,9 +790,8 @@ fn winners(defs: &PerName<Def>, distinct_names: usize) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// Step 6: per image, the names it wins (for others too), the names it loses, its weak
-/// definitions no lookup reaches (by name, or through a re-export), and its lookups of its own
-/// definitions.
+/// Step 6: per image, the names it wins (for others too) and the names it loses, then
+/// [`tally_own_definitions`].
 fn tally_images(
     process: &Process,
     walk: &LookupWalk<'_>,
@@ -814,20 +813,29 @@ fn tally_images(
             }
         }
     }
-    // Definitions reached through a re-export, under their own names.
-    let reached: HashSet<(usize, String)> = followed
-        .per_image
-        .iter()
-        .flatten()
-        .filter_map(|f| match &f.outcome {
-            Outcome::Found { image, name, .. } => Some((*image, crate::text::escape_bytes(name))),
-            _ => None,
-        })
-        .collect();
+    tally_own_definitions(process, walk, followed, cost);
+}
+
+/// Per image: its weak definitions no lookup reaches, by name or through a re-export (under
+/// the name it has there), and its lookups of its own weak definitions.
+fn tally_own_definitions(
+    process: &Process,
+    walk: &LookupWalk<'_>,
+    followed: &Followed,
+    cost: &mut [ImageCost],
+) {
+    let mut reached: HashMap<usize, HashSet<String>> = HashMap::default();
+    for f in followed.per_image.iter().flatten() {
+        if let Outcome::Found { image, name, .. } = &f.outcome {
+            let name = crate::text::escape_bytes(name);
+            reached.entry(*image).or_default().insert(name);
+        }
+    }
     for (i, pi) in process.images.iter().enumerate() {
         let Some(im) = &pi.image else { continue };
+        let reached = reached.get(&i);
         let looked_up =
-            |n: &str| walk.names.id_of.contains_key(n) || reached.contains(&(i, n.to_string()));
+            |n: &str| walk.names.id_of.contains_key(n) || reached.is_some_and(|r| r.contains(n));
         cost[i].unused_weak_definitions = Some(
             im.weak_definitions
                 .iter()
