@@ -6,11 +6,14 @@
 //! * [`resolve`] — an install name (`@rpath/…`, `@loader_path/…`, `@executable_path/…`, an
 //!   absolute path) to a file inside the given roots, or to "outside" (the dyld shared cache);
 //! * [`load`] — the load order (dyld-1378 `JustInTimeLoader::loadDependents`), reading each
-//!   image's slice of the process's arch.
+//!   image's slice of the process's arch, and which images dyld delays after the launch;
+//! * [`reexport`] — a re-export of an export trie followed to the definition it leads to
+//!   (dyld-1378 `Loader::hasExportedSymbol`), with a depth cap and a loop check.
 //!
 //! ```text
 //! Process { arch, roots,
-//!           images: [ ProcessImage { name, path?, image?, found, loaded_by?, deps: [Dep] } ],
+//!           images: [ ProcessImage { name, path?, image?, found, loaded_by?, deps: [Dep],
+//!                                        delay_loaded } ],
 //!                                     // in load order: the main executable first
 //!           problems: [ Problem { path, what } ] }   // each one line, counted, never fatal
 //! ```
