@@ -102,6 +102,10 @@ pub fn export_trie(data: &[u8]) {
         }
         Err(e) => one_line(&e.to_string()),
     }
+    if result.is_ok() {
+        lookups_agree_with_the_walk(data, &whole);
+        follow_reexports_in_a_ring(data, &whole);
+    }
     // Split into as many parts as it will go, on the pool: the same terminals in the same
     // order, or the same error.
     let always = Split {
@@ -123,6 +127,105 @@ pub fn export_trie(data: &[u8]) {
             "the split walk's terminals differ from the whole walk's"
         ),
         (split, whole) => assert_eq!(split.map(|_| ()), whole, "split and whole walks differ"),
+    }
+}
+
+/// dyld's lookup of one name ([`weakscan::macho::trie_lookup::lookup`]) on a trie the whole
+/// walk accepted, for the first 64 names it reported and a few it did not: a terminal found is
+/// one the walk reported under that name, with the same flags and re-export. (Not every name is
+/// found: dyld takes the first edge that is a prefix of the name, and a trie not built by a
+/// linker may have another edge first.)
+fn lookups_agree_with_the_walk(data: &[u8], whole: &[(Vec<u8>, u64, ExportTarget)]) {
+    use weakscan::macho::trie_lookup::{Terminal, lookup};
+    let absent: [&[u8]; 3] = [b"", b"_", b"__ZN\xff"];
+    let names = whole.iter().map(|(n, ..)| n.as_slice()).take(64);
+    for name in names.chain(absent) {
+        let Some(found) = lookup(data, name).unwrap_or_else(|e| {
+            one_line(&e.to_string());
+            None
+        }) else {
+            continue;
+        };
+        let same = |(n, flags, target): &&(Vec<u8>, u64, ExportTarget)| {
+            n == name
+                && match (&found, target) {
+                    (Terminal::Definition { .. }, ExportTarget::Reexport { .. }) => false,
+                    (Terminal::Definition { flags: f }, _) => f == flags,
+                    (
+                        Terminal::Reexport {
+                            library_ordinal,
+                            import_name,
+                        },
+                        ExportTarget::Reexport {
+                            library_ordinal: o,
+                            import_name: i,
+                        },
+                    ) => {
+                        library_ordinal == o
+                            && weakscan::macho::cursor::symbol_name(import_name) == *i
+                    }
+                    (Terminal::Reexport { .. }, _) => false,
+                }
+        };
+        assert!(
+            whole.iter().any(|e| same(&e)),
+            "lookup found a terminal the walk did not report for {name:?}: {found:?}"
+        );
+    }
+}
+
+/// Re-exports of the input trie followed ([`weakscan::process::reexport::Follower`]) through
+/// three images that all have it, each re-exporting the next (ordinal 1), linking itself
+/// (ordinal 2) and a missing dylib (ordinal 3): a re-export entry loops, chains through renames
+/// or stops, and never panics or runs past the caps. Invariants: a definition is in one of the
+/// three images, a loop ends where it starts, a chain probes fewer tries than the depth cap.
+fn follow_reexports_in_a_ring(data: &[u8], whole: &[(Vec<u8>, u64, ExportTarget)]) {
+    use weakscan::process::DepState;
+    use weakscan::process::reexport::{Edge, Follower, MAX_REEXPORT_DEPTH, Outcome, TrieOf};
+    let trie: std::sync::Arc<[u8]> = data.into();
+    let deps = (0..3)
+        .map(|k| {
+            vec![
+                Edge {
+                    state: DepState::Loaded((k + 1) % 3),
+                    reexport: true,
+                },
+                Edge {
+                    state: DepState::Loaded(k),
+                    reexport: false,
+                },
+                Edge {
+                    state: DepState::Missing,
+                    reexport: false,
+                },
+            ]
+        })
+        .collect();
+    let files = (0..3).map(|k| PathBuf::from(format!("ring{k}"))).collect();
+    let mut follower = Follower::new(deps, files, "x86_64", |_| Ok(TrieOf::Trie(trie.clone())));
+    let reexports = whole
+        .iter()
+        .filter(|(_, _, t)| matches!(t, ExportTarget::Reexport { .. }));
+    for (name, ..) in reexports.take(16) {
+        match follower.follow(0, name) {
+            Ok(f) => {
+                assert!(f.probes < MAX_REEXPORT_DEPTH, "{f:?}");
+                match f.outcome {
+                    Outcome::Found { image, .. } => assert!(image < 3),
+                    Outcome::Loop { images } => {
+                        assert!(images.len() >= 2 && images.first() == images.last())
+                    }
+                    Outcome::Outside { .. } | Outcome::Stopped => {
+                        panic!("{name:?}: {:?}", f.outcome)
+                    }
+                    _ => {}
+                }
+            }
+            Err(e) => {
+                one_line(&e.message);
+                assert!(e.message.starts_with("ring"), "{e}");
+            }
+        }
     }
 }
 
@@ -252,6 +355,20 @@ pub fn macho(data: &[u8]) {
                 let sites: usize = image.bind_targets.iter().map(|t| t.sites.len()).sum();
                 assert!(sites <= MAX_BIND_LOCATIONS.max(data.len() / 4));
                 assert!(image.weak_definitions.len() <= data.len());
+                // A dylib load command's attributes are its command's unless it is a
+                // dylib_use_command; a re-export is never weak-linked nor delay-init once
+                // fixed as dyld fixes it.
+                for d in image.linkage.iter().flat_map(|l| &l.dylibs) {
+                    assert!(
+                        d.use_command || d.attributes == d.link.attributes(),
+                        "{d:?}"
+                    );
+                    let e = d.attributes.effective();
+                    assert!(
+                        !(e.reexport() && (e.weak_link() || e.delay_init())),
+                        "{d:?}"
+                    );
+                }
             }
             // One analysis pass: demangling and grouping are fuzzed on their own by `demangle`.
             let _ = scan_report(&images, GroupBy::Template, None, NameStyle::Demangled)
@@ -1899,6 +2016,33 @@ fn importer_checks(old: &[Image], a: &[u8], b: &[u8]) -> Vec<ImporterCheck> {
     out
 }
 
+/// A seed for `export_trie` that no fixture has (ld64.lld writes no re-export entry): a flat
+/// trie of re-exports that chain through renames (`_a` → `_b` → `_c`), loop (`_l` → `_l`),
+/// name ordinals out of range (0, 9) or a missing dylib (3), and one weak definition (`_c`).
+pub fn reexport_seed() -> Vec<u8> {
+    let entries: [(&[u8], &[u8]); 7] = [
+        (b"_l", &[0x08, 0x02, 0x00]),
+        (b"_c", &[0x04, 0x10]),
+        (b"_b", &[0x08, 0x01, b'_', b'c', 0x00]),
+        (b"_a", &[0x08, 0x01, b'_', b'b', 0x00]),
+        (b"_9", &[0x08, 0x09, 0x00]),
+        (b"_3", &[0x08, 0x03, 0x00]),
+        (b"_0", &[0x08, 0x00, 0x00]),
+    ];
+    let edges: usize = entries.iter().map(|(n, _)| n.len() + 2).sum();
+    let mut trie = vec![0u8, entries.len() as u8];
+    let mut nodes = Vec::new();
+    for (name, terminal) in entries {
+        trie.extend_from_slice(name);
+        trie.extend_from_slice(&[0, (2 + edges + nodes.len()) as u8]);
+        nodes.push(terminal.len() as u8);
+        nodes.extend_from_slice(terminal);
+        nodes.push(0);
+    }
+    trie.extend_from_slice(&nodes);
+    trie
+}
+
 /// Seed inputs for every target, cut from the committed fixtures in `testdata`: whole binaries
 /// and logs, and each binary slice's export trie, weak-bind stream (with its segments) and
 /// chained-fixups blob (with the pages of its first segment with chains), each in the target's
@@ -1992,6 +2136,7 @@ pub fn seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
             out.push(("macho", bytes));
         }
     }
+    out.push(("export_trie", reexport_seed()));
     let attr = testdata.join("attr");
     for (target, file) in [
         ("link_map", attr.join("app-attr-x86_64.map")),

@@ -24,6 +24,9 @@
 //! * `portability` keeps Linux-only APIs out of `src/` unless under `cfg(target_os = "linux")`
 //!   (weakscan's users run it on macOS);
 //! * `process` reads whole processes (bundles, load order, winners) of `testdata/process`;
+//! * `reexport` follows re-exports and reads `dylib_use_command`s in whole processes, on
+//!   `testdata/process/Reexport` and copies of it with re-exports and new-form load commands
+//!   written in;
 //! * `real_process` checks the whole process of sharp's official macOS addon and its libvips
 //!   (npm packages, cached by `scripts/fetch-npm.sh`) against LLVM 22's view of the images;
 //! * `schema` keeps `docs/schemas/` current and validates real outputs against it.
@@ -54,6 +57,7 @@ mod portability;
 mod process;
 mod properties;
 mod real_process;
+mod reexport;
 mod report;
 mod schema;
 mod trend;

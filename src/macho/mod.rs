@@ -15,6 +15,7 @@ pub mod imports;
 pub mod load_commands;
 pub mod object;
 pub mod symtab;
+pub mod trie_lookup;
 
 pub use file::MachOFile;
 pub use image::{
