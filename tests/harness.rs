@@ -155,6 +155,7 @@ fn lookups_agree_with_the_walk(data: &[u8], whole: &[(Vec<u8>, u64, ExportTarget
                         Terminal::Reexport {
                             library_ordinal,
                             import_name,
+                            ..
                         },
                         ExportTarget::Reexport {
                             library_ordinal: o,

@@ -318,61 +318,6 @@ fn child_entry(data: &[u8], pos: usize) -> Result<(&[u8], usize, usize), ParseEr
     Ok((label, child as usize, c.pos()))
 }
 
-/// Looks `name` up in the trie in `data` as dyld's `MachOFile::trieWalk` does (dyld-1378
-/// common/MachOFile.cpp), following from the root the first edge whose label is a prefix of
-/// what is left of the name (an empty label always is): the terminal's `EXPORT_SYMBOL_FLAGS_*`
-/// when the name ends on a node with a terminal, `None` when it is not exported.
-///
-/// Only the nodes on the name's path are read, so a lookup costs the name's length plus the
-/// children of those nodes, not the trie's size. Errors: those of [`walk_export_trie`] on the
-/// nodes read (an offset or label past the end, a terminal past the end, a child offset of 0),
-/// and a node reached twice on the path (a loop through empty edge labels, which dyld refuses
-/// too).
-pub fn find_export(data: &[u8], name: &[u8]) -> Result<Option<u64>, ParseError> {
-    if data.is_empty() {
-        return Ok(None);
-    }
-    let (mut node, mut rest) = (0usize, name);
-    let mut path: Vec<usize> = vec![0];
-    loop {
-        let mut c = Cursor::new(data, node);
-        let terminal_size = c.uleb()?;
-        let info = c.pos();
-        let children = (info as u64)
-            .checked_add(terminal_size)
-            .filter(|&end| end < data.len() as u64)
-            .ok_or_else(|| ParseError::new("terminal size past the end of the trie", node as u64))?
-            as usize;
-        // A name that ends on a node without a terminal may still go on through an empty edge
-        // label (old ld64 tries: Node.js 10.0.0's `_napi_get_property`), as dyld follows it.
-        if rest.is_empty() && terminal_size != 0 {
-            return Ok(Some(Cursor::new(&data[..children], info).uleb()?));
-        }
-        let mut pos = children + 1;
-        let mut next = None;
-        for _ in 0..data[children] {
-            let (label, child, after) = child_entry(data, pos)?;
-            if rest.starts_with(label) {
-                next = Some((child, label.len()));
-                break;
-            }
-            pos = after;
-        }
-        let Some((child, len)) = next else {
-            return Ok(None);
-        };
-        // Each node of the path once: an empty label may lead back without using the name.
-        if path.contains(&child) {
-            return Err(ParseError::new(
-                "node reached twice (loop in trie)",
-                child as u64,
-            ));
-        }
-        path.push(child);
-        (node, rest) = (child, &rest[len..]);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,40 +457,4 @@ mod tests {
         assert_eq!(e[0].name.len(), n);
     }
 
-    #[test]
-    fn find_export_follows_the_path_of_the_name() {
-        let t = two_symbol_trie();
-        let all = parse_export_trie(&t).unwrap();
-        for e in &all {
-            assert_eq!(find_export(&t, e.name.as_bytes()).unwrap(), Some(e.flags));
-        }
-        for absent in [&b"_"[..], b"_c", b"_ab", b"", b"_a\0"] {
-            assert_eq!(find_export(&t, absent).unwrap(), None, "{absent:?}");
-        }
-        assert_eq!(find_export(&[], b"_a").unwrap(), None);
-        // The name ends on a node without a terminal; an empty edge leads on to it.
-        let empty_edge = vec![
-            0x00, 0x01, b'_', b'a', 0x00, 0x06, // root: "_a" -> 6
-            0x00, 0x02, b'b', 0x00, 0x0d, 0x00, 0x11, // 6: no terminal; "b" -> 13, "" -> 17
-            0x02, 0x00, 0x10, 0x00, // 13: "_ab", flags 0
-            0x02, 0x04, 0x20, 0x00, // 17: "_a", flags WEAK
-        ];
-        let names: Vec<String> = parse_export_trie(&empty_edge)
-            .unwrap()
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
-        assert_eq!(names, ["_ab", "_a"]);
-        assert_eq!(
-            find_export(&empty_edge, b"_a").unwrap(),
-            Some(EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION)
-        );
-        assert_eq!(find_export(&empty_edge, b"_ab").unwrap(), Some(0));
-        // An empty edge label back to the root: a loop on the path of any name.
-        let looped = vec![0x00, 0x01, 0x00, 0x00];
-        let e = find_export(&[0x00, 0x01, 0x00, 0x04, 0x00, 0x01, 0x00, 0x04], b"_x").unwrap_err();
-        assert_eq!(e.message, "node reached twice (loop in trie)");
-        let e = find_export(&looped, b"_x").unwrap_err();
-        assert_eq!(e.message, "child node offset out of range");
-    }
 }

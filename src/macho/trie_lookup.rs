@@ -38,6 +38,8 @@ pub enum Terminal<'a> {
     /// (1-based, into its dylib load commands), under `import_name` (the raw bytes; empty:
     /// the same name).
     Reexport {
+        /// The raw flags (`EXPORT_SYMBOL_FLAGS_REEXPORT` set).
+        flags: u64,
         /// 1-based index into the image's dylib load commands (not checked here).
         library_ordinal: u64,
         /// The name in that dylib, raw; empty when it is the same name.
@@ -46,6 +48,13 @@ pub enum Terminal<'a> {
 }
 
 impl Terminal<'_> {
+    /// The terminal's `EXPORT_SYMBOL_FLAGS_*`.
+    pub fn flags(&self) -> u64 {
+        match *self {
+            Terminal::Definition { flags } | Terminal::Reexport { flags, .. } => flags,
+        }
+    }
+
     /// A weak definition (`EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION`, not a re-export).
     pub fn is_weak_definition(&self) -> bool {
         matches!(self, Terminal::Definition { flags } if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0)
@@ -132,9 +141,16 @@ fn terminal(info: &[u8], at: usize) -> std::result::Result<Terminal<'_>, ParseEr
     let library_ordinal = t.uleb()?;
     let import_name = t.cstr()?;
     Ok(Terminal::Reexport {
+        flags,
         library_ordinal,
         import_name,
     })
+}
+
+/// The `EXPORT_SYMBOL_FLAGS_*` of `name` in `trie` ([`lookup`]), `None` when it is not
+/// exported. Errors: those of [`lookup`].
+pub fn find_export(trie: &[u8], name: &[u8]) -> std::result::Result<Option<u64>, ParseError> {
+    Ok(lookup(trie, name)?.map(|t| t.flags()))
 }
 
 /// The export trie of slice `loc` of `file`: `LC_DYLD_EXPORTS_TRIE`, else `LC_DYLD_INFO`'s
@@ -155,6 +171,56 @@ pub fn read_export_trie(file: &MachOFile, loc: &SliceLocation) -> Result<Vec<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::macho::export_trie::parse_export_trie;
+
+    /// Root with two children "_a" (regular) and "_b" (weak), hand-assembled.
+    fn two_symbol_trie() -> Vec<u8> {
+        vec![
+            0x00, 0x02, // root: no terminal, 2 children
+            b'_', b'a', 0x00, 0x0c, // edge "_a" -> node 12
+            b'_', b'b', 0x00, 0x10, // edge "_b" -> node 16
+            0x00, 0x00, // padding (unreferenced)
+            0x02, 0x00, 0x10, 0x00, // node 12: size 2, flags 0, addr 0x10, 0 children
+            0x02, 0x04, 0x20, 0x00, // node 16: size 2, flags WEAK, addr 0x20, 0 children
+        ]
+    }
+
+    #[test]
+    fn find_export_follows_the_path_of_the_name() {
+        let t = two_symbol_trie();
+        let all = parse_export_trie(&t).unwrap();
+        for e in &all {
+            assert_eq!(find_export(&t, e.name.as_bytes()).unwrap(), Some(e.flags));
+        }
+        for absent in [&b"_"[..], b"_c", b"_ab", b"", b"_a\0"] {
+            assert_eq!(find_export(&t, absent).unwrap(), None, "{absent:?}");
+        }
+        assert_eq!(find_export(&[], b"_a").unwrap(), None);
+        // The name ends on a node without a terminal; an empty edge leads on to it.
+        let empty_edge = vec![
+            0x00, 0x01, b'_', b'a', 0x00, 0x06, // root: "_a" -> 6
+            0x00, 0x02, b'b', 0x00, 0x0d, 0x00, 0x11, // 6: no terminal; "b" -> 13, "" -> 17
+            0x02, 0x00, 0x10, 0x00, // 13: "_ab", flags 0
+            0x02, 0x04, 0x20, 0x00, // 17: "_a", flags WEAK
+        ];
+        let names: Vec<String> = parse_export_trie(&empty_edge)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["_ab", "_a"]);
+        assert_eq!(
+            find_export(&empty_edge, b"_a").unwrap(),
+            Some(EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION)
+        );
+        assert_eq!(find_export(&empty_edge, b"_ab").unwrap(), Some(0));
+        // An empty edge label back to the root: a loop on the path of any name.
+        let looped = vec![0x00, 0x01, 0x00, 0x00];
+        let e = find_export(&[0x00, 0x01, 0x00, 0x04, 0x00, 0x01, 0x00, 0x04], b"_x").unwrap_err();
+        assert_eq!(e.message, "node reached twice (loop in trie)");
+        let e = find_export(&looped, b"_x").unwrap_err();
+        assert_eq!(e.message, "child node offset out of range");
+    }
 
     /// Root: no terminal, children "_a" → A and "_ab" → B (in that order), where A has a child
     /// "c" → C. A: weak definition; B: regular; C: re-export of ordinal 2 as "_x".
@@ -185,6 +251,7 @@ mod tests {
         assert_eq!(
             lookup(&t, b"_ac").unwrap(),
             Some(Terminal::Reexport {
+                flags: EXPORT_SYMBOL_FLAGS_REEXPORT,
                 library_ordinal: 2,
                 import_name: b"_x"
             })

@@ -270,6 +270,7 @@ impl<'a> Follower<'a> {
             Some(Terminal::Reexport {
                 library_ordinal,
                 import_name,
+                ..
             }) => self.reexported(image, library_ordinal, import_name, name, mode, chain),
             None if mode == Mode::StaticLink => self.search_reexported_dylibs(image, name, chain),
             None => Ok(Outcome::NotFound),
