@@ -11,7 +11,8 @@ use crate::node::node_binary;
 use crate::util::{required, weakscan};
 use std::path::{Path, PathBuf};
 use weakscan::macho::MachOFile;
-use weakscan::macho::export_trie::{find_export, parse_export_trie};
+use weakscan::macho::export_trie::parse_export_trie;
+use weakscan::macho::trie_lookup::find_export;
 use weakscan::macho::load_commands::read_load_commands;
 
 /// The package and version `scripts/fetch-npm.sh` fetches.
