@@ -12,8 +12,8 @@ use crate::util::{required, weakscan};
 use std::path::{Path, PathBuf};
 use weakscan::macho::MachOFile;
 use weakscan::macho::export_trie::parse_export_trie;
-use weakscan::macho::trie_lookup::find_export;
 use weakscan::macho::load_commands::read_load_commands;
+use weakscan::macho::trie_lookup::find_export;
 
 /// The package and version `scripts/fetch-npm.sh` fetches.
 const PACKAGE: (&str, &str) = ("@parcel/watcher-darwin-x64", "2.6.0");

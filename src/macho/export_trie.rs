@@ -456,5 +456,4 @@ mod tests {
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].name.len(), n);
     }
-
 }

@@ -33,10 +33,10 @@
 use super::bind_opcodes::{BindNames, BindStream, SegmentBounds, walk_binds};
 use super::chained_fixups::parse_chained_fixups_with;
 use super::cursor::symbol_name;
-use super::trie_lookup::find_export;
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
 use super::object::{AR_MAGIC, MH_OBJECT};
+use super::trie_lookup::find_export;
 use crate::error::{Error, ErrorKind, Result};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
