@@ -575,11 +575,8 @@ pub fn subject_of(image: &Image) -> Subject {
 /// The baseline file `weakscan baseline` writes for `images`.
 pub fn baseline_text(images: &[Image], by: GroupBy) -> String {
     let report = scan_report(images, by, None).expect("demangling threads start");
-    let names = demangle_all(images.iter().flat_map(Image::symbol_names))
-        .expect("demangling threads start");
     let mut out = Vec::new();
-    weakscan::output::baseline::render(&mut out, &report, images, &names, by)
-        .expect("writing to memory");
+    weakscan::output::baseline::render(&mut out, &report, images).expect("writing to memory");
     String::from_utf8(out).expect("UTF-8 baseline")
 }
 
