@@ -2013,6 +2013,21 @@ fn gate_seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
         input.extend(golden);
         out.push(("baseline", input));
     }
+    // Baselines of schema_version 1, as weakscan 0.1.0 wrote them.
+    let mut old: Vec<PathBuf> = std::fs::read_dir(testdata.join("baselines"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    old.sort();
+    for (i, path) in old.iter().enumerate() {
+        if let Ok(text) = std::fs::read(path) {
+            let mut input = vec![i as u8];
+            input.extend(text);
+            out.push(("baseline", input));
+        }
+    }
     // Command lines: inputs of a fixed pseudo-random sequence that clap accepts, at most 6 per
     // subcommand (the input is decoded by `arbitrary`, which has no encoder to write seeds with).
     let mut state = 0x9e37_79b9_7f4a_7c15u64;

@@ -122,14 +122,18 @@ fn bad(path: &Path, what: String) -> Error {
     Error::new(ErrorKind::Policy, path, escape_bytes(what.as_bytes()))
 }
 
-/// A JSON error at its line and column of `path`, after `what`.
+/// A JSON error at its line and column of `path`, after `what` (serde_json's message without
+/// the position it appends, which leads the line instead).
 fn json_error(path: &Path, what: &str, e: &serde_json::Error) -> Error {
+    let message = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let message = message.strip_suffix(&at).unwrap_or(&message);
     Error::at(
         ErrorKind::Policy,
         path,
         e.line(),
         e.column(),
-        escape_bytes(format!("{what}: {e}").as_bytes()),
+        escape_bytes(format!("{what}: {message}").as_bytes()),
     )
 }
 
@@ -225,4 +229,165 @@ fn images_of<S: SymbolList + DeserializeOwned>(
         return Err(bad(path, format!("baseline has no images; {REGENERATE}")));
     }
     Ok(images)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::attribute::Origin;
+
+    const COLUMNS: &str =
+        r#"["symbol","weak_bound","defined_here","sites","lookups","weak_defs","thread_local"]"#;
+
+    /// A version-2 baseline of one x86_64 image with `objects` (JSON) under `columns`.
+    fn v2(columns: &str, objects: &str) -> String {
+        format!(
+            "{{\"schema_version\":2,\"command\":\"baseline\",\
+             \"images\":[{{\"arch\":\"x86_64\",\"weak_bind_symbols\":1}}],\n\
+             \"symbols\":[{{\"arch\":\"x86_64\",\"columns\":{columns},\"objects\":[\n{objects}]}}]}}"
+        )
+    }
+
+    fn parsed(text: &str) -> Result<Baseline> {
+        parse(text, Path::new("b.json"))
+    }
+
+    /// The error `text` gives: one line, naming the file.
+    fn error(text: &str) -> String {
+        let e = parsed(text).expect_err("refused");
+        assert_eq!(e.kind, ErrorKind::Policy);
+        assert!(e.message.starts_with("b.json"), "{}", e.message);
+        assert!(!e.message.contains('\n'), "{}", e.message);
+        e.message
+    }
+
+    #[test]
+    fn rows_read_as_entries_with_their_object() {
+        let b = parsed(&v2(
+            COLUMNS,
+            r#"{"origin":null,"symbols":[["__Znwm",0,0,0,2,0,0]]},
+{"origin":{"library":"liba.a","object":"liba.a(a.o)","source":"a.cc"},"symbols":[
+["__ZN1A1fEv",1,1,3,1,1,0],["__ZTW1t",1,0,1,1,1,1]]}"#,
+        ))
+        .unwrap();
+        let e = &b.images[0].entries;
+        let raw: Vec<&str> = e.iter().map(|e| e.raw.as_str()).collect();
+        assert_eq!(
+            raw,
+            ["__ZN1A1fEv", "__ZTW1t", "__Znwm"],
+            "sorted by raw name"
+        );
+        assert_eq!(
+            (
+                e[0].weak_bound,
+                e[0].defined_here,
+                e[0].sites,
+                e[0].lookups,
+                e[0].weak_defs
+            ),
+            (true, true, 3, 1, 1)
+        );
+        assert!(e[1].thread_local && !e[1].defined_here);
+        assert_eq!(e[0].origin.object().unwrap().object, "liba.a(a.o)");
+        assert_eq!(e[2].origin, Origin::Unattributed);
+        assert_eq!(b.images[0].figure(Figure::WeakBindSymbols), Some(1));
+    }
+
+    #[test]
+    fn cells_and_columns_a_later_version_appends_are_ignored() {
+        let columns = r#"["symbol","weak_bound","defined_here","sites","lookups","weak_defs","thread_local","size"]"#;
+        let b = parsed(&v2(
+            columns,
+            r#"{"origin":null,"symbols":[["__Znwm",0,0,0,2,0,0,{"x":[1]}]]}"#,
+        ))
+        .unwrap();
+        assert_eq!(b.images[0].entries[0].lookups, 2);
+    }
+
+    #[test]
+    fn figures_beyond_usize_saturate() {
+        let b = parsed(&v2(
+            COLUMNS,
+            r#"{"origin":null,"symbols":[["_a",1,0,18446744073709551615,0,0,0]]}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            b.images[0].entries[0].sites as u64,
+            u64::MAX.min(usize::MAX as u64)
+        );
+    }
+
+    #[test]
+    fn malformed_rows_are_refused_in_one_line() {
+        for (objects, wanted) in [
+            (
+                r#"{"origin":null,"symbols":[["_a",2,0,0,0,0,0]]}"#,
+                "b.json:3:34: malformed baseline: weak_bound is 2 in a symbol row, not 0 or 1",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a",1,0]]}"#,
+                "a symbol row of 3 cells, without sites (rows have 7 cells: symbol, weak_bound,",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a",1,0,-1,0,0,0]]}"#,
+                "invalid value: integer `-1`",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a",1,0,1.5,0,0,0]]}"#,
+                "invalid type: floating point",
+            ),
+            (
+                r#"{"origin":null,"symbols":[[7,1,0,1,0,0,0]]}"#,
+                "invalid type: integer `7`",
+            ),
+            (
+                r#"{"origin":null,"symbols":[{"symbol":"_a"}]}"#,
+                "expected a symbol row",
+            ),
+            (
+                r#"{"origin":{"library":"l"},"symbols":[]}"#,
+                "missing field `object`",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a\n",1,0,1,0,0,0]]},
+{"origin":{"library":"l","object":"o","source":"s"},"symbols":[["_a\n",0,0,0,1,0,0]]}"#,
+                "b.json: x86_64: symbol _a\\x0a has two rows",
+            ),
+        ] {
+            let message = error(&v2(COLUMNS, objects));
+            assert!(message.contains(wanted), "{message}\nwanted {wanted}");
+        }
+        let reordered = r#"["symbol","defined_here","weak_bound","sites","lookups","weak_defs","thread_local"]"#;
+        let message = error(&v2(reordered, ""));
+        assert!(
+            message.contains("x86_64: the symbol rows' columns are not symbol, weak_bound,"),
+            "{message}"
+        );
+        let message = error(&v2(r#"["symbol"]"#, ""));
+        assert!(message.contains("columns are not"), "{message}");
+        let message = error(&v2(COLUMNS, "").replace(",\"columns\"", ",\"cols\""));
+        assert!(message.contains("missing field `columns`"), "{message}");
+    }
+
+    #[test]
+    fn both_versions_read_the_same_entries() {
+        let origin = r#"{"library":"liba.a","object":"liba.a(a.o)","source":"a.cc"}"#;
+        let new = v2(
+            COLUMNS,
+            &format!(
+                r#"{{"origin":null,"symbols":[["__Znwm",0,0,0,2,0,0]]}},
+{{"origin":{origin},"symbols":[["__ZN1A1fEv",1,1,3,1,1,0],["__ZTW1t",0,0,0,0,1,1]]}}"#
+            ),
+        );
+        let old = format!(
+            r#"{{"schema_version":1,"command":"baseline","images":[{{"arch":"x86_64","weak_bind_symbols":1}}],
+"symbols":[{{"arch":"x86_64",
+"weak_bound":[{{"symbol":"__ZN1A1fEv","demangled":"A::f()","group":"A","sites":3,"lookups":1,"defined_here":true,"origin":{origin}}}],
+"weak_definitions":[{{"symbol":"__ZN1A1fEv","thread_local":false,"origin":{origin}}},{{"symbol":"__ZTW1t","thread_local":true,"origin":{origin}}}],
+"other_lookups":[{{"symbol":"__Znwm","lookups":2}}]}}]}}"#
+        );
+        let (new, old) = (parsed(&new).unwrap(), parsed(&old).unwrap());
+        assert_eq!(new.images[0].entries, old.images[0].entries);
+        assert_eq!(new.images[0].entries.len(), 3);
+    }
 }

@@ -34,8 +34,8 @@ pub const TOP_GROUPS: usize = 20;
 
 #[derive(Serialize, schemars::JsonSchema)]
 struct BaselineJson<'a> {
-    /// 2 since the symbol rows (version 1 listed each symbol as an object with its printed
-    /// name and group key; `check` still reads it).
+    /// 2 since symbols are rows (version 1 listed each as an object with its printed name and
+    /// group key; `check` reads both).
     schema_version: u32,
     command: &'static str,
     /// Which code printed the C++ names of `groups` (`--version` says the same).
@@ -43,7 +43,8 @@ struct BaselineJson<'a> {
     #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
     images: Vec<&'a ImageSummary>,
-    /// The largest groups of each image, at most [`TOP_GROUPS`], as scan lists them.
+    /// The largest groups of each image, at most 20, as scan lists them (a summary: `check`
+    /// groups the symbols again).
     groups: Vec<ArchGroup<'a>>,
     demangle_failures: usize,
     weakscan_version: &'static str,
@@ -63,7 +64,8 @@ struct ArchGroup<'a> {
 #[derive(Serialize, schemars::JsonSchema)]
 struct ArchSymbols<'a> {
     arch: &'a str,
-    /// The names of a row's cells, in order: [`COLUMNS`].
+    /// The names of a row's cells, in order: symbol, weak_bound, defined_here, sites, lookups,
+    /// weak_defs, thread_local.
     columns: [&'static str; 7],
     /// The symbols by the object they come from: unattributed first (`origin: null`), then by
     /// library, object and source.
@@ -72,15 +74,15 @@ struct ArchSymbols<'a> {
 
 #[derive(Serialize, schemars::JsonSchema)]
 struct ObjectSymbols<'a> {
-    /// The objects's library, object and source keys (`--by library|object|source`); null
+    /// The object's library, object and source keys (`--by library|object|source`); null
     /// when the image has no attribution.
     origin: Option<OriginJson<'a>>,
     /// One row a symbol, sorted by raw name; a symbol is in one object only.
     symbols: Vec<Row<'a>>,
 }
 
-/// One symbol: `[symbol, weak_bound, defined_here, sites, lookups, weak_defs, thread_local]`
-/// ([`COLUMNS`]).
+/// One symbol: `[symbol, weak_bound, defined_here, sites, lookups, weak_defs, thread_local]`,
+/// its raw Mach-O name and what it adds to the image's figures (flags 0 or 1).
 #[derive(Serialize, schemars::JsonSchema)]
 struct Row<'a>(
     &'a str,
@@ -106,8 +108,7 @@ impl<'a> Row<'a> {
     }
 }
 
-/// A symbol's library, object and source keys (`--by library|object|source`); absent when
-/// the image has no attribution.
+/// A symbol's library, object and source keys (`--by library|object|source`).
 #[derive(Serialize, schemars::JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
 struct OriginJson<'a> {
     library: &'a str,
