@@ -197,20 +197,26 @@ fn images_of<S: SymbolList + DeserializeOwned>(
 ) -> Result<Vec<BaselineImage>> {
     let doc: FileJson<S> =
         serde_json::from_str(text).map_err(|e| json_error(path, "malformed baseline", &e))?;
+    // Each list is used once, by the first image of its arch (a later list of the same arch is
+    // not read).
+    let mut lists: Vec<Option<S>> = doc.symbols.into_iter().map(Some).collect();
     let mut images = Vec::new();
     for (i, img) in doc.images.into_iter().enumerate() {
         let arch = img
             .arch
             .ok_or_else(|| bad(path, format!("image {i} has no arch; {REGENERATE}")))?;
-        let Some(symbols) = doc.symbols.iter().find(|s| s.arch() == arch) else {
+        if images.iter().any(|b: &BaselineImage| b.arch == arch) {
+            return Err(bad(path, format!("two {arch} images")));
+        }
+        let first = lists
+            .iter_mut()
+            .find(|s| s.as_ref().is_some_and(|s| s.arch() == arch));
+        let Some(symbols) = first.and_then(Option::take) else {
             return Err(bad(
                 path,
                 format!("no symbol list for {arch}; {REGENERATE}"),
             ));
         };
-        if images.iter().any(|b: &BaselineImage| b.arch == arch) {
-            return Err(bad(path, format!("two {arch} images")));
-        }
         images.push(BaselineImage {
             input: img.path.unwrap_or_default(),
             source: path.to_path_buf(),

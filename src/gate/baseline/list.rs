@@ -13,10 +13,11 @@ pub(super) trait SymbolList {
     /// The arch it belongs to.
     fn arch(&self) -> &str;
 
-    /// Its entries, one per raw name, sorted by raw name.
+    /// Its entries, one per raw name, sorted by raw name (the list is used up: its names move
+    /// into them).
     ///
     /// Errors: what is wrong with the list, in words (the caller names the file).
-    fn entries(&self) -> Result<Vec<SymbolEntry>, String>;
+    fn entries(self) -> Result<Vec<SymbolEntry>, String>;
 }
 
 /// A symbol's library, object and source keys, as both versions write them.

@@ -56,7 +56,7 @@ impl SymbolList for ArchSymbols {
 
     /// The three lists merged by name: a name in several adds up (a weak definition listed
     /// twice counts twice, as the export trie it was read from did). Never fails.
-    fn entries(&self) -> Result<Vec<SymbolEntry>, String> {
+    fn entries(self) -> Result<Vec<SymbolEntry>, String> {
         let mut by_name = BTreeMap::new();
         for b in &self.weak_bound {
             let e = entry(&mut by_name, &b.symbol);

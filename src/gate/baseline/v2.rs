@@ -7,8 +7,6 @@ use crate::analysis::tally::SymbolEntry;
 use crate::schema::BASELINE_COLUMNS as COLUMNS;
 use serde::Deserialize;
 use serde::de::{Deserializer, Error as _, IgnoredAny, SeqAccess, Visitor};
-use std::collections::BTreeMap;
-use std::collections::btree_map::Entry;
 use std::fmt;
 
 /// One arch's symbols.
@@ -107,10 +105,9 @@ impl SymbolList for ArchSymbols {
 
     /// The rows as entries. Errors: columns other than [`COLUMNS`] first, or a symbol in two
     /// rows (each symbol has one row, so a second would count it twice).
-    fn entries(&self) -> Result<Vec<SymbolEntry>, String> {
-        if self.columns.len() < COLUMNS.len()
-            || !self.columns.iter().zip(COLUMNS).all(|(c, k)| c == k)
-        {
+    fn entries(self) -> Result<Vec<SymbolEntry>, String> {
+        let known = self.columns.iter().take(COLUMNS.len());
+        if self.columns.len() < COLUMNS.len() || !known.eq(COLUMNS.iter()) {
             return Err(format!(
                 "{}: the symbol rows' columns are not {}; regenerate the baseline with \
                  `weakscan baseline FILE -o BASELINE`",
@@ -118,29 +115,28 @@ impl SymbolList for ArchSymbols {
                 COLUMNS.join(", ")
             ));
         }
-        let mut by_name: BTreeMap<&str, SymbolEntry> = BTreeMap::new();
-        for o in &self.objects {
+        let mut entries = Vec::with_capacity(self.objects.iter().map(|o| o.symbols.len()).sum());
+        for o in self.objects {
             let origin = OriginIn::to_origin(&o.origin);
-            for r in &o.symbols {
-                let Entry::Vacant(slot) = by_name.entry(&r.symbol) else {
-                    return Err(format!(
-                        "{}: symbol {} has two rows",
-                        self.arch,
-                        crate::text::clip_middle(&r.symbol, 120)
-                    ));
-                };
-                slot.insert(SymbolEntry {
-                    raw: r.symbol.clone(),
-                    weak_bound: r.weak_bound,
-                    defined_here: r.defined_here,
-                    sites: count(r.sites),
-                    lookups: count(r.lookups),
-                    weak_defs: count(r.weak_defs),
-                    thread_local: r.thread_local,
-                    origin: origin.clone(),
-                });
-            }
+            entries.extend(o.symbols.into_iter().map(|r| SymbolEntry {
+                raw: r.symbol,
+                weak_bound: r.weak_bound,
+                defined_here: r.defined_here,
+                sites: count(r.sites),
+                lookups: count(r.lookups),
+                weak_defs: count(r.weak_defs),
+                thread_local: r.thread_local,
+                origin: origin.clone(),
+            }));
         }
-        Ok(by_name.into_values().collect())
+        entries.sort_unstable_by(|a, b| a.raw.cmp(&b.raw));
+        if let Some(twice) = entries.windows(2).find(|w| w[0].raw == w[1].raw) {
+            return Err(format!(
+                "{}: symbol {} has two rows",
+                self.arch,
+                crate::text::clip_middle(&twice[0].raw, 120)
+            ));
+        }
+        Ok(entries)
     }
 }
