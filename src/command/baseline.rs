@@ -21,7 +21,7 @@ pub struct BaselineRequest {
     pub output: Option<PathBuf>,
     /// The slices to record.
     pub arch: ArchFilter,
-    /// The grouping of the recorded groups and per-symbol `group` keys.
+    /// The grouping of the recorded groups (symbols are recorded by raw name, whatever it is).
     pub group_by: GroupBy,
     /// `--map` / `--dsym`.
     pub origin: crate::origin::attach::OriginFiles,
