@@ -5,8 +5,9 @@
 //! it comes from, with its raw (mangled) name only. Printed names and group keys are worked out
 //! again from the raw names when the file is read, by the reading build: keys never depend on
 //! the printer (`docs/names.md`), so nothing is lost, and the Node.js 22.11.0 baseline is 1.4 MB
-//! instead of 12 MB. The scan part keeps the images (the gated figures) and the
-//! [`TOP_GROUPS`] largest groups of each, a summary for whoever reads the file or its diff.
+//! instead of 12 MB. The scan part keeps the images (the gated figures) and the first
+//! [`TOP_GROUPS`] groups of each in scan's order, a summary for whoever reads the file or its
+//! diff.
 //!
 //! The JSON is compact with a line break before each top-level member and each element of an
 //! array of arrays or objects (an image, a group, an arch, an object, a symbol row), so a
@@ -43,8 +44,8 @@ struct BaselineJson<'a> {
     #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
     images: Vec<&'a ImageSummary>,
-    /// The largest groups of each image, at most 20, as scan lists them (a summary: `check`
-    /// groups the symbols again).
+    /// The first 20 groups of each image in scan's order (a summary: `check` groups the
+    /// symbols again).
     groups: Vec<ArchGroup<'a>>,
     demangle_failures: usize,
     weakscan_version: &'static str,
