@@ -756,14 +756,8 @@ pub fn subject_of(image: &Image) -> Subject {
 pub fn baseline_text(images: &[Image], by: GroupBy) -> String {
     let report =
         scan_report(images, by, None, NameStyle::Demangled).expect("demangling threads start");
-    let names = demangle_all(
-        images.iter().flat_map(Image::symbol_names),
-        NameStyle::Demangled,
-    )
-    .expect("demangling threads start");
     let mut out = Vec::new();
-    weakscan::output::baseline::render(&mut out, &report, images, &names, by)
-        .expect("writing to memory");
+    weakscan::output::baseline::render(&mut out, &report, images).expect("writing to memory");
     String::from_utf8(out).expect("UTF-8 baseline")
 }
 
@@ -2320,6 +2314,21 @@ fn gate_seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
         let mut input = vec![0u8];
         input.extend(golden);
         out.push(("baseline", input));
+    }
+    // Baselines of schema_version 1, as weakscan 0.1.0 wrote them.
+    let mut old: Vec<PathBuf> = std::fs::read_dir(testdata.join("baselines"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    old.sort();
+    for (i, path) in old.iter().enumerate() {
+        if let Ok(text) = std::fs::read(path) {
+            let mut input = vec![i as u8];
+            input.extend(text);
+            out.push(("baseline", input));
+        }
     }
     // Command lines: inputs of a fixed pseudo-random sequence that clap accepts, at most 6 per
     // subcommand (the input is decoded by `arbitrary`, which has no encoder to write seeds with).

@@ -6,6 +6,9 @@
 //!   live `llvm-objdump` from LLVM 22 when one is installed;
 //! * `check` runs `weakscan check` and `weakscan baseline`: every budget kind, policy and
 //!   baseline errors, golden files of every output format;
+//! * `baselines` reads the baselines of `schema_version` 1 in `testdata/baselines` as the
+//!   version-2 ones written now and checks with both alike, and holds the Node.js 22.11.0
+//!   baseline to 2 MB;
 //! * `logs` reads every dyld log format in `testdata/logs` (figures from its `expected.tsv`,
 //!   written by the log generator from llvm-objdump's view of the fixtures) and verifies each
 //!   fixture against its log;
@@ -37,6 +40,7 @@ mod util;
 
 mod action;
 mod attribution;
+mod baselines;
 mod check;
 mod cli;
 mod differential;

@@ -27,7 +27,7 @@ pub struct BaselineArgs {
     /// Which slices to record.
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
-    /// The grouping of the recorded groups and of each symbol's `group` key.
+    /// The grouping of the recorded groups (a summary; check groups the symbols again).
     #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
     pub by: GroupByName,
     /// Namespace components kept by `--by namespace`.

@@ -83,8 +83,8 @@ pub enum Command {
     /// the order given or by the version in their paths: each build's figures and change, the
     /// largest steps flagged with the groups and libraries that moved most.
     Trend(TrendArgs),
-    /// Write a baseline for `check --baseline`: scan's JSON plus the per-symbol list,
-    /// byte-identical across runs.
+    /// Write a baseline for `check --baseline`: the figures and every symbol by raw name, one
+    /// line each, byte-identical across runs.
     Baseline(BaselineArgs),
     /// One self-contained HTML report: one build (scan), two (diff), more (trend and the diff
     /// at the largest step), with a treemap, a chart, sortable tables and the fix.

@@ -2,13 +2,11 @@
 
 use super::emit;
 use crate::analysis::check::Figure;
-use crate::analysis::demangle::demangle_all;
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report;
 use crate::error::Result;
 use crate::input::read_binary;
 use crate::macho::ArchFilter;
-use crate::model::Image;
 use crate::output::sink::Sink;
 use crate::output::{self, RenderOptions};
 use std::io::Write;
@@ -23,7 +21,7 @@ pub struct BaselineRequest {
     pub output: Option<PathBuf>,
     /// The slices to record.
     pub arch: ArchFilter,
-    /// The grouping of the recorded groups and per-symbol `group` keys.
+    /// The grouping of the recorded groups (symbols are recorded by raw name, whatever it is).
     pub group_by: GroupBy,
     /// `--map` / `--dsym`.
     pub origin: crate::origin::attach::OriginFiles,
@@ -71,9 +69,8 @@ pub fn run(req: &BaselineRequest, opts: &RenderOptions) -> Result<u8> {
         r.summary.input_kind = super::check::PROCESS_KIND;
         r.summary.trie_probes = Some(*probes);
     }
-    let names = demangle_all(images.iter().flat_map(Image::symbol_names), opts.names)?;
     emit(req.output.as_ref(), |out| {
-        output::baseline::render(out, &report, &images, &names, req.group_by)
+        output::baseline::render(out, &report, &images)
     })?;
     // The confirmation goes to stdout only when the baseline went to a file: after `-o -` or
     // `-o /dev/stdout` it would follow the JSON on the same stream.

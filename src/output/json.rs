@@ -165,15 +165,6 @@ pub fn scan(out: &mut dyn Write, report: &ScanReport<'_>) -> io::Result<()> {
     to_writer(out, &scan_doc(report, "scan"))
 }
 
-/// A scan document with more fields after scan's own (a baseline file).
-#[derive(Serialize, schemars::JsonSchema)]
-pub(crate) struct ScanWith<'a, T: Serialize> {
-    #[serde(flatten)]
-    scan: ScanJson<'a>,
-    #[serde(flatten)]
-    extra: &'a T,
-}
-
 #[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct CheckJson<'a> {
     schema_version: u32,
@@ -184,23 +175,6 @@ pub(crate) struct CheckJson<'a> {
     report: &'a CheckReport,
     /// What to do: one line per kind of failure (empty when the check passed).
     fix: Vec<&'static str>,
-}
-
-/// Renders a scan report as pretty JSON with `command` set to `command` and the fields of
-/// `extra` (a struct) after scan's own; `weakscan baseline` writes its files this way.
-pub fn scan_with(
-    out: &mut dyn Write,
-    report: &ScanReport<'_>,
-    command: &'static str,
-    extra: &impl Serialize,
-) -> io::Result<()> {
-    to_writer(
-        out,
-        &ScanWith {
-            scan: scan_doc(report, command),
-            extra,
-        },
-    )
 }
 
 fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'a> {
