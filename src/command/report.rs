@@ -12,7 +12,7 @@
 use super::emit;
 use crate::analysis::demangle::{Demangled, demangle_all};
 use crate::analysis::group::{GroupBy, GroupFrom};
-use crate::analysis::page::{Page, Series, Step, View, compare, totals_of};
+use crate::analysis::page::{Page, STEP_GROUPS, Series, Step, View, compare, totals_of};
 use crate::analysis::report::{DiffOptions, ImageSummary, PairReport, diff_report_with};
 use crate::analysis::report::{ScanReport, scan_report_with};
 use crate::error::{Error, ErrorKind, Result};
@@ -208,10 +208,12 @@ fn scan_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
     Ok(page)
 }
 
-/// The diff of `images[i - 1]` → `images[i]` by template, every group kept.
+/// The diff of `images[i - 1]` → `images[i]` by template, the `top` groups that changed most
+/// kept (`None`: every group).
 fn pair(
     images: &[Image],
     i: usize,
+    top: Option<usize>,
     names: &Demangled<'_>,
     opts: &RenderOptions,
 ) -> Result<PairReport> {
@@ -222,7 +224,7 @@ fn pair(
     };
     let options = DiffOptions {
         by: GroupBy::Template,
-        top: None,
+        top,
         with_symbols: false,
         pair: arches,
         style: opts.names,
@@ -251,7 +253,7 @@ fn step_page(images: &[Image], i: usize, p: &PairReport, names: &Demangled<'_>) 
 /// Two builds: the diff's headline and fix, and the new build's fix plan.
 fn diff_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
     let names = demangle_all(images.iter().flat_map(Image::symbol_names), opts.names)?;
-    let p = pair(images, 1, &names, opts)?;
+    let p = pair(images, 1, None, &names, opts)?;
     let mut page = step_page(images, 1, &p, &names);
     page.headline = story::diff_headline(&p, story::plain);
     page.fix = html_fix(story::diff_fix(&p, Some(&p.fix_plan), story::plain));
@@ -277,9 +279,13 @@ fn trend_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
         shown.iter().flat_map(|&i| images[i].symbol_names()),
         opts.names,
     )?;
+    // Every group of the step the page compares (their objects); the other's that it lists.
     let pairs: HashMap<usize, PairReport> = steps
         .iter()
-        .map(|&i| Ok((i, pair(images, i, &names, opts)?)))
+        .map(|&i| {
+            let top = (i != step).then_some(STEP_GROUPS);
+            Ok((i, pair(images, i, top, &names, opts)?))
+        })
         .collect::<Result<_>>()?;
     let mut page = step_page(images, step, &pairs[&step], &names);
     page.view = View::Trend;
