@@ -373,11 +373,16 @@ fn trend_headline(images: &[Image], lookups: &[Option<usize>], steps: &[Step]) -
                 .unwrap_or_default();
             format!("weak-def lookups {a} → {b} across {n} builds ({d:+}{pct})")
         }
-        _ => format!("weak-def lookups: n/a in some of the {n} builds"),
+        _ => {
+            let unknown = lookups.iter().filter(|l| l.is_none()).count();
+            format!(
+                "weak-def lookups: n/a in {unknown} of the {n} builds (their inputs do not give them)"
+            )
+        }
     };
     let mut lines = vec![first];
     lines.extend(steps.iter().flat_map(|s| s.headline.iter().cloned()));
-    if steps.is_empty() {
+    if steps.is_empty() && lookups.iter().all(Option::is_some) {
         lines.push("no step changed the weak-def lookups".into());
     }
     lines

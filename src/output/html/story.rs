@@ -28,7 +28,12 @@ pub(super) fn story(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         }
     }
     writeln!(out, "</div>")?;
-    fix_block(out, "fix", &page.fix, &page.fix_of)?;
+    let known = page
+        .totals
+        .iter()
+        .find(|(name, _)| name == "weak-def lookups")
+        .is_some_and(|(_, v)| v.last().copied().flatten().is_some());
+    fix_block(out, "fix", &page.fix, &page.fix_of, known)?;
     fix_plan(out, page)?;
     writeln!(
         out,
@@ -41,15 +46,28 @@ pub(super) fn story(out: &mut dyn Write, page: &Page) -> io::Result<()> {
 }
 
 /// The `fix:` block's lines, each on its own line, the first one strong; or that nothing of
-/// `of` needs a fix.
-fn fix_block(out: &mut dyn Write, id: &str, lines: &[String], of: &str) -> io::Result<()> {
+/// `of` needs a fix (`known`: `of` gives its lookups).
+fn fix_block(
+    out: &mut dyn Write,
+    id: &str,
+    lines: &[String],
+    of: &str,
+    known: bool,
+) -> io::Result<()> {
     write!(out, r#"<div id="{id}" class="fix">"#)?;
     if lines.is_empty() {
-        write!(
-            out,
-            "<p>Nothing to fix: no weak definition of {} costs a lookup.</p>",
-            text(&short_label(of))
-        )?;
+        let of = text(&short_label(of)).into_owned();
+        if known {
+            write!(
+                out,
+                "<p>Nothing to fix: no weak definition of {of} costs a lookup.</p>"
+            )?;
+        } else {
+            write!(
+                out,
+                "<p>No fix to name: {of} does not give its weak-def lookups.</p>"
+            )?;
+        }
     }
     for (i, l) in lines.iter().enumerate() {
         let l = line(l.trim_start());
@@ -159,7 +177,7 @@ fn step(out: &mut dyn Write, page: &Page, s: &Step) -> io::Result<()> {
         writeln!(out, r#"<p class="headline">{}</p>"#, text(l))?;
     }
     if !s.fix.is_empty() {
-        fix_block(out, &format!("fix-{id}"), &s.fix, after)?;
+        fix_block(out, &format!("fix-{id}"), &s.fix, after, true)?;
     }
     step_groups(out, id, s)?;
     writeln!(out, "</article>")
