@@ -20,7 +20,7 @@ use super::object::{AR_MAGIC, MH_OBJECT, read_object_image};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
     Attribution, AttributionSource, BindTarget, FixupFormat, Image, NO_OBJECT, Name, ObjectOrigin,
-    OtherExports, Site, Source, WeakDefinition, predict_lookups,
+    OtherExports, Site, Source, TREAT_AS_WEAK, WeakDefinition, predict_lookups,
 };
 use std::path::Path;
 
@@ -520,6 +520,14 @@ fn read_attribution(
                                 let o = &mut other_objects[i as usize];
                                 if *o == NO_OBJECT {
                                     *o = object;
+                                }
+                                // A strong operator new/delete is looked up by name too.
+                                let raw = image.other_exports.name_bytes(i as usize);
+                                if raw.len() <= 40
+                                    && let Some(n) =
+                                        TREAT_AS_WEAK.iter().find(|n| n.as_bytes() == raw)
+                                {
+                                    symbols.entry(Name::from(*n)).or_insert(object);
                                 }
                             }
                         }
