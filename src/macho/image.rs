@@ -58,15 +58,19 @@ pub fn read_images(file: &MachOFile, filter: &ArchFilter) -> Result<Vec<Image>> 
 /// does something else with the image (demangle its names). Errors: as [`read_images`], but
 /// malformed stabs (the debug map itself) are only seen by [`PendingAttribution::read`]; a
 /// symbol table outside the file is an error of the load commands, here.
+///
+/// `other_exports`: read every export that is not a weak definition into
+/// [`Image::other_exports`] ([`ReadOptions::other_exports`]).
 pub fn read_images_deferred(
     file: &MachOFile,
     filter: &ArchFilter,
+    other_exports: bool,
 ) -> Result<Vec<(Image, Option<PendingAttribution>)>> {
     read_images_with(
         file,
         filter,
         |i| (i, None),
-        |loc| read_image_deferred(file, loc),
+        |loc| read_image_deferred(file, loc, other_exports),
     )
 }
 
@@ -134,18 +138,28 @@ pub struct ReadOptions {
     /// read at all (a process's dylibs: their attribution is not used, and the tables are the
     /// largest part of the file read).
     pub attribution: bool,
+    /// Every export of the export trie that is not a weak definition, in
+    /// [`Image::other_exports`], and (with the attribution) its object: what a fix-plan
+    /// candidate would also hide (`scan` shows it). Off, only the strong exports of the
+    /// [`TREAT_AS_WEAK`] names are kept (attributed like weak definitions): a Node.js build's
+    /// ~53k other exports are neither stored nor joined to the debug map.
+    pub other_exports: bool,
 }
 
 impl Default for ReadOptions {
+    /// The attribution, without the other exports.
     fn default() -> Self {
-        ReadOptions { attribution: true }
+        ReadOptions {
+            attribution: true,
+            other_exports: false,
+        }
     }
 }
 
 /// [`read_image`], reading what `opts` asks for. Errors: as [`read_image`] (a malformed symbol
 /// table is not seen when the attribution is not read).
 pub fn read_image_with(file: &MachOFile, loc: &SliceLocation, opts: ReadOptions) -> Result<Image> {
-    let (mut image, pending) = read_image_deferred(file, loc)?;
+    let (mut image, pending) = read_image_deferred(file, loc, opts.other_exports)?;
     if let Some(p) = pending.filter(|_| opts.attribution) {
         image.attribution = p.read(file, &image)?;
     }
@@ -176,10 +190,12 @@ impl PendingAttribution {
 /// What the export trie gives: the weak definitions and the other own exports.
 type TrieRead = (Vec<WeakDefinition>, OtherExports);
 
-/// [`read_image`] but for the debug map of a linked image, which comes back pending.
+/// [`read_image`] but for the debug map of a linked image, which comes back pending; every
+/// other export kept when `all_exports` ([`ReadOptions::other_exports`]).
 fn read_image_deferred(
     file: &MachOFile,
     loc: &SliceLocation,
+    all_exports: bool,
 ) -> Result<(Image, Option<PendingAttribution>)> {
     if loc.size >= 16 {
         let head = file.read_range(loc.offset, 16, "slice header")?;
@@ -213,8 +229,8 @@ fn read_image_deferred(
     // The export trie and the fixups are independent: read at the same time on the pool.
     let read_trie = || -> Result<TrieRead> {
         let mut weak_definitions: Vec<WeakDefinition> = Vec::new();
-        // The other own exports (operator new/delete that a main executable may define
-        // strongly to override libc++'s among them): attributed like weak definitions.
+        // The other own exports when asked, else only the strong operator new/delete (those a
+        // main executable may define to override libc++'s): attributed like weak definitions.
         let mut other_exports = OtherExports::default();
         if let Some(r) = trie_range {
             let trie = linkedit(r, "export trie")?;
@@ -237,7 +253,9 @@ fn read_image_deferred(
                     }
                     if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION == 0 {
                         // Into one shared text: no allocation per name.
-                        other_exports.push(name, address);
+                        if all_exports || is_treat_as_weak(name) && address.is_some() {
+                            other_exports.push(name, address);
+                        }
                         return;
                     }
                     weak_definitions.push(WeakDefinition {
@@ -523,11 +541,8 @@ fn read_attribution(
                                 }
                                 // A strong operator new/delete is looked up by name too.
                                 let raw = image.other_exports.name_bytes(i as usize);
-                                if raw.len() <= 40
-                                    && let Some(n) =
-                                        TREAT_AS_WEAK.iter().find(|n| n.as_bytes() == raw)
-                                {
-                                    symbols.entry(Name::from(*n)).or_insert(object);
+                                if let Some(n) = treat_as_weak(raw) {
+                                    symbols.entry(Name::from(n)).or_insert(object);
                                 }
                             }
                         }
@@ -572,6 +587,19 @@ fn read_attribution(
         other_exports: other_objects,
         unplaced: map.stats.stray_symbol_stabs,
     })))
+}
+
+/// The [`TREAT_AS_WEAK`] name `raw` is, if it is one.
+fn treat_as_weak(raw: &[u8]) -> Option<&'static str> {
+    if raw.len() > 40 {
+        return None;
+    }
+    TREAT_AS_WEAK.iter().copied().find(|n| n.as_bytes() == raw)
+}
+
+/// Whether `raw` is one of the [`TREAT_AS_WEAK`] names.
+fn is_treat_as_weak(raw: &[u8]) -> bool {
+    treat_as_weak(raw).is_some()
 }
 
 /// The other exports of `image` that `objects` (as [`Attribution::other_exports`]) does not
