@@ -1,0 +1,278 @@
+//! A table of text cells drawn with comfy-table: at full width when no width is given (piped
+//! output and golden files stay as they are), else fitted ([`super::fit`]): each cell wrapped
+//! at its break points ([`super::wrap`]) to its column's width, given to comfy-table as an
+//! absolute column constraint so that comfy-table's own wrapping (which breaks anywhere) never
+//! runs.
+
+use super::fit::{Fit, Need, Part, layouts};
+use super::wrap;
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
+use std::fmt;
+use textwrap::core::display_width;
+
+/// Longest example shown at full width, in characters (cut at its end with `…`).
+pub(crate) const EXAMPLE_CHARS: usize = 90;
+
+/// A column: its header, how it fits, and whether it is right-aligned.
+#[derive(Debug, Clone)]
+pub(crate) struct Column {
+    title: String,
+    fit: Fit,
+    right: bool,
+}
+
+/// A name column (left-aligned).
+pub(crate) fn name(title: &str) -> Column {
+    Column::new(title, Fit::Name, false)
+}
+
+/// A text column (left-aligned).
+pub(crate) fn text(title: &str) -> Column {
+    Column::new(title, Fit::Text, false)
+}
+
+/// A column of figures, kept whole and right-aligned.
+pub(crate) fn figure(title: &str) -> Column {
+    Column::new(title, Fit::Whole, true)
+}
+
+/// A column of short words, kept whole and left-aligned.
+pub(crate) fn word(title: &str) -> Column {
+    Column::new(title, Fit::Whole, false)
+}
+
+/// An example column: each line cut to [`EXAMPLE_CHARS`] at full width, to the column's width
+/// in the middle when fitted; the first column left out.
+pub(crate) fn example(title: &str) -> Column {
+    Column::new(title, Fit::Example, false)
+}
+
+/// A column of details, wrapped like text but left out as the example is.
+pub(crate) fn extra(title: &str) -> Column {
+    Column::new(title, Fit::Extra, false)
+}
+
+impl Column {
+    fn new(title: &str, fit: Fit, right: bool) -> Column {
+        Column {
+            title: title.to_string(),
+            fit,
+            right,
+        }
+    }
+
+    fn cell(&self, text: String) -> Cell {
+        let c = Cell::new(text);
+        if self.right {
+            c.set_alignment(CellAlignment::Right)
+        } else {
+            c
+        }
+    }
+}
+
+/// A table of text cells fitted to a width when there is one.
+#[derive(Debug, Clone)]
+pub(crate) struct Grid {
+    width: Option<u16>,
+    columns: Vec<Column>,
+    header: bool,
+    rows: Vec<Vec<String>>,
+}
+
+impl Grid {
+    /// A table with a header row.
+    pub(crate) fn new(width: Option<u16>, columns: Vec<Column>) -> Grid {
+        Grid {
+            width,
+            columns,
+            header: true,
+            rows: Vec::new(),
+        }
+    }
+
+    /// A table without a header row (the titles are not shown).
+    pub(crate) fn headless(width: Option<u16>, columns: Vec<Column>) -> Grid {
+        Grid {
+            header: false,
+            ..Grid::new(width, columns)
+        }
+    }
+
+    /// Adds a row: one text per column, as it reads at full width.
+    pub(crate) fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+
+    fn text(&self, row: &[String], c: usize) -> String {
+        let s = row.get(c).map_or("", String::as_str);
+        if self.columns[c].fit == Fit::Example {
+            s.split('\n')
+                .map(|l| crate::output::table::clip_end(l, EXAMPLE_CHARS))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// The table at full width, as comfy-table draws it.
+    fn full(&self) -> Table {
+        let mut t = base();
+        if self.header {
+            t.set_header(self.columns.iter().map(|c| c.cell(c.title.clone())));
+        }
+        for row in &self.rows {
+            t.add_row((0..self.columns.len()).map(|c| self.columns[c].cell(self.text(row, c))));
+        }
+        t
+    }
+
+    /// The header of column `c` when fitted: `old → new` kept as one word.
+    fn fitted_title(&self, c: usize) -> String {
+        self.columns[c].title.replace(" → ", "→")
+    }
+
+    /// What column `c` needs ([`Need`]): its content's width and its longest unbreakable piece,
+    /// the header's words counted.
+    fn need(&self, c: usize) -> Need {
+        let col = &self.columns[c];
+        let title = if self.header {
+            self.fitted_title(c)
+        } else {
+            String::new()
+        };
+        let cells = self
+            .rows
+            .iter()
+            .map(|r| r.get(c).map_or("", String::as_str));
+        let lines = || cells.clone().flat_map(|s| s.split('\n'));
+        let mut data = lines().map(display_width).max().unwrap_or(0);
+        if col.fit == Fit::Example {
+            data = data.min(EXAMPLE_CHARS);
+        }
+        let longest = |words: &mut dyn Iterator<Item = &str>| {
+            words
+                .flat_map(wrap::pieces)
+                .map(display_width)
+                .max()
+                .unwrap_or(0)
+        };
+        let title_word = title.split(' ').map(display_width).max().unwrap_or(0);
+        let title_piece = longest(&mut title.split(' '));
+        let natural = data.max(title_word);
+        match col.fit {
+            Fit::Whole => Need::new(col.fit, natural, data.max(title_piece)),
+            Fit::Example => Need::new(col.fit, natural, 0),
+            Fit::Name | Fit::Text | Fit::Extra => {
+                let data_piece = longest(&mut lines().flat_map(|l| l.split(' ')));
+                Need::new(col.fit, natural, data_piece.max(title_piece))
+            }
+        }
+    }
+
+    /// Lines the tables of `parts` take: each its borders, header and rows, a row as high as
+    /// its highest cell.
+    fn height(&self, parts: &[Part]) -> usize {
+        let lines = |s: &str, c: usize, w: usize| match self.columns[c].fit {
+            Fit::Example => s.split('\n').count(),
+            _ => wrap::cell(s, w).split('\n').count(),
+        };
+        parts
+            .iter()
+            .map(|p| {
+                let cols = || p.columns.iter().copied().zip(p.widths.iter().copied());
+                let header = if self.header {
+                    cols()
+                        .map(|(c, w)| lines(&self.fitted_title(c), c, w))
+                        .max()
+                        .unwrap_or(0)
+                        + 1
+                } else {
+                    0
+                };
+                let rows: usize = self
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        cols()
+                            .map(|(c, w)| lines(r.get(c).map_or("", String::as_str), c, w))
+                            .max()
+                            .unwrap_or(1)
+                    })
+                    .sum();
+                2 + header + rows
+            })
+            .sum()
+    }
+
+    /// One part of the fitted table.
+    fn part(&self, p: &Part) -> Table {
+        let mut t = base();
+        if self.header {
+            t.set_header(
+                p.columns
+                    .iter()
+                    .zip(&p.widths)
+                    .map(|(&c, &w)| self.columns[c].cell(wrap::cell(&self.fitted_title(c), w))),
+            );
+        }
+        for row in &self.rows {
+            t.add_row(p.columns.iter().zip(&p.widths).map(|(&c, &w)| {
+                let s = row.get(c).map_or("", String::as_str);
+                let text = if self.columns[c].fit == Fit::Example {
+                    s.split('\n')
+                        .map(|l| wrap::clip(l, w))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                } else {
+                    wrap::cell(s, w)
+                };
+                self.columns[c].cell(text)
+            }));
+        }
+        for (i, w) in p.widths.iter().enumerate() {
+            if let Some(col) = t.column_mut(i) {
+                let w = u16::try_from(*w + 2).unwrap_or(u16::MAX);
+                col.set_constraint(ColumnConstraint::Absolute(Width::Fixed(w)));
+            }
+        }
+        t
+    }
+}
+
+/// comfy-table's table as weakscan draws it: UTF-8 borders, no colours, no arrangement of its
+/// own.
+fn base() -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .force_no_tty()
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t
+}
+
+impl fmt::Display for Grid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(width) = self.width else {
+            return write!(f, "{}", self.full());
+        };
+        let needs: Vec<Need> = (0..self.columns.len()).map(|c| self.need(c)).collect();
+        let mut options = layouts(&needs, usize::from(width));
+        // Parts keep names whole, unless they cost more than a quarter more lines than one
+        // tight table.
+        let parts = options.remove(0);
+        let chosen = match options.pop() {
+            Some(tight) if 4 * self.height(&parts) > 5 * self.height(&tight) => tight,
+            _ => parts,
+        };
+        let tables: Vec<Table> = chosen.iter().map(|p| self.part(p)).collect();
+        for (i, t) in tables.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
+    }
+}
