@@ -154,35 +154,74 @@ fn parts(needs: &[Need], shown: &[usize], width: usize) -> Vec<Part> {
     parts
 }
 
-/// The widths of `columns` sharing `width` less their borders: every column toward its floor,
-/// its tight width, its readable width; then figures toward their content (headers a word a
-/// line), names and text, the example or detail. Within a step, columns short of the target
-/// share alike.
+/// How a step of [`part`] raises the columns it takes toward its target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Raise {
+    /// Alike, each column short of the target.
+    Alike,
+    /// The column that needs least first, while it can be made whole ([`complete`]).
+    Whole,
+}
+
+/// Which columns a step of [`part`] takes, and its target for each.
+type Step = (fn(&Need) -> bool, fn(&Need) -> usize, Raise);
+
+/// The widths of `columns` sharing `width` less their borders, in steps: every column toward
+/// its floor, its tight width, its readable width, alike; then names and text made whole where
+/// the room allows (a wrapped cell costs a line a row), then figures (a header broken at a
+/// hyphen costs one line); what is left shared by names and text, then figures; the example or
+/// detail last.
 fn part(needs: &[Need], columns: Vec<usize>, width: usize) -> Part {
+    use Raise::{Alike, Whole};
     let mut budget = width.saturating_sub(chrome(columns.len()));
     let mut widths = vec![0; columns.len()];
-    let need = |i: usize| needs[columns[i]];
-    let steps: [(fn(&Need) -> bool, fn(&Need) -> usize); 6] = [
-        (|n| !n.fit.optional(), |n| n.floor),
-        (|n| !n.fit.optional(), |n| n.tight),
-        (|n| !n.fit.optional(), |n| n.ok),
-        (|n| n.fit == Fit::Whole, |n| n.natural),
-        (|n| matches!(n.fit, Fit::Name | Fit::Text), |n| n.natural),
-        (|n| n.fit.optional(), |n| n.natural),
+    let text = |n: &Need| matches!(n.fit, Fit::Name | Fit::Text);
+    let steps: [Step; 9] = [
+        (|n| !n.fit.optional(), |n| n.floor, Alike),
+        (|n| !n.fit.optional(), |n| n.tight, Alike),
+        (|n| !n.fit.optional(), |n| n.ok, Alike),
+        (text, |n| n.natural, Whole),
+        (|n| n.fit == Fit::Whole, |n| n.natural, Whole),
+        (text, |n| n.natural, Alike),
+        (|n| n.fit == Fit::Whole, |n| n.natural, Alike),
+        (|n| n.fit.optional(), |n| n.natural, Whole),
+        (|n| n.fit.optional(), |n| n.natural, Alike),
     ];
-    for (takes, target) in steps {
-        let targets: Vec<usize> = (0..columns.len())
-            .map(|i| {
-                let n = need(i);
-                if takes(&n) { target(&n) } else { 0 }
+    for (takes, target, raise) in steps {
+        let targets: Vec<usize> = columns
+            .iter()
+            .map(|&c| {
+                let n = &needs[c];
+                if takes(n) { target(n) } else { 0 }
             })
             .collect();
-        share(&mut widths, &targets, &mut budget);
+        match raise {
+            Alike => share(&mut widths, &targets, &mut budget),
+            Whole => complete(&mut widths, &targets, &mut budget),
+        }
     }
     for w in &mut widths {
         *w = (*w).max(1);
     }
     Part { columns, widths }
+}
+
+/// Raises `widths` to `targets` out of `budget`, the column that needs least first, while the
+/// budget makes it whole (a whole column saves a line a row; two half-grown ones may save
+/// none).
+fn complete(widths: &mut [usize], targets: &[usize], budget: &mut usize) {
+    let mut open: Vec<usize> = (0..widths.len())
+        .filter(|&i| widths[i] < targets[i])
+        .collect();
+    open.sort_by_key(|&i| targets[i] - widths[i]);
+    for i in open {
+        let need = targets[i] - widths[i];
+        if need > *budget {
+            return;
+        }
+        widths[i] += need;
+        *budget -= need;
+    }
 }
 
 /// Raises `widths` toward `targets` out of `budget`, alike for every column still short.
@@ -251,7 +290,8 @@ mod tests {
         let parts = layout(&needs(), 120);
         assert_eq!(parts.len(), 1);
         assert_eq!(parts[0].columns, [0, 1, 2, 3, 4, 5]);
-        // 120 - 19 (borders) - 30 (figures) = 71 for the key and from.
+        // 120 - 19 (borders) - 26 (figures at their readable width) = 75 for the key and
+        // from: neither can be whole; the figures can (4 more), the rest is shared.
         assert_eq!(parts[0].widths, [36, 10, 7, 5, 8, 35]);
     }
 
@@ -287,6 +327,14 @@ mod tests {
                 assert!(p.widths.iter().all(|&w| w >= 1));
             }
         }
+    }
+
+    #[test]
+    fn a_column_that_can_be_made_whole_is_first() {
+        let mut w = vec![20, 32];
+        let mut budget = 5;
+        complete(&mut w, &[23, 46], &mut budget);
+        assert_eq!((w, budget), (vec![23, 32], 2));
     }
 
     #[test]

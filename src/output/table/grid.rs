@@ -134,8 +134,9 @@ impl Grid {
         self.columns[c].title.replace(" → ", "→")
     }
 
-    /// What column `c` needs ([`Need`]): its content's width and its longest unbreakable piece,
-    /// the header's words counted.
+    /// What column `c` needs ([`Need`]): its content's width and its longest piece — for
+    /// figures an unbreakable one (a header word may break at a hyphen), for names and text one
+    /// cut only where names and paths nest ([`wrap::nested`]).
     fn need(&self, c: usize) -> Need {
         let col = &self.columns[c];
         let title = if self.header {
@@ -152,21 +153,17 @@ impl Grid {
         if col.fit == Fit::Example {
             data = data.min(EXAMPLE_CHARS);
         }
-        let longest = |words: &mut dyn Iterator<Item = &str>| {
-            words
-                .flat_map(wrap::pieces)
-                .map(display_width)
-                .max()
-                .unwrap_or(0)
+        let longest = |words: &mut dyn Iterator<Item = &str>, cut: fn(&str) -> Vec<&str>| {
+            words.flat_map(cut).map(display_width).max().unwrap_or(0)
         };
         let title_word = title.split(' ').map(display_width).max().unwrap_or(0);
-        let title_piece = longest(&mut title.split(' '));
+        let title_piece = longest(&mut title.split(' '), wrap::pieces);
         let natural = data.max(title_word);
         match col.fit {
             Fit::Whole => Need::new(col.fit, natural, data.max(title_piece)),
             Fit::Example => Need::new(col.fit, natural, 0),
             Fit::Name | Fit::Text | Fit::Extra => {
-                let data_piece = longest(&mut lines().flat_map(|l| l.split(' ')));
+                let data_piece = longest(&mut lines().flat_map(|l| l.split(' ')), wrap::nested);
                 Need::new(col.fit, natural, data_piece.max(title_piece))
             }
         }

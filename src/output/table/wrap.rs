@@ -20,6 +20,13 @@ pub(crate) fn pieces(word: &str) -> Vec<&str> {
     cut(word, true, true)
 }
 
+/// `word` cut where names and paths nest, as a line breaks it first: not at hyphens, nor
+/// before a group key's `<…>` or `(…)`. Its longest piece is what a column keeps whole when it
+/// can.
+pub(crate) fn nested(word: &str) -> Vec<&str> {
+    cut(word, false, false)
+}
+
 /// `word` cut at its break points: at hyphens only when `hyphens`, before the `<…>` or `(…)`
 /// of a group key (what grouping leaves of arguments) only when `elided`.
 fn cut(word: &str, hyphens: bool, elided: bool) -> Vec<&str> {
