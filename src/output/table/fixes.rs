@@ -2,7 +2,7 @@
 //! saves the most) and, with `--compile-commands`, each object's compile flags.
 
 use super::grid::{Grid, figure, name, text};
-use super::{cell, clip};
+use super::{cell, short_name};
 use crate::analysis::fix_plan::FixPlan;
 use crate::analysis::visibility::{Compiled, VisibilityReport};
 use crate::output::story;
@@ -140,7 +140,7 @@ pub(super) fn compile_commands(
         writeln!(
             out,
             "{}: {} weak-bound symbols, {} lookups from {} of its {} objects compiled without -fvisibility=hidden{targets}",
-            clip(&l.library),
+            short_name(&l.library),
             l.weak_bound_symbols_default,
             l.lookups_default,
             l.objects_default,
@@ -157,14 +157,14 @@ pub(super) fn compile_commands(
         let target = match &o.compiled {
             Compiled::Found {
                 target: Some(t), ..
-            } => format!(" (target {})", clip(t)),
+            } => format!(" (target {})", short_name(t)),
             _ => String::new(),
         };
         writeln!(
             out,
             "fix: {} lookups from {}, compiled without -fvisibility=hidden{target}: add -fvisibility=hidden -fvisibility-inlines-hidden to its compile flags, or mark what must stay exported with __attribute__((visibility(\"default\")))",
             o.lookups,
-            clip(&o.source)
+            short_name(&o.source)
         )?;
     } else {
         writeln!(out, "every object found is compiled with hidden visibility")?;

@@ -105,15 +105,33 @@ impl Grid {
         self.rows.push(cells.into_iter().map(Into::into).collect());
     }
 
-    fn text(&self, row: &[String], c: usize) -> String {
-        let s = row.get(c).map_or("", String::as_str);
+    /// The text of column `c` in `row` (empty when the row is short of cells).
+    fn text<'a>(&self, row: &'a [String], c: usize) -> &'a str {
+        row.get(c).map_or("", String::as_str)
+    }
+
+    /// A cell of column `c` at full width: an example's lines cut at [`EXAMPLE_CHARS`].
+    fn full_cell(&self, c: usize, s: &str) -> String {
         if self.columns[c].fit == Fit::Example {
             s.split('\n')
-                .map(|l| crate::output::table::clip_end(l, EXAMPLE_CHARS))
+                .map(|l| super::clip_end(l, EXAMPLE_CHARS))
                 .collect::<Vec<_>>()
                 .join("\n")
         } else {
             s.to_string()
+        }
+    }
+
+    /// A cell of column `c` fitted to `width`: an example's lines cut in the middle, any other
+    /// cell wrapped ([`wrap::cell`]).
+    fn fitted_cell(&self, c: usize, s: &str, width: usize) -> String {
+        if self.columns[c].fit == Fit::Example {
+            s.split('\n')
+                .map(|l| wrap::clip(l, width))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            wrap::cell(s, width)
         }
     }
 
@@ -124,7 +142,10 @@ impl Grid {
             t.set_header(self.columns.iter().map(|c| c.cell(c.title.clone())));
         }
         for row in &self.rows {
-            t.add_row((0..self.columns.len()).map(|c| self.columns[c].cell(self.text(row, c))));
+            t.add_row(
+                (0..self.columns.len())
+                    .map(|c| self.columns[c].cell(self.full_cell(c, self.text(row, c)))),
+            );
         }
         t
     }
@@ -144,10 +165,7 @@ impl Grid {
         } else {
             String::new()
         };
-        let cells = self
-            .rows
-            .iter()
-            .map(|r| r.get(c).map_or("", String::as_str));
+        let cells = self.rows.iter().map(|r| self.text(r, c));
         let lines = || cells.clone().flat_map(|s| s.split('\n'));
         let mut data = lines().map(display_width).max().unwrap_or(0);
         if col.fit == Fit::Example {
@@ -172,10 +190,7 @@ impl Grid {
     /// Lines the tables of `parts` take: each its borders, header and rows, a row as high as
     /// its highest cell.
     fn height(&self, parts: &[Part]) -> usize {
-        let lines = |s: &str, c: usize, w: usize| match self.columns[c].fit {
-            Fit::Example => s.split('\n').count(),
-            _ => wrap::cell(s, w).split('\n').count(),
-        };
+        let lines = |s: &str, c: usize, w: usize| self.fitted_cell(c, s, w).split('\n').count();
         parts
             .iter()
             .map(|p| {
@@ -194,7 +209,7 @@ impl Grid {
                     .iter()
                     .map(|r| {
                         cols()
-                            .map(|(c, w)| lines(r.get(c).map_or("", String::as_str), c, w))
+                            .map(|(c, w)| lines(self.text(r, c), c, w))
                             .max()
                             .unwrap_or(1)
                     })
@@ -216,18 +231,11 @@ impl Grid {
             );
         }
         for row in &self.rows {
-            t.add_row(p.columns.iter().zip(&p.widths).map(|(&c, &w)| {
-                let s = row.get(c).map_or("", String::as_str);
-                let text = if self.columns[c].fit == Fit::Example {
-                    s.split('\n')
-                        .map(|l| wrap::clip(l, w))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                } else {
-                    wrap::cell(s, w)
-                };
-                self.columns[c].cell(text)
-            }));
+            t.add_row(
+                p.columns.iter().zip(&p.widths).map(|(&c, &w)| {
+                    self.columns[c].cell(self.fitted_cell(c, self.text(row, c), w))
+                }),
+            );
         }
         for (i, w) in p.widths.iter().enumerate() {
             if let Some(col) = t.column_mut(i) {
@@ -271,5 +279,142 @@ impl fmt::Display for Grid {
             write!(f, "{t}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed, TestRunner};
+    use std::collections::BTreeSet;
+
+    /// What cells are made of: identifiers short and long, the break points, an ellipsis,
+    /// spaces, hyphens and slashes, wide characters.
+    const TOKENS: &[&str] = &[
+        "v8",
+        "::",
+        "internal",
+        "StaticCallInterfaceDescriptor",
+        "<",
+        ">",
+        "<…>",
+        "(",
+        ")",
+        ", ",
+        " ",
+        "-",
+        "/",
+        "libv8_base_without_compiler",
+        ".a",
+        "+24 more",
+        "名前",
+        "an_identifier_far_wider_than_any_column_of_a_table_at_forty_or_eighty_columns_0123456789",
+    ];
+
+    /// The runs of `[A-Za-z0-9_]` of `line`, with whether a `…` touches each before and after.
+    fn runs(line: &str) -> Vec<(&str, bool, bool)> {
+        let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in line.char_indices().chain([(line.len(), ' ')]) {
+            match (start, ident(c)) {
+                (None, true) => start = Some(i),
+                (Some(s), false) => {
+                    out.push((
+                        &line[s..i],
+                        line[..s].ends_with('…'),
+                        line[i..].starts_with('…'),
+                    ));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn grid(kinds: &[u8], rows: &[Vec<String>], width: u16) -> Grid {
+        let titles = [
+            "name",
+            "weak-bound symbols",
+            "from",
+            "lookups old → new",
+            "example",
+        ];
+        let columns = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let t = titles[i % titles.len()];
+                match (i, k % 6) {
+                    (0, _) | (_, 0) => name(t),
+                    (_, 1) => text(t),
+                    (_, 2) => figure(t),
+                    (_, 3) => word(t),
+                    (_, 4) => example(t),
+                    _ => extra(t),
+                }
+            })
+            .collect();
+        let mut g = Grid::new(Some(width), columns);
+        for r in rows {
+            g.row(r.iter().take(kinds.len()).cloned());
+        }
+        g
+    }
+
+    /// Any cells, any columns, any width from 40 to 220: no line is wider than the width, and
+    /// every identifier of the output is one of the cells' (or, next to a `…`, its head or
+    /// tail): none is split across lines.
+    #[test]
+    fn any_table_fits_any_width_and_splits_no_identifier() {
+        let cell = proptest::collection::vec(proptest::sample::select(TOKENS), 0..8)
+            .prop_map(|t| t.concat());
+        let rows = proptest::collection::vec(proptest::collection::vec(cell, 8), 0..6);
+        let kinds = proptest::collection::vec(any::<u8>(), 1..8);
+        let config = Config {
+            cases: 512,
+            rng_seed: RngSeed::Fixed(0x7ab1e),
+            failure_persistence: None,
+            ..Config::default()
+        };
+        TestRunner::new(config)
+            .run(&(kinds, rows, 40u16..=220), |(kinds, rows, width)| {
+                let g = grid(&kinds, &rows, width);
+                let inputs: Vec<&str> = rows
+                    .iter()
+                    .flatten()
+                    .map(String::as_str)
+                    .chain(g.columns.iter().map(|c| c.title.as_str()))
+                    .collect();
+                let known: BTreeSet<&str> =
+                    inputs.iter().flat_map(|s| runs(s)).map(|r| r.0).collect();
+                let out = g.to_string();
+                for line in out.lines() {
+                    prop_assert!(display_width(line) <= usize::from(width), "{line}\n{out}");
+                    for (run, before, after) in runs(line) {
+                        let ok = match (before, after) {
+                            (false, false) => known.contains(run),
+                            (false, true) => known.iter().any(|k| k.starts_with(run)),
+                            (true, false) => known.iter().any(|k| k.ends_with(run)),
+                            (true, true) => true,
+                        };
+                        prop_assert!(ok, "`{run}` split in:\n{out}");
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn without_a_width_cells_are_drawn_as_given() {
+        let mut g = Grid::new(None, vec![name("key"), figure("n"), example("example")]);
+        g.row(["a::b<…>", "12", &"x".repeat(100)]);
+        let out = g.to_string();
+        assert!(out.contains("│ a::b<…> ┆ 12 ┆ "), "{out}");
+        // The example is cut at its end, at 90 characters.
+        assert!(out.contains(&format!("{}…", "x".repeat(89))), "{out}");
     }
 }

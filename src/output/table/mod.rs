@@ -65,7 +65,7 @@ pub(crate) fn clip_end(s: &str, max: usize) -> String {
 const NAME_CHARS: usize = grid::EXAMPLE_CHARS;
 
 /// `s` cut to [`NAME_CHARS`] at its end.
-fn clip(s: &str) -> String {
+fn short_name(s: &str) -> String {
     clip_end(s, NAME_CHARS)
 }
 

@@ -4,8 +4,8 @@
 use super::fixes::{FIX_PLAN_ROWS, compile_commands, fix_plan};
 use super::grid::{Grid, example, figure, name, text};
 use super::{
-    cell, clip, demangle_note, example_text, flags, input_cell, opt, story_lines, suppliers_cell,
-    wrap,
+    cell, demangle_note, example_text, flags, input_cell, opt, short_name, story_lines,
+    suppliers_cell, wrap,
 };
 use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{ImageReport, ImageSummary, ScanReport};
@@ -267,8 +267,8 @@ fn from_text(from: Option<&GroupFrom>) -> String {
     match from {
         None => String::new(),
         Some(f) if f.objects == 0 => String::from("-"),
-        Some(f) if f.objects == 1 => clip(&f.object),
-        Some(f) => format!("{} +{} more", clip(&f.object), f.objects - 1),
+        Some(f) if f.objects == 1 => short_name(&f.object),
+        Some(f) => format!("{} +{} more", short_name(&f.object), f.objects - 1),
     }
 }
 

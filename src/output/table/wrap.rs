@@ -265,7 +265,6 @@ impl std::io::Write for Wrapping<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     #[test]
     fn names_break_after_scopes_and_before_arguments() {
