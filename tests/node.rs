@@ -5,7 +5,7 @@
 //! (docs/dyld-weak-binding.md). Skipped when the cache is absent, unless
 //! `WEAKSCAN_REQUIRE_NODE=1` (CI) makes that a failure.
 
-use crate::util::{json, required, weakscan};
+use crate::util::{assert_fitted, identifiers_of, json, required, stdout_of, weakscan};
 use std::path::PathBuf;
 
 pub fn node_binary(version: &str) -> Option<PathBuf> {
@@ -536,5 +536,129 @@ fn node_trend_finds_the_22_x_release_that_removed_the_leak() {
             old.get(k).copied().unwrap_or(0),
             "{k}"
         );
+    }
+}
+
+// ---- tables fitted to 80 and 120 columns ----
+
+/// `weakscan ARGS --width W` for W in 80 and 120, each held to [`assert_fitted`] (no line wider,
+/// no identifier split); the texts, by width.
+fn fitted(args: &[&str]) -> Vec<(usize, String)> {
+    let ids = identifiers_of(args);
+    [80, 120]
+        .into_iter()
+        .map(|width| {
+            let w = width.to_string();
+            let mut fitted = args.to_vec();
+            fitted.extend(["--width", &w]);
+            let text = stdout_of(&fitted);
+            assert_fitted(&args.join(" "), &text, width, &ids);
+            (width, text)
+        })
+        .collect()
+}
+
+/// The Node builds of a trend: 20.11.0, 22.11.0, 22.14.0, 24.11.1 (paths as text).
+fn four_builds() -> Option<Vec<String>> {
+    ["20.11.0", "22.11.0", "22.14.0", "24.11.1"]
+        .iter()
+        .map(|v| node_binary(v).map(|p| p.display().to_string()))
+        .collect()
+}
+
+/// Scan, diff, trend and check of Node.js at 80 and 120 columns.
+#[test]
+fn node_tables_fit_80_and_120_columns() {
+    let Some(b) = four_builds() else {
+        return;
+    };
+    for (width, text) in fitted(&["scan", &b[1]]) {
+        // The top group, its object and the fix, whole.
+        for needle in [
+            "v8::internal::StaticCallInterfaceDescriptor<…>",
+            "libv8_base_without_compiler.a",
+            "(interface-descriptors.o)",
+            "-fvisibility=hidden",
+        ] {
+            assert!(text.contains(needle), "{width}: {needle}\n{text}");
+        }
+    }
+    fitted(&["diff", &b[1], &b[3]]);
+    fitted(&["trend", "--top", "5", &b[0], &b[1], &b[2], &b[3]]);
+    fitted(&[
+        "check",
+        "--no-config",
+        "--max-weak-bind-symbols",
+        "100",
+        &b[1],
+    ]);
+}
+
+/// Regression: at 80 and 100 columns `scan --top 5` wrapped the `from` column one character
+/// short of the border, `libv8_bas` over `e_without` over `_compiler`.
+#[test]
+fn scan_top_5_keeps_libv8_base_without_compiler_whole_at_80_and_100_columns() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let bin = bin.display().to_string();
+    for width in ["80", "100"] {
+        let text = stdout_of(&["scan", &bin, "--top", "5", "--width", width]);
+        assert!(!text.contains("libv8_bas\n") && !text.contains("libv8_bas "));
+        for line in text.lines().filter(|l| l.contains("libv8_ba")) {
+            assert!(
+                line.contains("libv8_base_without_compiler.a"),
+                "{width}: {line}\n{text}"
+            );
+        }
+        // Each of the five groups' keys reads whole on one line of some part of the table.
+        for key in [
+            "v8::internal::StaticCallInterfaceDescriptor<…>",
+            "v8::internal::compiler::InstructionSelectorT<…>",
+            "node::SPrintFImpl<…>",
+        ] {
+            assert!(
+                width == "80" || text.contains(key),
+                "{width}: {key}\n{text}"
+            );
+        }
+    }
+}
+
+/// Regression: `trend` of four builds at 100 columns printed the build column one letter per
+/// line, twelve lines a row, past the edge.
+#[test]
+fn trend_of_four_builds_at_100_columns_keeps_each_build_on_one_line() {
+    let Some(b) = four_builds() else {
+        return;
+    };
+    // Run in the cache, the builds named `20.11.0/node` wherever the cache is.
+    let cache = std::path::Path::new(&b[0])
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap();
+    let versions = ["20.11.0", "22.11.0", "22.14.0", "24.11.1"];
+    let builds: Vec<String> = versions.iter().map(|v| format!("{v}/node")).collect();
+    let out = weakscan()
+        .current_dir(cache)
+        .arg("trend")
+        .args(&builds)
+        .args(["--width", "100"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in text.lines() {
+        assert!(unicode_width::UnicodeWidthStr::width(line) <= 100, "{line}");
+    }
+    // Each build's row is one line: its number, path and version side by side.
+    for (n, (path, version)) in builds.iter().zip(versions).enumerate() {
+        let row = format!("│ {} ┆ {path} ", n + 1);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&row))
+            .unwrap_or_else(|| panic!("no row `{row}` in\n{text}"));
+        assert!(line.contains(version), "{line}");
     }
 }

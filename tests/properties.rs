@@ -506,3 +506,113 @@ fn names_holding_workflow_commands_print_as_none_in_any_format() {
         })
         .unwrap();
 }
+
+/// The reports the fitted-tables property draws (arguments in `testdata/`): scans of binaries,
+/// raw names, a log, a process and compile commands; diffs of binaries and processes; a trend;
+/// a failing check; verifies of a binary and a process.
+const FITTED_REPORTS: &[&[&str]] = &[
+    &["scan", "bin/app-default-chained-x86_64"],
+    &[
+        "scan",
+        "--by",
+        "symbol",
+        "bin/app-v2-default-chained-x86_64",
+    ],
+    &["scan", "--no-demangle", "bin/app-default-chained-x86_64"],
+    &["scan", "logs/dyld4-macos15-chained.log"],
+    &["scan", "process/App.app"],
+    &[
+        "scan",
+        "--compile-commands",
+        "attr/compile_commands.json",
+        "bin/app-attr-x86_64",
+    ],
+    &[
+        "diff",
+        "--symbols",
+        "bin/app-default-chained-x86_64",
+        "bin/app-v2-default-chained-x86_64",
+    ],
+    &[
+        "diff",
+        "--by",
+        "namespace",
+        "bin/app-default-chained-universal",
+        "bin/app-v2-default-chained-universal",
+    ],
+    &["diff", "process/App.app", "process/App-v2.app"],
+    &[
+        "trend",
+        "--top",
+        "3",
+        "bin/app-default-chained-x86_64",
+        "bin/app-default-chained-universal",
+        "bin/app-v2-default-chained-x86_64",
+        "bin/app-hidden-chained-x86_64",
+    ],
+    &[
+        "check",
+        "--config",
+        "../tests/golden/gate.toml",
+        "bin/app-v2-default-chained-x86_64",
+    ],
+    &[
+        "verify",
+        "bin/app-default-chained-x86_64",
+        "logs/dyld4-macos15-chained.log",
+    ],
+    &[
+        "verify",
+        "process/App.app",
+        "logs/dyld4-macos15-process-app.log",
+    ],
+];
+
+/// Every report of `reports`, drawn at random widths of 40 to 220 columns (`cases` of them),
+/// holds to [`assert_fitted`]: no line wider than the width, no identifier split across lines.
+fn fitted_at_any_width(reports: &[Vec<String>], cases: u32) {
+    use crate::util::{assert_fitted, identifiers_of, stdout_of};
+    let args = |i: usize| -> Vec<&str> { reports[i].iter().map(String::as_str).collect() };
+    let ids: Vec<_> = (0..reports.len())
+        .map(|i| identifiers_of(&args(i)))
+        .collect();
+    TestRunner::new(config(cases))
+        .run(&(0..reports.len(), 40u16..=220), |(i, width)| {
+            let w = width.to_string();
+            let mut fitted = args(i);
+            fitted.extend(["--width", &w]);
+            let text = stdout_of(&fitted);
+            assert_fitted(&reports[i].join(" "), &text, usize::from(width), &ids[i]);
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[test]
+fn fitted_tables_of_fixtures_fit_any_width_and_split_no_identifier() {
+    let reports: Vec<Vec<String>> = FITTED_REPORTS
+        .iter()
+        .map(|r| r.iter().map(|s| s.to_string()).collect())
+        .collect();
+    fitted_at_any_width(&reports, 64);
+}
+
+/// The same on Node.js: a scan, a diff and a trend of four releases (skipped, saying so, when
+/// the builds are not cached).
+#[test]
+fn fitted_tables_of_node_fit_any_width_and_split_no_identifier() {
+    let builds: Option<Vec<String>> = ["20.11.0", "22.11.0", "22.14.0", "24.11.1"]
+        .iter()
+        .map(|v| crate::node::node_binary(v).map(|p| p.display().to_string()))
+        .collect();
+    let Some(b) = builds else {
+        return;
+    };
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let reports = vec![
+        s(&["scan", "--top", "10", &b[1]]),
+        s(&["diff", "--top", "10", &b[1], &b[3]]),
+        s(&["trend", "--top", "5", &b[0], &b[1], &b[2], &b[3]]),
+    ];
+    fitted_at_any_width(&reports, 6);
+}

@@ -957,3 +957,24 @@ fn sharp_two_versions_diff_image_by_image() {
     assert_eq!(vips["trie_probes"]["old"], v_old * searched_old);
     assert_eq!(vips["trie_probes"]["new"], v_new * searched_new);
 }
+
+/// The process tables of sharp's addon fit 80 and 120 columns: no line wider, no identifier
+/// split across lines.
+#[test]
+fn sharp_process_tables_fit_80_and_120_columns() {
+    let Some(img) = img_dir() else {
+        return;
+    };
+    let addon = img.join(ADDON).display().to_string();
+    let search = img.display().to_string();
+    let args = ["scan", "--process", &addon, "--search", &search];
+    let ids = crate::util::identifiers_of(&args);
+    for width in [80, 120] {
+        let w = width.to_string();
+        let mut fitted = args.to_vec();
+        fitted.extend(["--width", &w]);
+        let text = crate::util::stdout_of(&fitted);
+        crate::util::assert_fitted("scan --process sharp", &text, width, &ids);
+        assert!(text.contains("libvips-cpp.8.17.3.dylib"), "{text}");
+    }
+}

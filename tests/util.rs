@@ -181,6 +181,12 @@ pub fn golden(name: &str, args: &[&str]) {
 
 /// [`golden`] for a command that exits with `code`.
 pub fn golden_exit(name: &str, args: &[&str], code: i32) {
+    golden_edited(name, args, code, |s| s);
+}
+
+/// [`golden_exit`] of `edit(stdout)`: for output that holds what differs from one checkout to
+/// the next (absolute paths), left out by `edit`.
+pub fn golden_edited(name: &str, args: &[&str], code: i32, edit: impl Fn(String) -> String) {
     let out = weakscan()
         .current_dir(testdata())
         .args(args)
@@ -194,10 +200,10 @@ pub fn golden_exit(name: &str, args: &[&str], code: i32) {
     );
     // Goldens are written by the default build; the cpp_demangle build prints every fixture
     // name the same, and says so in each JSON document's `names_printed_by`.
-    let got = String::from_utf8(out.stdout).unwrap().replace(
+    let got = edit(String::from_utf8(out.stdout).unwrap().replace(
         "\"names_printed_by\": \"cpp_demangle\"",
         "\"names_printed_by\": \"libcxxabi\"",
-    );
+    ));
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name);
@@ -211,6 +217,123 @@ pub fn golden_exit(name: &str, args: &[&str], code: i32) {
         got, want,
         "{name} differs; rerun with WEAKSCAN_BLESS=1 if intended"
     );
+}
+
+/// The identifiers of a report, to hold a rendering fitted to a width against: each maximal
+/// run of `[A-Za-z0-9_]` of its JSON and its full-width table (but the runs a `…` touches,
+/// already clipped), with sorted lists to look up the heads and tails a `…` leaves of one.
+pub struct Identifiers {
+    whole: std::collections::BTreeSet<String>,
+    heads: Vec<String>,
+    /// Each identifier reversed.
+    tails: Vec<String>,
+}
+
+/// The runs of `[A-Za-z0-9_]` of `line`, each with whether a `…` touches it before and after.
+fn runs(line: &str) -> Vec<(&str, bool, bool)> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in line.char_indices().chain([(line.len(), ' ')]) {
+        match (start, ident(c)) {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                let before = line[..s].ends_with('…');
+                let after = line[i..].starts_with('…');
+                out.push((&line[s..i], before, after));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Identifiers {
+    /// The identifiers of `texts`.
+    pub fn of(texts: &[&str]) -> Identifiers {
+        let whole: std::collections::BTreeSet<String> = texts
+            .iter()
+            .flat_map(|t| t.lines())
+            .flat_map(runs)
+            .filter(|(_, before, after)| !before && !after)
+            .map(|(r, _, _)| r.to_string())
+            .collect();
+        let heads: Vec<String> = whole.iter().cloned().collect();
+        let mut tails: Vec<String> = whole.iter().map(|w| w.chars().rev().collect()).collect();
+        tails.sort();
+        Identifiers {
+            whole,
+            heads,
+            tails,
+        }
+    }
+
+    /// Whether some identifier of `sorted` starts with `s`.
+    fn starts(sorted: &[String], s: &str) -> bool {
+        let i = sorted.partition_point(|w| w.as_str() < s);
+        sorted.get(i).is_some_and(|w| w.starts_with(s))
+    }
+
+    fn is_head(&self, s: &str) -> bool {
+        Self::starts(&self.heads, s)
+    }
+
+    fn is_tail(&self, s: &str) -> bool {
+        Self::starts(&self.tails, &s.chars().rev().collect::<String>())
+    }
+}
+
+/// Holds `fitted`, a report rendered with `--width width`, to the promises of fitted tables:
+/// no line is wider than `width` display columns (`unicode-width`), and no identifier of the
+/// report is split across lines: each run of `[A-Za-z0-9_]` in it is one of `ids`, or, next to
+/// a `…`, the head or tail of one (an identifier wider than its column, clipped in the middle).
+pub fn assert_fitted(what: &str, fitted: &str, width: usize, ids: &Identifiers) {
+    for (n, line) in fitted.lines().enumerate() {
+        let w = unicode_width::UnicodeWidthStr::width(line);
+        assert!(
+            w <= width,
+            "{what}: line {} is {w} columns wide, more than {width}:\n{line}",
+            n + 1
+        );
+        for (run, before, after) in runs(line) {
+            let known = match (before, after) {
+                (false, false) => ids.whole.contains(run),
+                (false, true) => ids.is_head(run),
+                (true, false) => ids.is_tail(run),
+                // Between two cuts: a middle part.
+                (true, true) => true,
+            };
+            assert!(
+                known,
+                "{what} at {width} columns: `{run}` (line {}) is no identifier of the report: \
+                 one was split across lines\n{line}\n\n{fitted}",
+                n + 1
+            );
+        }
+    }
+}
+
+/// `weakscan ARGS` run in `testdata/`: its stdout, the exit code 0 or 1 (a check may fail).
+pub fn stdout_of(args: &[&str]) -> String {
+    let out = weakscan()
+        .current_dir(testdata())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The [`Identifiers`] of the report `args` give: its JSON and its full-width table.
+pub fn identifiers_of(args: &[&str]) -> Identifiers {
+    let mut json = args.to_vec();
+    json.extend(["--format", "json"]);
+    Identifiers::of(&[&stdout_of(&json), &stdout_of(args)])
 }
 
 /// Appends `v` as ULEB128 (for hand-made Mach-O structures).

@@ -3,7 +3,8 @@
 //! Markdown, GitHub workflow commands and JSON (`command: "process"`, `docs/json.md`).
 
 use super::markdown::{cell as md, code};
-use super::table::{cell, fit_figures, right, table_with};
+use super::table::cell;
+use super::table::grid::{Grid, extra, figure, name, text};
 use crate::analysis::coalesce::Coalescing;
 use crate::output::{NOT_AVAILABLE, RenderOptions, fig};
 use serde::Serialize;
@@ -17,6 +18,48 @@ fn yes_no(v: Option<bool>) -> String {
     }
 }
 
+/// The images of a process in load order, with what each costs.
+fn images_table(p: &Coalescing, w: Option<u16>) -> Grid {
+    let mut t = Grid::new(
+        w,
+        vec![
+            name("image"),
+            figure("#"),
+            extra("found by"),
+            figure("searched"),
+            figure("weak defs"),
+            figure("lookups"),
+            figure("trie probes"),
+            figure("wins"),
+            figure("for others"),
+            figure("loses"),
+            figure("unused weak defs"),
+            figure("probes saved if hidden"),
+        ],
+    );
+    for c in &p.images {
+        t.row([
+            cell(&c.image),
+            c.index.to_string(),
+            cell(&c.found),
+            yes_no(c.takes_part),
+            fig(c.weak_definitions),
+            c.lookups.to_string(),
+            c.trie_probes.to_string(),
+            c.wins.to_string(),
+            c.wins_for_others.to_string(),
+            c.loses.to_string(),
+            fig(c.unused_weak_definitions),
+            if c.takes_part == Some(true) {
+                c.saved_probes_if_hidden.to_string()
+            } else {
+                NOT_AVAILABLE.into()
+            },
+        ]);
+    }
+    t
+}
+
 /// Renders each process (one per arch) as tables; `top` limits the duplicate groups shown.
 pub fn table_out(
     out: &mut dyn Write,
@@ -24,7 +67,18 @@ pub fn table_out(
     top: Option<usize>,
     opts: &RenderOptions,
 ) -> io::Result<()> {
-    let w = opts.width;
+    super::table::wrap::lines(out, opts.width, |out| {
+        tables(out, processes, top, opts.width)
+    })
+}
+
+/// The tables of [`table_out`].
+fn tables(
+    out: &mut dyn Write,
+    processes: &[Coalescing],
+    top: Option<usize>,
+    w: Option<u16>,
+) -> io::Result<()> {
     for (n, p) in processes.iter().enumerate() {
         if n > 0 {
             writeln!(out)?;
@@ -38,50 +92,7 @@ pub fn table_out(
             p.images_searched,
             p.images_outside
         )?;
-        // The image first: fitted tables give their first column a third of the width. A
-        // fitted table narrower than 160 columns leaves out "found by" (JSON keeps it).
-        let found_by = w.is_none_or(|w| w >= 160);
-        let mut headers: Vec<(&str, bool)> = vec![("image", false), ("#", true)];
-        if found_by {
-            headers.push(("found by", false));
-        }
-        headers.extend([
-            ("searched", true),
-            ("weak defs", true),
-            ("lookups", true),
-            ("trie probes", true),
-            ("wins", true),
-            ("for others", true),
-            ("loses", true),
-            ("unused weak defs", true),
-            ("probes saved if hidden", true),
-        ]);
-        let mut t = table_with(w, &headers);
-        for c in &p.images {
-            let mut row = vec![cell(&c.image), right(c.index)];
-            if found_by {
-                row.push(cell(&c.found));
-            }
-            row.extend([
-                right(yes_no(c.takes_part)),
-                right(fig(c.weak_definitions)),
-                right(c.lookups),
-                right(c.trie_probes),
-                right(c.wins),
-                right(c.wins_for_others),
-                right(c.loses),
-                right(fig(c.unused_weak_definitions)),
-                right(if c.takes_part == Some(true) {
-                    c.saved_probes_if_hidden.to_string()
-                } else {
-                    NOT_AVAILABLE.into()
-                }),
-            ]);
-            t.add_row(row);
-        }
-        let figures: Vec<bool> = headers.iter().map(|h| h.1).collect();
-        fit_figures(w, &mut t, &figures);
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", images_table(p, w))?;
         writeln!(
             out,
             "lookups {}, trie probes {} (lookups × {} images searched, less {} weakDefMap hits), distinct names {}, defined by no image on disk {}",
@@ -109,25 +120,26 @@ pub fn table_out(
                 p.duplicated_names,
                 p.duplicate_groups.len()
             )?;
-            let headers = [
-                ("template", false),
-                ("symbols", true),
-                ("lookups", true),
-                ("defined by", false),
-                ("winner", false),
-            ];
-            let mut t = table_with(w, &headers);
+            let mut t = Grid::new(
+                w,
+                vec![
+                    name("template"),
+                    figure("symbols"),
+                    figure("lookups"),
+                    text("defined by"),
+                    text("winner"),
+                ],
+            );
             let shown = top.unwrap_or(usize::MAX);
             for g in p.duplicate_groups.iter().take(shown) {
-                t.add_row(vec![
+                t.row([
                     cell(&g.template),
-                    right(g.symbols),
-                    right(g.lookups),
+                    g.symbols.to_string(),
+                    g.lookups.to_string(),
                     cell(&g.images.join(", ")),
                     cell(&g.winners.join(", ")),
                 ]);
             }
-            fit_figures(w, &mut t, &headers.map(|h| h.1));
             writeln!(out, "{t}")?;
             if p.duplicate_groups.len() > shown {
                 writeln!(

@@ -4,9 +4,12 @@
 //! GitHub workflow commands and JSON (`command: "process-diff"`, `docs/json.md`).
 
 use super::markdown::{cell as md, code};
-use super::table::{cell, fit_figures, group_deltas, right, table, table_with};
+use super::table::grid::{Grid, figure, name, text, word};
+use super::table::{cell, group_deltas};
 use super::{NOT_AVAILABLE, RenderOptions, change, fig, signed};
-use crate::analysis::process_diff::{Change, ImageDelta, ImageStatus, ProcessDiffReport};
+use crate::analysis::process_diff::{
+    Change, DuplicateGroupDelta, ImageDelta, ImageStatus, ProcessDiff, ProcessDiffReport,
+};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -85,13 +88,99 @@ fn ms((lo, hi): (f64, f64)) -> String {
     format!("{lo:.1}–{hi:.1}")
 }
 
+/// The process figures old → new with their change, and the estimate.
+fn totals_table(p: &ProcessDiff, w: Option<u16>) -> Grid {
+    let mut t = Grid::new(
+        w,
+        vec![
+            name("process"),
+            figure("old"),
+            figure("new"),
+            figure("change"),
+        ],
+    );
+    for (label, c) in totals(&p.totals) {
+        t.row([
+            label.to_string(),
+            fig(c.old),
+            fig(c.new),
+            change(c.old, c.new),
+        ]);
+    }
+    t.row([
+        "estimated probe time, ms".to_string(),
+        ms(p.totals.estimated_ms_old),
+        ms(p.totals.estimated_ms_new),
+        "(estimate)".to_string(),
+    ]);
+    t
+}
+
+/// The images that changed, were added or removed, each figure old → new.
+fn images_table(shown: &[&ImageDelta], w: Option<u16>) -> Grid {
+    let mut t = Grid::new(
+        w,
+        vec![
+            name("image"),
+            word("status"),
+            figure("lookups"),
+            figure("trie probes"),
+            figure("weak defs"),
+            figure("wins"),
+            figure("unused weak defs"),
+            figure("probes saved if hidden"),
+        ],
+    );
+    for d in shown {
+        t.row([
+            cell(&image_name(d)),
+            status(d).to_string(),
+            arrow(&d.lookups),
+            arrow(&d.trie_probes),
+            arrow(&d.weak_definitions),
+            arrow(&d.wins),
+            arrow(&d.unused_weak_definitions),
+            arrow(&d.saved_probes_if_hidden),
+        ]);
+    }
+    t
+}
+
+/// The cross-image duplicate groups that changed: their figures old → new and the images
+/// defining them.
+fn duplicates_table(groups: &[DuplicateGroupDelta], w: Option<u16>) -> Grid {
+    let mut t = Grid::new(
+        w,
+        vec![
+            name("template"),
+            figure("symbols"),
+            figure("lookups"),
+            text("defined by"),
+        ],
+    );
+    for g in groups {
+        t.row([
+            cell(&g.template),
+            arrow(&g.symbols),
+            arrow(&g.lookups),
+            // Longer than one cell allows: the images that joined and left matter.
+            super::clip_middle(&defined_by(g), 4 * super::table::MAX_CELL_WIDTH),
+        ]);
+    }
+    t
+}
+
 /// Renders the report as tables; images that did not change are counted, not listed.
 pub fn table_out(
     out: &mut dyn Write,
     r: &ProcessDiffReport,
     opts: &RenderOptions,
 ) -> io::Result<()> {
-    let w = opts.width;
+    super::table::wrap::lines(out, opts.width, |out| tables(out, r, opts.width))
+}
+
+/// The tables of [`table_out`].
+fn tables(out: &mut dyn Write, r: &ProcessDiffReport, w: Option<u16>) -> io::Result<()> {
     for (n, p) in r.processes.iter().enumerate() {
         if n > 0 {
             writeln!(out)?;
@@ -106,28 +195,7 @@ pub fn table_out(
             "process diff ({arch}): {} → {}",
             p.old_main, p.new_main
         )?;
-        let mut t = table(w);
-        t.set_header(vec![
-            cell("process"),
-            right("old"),
-            right("new"),
-            right("change"),
-        ]);
-        for (label, c) in totals(&p.totals) {
-            t.add_row(vec![
-                cell(label),
-                right(fig(c.old)),
-                right(fig(c.new)),
-                right(change(c.old, c.new)),
-            ]);
-        }
-        t.add_row(vec![
-            cell("estimated probe time, ms"),
-            right(ms(p.totals.estimated_ms_old)),
-            right(ms(p.totals.estimated_ms_new)),
-            right("(estimate)"),
-        ]);
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", totals_table(p, w))?;
 
         let count = |s: ImageStatus| p.images.iter().filter(|d| d.status == s).count();
         writeln!(
@@ -144,34 +212,7 @@ pub fn table_out(
             .filter(|d| d.status != ImageStatus::Unchanged)
             .collect();
         if !shown.is_empty() {
-            let headers = [
-                ("image", false),
-                ("status", false),
-                ("lookups", true),
-                ("trie probes", true),
-                ("weak defs", true),
-                ("wins", true),
-                ("unused weak defs", true),
-                ("probes saved if hidden", true),
-            ];
-            let mut t = table_with(w, &headers);
-            for d in &shown {
-                t.add_row(vec![
-                    cell(&image_name(d)),
-                    cell(status(d)),
-                    right(arrow(&d.lookups)),
-                    right(arrow(&d.trie_probes)),
-                    right(arrow(&d.weak_definitions)),
-                    right(arrow(&d.wins)),
-                    right(arrow(&d.unused_weak_definitions)),
-                    right(arrow(&d.saved_probes_if_hidden)),
-                ]);
-            }
-            // The status is a short word: kept whole like the figures.
-            let mut keep = headers.map(|h| h.1);
-            keep[1] = true;
-            fit_figures(w, &mut t, &keep);
-            writeln!(out, "{t}")?;
+            writeln!(out, "{}", images_table(&shown, w))?;
         }
         for d in shown.iter().filter(|d| !d.groups.is_empty()) {
             writeln!(
@@ -196,27 +237,7 @@ pub fn table_out(
             writeln!(out, "\nno change in cross-image duplicates")?;
         } else {
             writeln!(out, "\ncross-image duplicates that changed (by template):")?;
-            let headers = [
-                ("template", false),
-                ("symbols", true),
-                ("lookups", true),
-                ("defined by", false),
-            ];
-            let mut t = table_with(w, &headers);
-            for g in &p.duplicate_groups {
-                t.add_row(vec![
-                    cell(&g.template),
-                    right(arrow(&g.symbols)),
-                    right(arrow(&g.lookups)),
-                    // Longer than one cell allows: the images that joined and left matter.
-                    comfy_table::Cell::new(super::clip_middle(
-                        &defined_by(g),
-                        4 * super::table::MAX_CELL_WIDTH,
-                    )),
-                ]);
-            }
-            fit_figures(w, &mut t, &headers.map(|h| h.1));
-            writeln!(out, "{t}")?;
+            writeln!(out, "{}", duplicates_table(&p.duplicate_groups, w))?;
         }
         for (side, problems) in [("old", &p.old_problems), ("new", &p.new_problems)] {
             if !problems.is_empty() {

@@ -4,7 +4,8 @@
 //! (`command: "process-verify"`, `docs/json.md`).
 
 use super::RenderOptions;
-use super::table::{cell, fit_figures, right, table_with};
+use super::table::cell;
+use super::table::grid::{Grid, figure, name, text};
 use crate::analysis::process_verify::{Match, ProcessVerifyReport};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -18,16 +19,23 @@ pub fn table_out(
     r: &ProcessVerifyReport,
     opts: &RenderOptions,
 ) -> io::Result<()> {
+    super::table::wrap::lines(out, opts.width, |out| tables(out, r, opts))
+}
+
+/// The tables of [`table_out`].
+fn tables(out: &mut dyn Write, r: &ProcessVerifyReport, opts: &RenderOptions) -> io::Result<()> {
     writeln!(out, "process ({}): {}", r.arch, r.main)?;
-    let headers = [
-        ("image", false),
-        ("in the log", false),
-        ("predicted", true),
-        ("seen", true),
-        ("not seen", true),
-        ("not predicted", true),
-    ];
-    let mut t = table_with(opts.width, &headers);
+    let mut t = Grid::new(
+        opts.width,
+        vec![
+            name("image"),
+            text("in the log"),
+            figure("predicted"),
+            figure("seen"),
+            figure("not seen"),
+            figure("not predicted"),
+        ],
+    );
     for i in &r.images {
         let log = match i.status {
             Match::Compared => i.log_image.clone().unwrap_or_default(),
@@ -35,13 +43,13 @@ pub fn table_out(
             Match::Outside => "outside: not read".into(),
         };
         let c = &i.totals;
-        t.add_row(vec![
+        t.row([
             cell(&i.image),
             cell(&log),
-            right(c.predicted),
-            right(c.seen),
-            right(c.predicted_not_seen),
-            right(c.seen_not_predicted),
+            c.predicted.to_string(),
+            c.seen.to_string(),
+            c.predicted_not_seen.to_string(),
+            c.seen_not_predicted.to_string(),
         ]);
     }
     for l in &r.log_only {
@@ -50,16 +58,15 @@ pub fn table_out(
         } else {
             "only in the log: not found on disk"
         };
-        t.add_row(vec![
+        t.row([
             cell(&l.image),
             cell(what),
-            right(0),
-            right(l.seen_lookups),
-            right(0),
-            right(if l.system { 0 } else { l.seen_lookups }),
+            0.to_string(),
+            l.seen_lookups.to_string(),
+            0.to_string(),
+            (if l.system { 0 } else { l.seen_lookups }).to_string(),
         ]);
     }
-    fit_figures(opts.width, &mut t, &headers.map(|h| h.1));
     writeln!(out, "{t}")?;
     for n in &r.notes {
         writeln!(out, "note: {n}")?;

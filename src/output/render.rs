@@ -19,9 +19,10 @@ use std::io::{self, Write};
 /// How a run renders its reports, beyond the format: what the global flags say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RenderOptions {
-    /// Columns tables are fitted to (comfy-table's dynamic arrangement: long cells wrap):
-    /// `--width`, else the terminal's when the report goes to one; `None` prints them at full
-    /// width (piped output and golden files stay stable).
+    /// Columns a table report is fitted to, every line of it (`output::table`: cells wrapped
+    /// where names nest, never inside an identifier): `--width`, else the terminal's when the
+    /// report goes to one; `None` prints tables at full width (piped output and golden files
+    /// stay stable).
     pub width: Option<u16>,
     /// How symbol names are shown (`--no-demangle`: raw). The analysis reads it where it
     /// demangles ([`crate::analysis::demangle::Demangled`]), since grouping by symbol groups by

@@ -5,7 +5,8 @@
 
 use super::RenderOptions;
 use super::markdown::{cell as md, code};
-use super::table::{cell, figure_header, group_deltas, right, table};
+use super::table::grid::{Grid, figure, name, word};
+use super::table::{cell, group_deltas};
 use super::{change, fig};
 use crate::analysis::diff::GroupDelta;
 use crate::analysis::trend::{FLAG_DIVISOR, FiguresDelta, Series, Step, TrendReport};
@@ -133,75 +134,65 @@ fn lookups_change(s: &Series, b: usize) -> String {
     }
 }
 
+/// The builds of a series, one row each: its figures, their change from the build before and
+/// the step's mark.
+fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
+    let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
+    let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
+    let mut columns = vec![figure("#"), name("build")];
+    if versions {
+        columns.push(word("version"));
+    }
+    columns.extend([
+        figure("lookups"),
+        figure("Δ lookups"),
+        figure("weak-bound symbols"),
+        figure("weak-bind sites"),
+        figure("weak-def exports"),
+    ]);
+    if probes {
+        columns.push(figure("trie probes"));
+    }
+    columns.push(word("step"));
+    let mut t = Grid::new(w, columns);
+    for (b, p) in s.points.iter().enumerate() {
+        let f = &p.figures;
+        let d = b
+            .checked_sub(1)
+            .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
+        let mut row = vec![(b + 1).to_string(), cell(&r.builds[p.build].path)];
+        if versions {
+            row.push(cell(r.builds[p.build].version.as_deref().unwrap_or("")));
+        }
+        row.extend([
+            fig(f.stats.lookups),
+            lookups_change(s, b),
+            with_delta(f.stats.weak_bound_symbols, d.stats.weak_bound_symbols),
+            with_delta(f.stats.sites, d.stats.sites),
+            with_delta(f.stats.weak_def_exports, d.stats.weak_def_exports),
+        ]);
+        if probes {
+            row.push(with_delta(f.trie_probes, d.trie_probes));
+        }
+        row.push(cell(marker(s, b)));
+        t.row(row);
+    }
+    t
+}
+
 /// Renders the report as tables: per series the builds, then each flagged step's groups.
 pub fn table_out(out: &mut dyn Write, r: &TrendReport, opts: &RenderOptions) -> io::Result<()> {
-    let w = opts.width;
+    super::table::wrap::lines(out, opts.width, |out| tables(out, r, opts.width))
+}
+
+/// The tables of [`table_out`].
+fn tables(out: &mut dyn Write, r: &TrendReport, w: Option<u16>) -> io::Result<()> {
     for (k, s) in r.series.iter().enumerate() {
         if k > 0 {
             writeln!(out)?;
         }
         writeln!(out, "{}", headline(r, s))?;
-        let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
-        let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
-        // (header, a figure column kept whole when fitted to a width)
-        let mut headers: Vec<(&str, bool)> = vec![("#", true), ("build", false)];
-        if versions {
-            headers.push(("version", true));
-        }
-        headers.extend([
-            ("lookups", true),
-            ("Δ lookups", true),
-            ("weak-bound symbols", true),
-            ("weak-bind sites", true),
-            ("weak-def exports", true),
-        ]);
-        if probes {
-            headers.push(("trie probes", true));
-        }
-        headers.push(("step", true));
-        let mut t = table(w);
-        t.set_header(headers.iter().map(|&(h, figure)| match h {
-            "#" => right(h),
-            "step" | "version" => comfy_table::Cell::new(h),
-            _ if figure => figure_header(w, h),
-            _ => comfy_table::Cell::new(h),
-        }));
-        for (b, p) in s.points.iter().enumerate() {
-            let f = &p.figures;
-            let d = b
-                .checked_sub(1)
-                .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
-            let mut row = vec![right(b + 1), cell(&r.builds[p.build].path)];
-            if versions {
-                row.push(cell(r.builds[p.build].version.as_deref().unwrap_or("")));
-            }
-            row.extend([
-                right(fig(f.stats.lookups)),
-                right(lookups_change(s, b)),
-                right(with_delta(
-                    f.stats.weak_bound_symbols,
-                    d.stats.weak_bound_symbols,
-                )),
-                right(with_delta(f.stats.sites, d.stats.sites)),
-                right(with_delta(
-                    f.stats.weak_def_exports,
-                    d.stats.weak_def_exports,
-                )),
-            ]);
-            if probes {
-                row.push(right(with_delta(f.trie_probes, d.trie_probes)));
-            }
-            row.push(cell(marker(s, b)));
-            t.add_row(row);
-        }
-        if w.is_some() {
-            for (i, &(_, whole)) in headers.iter().enumerate() {
-                if whole && let Some(c) = t.column_mut(i) {
-                    c.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
-                }
-            }
-        }
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", builds_table(r, s, w))?;
         if let Some(note) = lookups_note(s) {
             writeln!(out, "{note}")?;
         }

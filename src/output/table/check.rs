@@ -1,0 +1,139 @@
+//! `weakscan check` as tables: per image its figures, every budget with value, limit and
+//! result, the failing budgets as sentences, the offending groups with examples; then what to
+//! do and the verdict.
+
+use super::grid::EXAMPLE_CHARS;
+use super::grid::{Grid, example, figure, name, word};
+use super::{cell, demangle_note, wrap};
+use crate::analysis::check::{CheckReport, ImageCheck};
+use crate::output::{RenderOptions, importers};
+use std::io::{self, Write};
+
+/// Renders `weakscan check`.
+pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
+    wrap::lines(out, opts.width, |out| {
+        let mut sources = Vec::new();
+        if let Some(p) = &r.policy {
+            sources.push(format!("policy {p}"));
+        }
+        if let Some(b) = &r.baseline {
+            sources.push(format!("baseline {b}"));
+        }
+        if !sources.is_empty() {
+            writeln!(out, "{}\n", sources.join(", "))?;
+        }
+        for img in &r.images {
+            image(out, r, img, opts.width)?;
+        }
+        if !r.importers.is_empty() {
+            importers::write_checks(
+                out,
+                &r.importers,
+                &r.importers_skipped,
+                importers::Style::Plain,
+            )?;
+        }
+        let fix = r.fix();
+        if !fix.is_empty() {
+            writeln!(out, "how to fix:")?;
+            for f in fix {
+                writeln!(out, "  - {f}")?;
+            }
+            out.write_all(b"\n")?;
+        }
+        demangle_note(out, r.demangle_failures)?;
+        writeln!(out, "weakscan check {}", r.verdict())
+    })
+}
+
+/// One image: its verdict, figures and budgets, the failures, the offending groups, the notes.
+fn image(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck, w: Option<u16>) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} ({}): {}",
+        img.path,
+        img.arch,
+        if img.passed { "passed" } else { "FAILED" }
+    )?;
+    if img.budgets.is_empty() {
+        writeln!(out, "{}", figures(img, w))?;
+    } else {
+        writeln!(out, "{}\n{}", figures(img, w), budgets(img, w))?;
+    }
+    for x in img.failures() {
+        writeln!(out, "✗ {}", x.message)?;
+    }
+    if !img.offending_groups.is_empty() {
+        writeln!(out, "\n{}:", r.offenders_caption(img))?;
+        let mut g = Grid::new(
+            w,
+            vec![
+                name(r.group_by.as_str()),
+                figure(img.offender_figure.as_str()),
+                example("examples"),
+            ],
+        );
+        for o in &img.offending_groups {
+            g.row([
+                cell(&o.key),
+                o.value_text(),
+                o.examples_within(EXAMPLE_CHARS).join("\n"),
+            ]);
+        }
+        writeln!(out, "{g}")?;
+    }
+    for n in &img.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    out.write_all(b"\n")
+}
+
+/// Each figure: total, allowed, counted (and the baseline's count when there is one).
+fn figures(img: &ImageCheck, w: Option<u16>) -> Grid {
+    let with_base = img.figures.iter().any(|l| l.baseline.is_some());
+    let mut columns = vec![
+        name("figure"),
+        figure("total"),
+        figure("allowed"),
+        figure("counted"),
+    ];
+    if with_base {
+        columns.push(figure("baseline (counted)"));
+    }
+    let mut f = Grid::new(w, columns);
+    for l in &img.figures {
+        let mut row = vec![
+            l.figure.as_str().to_string(),
+            l.total.to_string(),
+            l.allowed.to_string(),
+            l.counted.to_string(),
+        ];
+        if with_base {
+            row.push(l.baseline.map_or(String::new(), |b| b.to_string()));
+        }
+        f.row(row);
+    }
+    f
+}
+
+/// Each budget: value, limit, pass or FAIL.
+fn budgets(img: &ImageCheck, w: Option<u16>) -> Grid {
+    let mut b = Grid::new(
+        w,
+        vec![
+            name("budget"),
+            figure("value"),
+            figure("limit"),
+            word("result"),
+        ],
+    );
+    for x in &img.budgets {
+        b.row([
+            x.title(),
+            x.value_text(),
+            x.limit_text(),
+            (if x.passed { "pass" } else { "FAIL" }).to_string(),
+        ]);
+    }
+    b
+}
