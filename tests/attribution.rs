@@ -488,7 +488,9 @@ fn regression_hidden_as_an_option_value_or_input_hid_a_leaking_translation_unit(
         assert!(!table.contains("\\x00"), "{args:?}: {table}");
         if *status == "unknown" {
             assert!(
-                table.contains("1 objects have no unique entry in the compile database or an unknown visibility"),
+                table.contains(
+                    "1 object has no unique entry in the compile database or an unknown visibility"
+                ),
                 "{args:?}: {table}"
             );
             assert!(!table.contains("fix: 15 lookups"), "{args:?}: {table}");

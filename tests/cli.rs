@@ -524,7 +524,7 @@ fn regression_top_0_said_no_weak_symbols() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("no group changed"), "{text}");
-    assert!(text.contains("(0 of 1 changed groups shown"), "{text}");
+    assert!(text.contains("(0 of 1 changed group shown"), "{text}");
 }
 
 #[test]

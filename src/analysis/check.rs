@@ -5,7 +5,7 @@
 use super::diff::percent_change;
 use super::group::GroupBy;
 use super::report::ImageSummary;
-use crate::text::clip_middle;
+use crate::text::{clip_middle, count};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -340,18 +340,32 @@ impl CheckReport {
         out
     }
 
+    /// What the budgets came from, as `policy weakscan.toml, baseline base.json`; `None` when
+    /// only flags gave them.
+    pub fn sources(&self) -> Option<String> {
+        let sources: Vec<String> = [("policy", &self.policy), ("baseline", &self.baseline)]
+            .into_iter()
+            .filter_map(|(what, path)| path.as_ref().map(|p| format!("{what} {p}")))
+            .collect();
+        (!sources.is_empty()).then(|| sources.join(", "))
+    }
+
     /// A one-line verdict: `passed: 7 budgets hold on 1 image` or
     /// `FAILED: 3 of 7 budgets exceeded on 1 image`.
     pub fn verdict(&self) -> String {
-        let n = self.images.len();
-        let images = format!("{n} image{}", if n == 1 { "" } else { "s" });
+        let images = count(self.images.len(), "image", "images");
+        let budgets = self.budget_count();
         if self.passed {
-            format!("passed: {} budgets hold on {images}", self.budget_count())
+            let hold = if budgets == 1 { "holds" } else { "hold" };
+            format!(
+                "passed: {} {hold} on {images}",
+                count(budgets, "budget", "budgets")
+            )
         } else {
             format!(
-                "FAILED: {} of {} budgets exceeded on {images}",
+                "FAILED: {} of {} exceeded on {images}",
                 self.failure_count(),
-                self.budget_count()
+                count(budgets, "budget", "budgets")
             )
         }
     }

@@ -34,6 +34,15 @@ pub(crate) fn signed(d: Option<i64>) -> String {
     d.map_or_else(|| NOT_AVAILABLE.to_string(), |d| format!("{d:+}"))
 }
 
+/// A signed change with its noun (`+60 lookups`, `-1 lookup`), or `n/a lookups`.
+pub(crate) fn signed_count(d: Option<i64>, one: &str, many: &str) -> String {
+    match d {
+        Some(d) if d.unsigned_abs() == 1 => format!("{d:+} {one}"),
+        Some(d) => format!("{d:+} {many}"),
+        None => format!("{NOT_AVAILABLE} {many}"),
+    }
+}
+
 /// The change from `old` to `new` with its percentage (`+60 (+72.3%)`, `+5 (new)`, `0`), or
 /// [`NOT_AVAILABLE`].
 pub(crate) fn change(old: Option<usize>, new: Option<usize>) -> String {

@@ -17,6 +17,7 @@ use crate::analysis::fix_plan::{Candidate, FixPlan};
 use crate::analysis::group::{Group, GroupFrom};
 use crate::analysis::report::{ImageSummary, PairReport};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
+use crate::text::count;
 
 /// How names are set in the text: as they are (a terminal) or as Markdown code spans.
 pub type Quote = fn(&str) -> String;
@@ -37,12 +38,19 @@ pub fn scan_headline(s: &ImageSummary, top: Option<&Group>, q: Quote) -> Vec<Str
         (Some(0), _) | (None, Some(0)) => {
             "no weak-def lookups: nothing for dyld to coalesce".into()
         }
-        (Some(l), Some(b)) => format!("{l} weak-def lookups {seen}, from {b} weak-bound symbols"),
-        (Some(l), None) => format!("{l} weak-def lookups {seen}"),
+        (Some(l), Some(b)) => format!(
+            "{} {seen}, from {}",
+            count(l, "weak-def lookup", "weak-def lookups"),
+            count(b, "weak-bound symbol", "weak-bound symbols")
+        ),
+        (Some(l), None) => format!("{} {seen}", count(l, "weak-def lookup", "weak-def lookups")),
         (None, b) => format!("{} weak-bound symbols", crate::output::fig(b)),
     };
     if let Some(e) = s.weak_def_exports.filter(|_| lookups == Some(0)) {
-        first.push_str(&format!(" ({e} weak-def exports)"));
+        first.push_str(&format!(
+            " ({})",
+            count(e, "weak-def export", "weak-def exports")
+        ));
     }
     let mut lines = vec![first];
     if let Some(g) = top.filter(|g| g.stats.lookups.unwrap_or(0) > 0) {
@@ -106,9 +114,9 @@ pub fn scan_fix(
     };
     let total = s.stats().lookups.unwrap_or(0).max(1);
     let mut lines = vec![format!(
-        "fix: {}: -{} lookups ({}%), about {}",
+        "fix: {}: -{} ({}%), about {}",
         change_of(best, q),
-        best.hidden.lookups,
+        count(best.hidden.lookups, "lookup", "lookups"),
         best.hidden.lookups * 100 / total,
         ms_range(best.hidden.estimated_ms)
     )];
@@ -147,9 +155,10 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
         // Nothing grew: what still leaks in the new build, if anything.
         return best.map_or_else(Vec::new, |b| {
             indent(vec![format!(
-                "fix what remains: {}: -{} of the new build's {n} lookups",
+                "fix what remains: {}: -{} of the new build's {}",
                 change_of(b, q),
-                b.hidden.lookups
+                b.hidden.lookups,
+                count(n, "lookup", "lookups")
             )])
         });
     }
@@ -168,24 +177,24 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
             crate::output::signed(g.delta.lookups)
         )),
         None => lines.push(format!(
-            "fix: compile the new weak definitions with {} (+{} lookups)",
+            "fix: compile the new weak definitions with {} (+{})",
             q("-fvisibility=hidden"),
-            n - o
+            count(n - o, "lookup", "lookups")
         )),
     }
     if let Some(best) = best {
         let same = grown.is_some_and(|(_, f)| library_of(&f.object) == best.library);
         lines.push(if same {
             format!(
-                "in the new build that saves -{} lookups, about {}",
-                best.hidden.lookups,
+                "in the new build that saves -{}, about {}",
+                count(best.hidden.lookups, "lookup", "lookups"),
                 ms_range(best.hidden.estimated_ms)
             )
         } else {
             format!(
-                "the new build's fix plan starts with: {}: -{} lookups",
+                "the new build's fix plan starts with: {}: -{}",
                 change_of(best, q),
-                best.hidden.lookups
+                count(best.hidden.lookups, "lookup", "lookups")
             )
         });
     }

@@ -227,8 +227,13 @@ fn log_notes(out: &mut dyn Write, s: &ImageSummary) -> io::Result<()> {
     if f.oversized_lines > 0 {
         writeln!(
             out,
-            "note: {} lines longer than 1 MiB were cut",
-            f.oversized_lines
+            "note: {} longer than 1 MiB {} cut",
+            crate::text::count(f.oversized_lines, "line", "lines"),
+            if f.oversized_lines == 1 {
+                "was"
+            } else {
+                "were"
+            }
         )?;
     }
     if f.unattributed_weak_fixups > 0 || f.orphan_result_lines > 0 {
@@ -334,8 +339,8 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>, opts: &RenderOptions) -> io
             // --top 0: the totals above, no rows.
             writeln!(
                 out,
-                "(0 of {} groups shown; --top N to change)\n",
-                img.groups_total
+                "(0 of {} shown; --top N to change)\n",
+                crate::text::count(img.groups_total, "group", "groups")
             )?;
             continue;
         }
@@ -389,9 +394,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>, opts: &RenderOptions) -> io
         if img.groups.len() < img.groups_total {
             writeln!(
                 out,
-                "({} of {} groups shown; --top N to change)",
+                "({} of {} shown; --top N to change)",
                 img.groups.len(),
-                img.groups_total
+                crate::text::count(img.groups_total, "group", "groups")
             )?;
         }
         out.write_all(b"\n")?;
@@ -556,7 +561,10 @@ fn compile_commands(
                 format!("unknown ({reason})"),
                 target.clone().unwrap_or_default(),
             ),
-            Compiled::Ambiguous { entries } => (format!("{entries} entries fit"), String::new()),
+            Compiled::Ambiguous { entries } => (
+                format!("{} fit", crate::text::count(*entries, "entry", "entries")),
+                String::new(),
+            ),
             Compiled::NotFound => ("no entry".to_string(), String::new()),
         };
         t.add_row(vec![
@@ -573,8 +581,8 @@ fn compile_commands(
     if v.objects.len() > top {
         writeln!(
             out,
-            "({top} of {} objects shown; --top N to change)",
-            v.objects.len()
+            "({top} of {} shown; --top N to change)",
+            crate::text::count(v.objects.len(), "object", "objects")
         )?;
     }
     let unknown: usize = v.libraries.iter().map(|l| l.objects_unknown).sum();
@@ -586,18 +594,27 @@ fn compile_commands(
         };
         writeln!(
             out,
-            "{}: {} weak-bound symbols, {} lookups from {} of its {} objects compiled without -fvisibility=hidden{targets}",
+            "{}: {}, {} from {} of its {} compiled without -fvisibility=hidden{targets}",
             clip(&l.library),
-            l.weak_bound_symbols_default,
-            l.lookups_default,
+            crate::text::count(
+                l.weak_bound_symbols_default,
+                "weak-bound symbol",
+                "weak-bound symbols"
+            ),
+            crate::text::count(l.lookups_default, "lookup", "lookups"),
             l.objects_default,
-            l.objects
+            crate::text::count(l.objects, "object", "objects")
         )?;
     }
     if unknown > 0 {
         writeln!(
             out,
-            "{unknown} objects have no unique entry in the compile database or an unknown visibility (see \"compiled with\")"
+            "{} no unique entry in the compile database or an unknown visibility (see \"compiled with\")",
+            if unknown == 1 {
+                "1 object has".to_string()
+            } else {
+                format!("{unknown} objects have")
+            }
         )?;
     }
     if let Some(o) = v.objects.iter().find(|o| o.compiled.leaks()) {
@@ -609,8 +626,8 @@ fn compile_commands(
         };
         writeln!(
             out,
-            "fix: {} lookups from {}, compiled without -fvisibility=hidden{target}: add -fvisibility=hidden -fvisibility-inlines-hidden to its compile flags, or mark what must stay exported with __attribute__((visibility(\"default\")))",
-            o.lookups,
+            "fix: {} from {}, compiled without -fvisibility=hidden{target}: add -fvisibility=hidden -fvisibility-inlines-hidden to its compile flags, or mark what must stay exported with __attribute__((visibility(\"default\")))",
+            crate::text::count(o.lookups, "lookup", "lookups"),
             clip(&o.source)
         )?;
     } else {
@@ -624,18 +641,18 @@ fn compile_commands(
 fn attributed(s: &ImageSummary) -> String {
     match (&s.attribution, s.weak_bind_symbols) {
         (Some(a), None) => format!(
-            "{} of {} weak definitions ({}, {} objects)",
+            "{} of {} weak definitions ({}, {})",
             a.weak_defs_attributed,
             fig(s.weak_def_exports),
             a.source.describe(),
-            a.objects
+            crate::text::count(a.objects, "object", "objects")
         ),
         (Some(a), bound) => format!(
-            "{} of {} weak-bound symbols ({}, {} objects)",
+            "{} of {} weak-bound symbols ({}, {})",
             a.weak_bound_attributed,
             fig(bound),
             a.source.describe(),
-            a.objects
+            crate::text::count(a.objects, "object", "objects")
         ),
         (None, _) => "none: no debug map (stripped); give --map or --dsym".to_string(),
     }
@@ -775,8 +792,8 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
             // --top 0: the totals above, no rows.
             writeln!(
                 out,
-                "(0 of {} changed groups shown; --top N to change)\n",
-                p.groups_changed
+                "(0 of {} shown; --top N to change)\n",
+                crate::text::count(p.groups_changed, "changed group", "changed groups")
             )?;
         } else {
             let g = group_deltas(w, r.group_by.as_str(), &changed);
@@ -784,9 +801,9 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
             if changed.len() < p.groups_changed {
                 writeln!(
                     out,
-                    "({} of {} changed groups shown; --top N to change)",
+                    "({} of {} shown; --top N to change)",
                     changed.len(),
-                    p.groups_changed
+                    crate::text::count(p.groups_changed, "changed group", "changed groups")
                 )?;
             }
             out.write_all(b"\n")?;
@@ -874,9 +891,9 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport, opts: &RenderOptions) -> io
     if r.groups.len() < r.groups_total {
         writeln!(
             out,
-            "({} of {} groups shown; --top N to change)",
+            "({} of {} shown; --top N to change)",
             r.groups.len(),
-            r.groups_total
+            crate::text::count(r.groups_total, "group", "groups")
         )?;
     }
     if !r.symbols.is_empty() {
@@ -914,16 +931,6 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport, opts: &RenderOptions) -> io
 /// the verdict.
 pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
     let w = opts.width;
-    let mut sources = Vec::new();
-    if let Some(p) = &r.policy {
-        sources.push(format!("policy {p}"));
-    }
-    if let Some(b) = &r.baseline {
-        sources.push(format!("baseline {b}"));
-    }
-    if !sources.is_empty() {
-        writeln!(out, "{}\n", sources.join(", "))?;
-    }
     for img in &r.images {
         writeln!(
             out,
@@ -1007,6 +1014,10 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
         out.write_all(b"\n")?;
     }
     demangle_note(out, r.demangle_failures)?;
+    // Where the budgets came from, labelled, just above the verdict (the last line).
+    if let Some(from) = r.sources() {
+        writeln!(out, "budgets from: {from}")?;
+    }
     writeln!(out, "weakscan check {}", r.verdict())?;
     Ok(())
 }
