@@ -322,8 +322,39 @@ fn truncated_file_names_what_runs_past_the_end() {
                 err.contains(f.path().to_str().unwrap()),
                 "names the file: {err}"
             );
+            assert!(err.contains("truncated"), "says it is truncated: {err}");
         }
     }
+}
+
+/// Bare `weakscan` (or only global flags) lists every command with an example, on stderr,
+/// exit 2; each subcommand's --help ends with its examples.
+#[test]
+fn bare_weakscan_lists_the_commands_with_an_example_each() {
+    for args in [&[][..], &["--width", "80"][..]] {
+        let out = weakscan().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+        let err = String::from_utf8(out.stderr).unwrap();
+        for command in [
+            "scan", "diff", "verify", "check", "trend", "baseline", "report",
+        ] {
+            assert!(
+                err.contains(&format!("\n  {command} "))
+                    && err.contains(&format!("weakscan {command} ")),
+                "{command}: {err}"
+            );
+        }
+        assert!(err.lines().all(|l| l.chars().count() <= 80), "{err}");
+    }
+    let out = weakscan().args(["diff", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let examples = help.split_once("\nExamples:\n").expect(&help).1;
+    assert_eq!(
+        examples.matches("\n  weakscan diff ").count(),
+        3,
+        "{examples}"
+    );
 }
 
 #[test]

@@ -126,7 +126,11 @@ impl Request {
                 v.extend(&r.compile_commands);
                 v.extend(r.origin.map.iter().chain(&r.origin.dsym));
             }
-            Request::Diff(r) => v.extend([&r.old, &r.new]),
+            Request::Diff(r) => {
+                v.extend([&r.old, &r.new]);
+                v.extend(&r.compile_commands);
+                v.extend(r.origin.iter().flat_map(|o| o.map.iter().chain(&o.dsym)));
+            }
             Request::Verify(r) => v.extend([&r.binary, &r.log]),
             Request::Check(r) => {
                 v.extend(&r.files);

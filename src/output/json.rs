@@ -90,6 +90,10 @@ pub(crate) struct DiffJson<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<ArchSymbols<'a>>,
     demangle_failures: usize,
+    /// `diff --compile-commands`: per image of the new build, its objects and their compile
+    /// commands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    compile_commands: Vec<ArchVisibility<'a>>,
 }
 
 /// Which pair a diff entry belongs to: the arch (`null` when a log is involved) and the image
@@ -291,6 +295,17 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
             })
             .collect(),
         demangle_failures: report.demangle_failures,
+        compile_commands: report
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                Some(ArchVisibility {
+                    path: &p.new.path,
+                    arch: p.new.arch.as_deref(),
+                    report: p.visibility.as_ref()?,
+                })
+            })
+            .collect(),
     };
     to_writer(out, &doc)
 }

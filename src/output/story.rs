@@ -154,12 +154,16 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
     if n <= o {
         // Nothing grew: what still leaks in the new build, if anything.
         return best.map_or_else(Vec::new, |b| {
-            indent(vec![format!(
+            let mut lines = vec![format!(
                 "fix what remains: {}: -{} of the new build's {}",
                 change_of(b, q),
                 b.hidden.lookups,
                 count(n, "lookup", "lookups")
-            )])
+            )];
+            if p.visibility.is_some() {
+                lines.extend(objects_line(b, p.visibility.as_ref(), q));
+            }
+            indent(lines)
         });
     }
     let grown = p
@@ -169,13 +173,23 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
         .find_map(|g| Some((g, g.from.as_ref().filter(|f| f.objects > 0)?)));
     let mut lines = Vec::new();
     match grown {
-        Some((g, f)) => lines.push(format!(
-            "fix: compile {} with {}: it brought {} {}",
-            q(library_of(&f.object)),
-            q("-fvisibility=hidden"),
-            q(&g.key),
-            crate::output::signed(g.delta.lookups)
-        )),
+        Some((g, f)) => {
+            lines.push(format!(
+                "fix: compile {} with {}: it brought {} {}",
+                q(library_of(&f.object)),
+                q("-fvisibility=hidden"),
+                q(&g.key),
+                crate::output::signed(g.delta.lookups)
+            ));
+            // What `--compile-commands` says of that object.
+            let compiled = p
+                .visibility
+                .as_ref()
+                .and_then(|v| v.objects.iter().find(|o| o.object == f.object));
+            if let Some(o) = compiled {
+                lines.push(compiled_line(&o.source, &o.compiled, q));
+            }
+        }
         None => lines.push(format!(
             "fix: compile the new weak definitions with {} (+{})",
             q("-fvisibility=hidden"),
