@@ -207,6 +207,11 @@ pub struct Offender {
     /// The pattern key of each example (for short display).
     #[serde(skip)]
     pub example_patterns: Vec<String>,
+    /// Where the group's symbols come from in the checked image, as a diff's group says
+    /// ([`super::group::GroupFrom`]): with an attribution (a debug map, `--map`, `--dsym`),
+    /// unless the grouping is by origin already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<super::group::GroupFrom>,
 }
 
 impl Offender {
@@ -255,6 +260,11 @@ pub struct ImageCheck {
     pub offending_groups: Vec<Offender>,
     /// Remarks that do not fail the check.
     pub notes: Vec<String>,
+    /// A failing binary's fix plan ([`super::fix_plan`]), which the Markdown's fix names; not
+    /// in the JSON (`scan --format json` lists it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub fix_plan: Option<super::fix_plan::FixPlan>,
 }
 
 impl ImageCheck {

@@ -109,6 +109,12 @@ pub struct CheckArgs {
     /// set.
     #[arg(long, value_parser = values::check_format(), default_value = "table")]
     pub format: Format,
+    /// Link the HTML report at URL (markdown and github).
+    ///
+    /// The Markdown report (a pull-request comment) links it after the fix, and the github
+    /// summary line names it; e.g. the URL of the artifact `weakscan report` was uploaded as.
+    #[arg(long, value_name = "URL")]
+    pub report_url: Option<String>,
 }
 
 impl CheckArgs {
@@ -155,6 +161,7 @@ impl CheckArgs {
             top: self.top,
             format: self.format,
             output: self.output.clone(),
+            report_url: self.report_url.clone(),
         })
     }
 

@@ -47,6 +47,8 @@ pub struct CheckRequest {
     pub origin: crate::origin::attach::OriginFiles,
     /// Check a whole process (`--process`, or a directory or bundle given), loaded so.
     pub process: Option<LoadOptions>,
+    /// `--report-url`: the HTML report the Markdown and the github summary link.
+    pub report_url: Option<String>,
 }
 
 /// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
@@ -112,6 +114,8 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     // Each subject with the policy it is held to: a binary's slices the whole policy; a
     // process its figures (no group budgets), and each of its images its group budgets.
     let mut subjects: Vec<(Subject, Scope)> = Vec::new();
+    // A binary's slices, in the order of their subjects: a failing one gets its fix plan.
+    let mut images: Vec<Image> = Vec::new();
     if let Some(load) = &req.process {
         let [file] = req.files.as_slice() else {
             return Err(Error::usage(
@@ -166,7 +170,6 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
             pair_arches(b, &merged_images, &req.arch, file)?;
         }
     } else {
-        let mut images: Vec<Image> = Vec::new();
         for f in &req.files {
             images.extend(read_binary(f, &req.arch)?);
         }
@@ -212,10 +215,18 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         .map(|e: &SymbolEntry| e.raw.as_str());
     let names = demangle_all(all_names, opts.names)?;
     let mut checks = Vec::new();
+    let mut binaries = images.iter();
     for (s, scope) in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
         checks.push(match scope {
-            Scope::Binary => evaluate(s, b, &policy, &names, req.top)?,
+            Scope::Binary => {
+                let mut c = evaluate(s, b, &policy, &names, req.top)?;
+                let image = binaries.next();
+                if !c.passed {
+                    c.fix_plan = image.map(|i| crate::analysis::fix_plan::fix_plan(i, &names));
+                }
+                c
+            }
             Scope::Process => evaluate(s, b, &whole, &names, req.top)?,
             Scope::ImageOfProcess => evaluate(s, None, &groups, &names, req.top)?,
         });

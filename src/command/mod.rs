@@ -70,6 +70,7 @@ impl Globals {
             } else {
                 NameStyle::Demangled
             },
+            report_url: req.report_url().map(str::to_string),
         }
     }
 }
@@ -116,6 +117,15 @@ impl Request {
 }
 
 impl Request {
+    /// `--report-url` of `diff` and `check`.
+    pub fn report_url(&self) -> Option<&str> {
+        match self {
+            Request::Diff(r) => r.report_url.as_deref(),
+            Request::Check(r) => r.report_url.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The files the request names as inputs (builds, logs, `--map`, `--dsym`, `--config`,
     /// `--baseline`, `--compile-commands`; not `-`).
     pub fn inputs(&self) -> Vec<&Path> {

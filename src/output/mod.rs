@@ -4,6 +4,7 @@
 //! imports [`crate::gate`].
 
 pub mod baseline;
+pub mod comment;
 pub mod github;
 pub mod html;
 pub mod json;
