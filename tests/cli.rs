@@ -765,6 +765,43 @@ fn golden_diff_markdown_for_a_pull_request_comment() {
     );
 }
 
+/// `diff --format markdown --report-url`: the story (largest change, changed groups with their
+/// objects, the fix), then the link, then the folded figures; `--format github` ends with one
+/// line saying what changed and where the report is.
+#[test]
+fn diff_markdown_and_github_tell_what_changed_and_link_the_report() {
+    let url = "https://example.com/report.html";
+    let (v1, v2) = (
+        fixture_str("app-default-chained-x86_64"),
+        fixture_str("app-v2-default-chained-x86_64"),
+    );
+    let run = |format: &str| -> String {
+        let out = weakscan()
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args(["diff", &v1, &v2, "--report-url", url, "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let md = run("markdown");
+    let (story, details) = md.split_once("<details>").expect(&md);
+    let at = |s: &str| story.find(s).unwrap_or_else(|| panic!("{s} in {story}"));
+    assert!(at("Largest change:") < at("| template | lookups old → new | Δ lookups | from |"));
+    assert!(at("| `descriptors_a.o` +1 more |") < at("**Fix:** compile `descriptors_a.o`"));
+    assert!(at("**Fix:**") < at(&format!("[The HTML report](<{url}>)")));
+    assert!(details.contains("| weak-def lookups | 83 | 143 | +60 (+72.3%) |"));
+    let gh = run("github");
+    assert_eq!(
+        gh.lines().last().unwrap(),
+        format!(
+            "weakscan diff: weak-def lookups 83 → 143 (+60, +72%); largest change: \
+             v8::internal::StaticCallInterfaceDescriptor<…> +60, from descriptors_a.o and 1 more; \
+             fix: compile descriptors_a.o with -fvisibility=hidden; report: {url}"
+        )
+    );
+}
+
 #[test]
 fn golden_diff_github_annotations() {
     golden(

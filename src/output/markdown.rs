@@ -494,10 +494,13 @@ fn fix_paragraph(lines: &[String]) -> String {
     for (i, l) in lines.iter().enumerate() {
         let l = l.trim_start();
         if i == 0 {
-            text.push_str(&format!(
-                "**Fix:** {}",
-                l.strip_prefix("fix: ").unwrap_or(l)
-            ));
+            match l.strip_prefix("fix what remains: ") {
+                Some(rest) => text.push_str(&format!("**Fix what remains:** {rest}")),
+                None => text.push_str(&format!(
+                    "**Fix:** {}",
+                    l.strip_prefix("fix: ").unwrap_or(l)
+                )),
+            }
         } else {
             text.push_str(&format!("<br>\n{l}"));
         }
