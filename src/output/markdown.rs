@@ -213,7 +213,7 @@ fn figures_and_budgets(out: &mut dyn Write, img: &ImageCheck) -> io::Result<()> 
 }
 
 /// The link to the HTML report, when `--report-url` gave one.
-fn report_link(out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+pub(crate) fn report_link(out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
     match &opts.report_url {
         Some(url) => writeln!(out, "📄 [The HTML report]({})\n", link_target(url)),
         None => Ok(()),
@@ -568,9 +568,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         if img.groups.len() < img.groups_total {
             writeln!(
                 out,
-                "\n{} of {} groups shown.",
+                "\n{} of {} shown.",
                 img.groups.len(),
-                img.groups_total
+                crate::text::count(img.groups_total, "group", "groups")
             )?;
         }
         out.write_all(b"\n")?;

@@ -147,8 +147,11 @@ impl Render for ProcessDiffReport {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process_diff::json(out, self)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| process_diff::markdown(buf, self))
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, |buf| {
+            process_diff::markdown(buf, self)?;
+            markdown::report_link(buf, opts)
+        })
     }
     fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process_diff::github(out, self)
