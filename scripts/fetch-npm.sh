@@ -9,14 +9,18 @@
 #   pin @img/sharp-libvips-darwin-arm64 1.2.4, `npm view @img/sharp-darwin-arm64@0.34.5
 #   optionalDependencies`), and the pair one minor release older (0.33.5 and the 1.0.4 it pins)
 #   in <cache>/sharp-0.33.5/node_modules, the old side of the real process diff
-#   (tests/real_process.rs); each checked against the registry's sha512 integrity pinned below.
+#   (tests/real_process.rs); and a prebuilt Node-API addon for darwin x64,
+#   @parcel/watcher-darwin-x64 2.6.0 (watcher.node, an MH_BUNDLE whose 47 napi_* imports are
+#   flat lookups: `check --importer`, tests/importers_real.rs). Each checked against the
+#   registry's sha512 integrity pinned below.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${WEAKSCAN_NPM_CACHE:-$root/.cache/npm}
 packages=("$@")
 old_packages=()
 if [ ${#packages[@]} -eq 0 ]; then
-  packages=(@img/sharp-darwin-arm64@0.34.5 @img/sharp-libvips-darwin-arm64@1.2.4)
+  packages=(@img/sharp-darwin-arm64@0.34.5 @img/sharp-libvips-darwin-arm64@1.2.4
+            @parcel/watcher-darwin-x64@2.6.0)
   old_packages=(@img/sharp-darwin-arm64@0.33.5 @img/sharp-libvips-darwin-arm64@1.0.4)
 fi
 # `npm view NAME@VERSION dist.integrity` of the defaults.
@@ -25,6 +29,7 @@ declare -A integrity=(
   [@img/sharp-libvips-darwin-arm64@1.2.4]=sha512-zqjjo7RatFfFoP0MkQ51jfuFZBnVE2pRiaydKJ1G/rHZvnsrHAOcQALIi9sA5co5xenQdTugCvtb1cuf78Vf4g==
   [@img/sharp-darwin-arm64@0.33.5]=sha512-UT4p+iz/2H4twwAoLCqfA9UH5pI6DggwKEGuaPy7nCVQ8ZsiY5PIcrRvD1DzuY3qYL07NtIQcWnBSY/heikIFQ==
   [@img/sharp-libvips-darwin-arm64@1.0.4]=sha512-XblONe153h0O2zuFfTAbQYAX2JhYmDHeWikp1LM9Hul9gVPjFY427k6dFEcOL72O01QxQsWi761svJ/ev9xEDg==
+  [@parcel/watcher-darwin-x64@2.6.0]=sha512-Ohv6OpzhUfKYD7Beb8kDvG0jbIxORCYY1JRdZnaBtnjjkJxgD7ZVL0nw2sCYd0yTMKTvz3nnTnOF3cDifK+kvw==
 )
 command -v npm >/dev/null || { echo "fetch-npm.sh: npm is required" >&2; exit 2; }
 command -v node >/dev/null || { echo "fetch-npm.sh: node is required" >&2; exit 2; }

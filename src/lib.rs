@@ -3,8 +3,8 @@
 //!
 //! The crate is laid out as the data flows:
 //!
-//! * [`macho`] — input: the Mach-O container, load commands, export trie, weak-bind opcodes and
-//!   chained fixups;
+//! * [`macho`] — input: the Mach-O container, load commands, export trie, bind opcodes and
+//!   chained fixups, an importer's imports;
 //! * [`log`] — input: `DYLD_PRINT_BINDINGS` logs of every dyld generation, streamed;
 //! * [`input`] — which of the two a file is;
 //! * [`origin`] — input: where symbols come from: link maps (`-map`) and compile databases

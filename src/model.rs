@@ -357,6 +357,8 @@ pub struct LogSource {
 
 /// How an image links a dylib: the kind of its load command (`<mach-o/loader.h>`). dyld4 loads
 /// all four the same way (`JustInTimeLoader::loadDependents`); a missing weak one is skipped.
+/// The attributes dyld acts on are [`LinkedDylib::attributes`]: in a `dylib_use_command` they
+/// come from its `flags`, not from this kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DylibLink {
@@ -380,10 +382,91 @@ impl DylibLink {
             DylibLink::Upward => "LC_LOAD_UPWARD_DYLIB",
         }
     }
+
+    /// The attributes the command's kind alone gives (dyld-1378 mach_o/UnsafeHeader.cpp
+    /// `UnsafeHeader::loadCommandToDylibKind`, for a command that is not a `dylib_use_command`).
+    pub fn attributes(self) -> DylibAttributes {
+        DylibAttributes::from_flags(
+            match self {
+                DylibLink::Regular => 0,
+                DylibLink::Weak => DylibAttributes::WEAK_LINK,
+                DylibLink::Reexport => DylibAttributes::REEXPORT,
+                DylibLink::Upward => DylibAttributes::UPWARD,
+            }
+            .into(),
+        )
+    }
+}
+
+/// How an image uses one dependency: dyld's `LinkedDylibAttributes` (dyld-1378
+/// mach_o/UnsafeHeader.h), one bit each, as in the `flags` of a `dylib_use_command`
+/// (`DYLIB_USE_WEAK_LINK` 0x01, `DYLIB_USE_REEXPORT` 0x02, `DYLIB_USE_UPWARD` 0x04,
+/// `DYLIB_USE_DELAYED_INIT` 0x08; bits 4–7 are padding and ignored, as dyld reads the flags as
+/// one byte).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DylibAttributes(u8);
+
+impl DylibAttributes {
+    /// `DYLIB_USE_WEAK_LINK`: the dylib may be missing.
+    pub const WEAK_LINK: u8 = 0x01;
+    /// `DYLIB_USE_REEXPORT`: its exports are the image's (`LC_REEXPORT_DYLIB`).
+    pub const REEXPORT: u8 = 0x02;
+    /// `DYLIB_USE_UPWARD`: `LC_LOAD_UPWARD_DYLIB`.
+    pub const UPWARD: u8 = 0x04;
+    /// `DYLIB_USE_DELAYED_INIT`: loaded and bound at launch, initialised on first use.
+    pub const DELAYED_INIT: u8 = 0x08;
+
+    /// From a `dylib_use_command`'s `flags` (only the four known bits are kept).
+    pub fn from_flags(flags: u32) -> Self {
+        DylibAttributes((flags & 0x0f) as u8)
+    }
+
+    /// The attributes dyld acts on: `JustInTimeLoader::loadDependents` (dyld-1378) "fix[es]
+    /// illegal combinations of dylib attributes": a re-export is never delay-init nor
+    /// weak-linked.
+    pub fn effective(self) -> Self {
+        if self.reexport() {
+            DylibAttributes(self.0 & !(Self::DELAYED_INIT | Self::WEAK_LINK))
+        } else {
+            self
+        }
+    }
+
+    /// May be missing.
+    pub fn weak_link(self) -> bool {
+        self.0 & Self::WEAK_LINK != 0
+    }
+    /// Re-exported.
+    pub fn reexport(self) -> bool {
+        self.0 & Self::REEXPORT != 0
+    }
+    /// Upward.
+    pub fn upward(self) -> bool {
+        self.0 & Self::UPWARD != 0
+    }
+    /// Delay-init.
+    pub fn delay_init(self) -> bool {
+        self.0 & Self::DELAYED_INIT != 0
+    }
+
+    /// The attributes set, as snake_case words (`weak_link`, `reexport`, `upward`,
+    /// `delay_init`), in bit order.
+    pub fn names(self) -> Vec<&'static str> {
+        [
+            (Self::WEAK_LINK, "weak_link"),
+            (Self::REEXPORT, "reexport"),
+            (Self::UPWARD, "upward"),
+            (Self::DELAYED_INIT, "delay_init"),
+        ]
+        .into_iter()
+        .filter(|&(bit, _)| self.0 & bit != 0)
+        .map(|(_, name)| name)
+        .collect()
+    }
 }
 
 /// One dependency of an image, in load-command order (its index + 1 is its library ordinal).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkedDylib {
     /// The `dylib.name` of the `dylib_command`: an absolute path or one starting with
     /// `@rpath/`, `@loader_path/` or `@executable_path/` (escaped as one line, see
@@ -391,6 +474,12 @@ pub struct LinkedDylib {
     pub install_name: String,
     /// Which load command.
     pub link: DylibLink,
+    /// Written as a `struct dylib_use_command` (its `marker` 0x1a741800 where a `dylib_command`
+    /// has its timestamp, `nameoff` 28): the attributes are its `flags`, whatever the command.
+    pub use_command: bool,
+    /// The attributes as written: the `flags` of a `dylib_use_command`, else those of the
+    /// command's kind ([`DylibLink::attributes`]).
+    pub attributes: DylibAttributes,
 }
 
 /// What dyld needs to find an image's dependencies: from its load commands.

@@ -1,8 +1,27 @@
 //! Constants of weakscan's JSON documents that are both written ([`crate::output`]) and read
 //! back ([`crate::gate::baseline`]); the shapes are in `docs/json.md`.
 
-/// Version of the JSON schema (`schema_version`); bump it on any incompatible change.
+/// Version of the JSON schema (`schema_version`) of every document but the baseline file;
+/// bump it on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Version of the baseline file's schema (`schema_version`), which is stored and read back, so
+/// it changes on its own: 2 since symbols are rows of raw names and figures. `check` reads
+/// this version and version 1.
+pub const BASELINE_SCHEMA_VERSION: u32 = 2;
+
+/// The columns of a baseline file's symbol rows (`schema_version` 2), in order: the raw name,
+/// then what the symbol adds to its image's figures; flags are 0 or 1. A reader takes a row's
+/// first cells by these names and ignores further columns, so a later version may append one.
+pub const BASELINE_COLUMNS: [&str; 7] = [
+    "symbol",
+    "weak_bound",
+    "defined_here",
+    "sites",
+    "lookups",
+    "weak_defs",
+    "thread_local",
+];
 
 /// The `command` value of a baseline file (`weakscan baseline`).
 pub const BASELINE_COMMAND: &str = "baseline";
@@ -69,6 +88,14 @@ impl Document {
         }
     }
 
+    /// The `schema_version` the document is written with.
+    pub fn schema_version(self) -> u32 {
+        match self {
+            Document::Baseline => BASELINE_SCHEMA_VERSION,
+            _ => SCHEMA_VERSION,
+        }
+    }
+
     /// One line on what writes the document, for the schema's `description`.
     pub fn description(self) -> &'static str {
         match self {
@@ -97,8 +124,9 @@ impl Document {
                  docs/trend.md."
             }
             Document::Baseline => {
-                "A baseline file (`weakscan baseline -o FILE`): scan's document with every group, \
-                 plus each symbol per arch. Fields: docs/json.md."
+                "A baseline file (`weakscan baseline -o FILE`): the images and largest groups of \
+                 scan's document, plus each symbol per arch as a row of its raw name and \
+                 figures. Fields: docs/json.md."
             }
         }
     }

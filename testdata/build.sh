@@ -42,6 +42,7 @@ LIPO="$(find_tool llvm-lipo-22 /usr/lib/llvm-22/bin/llvm-lipo)"
 AR="$(find_tool llvm-ar-22 /usr/lib/llvm-22/bin/llvm-ar)"
 STRIP="$(find_tool llvm-strip-22 /usr/lib/llvm-22/bin/llvm-strip)"
 DSYMUTIL="$(find_tool dsymutil-22 /usr/lib/llvm-22/bin/dsymutil)"
+NM="$(find_tool llvm-nm-22 /usr/lib/llvm-22/bin/llvm-nm)"
 # The N_OSO entries' n_value is the object's modification time unless this is set (ld64 and
 # lld): fixtures must not depend on when they were built.
 export ZERO_AR_DATE=1
@@ -288,6 +289,22 @@ PLIST
   sed 's|<string>1.0</string>|<string>2.0</string>|; s|<string>1</string>|<string>2</string>|' \
     "$PROC/App.app/Contents/Info.plist" >"$PROC/App-v2.app/Contents/Info.plist"
 
+  # --- Reexport/: a directory whose main links libre.dylib, which re-exports libbase.dylib
+  # whole (-reexport_library: an LC_REEXPORT_DYLIB, and nothing of libbase in libre's export
+  # trie), and libdelayinit.dylib, whose install name is long enough (25 characters) for
+  # tests/reexport.rs to rewrite its LC_LOAD_DYLIB in place as a dylib_use_command ---
+  local rx="$PROC/Reexport"
+  compile "$WORK/obj" x86_64 12.0 default v1 process/rx_main process/rx_base process/rx_re \
+    process/rx_delay
+  # An @loader_path install name: ld64.lld finds the re-exported dylib through it when main
+  # links libre (it does not expand an @rpath/ one there).
+  plink "$rx/libbase.dylib" -dylib -install_name @loader_path/libbase.dylib "$o/rx_base.o"
+  plink "$rx/libre.dylib" -dylib -install_name @rpath/libre.dylib "$o/rx_re.o" \
+    -reexport_library "$rx/libbase.dylib"
+  plink "$rx/libdelayinit.dylib" -dylib -install_name @rpath/libdelayinit.dylib "$o/rx_delay.o"
+  plink "$rx/main" -rpath @executable_path "$o/rx_main.o" "$rx/libre.dylib" \
+    "$rx/libdelayinit.dylib"
+
   # --- bad/: processes dyld cannot (fully) load, and bundles without a readable Info.plist ---
   local bad="$PROC/bad"
   # cycle: main -> libcycle_a -> libcycle_b -> libcycle_a. libcycle_a is linked twice: first
@@ -336,6 +353,42 @@ PLIST
   ) >"$PROC/objdump-dylibs.txt"
 }
 build_process
+
+# Importer fixtures (testdata/importers/): an executable that exports an API, the bundles that
+# import from it and a dylib pair (testdata/src/importers/; `check --importer`, docs/guide.md):
+#   api, api-v2      the executable (chained fixups); v2 hides api::write(int)
+#   addon.bundle     -bundle -undefined dynamic_lookup (opcodes): api_open/read/close looked
+#                    up flat (ordinal -2), lazily; universal x86_64 + arm64
+#   addon-arm64.bundle  its arm64 slice alone (no x86_64 slice)
+#   plugin.bundle    -bundle -bundle_loader api (chained): api::write, api::version (ordinal -1)
+#   libapi.dylib     install name @rpath/libapi.dylib; client.dylib binds its two functions
+#                    two-level (ordinal 2, after libSystem), lazily; both opcodes
+IMP="$WORK/importers"
+build_importers() {
+  local o="$WORK/obj" a
+  mkdir -p "$IMP" "$o/importers" "$o/v2/importers" "$o/x86_64/importers" "$o/arm64/importers"
+  compile "$o" x86_64 12.0 default v1 importers/api importers/plugin
+  # compile's v2 is the descriptors' (-DWEAKSCAN_V2): api's v2 is -DAPI_V2.
+  "$CXX" -target x86_64-apple-macos12.0 "${CXXFLAGS[@]}" -DAPI_V2 \
+    -c "$SRC/importers/api.cc" -o "$o/v2/importers/api.o"
+  link "$IMP/api" x86_64 chained "$o/importers/api.o"
+  link "$IMP/api-v2" x86_64 chained "$o/v2/importers/api.o"
+  for a in x86_64 arm64; do
+    compile "$o/$a" "$a" 11.0 default v1 importers/addon importers/libapi importers/client
+    link "$WORK/addon-$a.bundle" "$a" opcodes -bundle -undefined dynamic_lookup \
+      "$o/$a/importers/addon.o"
+  done
+  "$LIPO" -create "$WORK/addon-x86_64.bundle" "$WORK/addon-arm64.bundle" \
+    -output "$IMP/addon.bundle"
+  cp "$WORK/addon-arm64.bundle" "$IMP/addon-arm64.bundle"
+  link "$IMP/plugin.bundle" x86_64 chained -bundle -bundle_loader "$IMP/api" \
+    "$o/importers/plugin.o"
+  link "$IMP/libapi.dylib" x86_64 opcodes -dylib -install_name @rpath/libapi.dylib \
+    "$o/x86_64/importers/libapi.o"
+  link "$IMP/client.dylib" x86_64 opcodes -dylib -install_name @rpath/client.dylib \
+    "$o/x86_64/importers/client.o" "$IMP/libapi.dylib"
+}
+build_importers
 
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
@@ -453,19 +506,14 @@ proc_weak_imports() {
          /^ *name_offset = / && weak { n = $NF; gsub(/[()]/, "", n); print n }'
 }
 check_process() {
-  local f leaf hdr cmds exports="$WORK/proc-exports" rows="$WORK/proc-winners.tsv"
-  : >"$exports"
+  local f hdr cmds exports="$WORK/proc-exports" rows="$WORK/proc-winners.tsv"
   for f in "${PROC_ORDER[@]}"; do
-    leaf="${f##*/}"
     hdr="$("$OBJDUMP" --macho --private-header "$PROC/$f")"
     cmds="$("$OBJDUMP" --macho --private-headers "$PROC/$f")"
     check "process/$f" 'grep -q WEAK_DEFINES <<<"$hdr"' "no MH_WEAK_DEFINES"
     check "process/$f" 'grep -q "cmd LC_DYLD_CHAINED_FIXUPS$" <<<"$cmds"' "no chained fixups"
-    # "leaf symbol weak|strong", in load order.
-    "$OBJDUMP" --macho --exports-trie "$PROC/$f" |
-      awk -v leaf="$leaf" '$1 ~ /^0x/ { print leaf, $2, (/\[weak_def/ ? "weak" : "strong") }' \
-        >>"$exports"
   done
+  proc_exports "${PROC_ORDER[@]}" >"$exports"
   local deps want="LC_LOAD_DYLIB @rpath/libshared_a.dylib
 LC_LOAD_DYLIB @loader_path/../Frameworks/libshared_b.dylib
 LC_LOAD_WEAK_DYLIB @rpath/libmissing.dylib
@@ -480,25 +528,87 @@ LC_LOAD_DYLIB /usr/lib/libSystem.B.dylib"
       grep -qx "libshared_a.dylib __ZN4proc7CounterIlEERT_v weak" "$exports" &&
       grep -qx "App __ZN4proc7CounterIlEERT_v weak" "$exports"' \
     "Counter<long> is not strong in libshared_b and weak in App and libshared_a"
-  # Winner: the first definition in load order; a later strong one replaces a weak first one.
-  {
-    printf 'requester\tsymbol\twinner\n'
-    for f in "${PROC_ORDER[@]}"; do
-      proc_weak_imports "$PROC/$f" | awk -v req="${f##*/}" -v ex="$exports" '
-        BEGIN { while ((getline line < ex) > 0) { split(line, a, " "); n++; img[n] = a[1]; sym[n] = a[2]; kind[n] = a[3] } }
-        { w = "-"; wk = ""
-          for (i = 1; i <= n; i++) if (sym[i] == $1) {
-            if (w == "-") { w = img[i]; wk = kind[i] }
-            else if (wk == "weak" && kind[i] == "strong") { w = img[i]; wk = "strong" }
-          }
-          printf "%s\t%s\t%s\n", req, $1, w }'
-    done
-  } >"$rows"
+  proc_winners "$exports" "${PROC_ORDER[@]}" >"$rows"
   check process/expected-winners.tsv 'cmp -s "$rows" "$HERE/process/expected-winners.tsv"' \
     "differs from what llvm-objdump shows (diff $HERE/process/expected-winners.tsv against:
 $(cat "$rows"))"
 }
+# proc_exports FILE...: "leaf symbol weak|strong" of each export-trie entry, files in load order.
+proc_exports() {
+  local f
+  for f in "$@"; do
+    "$OBJDUMP" --macho --exports-trie "$PROC/$f" |
+      awk -v leaf="${f##*/}" '$1 ~ /^0x/ { print leaf, $2, (/\[weak_def/ ? "weak" : "strong") }'
+  done
+}
+# proc_winners EXPORTS FILE...: the winner of each chained import with ordinal -3 of each FILE (in
+# load order): the first definition in load order; a later strong one replaces a weak first one.
+proc_winners() {
+  local exports=$1 f
+  shift
+  printf 'requester\tsymbol\twinner\n'
+  for f in "$@"; do
+    proc_weak_imports "$PROC/$f" | awk -v req="${f##*/}" -v ex="$exports" '
+      BEGIN { while ((getline line < ex) > 0) { split(line, a, " "); n++; img[n] = a[1]; sym[n] = a[2]; kind[n] = a[3] } }
+      { w = "-"; wk = ""
+        for (i = 1; i <= n; i++) if (sym[i] == $1) {
+          if (w == "-") { w = img[i]; wk = kind[i] }
+          else if (wk == "weak" && kind[i] == "strong") { w = img[i]; wk = "strong" }
+        }
+        printf "%s\t%s\t%s\n", req, $1, w }'
+  done
+}
+# Reexport/: libre re-exports libbase whole. LC_REEXPORT_DYLIB in libre, libbase's weak
+# definitions in libbase's trie and symbol table only (llvm-objdump, llvm-nm), and the winners by
+# the same rule: a weak-def lookup probes each trie alone (Loader::hasExportedSymbol, mode
+# shallow, does not search re-exported dylibs), so libbase is searched at its own place in the
+# load order (main, libre, libdelayinit, then libbase, loaded by libre).
+check_reexport() {
+  local order=(Reexport/main Reexport/libre.dylib Reexport/libdelayinit.dylib
+               Reexport/libbase.dylib)
+  local exports="$WORK/rx-exports" rows="$WORK/rx-winners.tsv" used nm
+  used="$("$OBJDUMP" --macho --dylibs-used "$PROC/Reexport/libre.dylib")"
+  check process/Reexport 'grep -q "@loader_path/libbase.dylib (.*reexport)" <<<"$used"' \
+    "libre.dylib does not re-export libbase.dylib: $used"
+  proc_exports "${order[@]}" >"$exports"
+  check process/Reexport '! grep -q "^libre.dylib .*SlotI[il]E" "$exports" &&
+      grep -qx "libbase.dylib __ZN2rx4SlotIlEERT_v weak" "$exports"' \
+    "libbase's Slot<long> is in libre's trie, or not weak in libbase's"
+  nm="$("$NM" -m "$PROC/Reexport/libbase.dylib")"
+  check process/Reexport 'grep -q "weak external __ZN2rx4SlotIlEERT_v$" <<<"$nm"' \
+    "llvm-nm -m does not show libbase's Slot<long> as a weak external"
+  proc_winners "$exports" "${order[@]}" >"$rows"
+  check process/expected-winners-reexport.tsv \
+    'cmp -s "$rows" "$HERE/process/expected-winners-reexport.tsv"' \
+    "differs from what llvm-objdump shows (diff $HERE/process/expected-winners-reexport.tsv against:
+$(cat "$rows"))"
+}
 check_process
+
+# The importer fixtures show what they are meant to: flat lookups, main-executable binds, a
+# two-level bind by install name, and the function v2 hides.
+check_importers() {
+  local binds
+  binds="$("$OBJDUMP" --macho --arch x86_64 --lazy-bind "$IMP/addon.bundle" |
+    awk '$4 == "flat-namespace" { print $5 }' | sort | tr '\n' ' ')"
+  check importers/addon.bundle '[[ $binds == "_api_close _api_open _api_read " ]]' \
+    "flat lazy binds: $binds"
+  binds="$("$OBJDUMP" --macho --chained-fixups "$IMP/plugin.bundle" |
+    awk '/lib_ordinal = -1/ { m = 1; next } /name_offset/ && m { n = $NF; gsub(/[()]/, "", n); print n; m = 0 }' |
+    sort | tr '\n' ' ')"
+  check importers/plugin.bundle '[[ $binds == "__ZN3api5writeEi __ZN3api7versionEv " ]]' \
+    "main-executable imports: $binds"
+  binds="$("$OBJDUMP" --macho --lazy-bind "$IMP/client.dylib" |
+    awk '$4 == "libapi" { print $5 }' | sort | tr '\n' ' ')"
+  check importers/client.dylib '[[ $binds == "_libapi_get _libapi_put " ]]' \
+    "two-level binds to libapi: $binds"
+  check importers/api '"$OBJDUMP" --macho --exports-trie "$IMP/api" | grep -q " __ZN3api5writeEi$"' \
+    "v1 does not export api::write(int)"
+  check importers/api-v2 '! "$OBJDUMP" --macho --exports-trie "$IMP/api-v2" | grep -q " __ZN3api5writeEi$"' \
+    "v2 exports api::write(int)"
+}
+check_importers
+check_reexport
 (( fail == 0 )) || die "sanity checks failed; bin/, process/ and expected.tsv left unchanged"
 
 # Install: replace bin/ and expected.tsv only after everything succeeded.
@@ -506,11 +616,15 @@ rm -rf "$BIN" "$HERE/attr"
 mkdir -p "$BIN"
 cp "$OUT"/* "$BIN"/
 cp -R "$ATTR" "$HERE/attr"
+rm -rf "$HERE/importers"
+cp -R "$IMP" "$HERE/importers"
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
-rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/bad"
+rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/Reexport" \
+  "$HERE/process/bad"
 mkdir -p "$HERE/process"
-cp -R "$PROC/App.app" "$PROC/App-v2.app" "$PROC/bad" "$PROC/objdump-dylibs.txt" "$HERE/process/"
+cp -R "$PROC/App.app" "$PROC/App-v2.app" "$PROC/Reexport" "$PROC/bad" "$PROC/objdump-dylibs.txt" \
+  "$HERE/process/"
 
 echo
 echo "fixtures in $BIN ($(du -ck "$BIN"/* | tail -n1 | cut -f1) KiB):"

@@ -366,11 +366,8 @@ fn weak_definitions(file: &str) -> std::collections::BTreeSet<String> {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    doc["symbols"][0]["weak_definitions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["symbol"].as_str().unwrap().to_string())
+    crate::util::baseline_names(&doc, 0, "weak_defs")
+        .into_iter()
         .collect()
 }
 

@@ -212,10 +212,10 @@ fn regression_baseline_values_with_newlines_broke_the_error_line() {
     let same = fx("app-default-chained-x86_64");
     for (from, to) in [
         (
-            "\"command\": \"baseline\"",
-            "\"command\": \"base\\nline\\u202e\"",
+            "\"command\":\"baseline\"",
+            "\"command\":\"base\\nline\\u202e\"",
         ),
-        ("\"arch\": \"x86_64\"", "\"arch\": \"x86\\n_64\\u202e\""),
+        ("\"arch\":\"x86_64\"", "\"arch\":\"x86\\n_64\\u202e\""),
     ] {
         assert!(text.contains(from), "{from}");
         let bad = dir.path().join("bad.json");
@@ -634,19 +634,33 @@ fn baseline_is_byte_identical_across_runs() {
     assert_eq!(a, b);
     let doc: serde_json::Value = serde_json::from_slice(&a).unwrap();
     assert_eq!(doc["command"], "baseline");
-    assert_eq!(doc["schema_version"], 1);
-    let symbols = doc["symbols"].as_array().unwrap();
-    assert_eq!(symbols.len(), 2);
-    let bound = symbols[0]["weak_bound"].as_array().unwrap();
-    assert_eq!(bound.len(), 39);
-    assert_eq!(symbols[0]["weak_definitions"].as_array().unwrap().len(), 36);
-    let raw: Vec<&str> = bound
+    assert_eq!(doc["schema_version"], 2);
+    assert_eq!(crate::util::baseline_rows(&doc).len(), 2);
+    assert_eq!(crate::util::baseline_names(&doc, 0, "weak_bound").len(), 39);
+    assert_eq!(crate::util::baseline_names(&doc, 0, "weak_defs").len(), 36);
+    // Each object's rows are sorted by raw name; no name is in two.
+    let mut all = Vec::new();
+    for object in doc["symbols"][0]["objects"].as_array().unwrap() {
+        let raw: Vec<&str> = object["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[0].as_str().unwrap())
+            .collect();
+        assert!(raw.is_sorted(), "sorted by raw name: {raw:?}");
+        all.extend(raw);
+    }
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), n, "a name in two objects");
+    // One row a line.
+    let rows: usize = crate::util::baseline_rows(&doc)
         .iter()
-        .map(|b| b["symbol"].as_str().unwrap())
-        .collect();
-    let mut sorted = raw.clone();
-    sorted.sort();
-    assert_eq!(raw, sorted, "sorted by raw name");
+        .map(|(_, r)| r.len())
+        .sum();
+    let text = String::from_utf8_lossy(&a);
+    assert_eq!(text.lines().filter(|l| l.starts_with("[\"")).count(), rows);
     // Stdout without -o is the same document.
     let (code, stdout, _) = run(&["baseline", &fx("app-default-chained-universal")]);
     assert_eq!(code, 0);
@@ -694,13 +708,13 @@ fn baseline_of_another_schema_or_command_is_refused() {
     let other = dir.path().join("v2.json");
     std::fs::write(
         &other,
-        text.replacen("\"schema_version\": 1", "\"schema_version\": 2", 1),
+        text.replacen("\"schema_version\":2", "\"schema_version\":3", 1),
     )
     .unwrap();
     let v1 = fx("app-default-chained-x86_64");
     fails(
         &["check", &v1, "--baseline", other.to_str().unwrap()],
-        "baseline has schema_version 2, this weakscan reads schema_version 1",
+        "baseline has schema_version 3, this weakscan reads schema_version 1 to 2",
     );
     let scan = dir.path().join("scan.json");
     let (_, out, _) = run(&["scan", "--format", "json", &v1]);

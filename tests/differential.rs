@@ -353,11 +353,19 @@ pub fn attribution_agrees_with_llvm_nm(nm: &Path, bin: &Path) -> usize {
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let debug_map = nm_debug_map(nm, bin);
+    let columns = doc["symbols"][0]["columns"].as_array().expect("columns");
+    let column = |name: &str| columns.iter().position(|c| c == name).expect("a column");
+    let (bound, defs) = (column("weak_bound"), column("weak_defs"));
     let mut compared = 0;
-    for list in ["weak_bound", "weak_definitions"] {
-        for sym in doc["symbols"][0][list].as_array().expect("symbol list") {
-            let raw = sym["symbol"].as_str().expect("symbol");
-            let object = sym["origin"]["object"].as_str().unwrap_or("(none)");
+    for rows in doc["symbols"][0]["objects"].as_array().expect("objects") {
+        let object = rows["origin"]["object"].as_str().unwrap_or("(none)");
+        for row in rows["symbols"].as_array().expect("symbol rows") {
+            // Each weak bind and each weak definition (as the two lists of a version-1 baseline).
+            let lists = row[bound].as_u64().unwrap() + row[defs].as_u64().unwrap();
+            if lists == 0 {
+                continue;
+            }
+            let raw = row[0].as_str().expect("symbol");
             match debug_map.get(raw) {
                 Some(oso) => {
                     // `dir/libfoo.a(member.o)` is keyed `libfoo.a(member.o)`; a loose object by
@@ -378,7 +386,7 @@ pub fn attribution_agrees_with_llvm_nm(nm: &Path, bin: &Path) -> usize {
                     bin.display()
                 ),
             }
-            compared += 1;
+            compared += lists as usize;
         }
     }
     compared

@@ -18,6 +18,7 @@ use weakscan::analysis::attribute::{Origin, OriginLevel};
 use weakscan::analysis::check::{CheckReport, EXAMPLES, Figure, ImageCheck, Kind};
 use weakscan::analysis::demangle::{Demangled, Keys, NameStyle, demangle_all};
 use weakscan::analysis::group::GroupBy;
+use weakscan::analysis::imports::{ImporterCheck, Target, check_importer};
 use weakscan::analysis::report::{
     DiffReport, ImageSummary, ScanReport, diff_report, pair_images, scan_report,
 };
@@ -33,7 +34,8 @@ use weakscan::macho::export_trie::{
     ExportTarget, MAX_NAME_BYTES_PER_TRIE_BYTE, MAX_NAME_EXTRA_BYTES, Split, walk_export_trie,
     walk_export_trie_split,
 };
-use weakscan::macho::{ArchFilter, read_bytes};
+use weakscan::macho::imports::{ExportTrie, ImporterSlice, read_importer_from};
+use weakscan::macho::{ArchFilter, MachOFile, read_bytes};
 use weakscan::model::Image;
 
 /// A harness: takes any bytes, panics only on a bug.
@@ -100,6 +102,10 @@ pub fn export_trie(data: &[u8]) {
         }
         Err(e) => one_line(&e.to_string()),
     }
+    if result.is_ok() {
+        lookups_agree_with_the_walk(data, &whole);
+        follow_reexports_in_a_ring(data, &whole);
+    }
     // Split into as many parts as it will go, on the pool: the same terminals in the same
     // order, or the same error.
     let always = Split {
@@ -121,6 +127,106 @@ pub fn export_trie(data: &[u8]) {
             "the split walk's terminals differ from the whole walk's"
         ),
         (split, whole) => assert_eq!(split.map(|_| ()), whole, "split and whole walks differ"),
+    }
+}
+
+/// dyld's lookup of one name ([`weakscan::macho::trie_lookup::lookup`]) on a trie the whole
+/// walk accepted, for the first 64 names it reported and a few it did not: a terminal found is
+/// one the walk reported under that name, with the same flags and re-export. (Not every name is
+/// found: dyld takes the first edge that is a prefix of the name, and a trie not built by a
+/// linker may have another edge first.)
+fn lookups_agree_with_the_walk(data: &[u8], whole: &[(Vec<u8>, u64, ExportTarget)]) {
+    use weakscan::macho::trie_lookup::{Terminal, lookup};
+    let absent: [&[u8]; 3] = [b"", b"_", b"__ZN\xff"];
+    let names = whole.iter().map(|(n, ..)| n.as_slice()).take(64);
+    for name in names.chain(absent) {
+        let Some(found) = lookup(data, name).unwrap_or_else(|e| {
+            one_line(&e.to_string());
+            None
+        }) else {
+            continue;
+        };
+        let same = |(n, flags, target): &&(Vec<u8>, u64, ExportTarget)| {
+            n == name
+                && match (&found, target) {
+                    (Terminal::Definition { .. }, ExportTarget::Reexport { .. }) => false,
+                    (Terminal::Definition { flags: f }, _) => f == flags,
+                    (
+                        Terminal::Reexport {
+                            library_ordinal,
+                            import_name,
+                            ..
+                        },
+                        ExportTarget::Reexport {
+                            library_ordinal: o,
+                            import_name: i,
+                        },
+                    ) => {
+                        library_ordinal == o
+                            && weakscan::macho::cursor::symbol_name(import_name) == *i
+                    }
+                    (Terminal::Reexport { .. }, _) => false,
+                }
+        };
+        assert!(
+            whole.iter().any(|e| same(&e)),
+            "lookup found a terminal the walk did not report for {name:?}: {found:?}"
+        );
+    }
+}
+
+/// Re-exports of the input trie followed ([`weakscan::process::reexport::Follower`]) through
+/// three images that all have it, each re-exporting the next (ordinal 1), linking itself
+/// (ordinal 2) and a missing dylib (ordinal 3): a re-export entry loops, chains through renames
+/// or stops, and never panics or runs past the caps. Invariants: a definition is in one of the
+/// three images, a loop ends where it starts, a chain probes fewer tries than the depth cap.
+fn follow_reexports_in_a_ring(data: &[u8], whole: &[(Vec<u8>, u64, ExportTarget)]) {
+    use weakscan::process::DepState;
+    use weakscan::process::reexport::{Edge, Follower, MAX_REEXPORT_DEPTH, Outcome, TrieOf};
+    let trie: std::sync::Arc<[u8]> = data.into();
+    let deps = (0..3)
+        .map(|k| {
+            vec![
+                Edge {
+                    state: DepState::Loaded((k + 1) % 3),
+                    reexport: true,
+                },
+                Edge {
+                    state: DepState::Loaded(k),
+                    reexport: false,
+                },
+                Edge {
+                    state: DepState::Missing,
+                    reexport: false,
+                },
+            ]
+        })
+        .collect();
+    let files = (0..3).map(|k| PathBuf::from(format!("ring{k}"))).collect();
+    let mut follower = Follower::new(deps, files, "x86_64", |_| Ok(TrieOf::Trie(trie.clone())));
+    let reexports = whole
+        .iter()
+        .filter(|(_, _, t)| matches!(t, ExportTarget::Reexport { .. }));
+    for (name, ..) in reexports.take(16) {
+        match follower.follow(0, name) {
+            Ok(f) => {
+                assert!(f.probes < MAX_REEXPORT_DEPTH, "{f:?}");
+                match f.outcome {
+                    Outcome::Found { image, .. } => assert!(image < 3),
+                    Outcome::Loop { images } => {
+                        assert!(images.len() >= 2 && images.first() == images.last())
+                    }
+                    Outcome::Outside { .. } | Outcome::Stopped => {
+                        panic!("{name:?}: {:?}", f.outcome)
+                    }
+                    _ => {}
+                }
+            }
+            Err(e) => {
+                one_line(&e.message);
+                assert!(e.message.starts_with("ring"), "{e}");
+            }
+        }
     }
 }
 
@@ -250,6 +356,20 @@ pub fn macho(data: &[u8]) {
                 let sites: usize = image.bind_targets.iter().map(|t| t.sites.len()).sum();
                 assert!(sites <= MAX_BIND_LOCATIONS.max(data.len() / 4));
                 assert!(image.weak_definitions.len() <= data.len());
+                // A dylib load command's attributes are its command's unless it is a
+                // dylib_use_command; a re-export is never weak-linked nor delay-init once
+                // fixed as dyld fixes it.
+                for d in image.linkage.iter().flat_map(|l| &l.dylibs) {
+                    assert!(
+                        d.use_command || d.attributes == d.link.attributes(),
+                        "{d:?}"
+                    );
+                    let e = d.attributes.effective();
+                    assert!(
+                        !(e.reexport() && (e.weak_link() || e.delay_init())),
+                        "{d:?}"
+                    );
+                }
             }
             // One analysis pass: demangling and grouping are fuzzed on their own by `demangle`.
             let _ = scan_report(&images, GroupBy::Template, None, NameStyle::Demangled)
@@ -258,6 +378,59 @@ pub fn macho(data: &[u8]) {
         Err(e) => {
             one_line(&e.message);
             assert!(e.message.starts_with("fuzz-input: "), "{e}");
+        }
+    }
+    // The same bytes as an importer, in each arch weakscan reads, and as an image whose export
+    // trie is asked for the names the importer binds.
+    for arch in ["x86_64", "arm64"] {
+        let Some(imp) = importer_of("fuzz-input", data, arch) else {
+            continue;
+        };
+        let file = MachOFile::from_bytes(Path::new("fuzz-input"), data.to_vec());
+        match ExportTrie::read_from(&file, arch) {
+            Ok(trie) => {
+                for i in imp.imports.iter().take(64) {
+                    if let Err(e) = trie.find(&i.name) {
+                        one_line(&e.message);
+                    }
+                }
+            }
+            Err(e) => one_line(&e.message),
+        }
+    }
+}
+
+/// The importer reader on `data`, a whole file named `name`, in `arch`: `None` on an error
+/// (one line naming the file) or without the slice.
+///
+/// Invariants: every import is one line, its (name, ordinal) distinct, its ordinal between -3
+/// and the number of dylib load commands; there are no more imports than bound locations
+/// allow.
+pub fn importer_of(name: &str, data: &[u8], arch: &str) -> Option<ImporterSlice> {
+    let file = MachOFile::from_bytes(Path::new(name), data.to_vec());
+    match read_importer_from(&file, arch) {
+        Ok(Some(s)) => {
+            let mut seen = std::collections::HashSet::new();
+            for i in &s.imports {
+                assert!(!i.name.contains('\n'), "{:?}", i.name);
+                assert!(
+                    seen.insert((i.name.as_str(), i.library_ordinal)),
+                    "{i:?} twice"
+                );
+                assert!(
+                    (-3..=s.dylibs.len() as i64).contains(&i64::from(i.library_ordinal)),
+                    "{i:?} with {} dylibs",
+                    s.dylibs.len()
+                );
+            }
+            assert!(s.imports.len() <= 3 * MAX_BIND_LOCATIONS.max(data.len()));
+            Some(s)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            one_line(&e.message);
+            assert!(e.message.starts_with(&format!("{name}: ")), "{e}");
+            None
         }
     }
 }
@@ -583,14 +756,8 @@ pub fn subject_of(image: &Image) -> Subject {
 pub fn baseline_text(images: &[Image], by: GroupBy) -> String {
     let report =
         scan_report(images, by, None, NameStyle::Demangled).expect("demangling threads start");
-    let names = demangle_all(
-        images.iter().flat_map(Image::symbol_names),
-        NameStyle::Demangled,
-    )
-    .expect("demangling threads start");
     let mut out = Vec::new();
-    weakscan::output::baseline::render(&mut out, &report, images, &names, by)
-        .expect("writing to memory");
+    weakscan::output::baseline::render(&mut out, &report, images).expect("writing to memory");
     String::from_utf8(out).expect("UTF-8 baseline")
 }
 
@@ -861,6 +1028,8 @@ pub fn baseline(data: &[u8]) {
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     };
     for (what, text) in render_all(None, None, None, Some(&report)) {
         check_rendered(what, &text);
@@ -1568,6 +1737,8 @@ fn check_report(old: &[Image], new: &[Image], by: GroupBy) -> Option<CheckReport
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     })
 }
 
@@ -1791,7 +1962,80 @@ pub fn pairs(data: &[u8]) {
     }
     baseline_round_trip(&old, by);
     baseline_round_trip(&new, by);
-    let _ = check_report(&old, &new, by);
+    if let Some(mut r) = check_report(&old, &new, by) {
+        r.importers = importer_checks(&old, a, b);
+        for (what, text) in render_all(None, None, None, Some(&r)) {
+            check_rendered(what, &text);
+        }
+    }
+}
+
+/// The second input of a pair held as an importer against the first one's slices (the
+/// importer reader, the export-trie lookup and the check).
+///
+/// Invariants: an importer's imports held against the image are those exported plus those
+/// missing; it passes exactly when every missing one is a weak import; errors are one line.
+fn importer_checks(old: &[Image], a: &[u8], b: &[u8]) -> Vec<ImporterCheck> {
+    let mut out = Vec::new();
+    for image in old.iter().filter(|i| !i.is_log()).take(2) {
+        let Some(arch) = image.arch.as_deref() else {
+            continue;
+        };
+        let Some(imp) = importer_of("fuzz-new", b, arch) else {
+            continue;
+        };
+        let file = MachOFile::from_bytes(Path::new("fuzz-old"), a.to_vec());
+        let trie = match ExportTrie::read_from(&file, arch) {
+            Ok(t) => t,
+            Err(e) => {
+                one_line(&e.message);
+                continue;
+            }
+        };
+        let target = Target {
+            filetype: image.filetype,
+            install_name: image
+                .linkage
+                .as_ref()
+                .and_then(|l| l.install_name.as_deref()),
+        };
+        match check_importer(&imp, &target, &image.path, |n| Ok(trie.find(n)?.is_some())) {
+            Ok(c) => {
+                assert_eq!(c.exported + c.missing.len(), c.imports, "{c:?}");
+                assert_eq!(c.passed, c.missing.iter().all(|m| m.weak_import));
+                out.push(c);
+            }
+            Err(e) => one_line(&e.message),
+        }
+    }
+    out
+}
+
+/// A seed for `export_trie` that no fixture has (ld64.lld writes no re-export entry): a flat
+/// trie of re-exports that chain through renames (`_a` → `_b` → `_c`), loop (`_l` → `_l`),
+/// name ordinals out of range (0, 9) or a missing dylib (3), and one weak definition (`_c`).
+pub fn reexport_seed() -> Vec<u8> {
+    let entries: [(&[u8], &[u8]); 7] = [
+        (b"_l", &[0x08, 0x02, 0x00]),
+        (b"_c", &[0x04, 0x10]),
+        (b"_b", &[0x08, 0x01, b'_', b'c', 0x00]),
+        (b"_a", &[0x08, 0x01, b'_', b'b', 0x00]),
+        (b"_9", &[0x08, 0x09, 0x00]),
+        (b"_3", &[0x08, 0x03, 0x00]),
+        (b"_0", &[0x08, 0x00, 0x00]),
+    ];
+    let edges: usize = entries.iter().map(|(n, _)| n.len() + 2).sum();
+    let mut trie = vec![0u8, entries.len() as u8];
+    let mut nodes = Vec::new();
+    for (name, terminal) in entries {
+        trie.extend_from_slice(name);
+        trie.extend_from_slice(&[0, (2 + edges + nodes.len()) as u8]);
+        nodes.push(terminal.len() as u8);
+        nodes.extend_from_slice(terminal);
+        nodes.push(0);
+    }
+    trie.extend_from_slice(&nodes);
+    trie
 }
 
 /// Seed inputs for every target, cut from the committed fixtures in `testdata`: whole binaries
@@ -1881,6 +2125,13 @@ pub fn seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
         }
         out.push(("macho", bytes));
     }
+    // Importers: opcodes (lazy, flat lookups; universal) and a two-level dylib.
+    for name in ["addon.bundle", "client.dylib"] {
+        if let Ok(bytes) = std::fs::read(testdata.join("importers").join(name)) {
+            out.push(("macho", bytes));
+        }
+    }
+    out.push(("export_trie", reexport_seed()));
     let attr = testdata.join("attr");
     for (target, file) in [
         ("link_map", attr.join("app-attr-x86_64.map")),
@@ -1977,7 +2228,10 @@ pub fn policy_texts(root: &Path) -> Vec<String> {
 }
 
 /// Pairs of fixtures (old, new) for the two-input targets: builds, a build and its log, logs.
-const PAIRS: [(&str, &str); 10] = [
+const PAIRS: [(&str, &str); 12] = [
+    // An image and an importer of it (`pairs` holds the second as the first's importer).
+    ("importers/api-v2", "importers/plugin.bundle"),
+    ("importers/libapi.dylib", "importers/client.dylib"),
     (
         "bin/app-default-chained-x86_64",
         "bin/app-v2-default-chained-x86_64",
@@ -2060,6 +2314,21 @@ fn gate_seeds(testdata: &Path) -> Vec<(&'static str, Vec<u8>)> {
         let mut input = vec![0u8];
         input.extend(golden);
         out.push(("baseline", input));
+    }
+    // Baselines of schema_version 1, as weakscan 0.1.0 wrote them.
+    let mut old: Vec<PathBuf> = std::fs::read_dir(testdata.join("baselines"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    old.sort();
+    for (i, path) in old.iter().enumerate() {
+        if let Ok(text) = std::fs::read(path) {
+            let mut input = vec![i as u8];
+            input.extend(text);
+            out.push(("baseline", input));
+        }
     }
     // Command lines: inputs of a fixed pseudo-random sequence that clap accepts, at most 6 per
     // subcommand (the input is decoded by `arbitrary`, which has no encoder to write seeds with).

@@ -600,8 +600,9 @@ fn group_figures(doc: &str) -> Vec<String> {
 }
 
 /// A baseline written by either configuration checks with the other with no change (exit 0),
-/// by template, namespace and library; both give the same groups and figures; on every
-/// fixture with C++ names and every CI Node build.
+/// by template, namespace and library; both give the same groups and figures, the same symbol
+/// rows, and the same check output with either baseline; on every fixture with C++ names and
+/// every CI Node build.
 #[test]
 fn baselines_travel_between_the_printers() {
     let Some(other) = other_build() else {
@@ -622,25 +623,45 @@ fn baselines_travel_between_the_printers() {
             let scan = ["scan", "--by", by, "--format", "json", file];
             let (a, b) = (run_build(&this, &scan).1, run_build(&other, &scan).1);
             assert_eq!(group_figures(&a), group_figures(&b), "{file} --by {by}");
-            for (writer, checker) in [(&this, &other), (&other, &this)] {
-                let baseline = dir.path().join("weakscan-baseline.json");
-                let _ = std::fs::remove_file(&baseline);
-                let b = baseline.to_str().unwrap();
-                assert_eq!(run_build(writer, &["baseline", file, "-o", b]).0, 0);
-                let (code, out) = run_build(
-                    checker,
-                    &[
-                        "check",
-                        file,
-                        "--baseline",
-                        b,
-                        "--by",
-                        by,
-                        "--group",
-                        "*=1000000",
-                    ],
-                );
-                assert_eq!(code, 0, "{file} --by {by}: {writer:?} → {checker:?}\n{out}");
+            // Each build's baseline; their symbols (raw names and figures) are the same bytes.
+            let baselines: Vec<(PathBuf, serde_json::Value)> = [&this, &other]
+                .iter()
+                .enumerate()
+                .map(|(i, writer)| {
+                    let b = dir.path().join(format!("weakscan-baseline-{i}.json"));
+                    let _ = std::fs::remove_file(&b);
+                    let args = ["baseline", file, "-o", b.to_str().unwrap()];
+                    assert_eq!(run_build(writer, &args).0, 0);
+                    let doc = serde_json::from_slice(&std::fs::read(&b).unwrap()).unwrap();
+                    (b, doc)
+                })
+                .collect();
+            assert_eq!(
+                baselines[0].1["symbols"], baselines[1].1["symbols"],
+                "{file}"
+            );
+            // Either build checks with either baseline, and prints the same with both.
+            for checker in [&this, &other] {
+                let outputs: Vec<String> = baselines
+                    .iter()
+                    .map(|(b, _)| {
+                        let b = b.to_str().unwrap();
+                        let args = [
+                            "check",
+                            file,
+                            "--baseline",
+                            b,
+                            "--by",
+                            by,
+                            "--group",
+                            "*=1000000",
+                        ];
+                        let (code, out) = run_build(checker, &args);
+                        assert_eq!(code, 0, "{file} --by {by}: {b} → {checker:?}\n{out}");
+                        out.replace(b, "BASELINE")
+                    })
+                    .collect();
+                assert_eq!(outputs[0], outputs[1], "{file} --by {by}: {checker:?}");
             }
         }
     }

@@ -1,9 +1,12 @@
-//! `weakscan report`: the HTML file itself (self-contained, readable without scripts, escaped),
-//! and the page in a real browser — headless Chromium (Debian's `chromium`) loads it from disk,
-//! runs its script, and the DOM it dumps is checked: the rectangles drawn are the groups
+//! `weakscan report`: the HTML file itself (self-contained, readable without scripts, escaped,
+//! bounded), and the page in a real browser — headless Chromium (Debian's `chromium`) loads it
+//! from disk, runs its script, and the DOM it dumps is checked: the headline and the fix are the
+//! lines `scan` and `diff` print first, the rectangles drawn are the groups
 //! `weakscan scan --by library|namespace` reports, the search box filters the tables, the
-//! metric switch works, the largest step is marked, and the page logged no error. A screenshot
-//! is taken of each view. Without Chromium the browser tests say so and skip, unless
+//! metric switch works, the largest increase and decrease are marked, and the page logged no
+//! error. Each view is laid out at 420 px in a frame and measured (the page is no wider than
+//! the window; wide tables scroll in their containers), and screenshots are taken at 1400 and
+//! 420 px. Without Chromium the browser tests say so and skip, unless
 //! `WEAKSCAN_REQUIRE_CHROMIUM=1` (CI), when they fail.
 
 use crate::util::{json, required, testdata, weakscan};
@@ -117,11 +120,13 @@ fn dom(chrome: &Path, file: &Path, fragment: &str) -> String {
     out
 }
 
-fn screenshot(chrome: &Path, file: &Path, png: &Path) {
+/// A screenshot of `file` in a window `width` px wide: a PNG of that size, not blank. Kept in
+/// `$WEAKSCAN_SCREENSHOTS` when that names a directory.
+fn screenshot(chrome: &Path, file: &Path, png: &Path, width: u32) {
     let (_, err) = run_chromium(
         chrome,
         &[
-            "--window-size=1200,1400".into(),
+            format!("--window-size={width},1400"),
             format!("--screenshot={}", png.display()),
         ],
         file,
@@ -129,11 +134,130 @@ fn screenshot(chrome: &Path, file: &Path, png: &Path) {
     );
     let bytes = std::fs::read(png).unwrap_or_else(|e| panic!("no screenshot ({e}): {err}"));
     assert!(bytes.starts_with(b"\x89PNG"), "not a PNG");
+    // IHDR: width and height, big-endian, after the signature and the chunk header.
+    let size = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((size(16), size(20)), (width, 1400), "{}", png.display());
     assert!(
         bytes.len() > 10_000,
         "a blank screenshot? {} bytes",
         bytes.len()
     );
+    if let Some(dir) = std::env::var_os("WEAKSCAN_SCREENSHOTS") {
+        std::fs::copy(png, Path::new(&dir).join(png.file_name().unwrap())).unwrap();
+    }
+}
+
+/// The layout of `file` in a frame `width` px wide, measured by a script of the page around it
+/// (headless Chromium's window is at least 500 px wide; a frame can be narrower): the frame's
+/// width, the page's scroll width, the elements that reach past the frame's right edge
+/// outside a scrolling container, and each container's table with its client and scroll
+/// widths and `overflow-x`.
+fn layout_at(chrome: &Path, file: &Path, width: u32) -> serde_json::Value {
+    let frame = file.with_extension(format!("{width}.html"));
+    let name = file.file_name().unwrap().to_str().unwrap();
+    std::fs::write(
+        &frame,
+        format!(
+            r##"<!DOCTYPE html><html><body style="margin:0"><iframe id="f" src="{name}" style="width:{width}px;height:900px;border:0"></iframe><pre id="probe"></pre>
+<script>
+document.getElementById("f").addEventListener("load", function () {{
+  var w = this.contentWindow, d = w.document, r = {{ width: w.innerWidth, scroll: d.documentElement.scrollWidth, past: [], tables: {{}} }};
+  d.querySelectorAll("body *").forEach(function (e) {{
+    if (e.getBoundingClientRect().right > w.innerWidth + 0.5 && !e.closest(".scroll") && !e.closest("svg")) r.past.push(e.tagName + "#" + e.id);
+  }});
+  d.querySelectorAll(".scroll").forEach(function (s) {{
+    var t = s.querySelector("table");
+    r.tables[t.id || t.className] = [s.clientWidth, s.scrollWidth, w.getComputedStyle(s).overflowX];
+  }});
+  document.getElementById("probe").textContent = JSON.stringify(r);
+}});
+</script></body></html>"##
+        ),
+    )
+    .unwrap();
+    let (out, err) = run_chromium(
+        chrome,
+        &["--allow-file-access-from-files".into(), "--dump-dom".into()],
+        &frame,
+        "",
+    );
+    let probe = html_unescape(between(&out, "<pre id=\"probe\">", "</pre>"));
+    serde_json::from_str(&probe).unwrap_or_else(|e| panic!("no layout ({e}): {probe:?} {err}"))
+}
+
+/// Checks the layout of `file` at 420 px: nothing reaches past the window but inside a
+/// scrolling container, and the groups table, wider than the window, scrolls in its own.
+fn fits_420(chrome: &Path, file: &Path) -> serde_json::Value {
+    let l = layout_at(chrome, file, 420);
+    assert_eq!(l["width"], 420, "{l}");
+    assert!(
+        l["scroll"].as_u64().unwrap() <= 420,
+        "the page scrolls sideways: {l}"
+    );
+    assert_eq!(
+        l["past"],
+        serde_json::json!([]),
+        "cut at the window's edge: {l}"
+    );
+    let groups = &l["tables"]["groups-table"];
+    assert_eq!(groups[2], "auto", "{l}");
+    assert!(
+        groups[1].as_u64() > groups[0].as_u64(),
+        "the groups table fits? {l}"
+    );
+    l
+}
+
+/// The text of an HTML fragment: tags dropped, entities read.
+fn plain(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i + rest[i..].find('>').map_or(rest.len() - i, |e| e + 1)..];
+    }
+    out.push_str(rest);
+    html_unescape(&out)
+}
+
+/// The headline and the fix lines of a dumped page.
+fn story_of(dom: &str) -> (Vec<String>, Vec<String>) {
+    let head = between(dom, "<div id=\"headline\">", "</div>");
+    let headline = head
+        .split("class=\"headline\">")
+        .skip(1)
+        .map(|l| plain(&l[..l.find("</").unwrap()]))
+        .collect();
+    let fix = between(dom, "<div id=\"fix\" class=\"fix\">", "</div>");
+    let fix = fix
+        .split("<p>")
+        .skip(1)
+        .map(|l| plain(&l[..l.rfind("</p>").unwrap()]))
+        .collect();
+    (headline, fix)
+}
+
+/// The lines `weakscan ARGS` prints before its tables: the headline, then the `fix:` block
+/// (trimmed; the page's fix plan is right below its fix).
+fn story_printed(args: &[&str]) -> (Vec<String>, Vec<String>) {
+    let out = weakscan().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    let fix = lines
+        .iter()
+        .position(|l| l.starts_with("fix"))
+        .unwrap_or(lines.len());
+    (
+        lines[..fix].iter().map(|l| l.to_string()).collect(),
+        lines[fix..]
+            .iter()
+            .map(|l| {
+                l.trim()
+                    .replace("(fix plan below the groups)", "(fix plan below)")
+            })
+            .collect(),
+    )
 }
 
 fn between<'a>(s: &'a str, start: &str, end: &str) -> &'a str {
@@ -267,6 +391,18 @@ fn report_in_a_browser_scan_diff_and_trend() {
     // Scan of the attributed fixture.
     let (file, html) = report(tmp.path(), "scan.html", &[&bin("app-attr-x86_64")]);
     let d = dom(&chrome, &file, "");
+    // The answer first: the headline and the fix `weakscan scan` prints before its tables.
+    let (headline, fix) = story_of(&d);
+    assert_eq!(
+        (headline, fix),
+        story_printed(&["scan", &bin("app-attr-x86_64")])
+    );
+    assert!(
+        d.find("<section id=\"story\"") < d.find("<section id=\"totals\""),
+        "the story is not first"
+    );
+    let plan = between(&d, "<table id=\"fix-plan-table\"", "</table>");
+    assert!(plan.contains("libdescriptors_a.a"), "{plan}");
     let (open, body) = metric_group(&d, "lookups");
     let drawn = body.matches("<rect ").count();
     assert_eq!(drawn.to_string(), attr_value(open, "data-rects"));
@@ -301,18 +437,23 @@ fn report_in_a_browser_scan_diff_and_trend() {
     let d = dom(&chrome, &file, "#metric=exports");
     assert!(metric_group(&d, "lookups").0.contains("display: none"));
     assert!(!metric_group(&d, "exports").0.contains("display: none"));
-    screenshot(&chrome, &file, &shots.join("scan.png"));
+    fits_420(&chrome, &file);
+    screenshot(&chrome, &file, &shots.join("scan-1400.png"), 1400);
+    screenshot(&chrome, &file, &shots.join("scan-420.png"), 420);
 
-    // Diff v1 → v2: rectangles coloured and labelled by change.
-    let (file, _) = report(
-        tmp.path(),
-        "diff.html",
-        &[
-            &bin("app-default-chained-x86_64"),
-            &bin("app-v2-default-chained-x86_64"),
-        ],
+    // Diff v1 → v2: the diff's headline and fix; rectangles coloured and labelled by change.
+    let (old, new) = (
+        bin("app-default-chained-x86_64"),
+        bin("app-v2-default-chained-x86_64"),
     );
+    let (file, _) = report(tmp.path(), "diff.html", &[&old, &new]);
     let d = dom(&chrome, &file, "");
+    assert_eq!(story_of(&d), story_printed(&["diff", &old, &new]));
+    assert!(
+        story_of(&d).1[0].contains("-fvisibility=hidden"),
+        "{:?}",
+        story_of(&d)
+    );
     let (_, body) = metric_group(&d, "lookups");
     assert!(
         body.contains("fill=\"#f4c7c3\"") || body.contains("fill=\"#eea39b\""),
@@ -320,39 +461,79 @@ fn report_in_a_browser_scan_diff_and_trend() {
     );
     assert!(body.contains("lookups: "), "{body}");
     assert!(body.contains(" → "), "diff titles give old → new");
-    screenshot(&chrome, &file, &shots.join("diff.png"));
+    // At 420 px the totals fit whole (−4936 read −493 when the page was cut at the edge).
+    let l = fits_420(&chrome, &file);
+    let totals = &l["tables"]["totals figures"];
+    assert_eq!(totals[0], totals[1], "the totals scroll at 420 px: {l}");
+    screenshot(&chrome, &file, &shots.join("diff-1400.png"), 1400);
+    screenshot(&chrome, &file, &shots.join("diff-420.png"), 420);
 
-    // Trend default → v2 → hidden: the largest step is v2 → hidden (−96 lookups vs +60).
+    // Trend default → v2 → hidden: the largest increase is default → v2 (+60), the largest
+    // decrease v2 → hidden (−96), also the largest step, which the treemap compares.
     let series = [
         bin("app-default-chained-x86_64"),
         bin("app-v2-default-chained-x86_64"),
         bin("app-hidden-chained-x86_64"),
     ];
     let inputs: Vec<&str> = series.iter().map(String::as_str).collect();
-    let lookups: Vec<u64> = inputs
+    let lookups: Vec<i64> = inputs
         .iter()
         .map(|b| {
             json(&["scan", "--format", "json", b])["images"][0]["predicted_weak_lookups"]
-                .as_u64()
+                .as_i64()
                 .unwrap()
         })
         .collect();
-    let step = if lookups[1].abs_diff(lookups[0]) > lookups[2].abs_diff(lookups[1]) {
-        1
-    } else {
-        2
-    };
-    assert_eq!(step, 2, "{lookups:?}");
+    assert!(
+        lookups[1] > lookups[0] && lookups[2] < lookups[1],
+        "{lookups:?}"
+    );
+    assert!(
+        lookups[1] - lookups[2] > lookups[1] - lookups[0],
+        "{lookups:?}"
+    );
     let (file, _) = report(tmp.path(), "trend.html", &inputs);
     let d = dom(&chrome, &file, "");
     let chart = between(&d, "<section id=\"chart\"", "</section>");
-    assert!(
-        chart.contains("largest step: bin/app-hidden-chained-x86_64"),
-        "the largest step is not marked: {}",
-        &chart[..chart.len().min(400)]
-    );
+    for mark in [
+        "largest increase: bin/app-default-chained-x86_64 → bin/app-v2-default-chained-x86_64",
+        "largest decrease: bin/app-v2-default-chained-x86_64 → bin/app-hidden-chained-x86_64",
+    ] {
+        assert!(
+            chart.contains(mark),
+            "{mark:?} is not marked: {}",
+            &chart[..chart.len().min(400)]
+        );
+    }
     assert!(chart.contains("<title id=\"chart-title\">"));
-    screenshot(&chrome, &file, &shots.join("trend.png"));
+    // Both steps told, each with the diff's headline of that step.
+    let (headline, _) = story_of(&d);
+    for (kind, a, b) in [("increase", 0, 1), ("decrease", 1, 2)] {
+        let step = between(&d, &format!("<article class=\"step {kind}\""), "</article>");
+        let (diff_headline, _) = story_printed(&["diff", inputs[a], inputs[b]]);
+        let told = format!(
+            "largest {kind}, bin/{} → bin/{}: {}",
+            inputs[a].rsplit('/').next().unwrap(),
+            inputs[b].rsplit('/').next().unwrap(),
+            diff_headline[0]
+        );
+        assert!(headline.contains(&told), "{told:?} not in {headline:?}");
+        assert!(plain(step).contains(&told), "{told:?} not in {step}");
+        assert!(step.contains("<th scope=\"col\">from</th>") || !step.contains("descriptors"));
+    }
+    assert_eq!(
+        headline[0],
+        format!(
+            "weak-def lookups {} → {} across 3 builds ({:+}, {:+.0}%)",
+            lookups[0],
+            lookups[2],
+            lookups[2] - lookups[0],
+            (lookups[2] - lookups[0]) as f64 * 100.0 / lookups[0] as f64
+        )
+    );
+    fits_420(&chrome, &file);
+    screenshot(&chrome, &file, &shots.join("trend-1400.png"), 1400);
+    screenshot(&chrome, &file, &shots.join("trend-420.png"), 420);
 }
 
 // The Node.js step that removed V8's leaked templates (docs/trend.md), as a report: under 3 MB,
@@ -389,6 +570,268 @@ fn report_of_the_node_step_that_fixed_it() {
         let d = dom(&chrome, &file, "#search=StaticCallInterfaceDescriptor");
         let (all, hidden) = rows(&d, "groups-table");
         assert_eq!(all - hidden, 1, "one template group matches");
+    }
+}
+
+/// The totals table of a report: each figure's row, its cells as text.
+fn totals(html: &str) -> Vec<Vec<String>> {
+    let body = between(html, "<table class=\"totals figures\">", "</table>");
+    between(body, "<tbody>", "</tbody>")
+        .split("<tr>")
+        .skip(1)
+        .map(|r| {
+            r.split("</t")
+                .filter_map(|c| c.rsplit_once('>').map(|(_, v)| plain(v)))
+                .filter(|c| !c.trim().is_empty())
+                .collect()
+        })
+        .collect()
+}
+
+// Bundles are read as their whole processes, as `trend` reads them: the same figures, trie
+// probes among them; a directory was "is a directory" before.
+#[test]
+fn report_of_two_bundles_compares_their_processes() {
+    let apps = [
+        testdata().join("process/App.app"),
+        testdata().join("process/App-v2.app"),
+    ];
+    let inputs: Vec<&str> = apps.iter().map(|p| p.to_str().unwrap()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, html) = report(tmp.path(), "apps.html", &inputs);
+    let trend = json(&["trend", "--format", "json", inputs[0], inputs[1]]);
+    let figure = |i: usize, f: &str| trend["series"][0]["points"][i]["image"][f].to_string();
+    let rows = totals(&html);
+    for (row, f) in [
+        ("weak-def lookups", "predicted_weak_lookups"),
+        ("weak-bound symbols", "weak_bind_symbols"),
+        ("weak-bind sites", "weak_bind_sites"),
+        ("weak-def exports", "weak_def_exports"),
+        ("trie probes", "trie_probes"),
+    ] {
+        let cells = rows
+            .iter()
+            .find(|r| r[0] == row)
+            .unwrap_or_else(|| panic!("no {row} in {rows:?}"));
+        assert_eq!(cells[1..3], [figure(0, f), figure(1, f)], "{row}");
+    }
+    let (headline, fix) = story_of(&html);
+    assert!(
+        headline[0].starts_with("weak-def lookups 74 → 77 (+3, +4%)"),
+        "{headline:?}"
+    );
+    assert!(fix[0].starts_with("fix: "), "{fix:?}");
+    // One arch per process: a universal one needs --arch, like a universal binary.
+    assert!(html.contains("App.app (x86_64)"), "the bundle is named");
+}
+
+// Without -o, HTML goes to a pipe or a file, never to a terminal: one line and exit 2 there.
+#[test]
+fn report_refuses_to_write_html_to_a_terminal() {
+    let input = bin("app-attr-x86_64");
+    let piped = weakscan().args(["report", &input]).output().unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(piped.stdout.starts_with(b"<!DOCTYPE html>"));
+    // A terminal: a pseudo-terminal from util-linux's `script`.
+    if Command::new("script").arg("--version").output().is_err() {
+        crate::util::skip("no `script` (util-linux): the terminal is not tried");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let html = tmp.path().join("r.html");
+    let on_tty = |args: &str| {
+        let cmd = format!(
+            "'{}' report {args} '{input}'; echo \"exit=$?\"",
+            crate::util::bin().display()
+        );
+        let out = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).replace('\r', "")
+    };
+    assert_eq!(
+        on_tty(""),
+        "weakscan: the report is HTML, not for a terminal: give -o FILE.html\nexit=2\n"
+    );
+    // With -o the terminal gets no HTML (a status line on stderr would be fine).
+    let written = on_tty(&format!("-o '{}'", html.display()));
+    assert!(
+        written.ends_with("exit=0\n") && !written.contains("<!DOCTYPE"),
+        "{written}"
+    );
+    assert!(
+        std::fs::read_to_string(&html)
+            .unwrap()
+            .ends_with("</html>\n")
+    );
+}
+
+/// One rectangle of a treemap: depth, x, y, width, height, title.
+type Rect = (usize, f64, f64, f64, f64, String);
+
+fn rects(body: &str) -> Vec<Rect> {
+    body.split("<rect ")
+        .skip(1)
+        .map(|r| {
+            let num = |a: &str| attr_value(r, a).parse::<f64>().unwrap();
+            let depth = between(r, "class=\"d", "\"").parse().unwrap();
+            let title = html_unescape(between(r, "<title>", "</title>"));
+            (
+                depth,
+                num("x"),
+                num("y"),
+                num("width"),
+                num("height"),
+                title,
+            )
+        })
+        .collect()
+}
+
+/// No blank rectangles in the lookups treemap of `html`: every group is either drawn whole
+/// (its title says how many symbols were not drawn) or has children drawn inside it that
+/// cover at least about half of it (what is left: its label strip, padding and children too
+/// small to draw).
+fn no_blank_rectangles(html: &str) {
+    let all = rects(metric_group(html, "lookups").1);
+    for p in all.iter().filter(|r| !r.5.starts_with("symbol: ")) {
+        let inside: Vec<&Rect> = all
+            .iter()
+            .filter(|c| {
+                c.0 == p.0 + 1
+                    && c.1 >= p.1
+                    && c.2 >= p.2
+                    && c.1 + c.3 <= p.1 + p.3 + 1.0
+                    && c.2 + c.4 <= p.2 + p.4 + 1.0
+            })
+            .collect();
+        if p.5.contains("symbols, not drawn") {
+            assert!(inside.is_empty(), "a whole group has children: {p:?}");
+            continue;
+        }
+        assert!(
+            !inside.is_empty(),
+            "a group with nothing drawn in it: {p:?}"
+        );
+        let header = if p.4 > 42.0 { 14.0 } else { 0.0 };
+        let inner = (p.3 - 4.0) * (p.4 - 4.0 - header);
+        let covered: f64 = inside.iter().map(|c| c.3 * c.4).sum();
+        assert!(
+            covered >= 0.45 * inner,
+            "{covered} of {inner} px² of {p:?} covered"
+        );
+    }
+}
+
+// Node 22.11.0 → 24.11.1: the largest rectangle, the 2158 lookups of
+// v8::internal::StaticCallInterfaceDescriptor<…> that went away, is drawn whole and labelled
+// (its symbols were a partial grid on a blank field when the rectangle budget ran out among
+// them); no group of the treemap is blank.
+#[test]
+fn report_of_node_draws_groups_whole_when_their_symbols_do_not_fit() {
+    let (Some(a), Some(b)) = (
+        crate::node::node_binary("22.11.0"),
+        crate::node::node_binary("24.11.1"),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, html) = report(
+        tmp.path(),
+        "node.html",
+        &[a.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    assert!(html.len() < 3_000_000, "{} bytes", html.len());
+    let all = rects(metric_group(&html, "lookups").1);
+    let descriptors = all
+        .iter()
+        .find(|r| {
+            r.5.starts_with("template: v8::internal::StaticCallInterfaceDescriptor<…>\n")
+        })
+        .expect("the descriptors' rectangle");
+    assert!(
+        descriptors.5.contains("lookups: 2158 → 0 (−2158)")
+            && descriptors.5.contains("2158 symbols, not drawn"),
+        "{descriptors:?}"
+    );
+    assert!(html.contains(">2158 symbols: see the tables</text>"));
+    no_blank_rectangles(&html);
+    // Its row names its object.
+    let groups = between(&html, "<table id=\"groups-table\"", "</table>");
+    let row = between(groups, "<tbody>", "</tr>");
+    assert!(
+        row.contains("StaticCallInterfaceDescriptor")
+            && row.contains("libv8_base_without_compiler.a(interface-descriptors.o)"),
+        "{row}"
+    );
+}
+
+// Four Node.js builds: 22.11.0 brought V8's leaked templates (+3661), 22.14.0 removed them
+// (−5068). The report tells both steps, each with its top group and the object it comes from,
+// and leads with the fix of the newest build, as `weakscan scan` of it prints it.
+#[test]
+fn report_of_four_node_builds_tells_the_regression_and_the_fix() {
+    let versions = ["20.11.0", "22.11.0", "22.14.0", "24.11.1"];
+    let Some(paths) = versions
+        .iter()
+        .map(|v| crate::node::node_binary(v))
+        .collect::<Option<Vec<PathBuf>>>()
+    else {
+        return;
+    };
+    let inputs: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let (file, html) = report(tmp.path(), "trend.html", &inputs);
+    assert!(html.len() < 3_000_000, "{} bytes", html.len());
+    let (headline, fix) = story_of(&html);
+    assert_eq!(
+        headline[0],
+        "weak-def lookups 3161 → 1886 across 4 builds (-1275, -40%)"
+    );
+    let object = "from libv8_base_without_compiler.a(interface-descriptors.o)";
+    for (kind, told) in [
+        (
+            "increase",
+            "largest increase, 20.11.0/node → 22.11.0/node: weak-def lookups 3161 → 6822 (+3661, +116%); largest change: v8::internal::StaticCallInterfaceDescriptor<…> +1665, ",
+        ),
+        (
+            "decrease",
+            "largest decrease, 22.11.0/node → 22.14.0/node: weak-def lookups 6822 → 1754 (-5068, -74%); largest change: v8::internal::StaticCallInterfaceDescriptor<…> -2158, ",
+        ),
+    ] {
+        let told = format!("{told}{object}");
+        assert!(headline.contains(&told), "{told:?} not in {headline:?}");
+        let step = between(
+            &html,
+            &format!("<article class=\"step {kind}\""),
+            "</article>",
+        );
+        let first = between(between(step, "<tbody>", "</tbody>"), "<tr>", "</tr>");
+        assert!(
+            first.contains("StaticCallInterfaceDescriptor")
+                && first.contains("libv8_base_without_compiler.a(interface-descriptors.o)"),
+            "{first}"
+        );
+    }
+    // The regression's fix names the library that brought it.
+    let step = between(&html, "<article class=\"step increase\"", "</article>");
+    assert!(
+        plain(step).contains(
+            "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: it brought"
+        ),
+        "{step}"
+    );
+    // The fix at the top is the newest build's, as `scan` prints it.
+    assert_eq!(fix, story_printed(&["scan", inputs[3]]).1);
+    let plan = between(&html, "<table id=\"fix-plan-table\"", "</table>");
+    assert!(plan.contains("Fix plan of 24.11.1/node"), "{plan}");
+    no_blank_rectangles(&html);
+    if let Some(chrome) = chromium() {
+        let d = dom(&chrome, &file, "");
+        assert_eq!(story_of(&d).0, headline);
+        fits_420(&chrome, &file);
     }
 }
 

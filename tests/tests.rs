@@ -6,6 +6,9 @@
 //!   live `llvm-objdump` from LLVM 22 when one is installed;
 //! * `check` runs `weakscan check` and `weakscan baseline`: every budget kind, policy and
 //!   baseline errors, golden files of every output format;
+//! * `baselines` reads the baselines of `schema_version` 1 in `testdata/baselines` as the
+//!   version-2 ones written now and checks with both alike, and holds the Node.js 22.11.0
+//!   baseline to 2 MB;
 //! * `logs` reads every dyld log format in `testdata/logs` (figures from its `expected.tsv`,
 //!   written by the log generator from llvm-objdump's view of the fixtures) and verifies each
 //!   fixture against its log;
@@ -14,6 +17,9 @@
 //!   fuzz finding and seed through them; `properties` runs round-trip properties and a bounded,
 //!   fixed-seed mutation run of every harness; `mutation` mutates whole fixtures and logs;
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
+//! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
+//!   importers) and holds the importer reader to llvm-objdump-22's binds; `importers_real` holds
+//!   a real Node-API addon (`scripts/fetch-npm.sh`) against official Node.js builds;
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
 //! * `layering` holds every import in `src/` to the layers of `src/lib.rs`, with no cycle;
@@ -21,6 +27,9 @@
 //! * `portability` keeps Linux-only APIs out of `src/` unless under `cfg(target_os = "linux")`
 //!   (weakscan's users run it on macOS);
 //! * `process` reads whole processes (bundles, load order, winners) of `testdata/process`;
+//! * `reexport` follows re-exports and reads `dylib_use_command`s in whole processes, on
+//!   `testdata/process/Reexport` and copies of it with re-exports and new-form load commands
+//!   written in;
 //! * `real_process` checks the whole process of sharp's official macOS addon and its libvips
 //!   (npm packages, cached by `scripts/fetch-npm.sh`) against LLVM 22's view of the images;
 //! * `schema` keeps `docs/schemas/` current and validates real outputs against it.
@@ -31,12 +40,15 @@ mod util;
 
 mod action;
 mod attribution;
+mod baselines;
 mod check;
 mod cli;
 mod differential;
 mod fix_plan;
 mod fuzz_regressions;
 mod harness;
+mod importers;
+mod importers_real;
 mod io;
 mod layering;
 mod logs;
@@ -49,6 +61,7 @@ mod portability;
 mod process;
 mod properties;
 mod real_process;
+mod reexport;
 mod report;
 mod schema;
 mod trend;

@@ -248,3 +248,38 @@ pub fn image_names(process: &serde_json::Value) -> Vec<&str> {
         .map(|i| i["image"].as_str().expect("image"))
         .collect()
 }
+
+/// The symbol rows of each arch of a baseline document (`schema_version` 2): (arch, rows of
+/// every object, in file order).
+pub fn baseline_rows(doc: &serde_json::Value) -> Vec<(String, Vec<&serde_json::Value>)> {
+    doc["symbols"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .map(|a| {
+            let rows = a["objects"]
+                .as_array()
+                .expect("objects")
+                .iter()
+                .flat_map(|o| o["symbols"].as_array().expect("rows"))
+                .collect();
+            (a["arch"].as_str().expect("arch").to_string(), rows)
+        })
+        .collect()
+}
+
+/// The raw names of arch `arch` (an index into `symbols`) of a baseline document whose
+/// `column` (`weak_bound`, `weak_defs`, …, as its `columns` name them) is not 0, in file order.
+pub fn baseline_names(doc: &serde_json::Value, arch: usize, column: &str) -> Vec<String> {
+    let columns = doc["symbols"][arch]["columns"].as_array().expect("columns");
+    let i = columns
+        .iter()
+        .position(|c| c == column)
+        .unwrap_or_else(|| panic!("no column {column}"));
+    baseline_rows(doc)[arch]
+        .1
+        .iter()
+        .filter(|r| r[i] != 0)
+        .map(|r| r[0].as_str().expect("symbol").to_string())
+        .collect()
+}

@@ -90,6 +90,12 @@ pub const FIX: [&str; 3] = [
 /// How to accept an intended change (printed with [`FIX`] when a baseline budget fails).
 pub const ACCEPT: &str = "if the change is intended, regenerate the baseline (weakscan baseline FILE -o BASELINE) and commit it with the change";
 
+/// What to do when an importer imports what the image no longer exports.
+pub const IMPORTS_FIX: &str = "export the symbols the importers import again (visibility(\"default\") in the source, or the exported-symbols list), or rebuild the importers against this build";
+
+/// Missing imports shown per importer in tables, Markdown and annotations (JSON lists all).
+pub const MISSING_SHOWN: usize = 5;
+
 /// Example symbols shown per offending group.
 pub const EXAMPLES: usize = 3;
 
@@ -296,6 +302,13 @@ pub struct CheckReport {
     pub images: Vec<ImageCheck>,
     /// `_Z` names cpp_demangle could not read (kept raw).
     pub demangle_failures: usize,
+    /// `--importer`: each importer held against each checked image (its imports that resolve
+    /// against the image, and every one the image does not export).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub importers: Vec<super::imports::ImporterCheck>,
+    /// Files below the directories of importers that were not read, by reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub importers_skipped: Vec<super::imports::SkippedImporters>,
 }
 
 fn group_by_name<S: serde::Serializer>(g: &GroupBy, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -343,9 +356,15 @@ impl CheckReport {
         if self.passed {
             return Vec::new();
         }
-        let mut out = FIX.to_vec();
-        if self.baseline.is_some() {
-            out.push(ACCEPT);
+        let mut out = Vec::new();
+        if self.failure_count() > 0 {
+            out.extend(FIX);
+            if self.baseline.is_some() {
+                out.push(ACCEPT);
+            }
+        }
+        if self.importers.iter().any(|i| !i.passed) {
+            out.push(IMPORTS_FIX);
         }
         out
     }
@@ -360,23 +379,45 @@ impl CheckReport {
         (!sources.is_empty()).then(|| sources.join(", "))
     }
 
+    /// The importers' part of the verdict: `5 imports of 2 importers exported` or `1 of 5
+    /// imports of 2 importers not exported`; `None` without `--importer`.
+    fn importers_verdict(&self) -> Option<String> {
+        if self.importers.is_empty() {
+            return None;
+        }
+        let names: BTreeSet<&str> = self.importers.iter().map(|i| i.importer.as_str()).collect();
+        let n = names.len();
+        let of = format!("of {}", count(n, "importer", "importers"));
+        let total: usize = self.importers.iter().map(|i| i.imports).sum();
+        let failing: usize = self.importers.iter().map(|i| i.failing().count()).sum();
+        let imports = count(total, "import", "imports");
+        Some(match failing {
+            0 => format!("{imports} {of} exported"),
+            _ => format!("{failing} of {imports} {of} not exported"),
+        })
+    }
+
     /// A one-line verdict: `passed: 7 budgets hold on 1 image` or
     /// `FAILED: 3 of 7 budgets exceeded on 1 image`.
     pub fn verdict(&self) -> String {
         let images = count(self.images.len(), "image", "images");
-        let budgets = self.budget_count();
-        if self.passed {
-            let hold = if budgets == 1 { "holds" } else { "hold" };
-            format!(
-                "passed: {} {hold} on {images}",
-                count(budgets, "budget", "budgets")
-            )
+        let budgets = if self.failure_count() == 0 {
+            let n = self.budget_count();
+            let hold = if n == 1 { "holds" } else { "hold" };
+            format!("{} {hold} on {images}", count(n, "budget", "budgets"))
         } else {
             format!(
-                "FAILED: {} of {} exceeded on {images}",
+                "{} of {} exceeded on {images}",
                 self.failure_count(),
-                count(budgets, "budget", "budgets")
+                count(self.budget_count(), "budget", "budgets")
             )
-        }
+        };
+        let parts: Vec<String> = match self.importers_verdict() {
+            None => vec![budgets],
+            Some(imports) if self.budget_count() == 0 => vec![imports],
+            Some(imports) => vec![budgets, imports],
+        };
+        let word = if self.passed { "passed" } else { "FAILED" };
+        format!("{word}: {}", parts.join("; "))
     }
 }

@@ -138,6 +138,41 @@ pub struct Candidate {
     pub objects: Vec<PlanObject>,
     /// Its objects with weak definitions.
     pub objects_total: usize,
+    /// `scan --importer`: the importers that import some of the weak definitions it would
+    /// hide, in the order given (they would fail to bind at load time).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub imported_by: Vec<ImportedBy>,
+}
+
+/// One importer of a candidate's weak definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ImportedBy {
+    /// The importer's path.
+    pub importer: String,
+    /// How many of the weak definitions it imports.
+    pub symbols: usize,
+    /// Up to [`IMPORTED_EXAMPLES`] of them, raw, in bind order.
+    pub examples: Vec<String>,
+}
+
+/// Examples named per importer of a candidate.
+pub const IMPORTED_EXAMPLES: usize = 5;
+
+/// The weak definitions of `image` that the candidate keyed `library` would hide: those its
+/// objects define (or, for a group key, the image's weak definitions in that group).
+pub fn hidden_by<'i>(image: &'i Image, library: &str) -> std::collections::HashSet<&'i str> {
+    let origins = Origins::of(image);
+    image
+        .weak_definitions
+        .iter()
+        .map(|w| w.name.as_str())
+        .filter(|n| match origins.origin(n) {
+            Origin::Object(o) => o.library == library,
+            Origin::NoDebugInfo => library == NO_DEBUG_INFO,
+            Origin::Unattributed => library == NO_ATTRIBUTION,
+            Origin::AnotherImage => false,
+        })
+        .collect()
 }
 
 /// The fix plan of one image: candidates, most lookups saved first.
@@ -246,6 +281,7 @@ fn candidate(
         kinds,
         objects,
         objects_total,
+        imported_by: Vec::new(),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod estimate;
 pub mod fix_plan;
 pub mod group;
+pub mod imports;
 pub mod merge;
 pub mod page;
 pub mod process_diff;

@@ -1,19 +1,26 @@
-//! What the HTML report (`weakscan report`) shows, independent of HTML: the totals of each
-//! build, the treemap's hierarchy, the group and symbol rows, the series across builds with the
-//! largest step, and the fix hints. [`crate::output::html`] renders it.
+//! What the HTML report (`weakscan report`) shows, independent of HTML: the headline and the
+//! fix (the lines `scan` and `diff` print first, [`crate::output::story`]) with the fix plan,
+//! the totals of each build, the treemap's hierarchy, the group and symbol rows with the object
+//! each comes from, the series across builds with its largest increase and decrease, and the
+//! fix hints. [`crate::output::html`] renders it.
 //!
 //! ```text
 //! Page { title, view: scan | diff | trend, builds: [label],
+//!        headline: [line], fix: [line], fix_plan: FixPlan (of the newest build),
 //!        totals: [ (figure, [value per build]) ],
 //!        tree: treemap::Node (the last two builds: old → new), levels: [level name],
 //!        groups: [GroupRow], symbols: [SymbolRow] (largest first, cut to a limit),
-//!        series: Option<Series> (trend: one value per build and figure, the largest step),
+//!        series: Option<Series> (trend: one value per build and figure, the marked steps),
+//!        steps: [Step] (trend: the largest increase and the largest decrease),
 //!        hints: [fix] }
 //! ```
 
+use super::attribute::OriginLevel;
 use super::check::FIX;
 use super::demangle::Demangled;
-use super::group::GroupBy;
+use super::fix_plan::FixPlan;
+use super::group::{GroupBy, GroupFrom, GroupStats};
+use super::report::PairReport;
 use super::tally::tally;
 use super::treemap::{self, Figures, Node};
 use crate::model::Image;
@@ -44,6 +51,9 @@ pub struct GroupRow {
     pub symbols: (usize, usize),
     /// A member as c++filt prints it, and its raw name.
     pub example: (String, String),
+    /// Where its symbols come from (the new build's when it has the group; [`GroupFrom`]),
+    /// its object key clipped; `None` without attribution.
+    pub from: Option<GroupFrom>,
 }
 
 /// One symbol of the symbols table.
@@ -55,6 +65,8 @@ pub struct SymbolRow {
     pub mangled: String,
     /// Its template group, clipped to [`NAME_LIMIT`].
     pub group: String,
+    /// The object it comes from (`--by object`'s key, clipped), `None` without attribution.
+    pub from: Option<String>,
     /// Old figures (zero in a scan, or when added).
     pub old: Figures,
     /// New figures (zero when removed).
@@ -66,9 +78,30 @@ pub struct SymbolRow {
 pub struct Series {
     /// Each figure's name and its value per build (`None` where a build lacks it).
     pub lines: Vec<(String, Vec<Option<usize>>)>,
-    /// The step (index of the build after it) the report marks: the largest change of the
-    /// first line.
+    /// The step (index of the build after it) the treemap and tables compare: the largest
+    /// change of the first line.
     pub largest_step: Option<usize>,
+    /// The step of the largest increase of the first line (`None`: none increased it).
+    pub increase: Option<usize>,
+    /// The step of the largest decrease of the first line (`None`: none decreased it).
+    pub decrease: Option<usize>,
+}
+
+/// One step of a trend told on its own: the largest increase or the largest decrease.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// An increase of lookups (else a decrease).
+    pub increase: bool,
+    /// The index of the build after the step (the one before is `after - 1`).
+    pub after: usize,
+    /// The step's headline ([`crate::output::story::diff_headline`]).
+    pub headline: Vec<String>,
+    /// Its fix block ([`crate::output::story::diff_fix`]; empty for a decrease).
+    pub fix: Vec<String>,
+    /// Its groups whose lookups changed most, at most [`STEP_GROUPS`].
+    pub groups: Vec<GroupRow>,
+    /// Its groups that changed in all.
+    pub groups_changed: usize,
 }
 
 /// A whole report page.
@@ -99,6 +132,73 @@ pub struct Page {
     pub series: Option<Series>,
     /// What to do about leaked weak symbols.
     pub hints: Vec<&'static str>,
+    /// The answer first: one to three lines (filled in by the command from
+    /// [`crate::output::story`]).
+    pub headline: Vec<String>,
+    /// The `fix:` block, as `scan` and `diff` print it (empty when nothing leaks).
+    pub fix: Vec<String>,
+    /// The build the fix plan is of (the newest).
+    pub fix_of: String,
+    /// The newest build's fix plan ([`crate::analysis::fix_plan`]).
+    pub fix_plan: FixPlan,
+    /// Trend: the largest increase and the largest decrease, in the builds' order.
+    pub steps: Vec<Step>,
+}
+
+/// Groups listed per [`Step`].
+pub const STEP_GROUPS: usize = 10;
+
+impl Step {
+    /// The step `p` (of the builds `after - 1` → `after`): its headline and fix as the command
+    /// told them, and its [`STEP_GROUPS`] groups that changed most.
+    pub fn of(p: &PairReport, after: usize, headline: Vec<String>, fix: Vec<String>) -> Step {
+        let o = p.old.stats().lookups.unwrap_or(0);
+        let n = p.new.stats().lookups.unwrap_or(0);
+        Step {
+            increase: n > o,
+            after,
+            headline,
+            fix,
+            groups: p
+                .groups
+                .iter()
+                .filter(|g| !g.delta.is_zero())
+                .take(STEP_GROUPS)
+                .map(|g| GroupRow {
+                    key: clip_name(&g.key).into_owned(),
+                    old: figures(&g.old),
+                    new: figures(&g.new),
+                    symbols: (
+                        g.old.weak_bound_symbols.unwrap_or(0),
+                        g.new.weak_bound_symbols.unwrap_or(0),
+                    ),
+                    example: (
+                        clip_name(&g.example).into_owned(),
+                        clip_name(&g.example_mangled).into_owned(),
+                    ),
+                    from: g.from.as_ref().map(clip_from),
+                })
+                .collect(),
+            groups_changed: p.groups_changed,
+        }
+    }
+}
+
+/// A group's figures for a row (unknown ones as 0).
+fn figures(s: &GroupStats) -> Figures {
+    Figures {
+        lookups: s.lookups.unwrap_or(0),
+        sites: s.sites.unwrap_or(0),
+        exports: s.weak_def_exports.unwrap_or(0),
+    }
+}
+
+/// `f` with its object key clipped to [`NAME_LIMIT`].
+fn clip_from(f: &GroupFrom) -> GroupFrom {
+    GroupFrom {
+        object: clip_name(&f.object).into_owned(),
+        ..f.clone()
+    }
 }
 
 /// Symbols listed at most in a page's table (the treemap and the groups keep all of them).
@@ -115,8 +215,15 @@ pub fn totals_of(image: &Image) -> Vec<(&'static str, Option<usize>)> {
 }
 
 /// The page comparing `old` with `new` (`old` = `None`: a scan of `new`). `names` must hold
-/// every raw name of both.
-pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page {
+/// every raw name of both; `from` gives the [`GroupFrom`] of a template group by its whole key
+/// (`scan`'s and `diff`'s, so a row says what they say). The headline, the fix and the steps
+/// are left empty for the command to tell.
+pub fn compare(
+    old: Option<&Image>,
+    new: &Image,
+    names: &Demangled<'_>,
+    from: &dyn Fn(&str) -> Option<GroupFrom>,
+) -> Page {
     let (tree, attributed) = treemap::tree(old, new, names);
     let mut groups: BTreeMap<String, GroupRow> = BTreeMap::new();
     let mut symbols: BTreeMap<&str, SymbolRow> = BTreeMap::new();
@@ -143,6 +250,7 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
                 new: Figures::default(),
                 symbols: (0, 0),
                 example: example(),
+                from: from(&key).as_ref().map(clip_from),
             });
             let side = if is_new { &mut g.new } else { &mut g.old };
             side.lookups += f.lookups;
@@ -158,15 +266,20 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
             if is_new {
                 g.example = example();
             }
+            // The object of the new build when it has the symbol.
+            let object =
+                || attributed.then(|| clip_name(e.origin.key(OriginLevel::Object)).into_owned());
             let s = symbols.entry(e.raw.as_str()).or_insert_with(|| SymbolRow {
                 symbol: clip_name(name.demangled()).into_owned(),
                 mangled: e.raw.clone(),
                 group: clip_name(&key).into_owned(),
+                from: object(),
                 old: Figures::default(),
                 new: Figures::default(),
             });
             if is_new {
                 s.new = f;
+                s.from = object();
             } else {
                 s.old = f;
             }
@@ -228,6 +341,11 @@ pub fn compare(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> Page 
         symbols_total,
         series: None,
         hints: FIX.to_vec(),
+        headline: Vec::new(),
+        fix: Vec::new(),
+        fix_of: label(new),
+        fix_plan: FixPlan::default(),
+        steps: Vec::new(),
     }
 }
 

@@ -197,6 +197,11 @@ pub struct ScanReport<'a> {
     pub demangle_failures: usize,
     /// The demangled names of the images.
     pub names: Demangled<'a>,
+    /// `--importer`: each importer held against each image (how many of its imports the image
+    /// exports, and which are missing).
+    pub importers: Vec<super::imports::ImporterCheck>,
+    /// Files below the directories of importers that were not read, by reason.
+    pub importers_skipped: Vec<super::imports::SkippedImporters>,
 }
 
 impl<'a> ScanReport<'a> {
@@ -371,6 +376,8 @@ pub fn scan_report_with<'a>(
         images,
         demangle_failures: names.failures,
         names,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     }
 }
 
@@ -409,6 +416,10 @@ pub struct DiffReport {
     pub only_new: Vec<ImageSummary>,
     /// `_Z` names cpp_demangle could not read (kept raw).
     pub demangle_failures: usize,
+    /// `--importer`: per importer (and new image), the exports removed that it still imports.
+    pub importers: Vec<super::imports::ImporterNeeds>,
+    /// Files below the directories of importers that were not read, by reason.
+    pub importers_skipped: Vec<super::imports::SkippedImporters>,
 }
 
 /// Pairs the images of two inputs: binaries by arch; when a log is involved, a single image on
@@ -628,6 +639,8 @@ pub fn diff_report_with(
         only_old: only(old, &|i| pairs_of.iter().any(|(o, _)| std::ptr::eq(*o, i))),
         only_new: only(new, &|i| pairs_of.iter().any(|(_, n)| std::ptr::eq(*n, i))),
         demangle_failures: 0,
+        importers: Vec::new(),
+        importers_skipped: Vec::new(),
     })
 }
 

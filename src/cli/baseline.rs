@@ -33,7 +33,7 @@ pub struct BaselineArgs {
     pub arch: ArchFilter,
     /// How to group the recorded symbols.
     ///
-    /// The grouping of the recorded groups and of each symbol's `group` key.
+    /// The grouping of the recorded groups (a summary; check groups the symbols again).
     #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
     pub by: GroupByName,
     /// Namespace components kept by `--by namespace`.

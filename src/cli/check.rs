@@ -1,6 +1,6 @@
 //! `weakscan check FILE…`.
 
-use super::opts::{OriginOpts, ProcessOpts};
+use super::opts::{ImporterOpts, OriginOpts, ProcessOpts};
 use super::values;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupByName;
@@ -65,6 +65,8 @@ pub struct CheckArgs {
     pub max_trie_probes: Option<u64>,
     #[command(flatten)]
     pub process: ProcessOpts,
+    #[command(flatten)]
+    pub importer: ImporterOpts,
     /// Group budget (repeatable).
     ///
     /// The groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX of the
@@ -145,6 +147,7 @@ impl CheckArgs {
                 .process
                 .load(&self.files.iter().collect::<Vec<_>>(), &self.arch)?,
             origin: self.origin.files(),
+            importers: self.importer.importers.clone(),
             files: self.files.clone(),
             config: self.config.clone(),
             no_config: self.no_config,

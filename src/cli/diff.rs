@@ -1,6 +1,6 @@
 //! `weakscan diff OLD NEW`.
 
-use super::opts::{CommonOpts, ProcessOpts};
+use super::opts::{CommonOpts, ImporterOpts, ProcessOpts};
 use crate::command::diff::DiffRequest;
 use crate::error::Result;
 use crate::origin::attach::OriginFiles;
@@ -61,6 +61,8 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub process: ProcessOpts,
     #[command(flatten)]
+    pub importer: ImporterOpts,
+    #[command(flatten)]
     pub opts: CommonOpts,
 }
 
@@ -70,6 +72,7 @@ impl DiffArgs {
     pub fn request(&self) -> Result<DiffRequest> {
         let opts = &self.opts;
         Ok(DiffRequest {
+            importers: self.importer.importers.clone(),
             process: self.process.load(&[&self.old, &self.new], &opts.arch)?,
             pair_arch: self.pair_arch.clone(),
             old: self.old.clone(),

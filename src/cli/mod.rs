@@ -24,7 +24,7 @@ pub use baseline::BaselineArgs;
 pub use check::CheckArgs;
 pub use diff::DiffArgs;
 pub use generate::{CompletionsArgs, ManArgs, SchemaArgs};
-pub use opts::{CommonOpts, OriginOpts, ProcessOpts};
+pub use opts::{CommonOpts, ImporterOpts, OriginOpts, ProcessOpts};
 pub use report::ReportArgs;
 pub use scan::ScanArgs;
 pub use trend::TrendArgs;
@@ -102,7 +102,7 @@ pub enum Command {
     Trend(TrendArgs),
     /// Write the baseline `check --baseline` compares with.
     ///
-    /// scan's JSON plus the per-symbol list, byte-identical across runs.
+    /// The figures and every symbol by raw name, one line each, byte-identical across runs.
     Baseline(BaselineArgs),
     /// One self-contained HTML report of one, two or more builds.
     ///

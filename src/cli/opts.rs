@@ -129,6 +129,17 @@ impl ProcessOpts {
     }
 }
 
+/// `--importer`: who imports the exports (scan, diff, check).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ImporterOpts {
+    /// A Mach-O image that binds to the scanned image's exports (a .node addon, a .bundle, a
+    /// .dylib), or a directory searched for them; repeatable. Its imports that resolve against
+    /// the image (flat lookups, main-executable binds, two-level binds to its install name) are
+    /// held against the image's export trie (check: exit 1 when one is missing).
+    #[arg(long = "importer", value_name = "PATH")]
+    pub importers: Vec<PathBuf>,
+}
+
 /// `--map` / `--dsym`: attribution for a stripped binary.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OriginOpts {

@@ -1,5 +1,6 @@
 //! `weakscan report FILE…`.
 
+use super::opts::ProcessOpts;
 use super::values;
 use crate::command::report::ReportRequest;
 use crate::input::ReadOptions;
@@ -10,22 +11,26 @@ use std::path::PathBuf;
 /// `weakscan report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Mach-O files or dyld logs, oldest first; `-` is stdin.
+    /// Mach-O files, dyld logs or whole processes (directories, bundles, --process), oldest
+    /// first; `-` is stdin.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub process: ProcessOpts,
     /// Which slice of a universal file (a report shows one).
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
     /// The process of a log to read (default: the first PID in it).
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
-    /// Write here instead of stdout (`-` is stdout).
-    #[arg(short, long, value_name = "PATH")]
+    /// Write the HTML here (`-` is stdout; without -o, stdout must not be a terminal).
+    #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<PathBuf>,
 }
 
 impl ReportArgs {
-    /// The request for [`crate::command::report`].
+    /// The request for [`crate::command::report`]; `--search`/`--sysroot` without a process is
+    /// its `process` error, reported when it runs.
     pub fn request(&self) -> ReportRequest {
         ReportRequest {
             files: self.files.clone(),
@@ -35,6 +40,9 @@ impl ReportArgs {
                 kind: None,
             },
             output: self.output.clone(),
+            process: self
+                .process
+                .load(&self.files.iter().collect::<Vec<_>>(), &self.arch),
         }
     }
 }

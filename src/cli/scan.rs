@@ -1,6 +1,6 @@
 //! `weakscan scan FILE…`.
 
-use super::opts::{CommonOpts, OriginOpts, ProcessOpts};
+use super::opts::{CommonOpts, ImporterOpts, OriginOpts, ProcessOpts};
 use crate::command::process::ProcessRequest;
 use crate::command::scan::ScanRequest;
 use crate::error::{Error, Result};
@@ -27,6 +27,8 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub origin: OriginOpts,
     #[command(flatten)]
+    pub importer: ImporterOpts,
+    #[command(flatten)]
     pub opts: CommonOpts,
 }
 
@@ -35,6 +37,7 @@ impl ScanArgs {
     pub fn request(&self) -> Result<ScanRequest> {
         let opts = &self.opts;
         Ok(ScanRequest {
+            importers: self.importer.importers.clone(),
             process: self.process()?,
             origin: self.origin.files(),
             files: self.files.clone(),

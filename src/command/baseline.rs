@@ -2,13 +2,11 @@
 
 use super::emit;
 use crate::analysis::check::Figure;
-use crate::analysis::demangle::demangle_all;
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report;
 use crate::error::Result;
 use crate::input::read_binary;
 use crate::macho::ArchFilter;
-use crate::model::Image;
 use crate::output::{self, RenderOptions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,7 +20,7 @@ pub struct BaselineRequest {
     pub output: Option<PathBuf>,
     /// The slices to record.
     pub arch: ArchFilter,
-    /// The grouping of the recorded groups and per-symbol `group` keys.
+    /// The grouping of the recorded groups (symbols are recorded by raw name, whatever it is).
     pub group_by: GroupBy,
     /// `--map` / `--dsym`.
     pub origin: crate::origin::attach::OriginFiles,
@@ -70,9 +68,8 @@ pub fn run(req: &BaselineRequest, opts: &RenderOptions) -> Result<u8> {
         r.summary.input_kind = super::check::PROCESS_KIND;
         r.summary.trie_probes = Some(*probes);
     }
-    let names = demangle_all(images.iter().flat_map(Image::symbol_names), opts.names)?;
     emit(req.output.as_ref(), |out| {
-        output::baseline::render(out, &report, &images, &names, req.group_by)
+        output::baseline::render(out, &report, &images)
     })?;
     // The confirmation is a status line: on stderr (as cargo's and ripgrep's are), so it never
     // lands in the baseline, whatever `-o` names (`-o /dev/stdout`, a link to stdout's file).

@@ -49,6 +49,8 @@ pub struct CheckRequest {
     pub process: Option<LoadOptions>,
     /// `--report-url`: the HTML report the Markdown and the github summary link.
     pub report_url: Option<String>,
+    /// `--importer`: files or directories of importers whose imports each image must export.
+    pub importers: Vec<PathBuf>,
 }
 
 /// The policy `req` describes: the file (`--config`, else `weakscan.toml` in the working
@@ -78,9 +80,9 @@ pub fn resolve_policy(req: &CheckRequest) -> Result<Policy> {
         }
     }
     policy.apply(flags);
-    if !policy.has_budgets() {
+    if !policy.has_budgets() && req.importers.is_empty() {
         return Err(Error::usage(format!(
-            "no budgets: give --baseline, a --max-… flag or --group, or write a policy file \
+            "no budgets: give --baseline, a --max-… flag, --group or --importer, or write a policy file \
              ({DEFAULT_POLICY_FILE} or --config; see docs/ci.md)"
         )));
     }
@@ -116,6 +118,13 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     let mut subjects: Vec<(Subject, Scope)> = Vec::new();
     // A binary's slices, in the order of their subjects: a failing one gets its fix plan.
     let mut images: Vec<Image> = Vec::new();
+    let mut importers = super::importers::Importers::find(&req.importers)?;
+    let mut importer_checks = Vec::new();
+    if let (Some(_), Some(_)) = (&req.process, &importers) {
+        return Err(Error::usage(
+            "--importer holds importers against one binary: check the main executable or dylib itself, not a whole process",
+        ));
+    }
     if let Some(load) = &req.process {
         let [file] = req.files.as_slice() else {
             return Err(Error::usage(
@@ -171,7 +180,13 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         }
     } else {
         for f in &req.files {
-            images.extend(read_binary(f, &req.arch)?);
+            let read = read_binary(f, &req.arch)?;
+            if let Some(imp) = importers.as_mut() {
+                for image in &read {
+                    importer_checks.extend(super::importers::check_image(imp, image, f)?);
+                }
+            }
+            images.extend(read);
         }
         super::one_binary_for(&req.origin, req.files.len())?;
         crate::origin::attach::attach(&mut images, &req.origin)?;
@@ -232,7 +247,7 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         });
     }
     let report = CheckReport {
-        passed: checks.iter().all(|c| c.passed),
+        passed: checks.iter().all(|c| c.passed) && importer_checks.iter().all(|c| c.passed),
         policy: policy.source.as_deref().map(crate::text::escape_path),
         baseline: base.as_ref().map(|b| crate::text::escape_path(&b.path)),
         group_by: policy.group_by,
@@ -243,6 +258,8 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         group_figure: policy.group_figure,
         images: checks,
         demangle_failures: names.failures,
+        importers_skipped: importers.as_ref().map(|i| i.skipped()).unwrap_or_default(),
+        importers: importer_checks,
     };
     emit_report(req.output.as_ref(), req.format, &report, opts)?;
     Ok(if report.passed { 0 } else { 1 })

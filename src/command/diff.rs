@@ -4,7 +4,7 @@ use super::builds::read_builds;
 use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
-use crate::analysis::report::{DiffOptions, diff_report_with};
+use crate::analysis::report::{DiffOptions, diff_report_with, pair_images_with};
 use crate::analysis::visibility::visibility_report;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
@@ -48,6 +48,8 @@ pub struct DiffRequest {
     pub pair_arch: Option<(String, String)>,
     /// Read both as whole processes (`--process`, or a directory or bundle given), loaded so.
     pub process: Option<LoadOptions>,
+    /// `--importer`: files or directories of importers; the exports removed that they import.
+    pub importers: Vec<PathBuf>,
 }
 
 /// Runs `weakscan diff`: exit 0 on success.
@@ -57,6 +59,11 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
         if req.origin.iter().any(|o| !o.is_empty()) || req.compile_commands.is_some() {
             return Err(Error::usage(
                 "--old-/--new-dsym, --old-/--new-map and --compile-commands describe one binary per side, not a whole process",
+            ));
+        }
+        if !req.importers.is_empty() {
+            return Err(Error::usage(
+                "--importer holds importers against one binary: diff the main executables or dylibs themselves, not whole processes",
             ));
         }
         return run_processes(req, load, opts);
@@ -103,6 +110,16 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
                 p.visibility = Some(visibility_report(image, &commands, &index));
             }
         }
+    }
+    if let Some(mut imp) = super::importers::Importers::find(&req.importers)? {
+        for (old, new) in pair_images_with(&old_images, &new_images, pair)? {
+            report.importers.extend(super::importers::removed_needed(
+                &mut imp,
+                (old, &req.old),
+                (new, &req.new),
+            )?);
+        }
+        report.importers_skipped = imp.skipped();
     }
     emit_report(req.output.as_ref(), req.format, &report, opts)?;
     crate::memory::discard(report);

@@ -11,6 +11,7 @@ pub mod builds;
 pub mod check;
 pub mod completions;
 pub mod diff;
+pub mod importers;
 pub mod process;
 pub mod report;
 pub mod scan;
@@ -133,6 +134,7 @@ impl Request {
         match self {
             Request::Scan(r) => {
                 v.extend(&r.files);
+                v.extend(&r.importers);
                 v.extend(&r.compile_commands);
                 v.extend(r.origin.map.iter().chain(&r.origin.dsym));
             }
@@ -140,10 +142,12 @@ impl Request {
                 v.extend([&r.old, &r.new]);
                 v.extend(&r.compile_commands);
                 v.extend(r.origin.iter().flat_map(|o| o.map.iter().chain(&o.dsym)));
+                v.extend(&r.importers);
             }
             Request::Verify(r) => v.extend([&r.binary, &r.log]),
             Request::Check(r) => {
                 v.extend(&r.files);
+                v.extend(&r.importers);
                 v.extend(r.config.iter().chain(&r.flags.baseline));
                 v.extend(r.origin.map.iter().chain(&r.origin.dsym));
             }

@@ -5,7 +5,7 @@ use super::{emit_report, one_binary_for, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report_with;
 use crate::analysis::visibility::visibility_report;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
@@ -35,11 +35,18 @@ pub struct ScanRequest {
     pub origin: OriginFiles,
     /// `--process MAIN` (or a directory given as the input): `--search` and `--sysroot` with it.
     pub process: Option<super::process::ProcessRequest>,
+    /// `--importer`: files or directories of importers, held against each image's exports.
+    pub importers: Vec<PathBuf>,
 }
 
 /// Runs `weakscan scan`, rendering with `opts`: always exit 0 on success.
 pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     if let Some(p) = &req.process {
+        if !req.importers.is_empty() {
+            return Err(Error::usage(
+                "--importer holds importers against one binary: scan the main executable or dylib itself, not a whole process",
+            ));
+        }
         return super::process::run(p, opts);
     }
     one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
@@ -47,9 +54,32 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     let store = OnceLock::new();
     let builds = read_builds(&files, &req.read, req.group_by, opts.names, 1, &store)?;
     one_binary_for(&req.origin, req.files.len())?;
+    // Per image (in report order), the importers read in its arch.
+    let mut slices_per_image = Vec::new();
+    let importer_checks = match super::importers::Importers::find(&req.importers)? {
+        Some(mut imp) => {
+            let mut checks = Vec::new();
+            for (file, images) in files.iter().zip(&builds.images) {
+                for image in images {
+                    let (c, s) = super::importers::check_image_keeping(&mut imp, image, file)?;
+                    checks.extend(c);
+                    slices_per_image.push(s);
+                }
+            }
+            Some((checks, imp.skipped()))
+        }
+        None => None,
+    };
     let mut images: Vec<Image> = builds.images.into_iter().flatten().collect();
     attach(&mut images, &req.origin)?;
     let mut report = scan_report_with(&images, builds.names, req.group_by, req.top);
+    if let Some((checks, skipped)) = importer_checks {
+        report.importers = checks;
+        report.importers_skipped = skipped;
+        for (img, slices) in report.images.iter_mut().zip(&slices_per_image) {
+            super::importers::imported_by(&mut img.fix_plan, img.image, slices);
+        }
+    }
     if let Some(path) = &req.compile_commands {
         let commands = super::builds::read_compile_db(path)?;
         let index = CompileDbIndex::new(&commands);

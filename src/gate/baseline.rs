@@ -1,29 +1,39 @@
 //! Baseline files: `weakscan baseline FILE -o weakscan-baseline.json` writes one
 //! ([`crate::output::baseline`]), `weakscan check --baseline` reads it back (here).
 //!
-//! A baseline is scan's JSON (`command: "baseline"`, every group) plus `symbols`: per arch, each
-//! weak-bound symbol, each weak definition and each other looked-up name, sorted by raw name.
-//! Nothing in it depends on time, threads or hash order, so the same input gives the same bytes
-//! and regenerating it diffs well in git. The shape is in `docs/json.md`.
+//! A baseline holds scan's images (the gated figures) and, per arch, each weak-bound,
+//! weak-defined or looked-up symbol: in `schema_version` 2 (written now) a row of its raw name
+//! and figures under the object it comes from; in `schema_version` 1 (weakscan 0.1.0) an object
+//! per weak-bound symbol, per weak definition and per other looked-up name, with printed names
+//! and group keys that are not read. Both read to the same [`SymbolEntry`] list: names are
+//! printed and grouped again by the reading build. The shapes are in `docs/json.md`.
 //!
-//! Reading is lenient where the schema may grow (unknown fields are ignored, figures are
-//! optional) and strict where a comparison would be meaningless: another `schema_version`, a
-//! file that is not a baseline, or a symbol list missing for an image is refused.
+//! Reading is lenient where the schema may grow (unknown fields and trailing row columns are
+//! ignored, figures are optional) and strict where a comparison would be meaningless: another
+//! `schema_version`, a file that is not a baseline, a symbol list missing for an image, a row
+//! that is not a name and figures, or a symbol listed twice is refused.
+
+mod list;
+mod v1;
+mod v2;
 
 use super::Figure;
-use crate::analysis::attribute::{
-    ANOTHER_IMAGE, NO_ATTRIBUTION, NO_DEBUG_INFO, ObjectKeys, Origin,
-};
-use crate::analysis::tally::{SymbolEntry, entry};
+use crate::analysis::tally::SymbolEntry;
 use crate::error::{Error, ErrorKind, Result};
-use crate::schema::SCHEMA_VERSION;
+use crate::schema::BASELINE_SCHEMA_VERSION;
 use crate::text::escape_bytes;
+use list::SymbolList;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use serde::de::DeserializeOwned;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 pub use crate::schema::BASELINE_COMMAND as COMMAND;
+
+/// The oldest `schema_version` read (weakscan 0.1.0's baselines).
+const OLDEST: u64 = 1;
+
+/// What to do about a baseline that cannot be used.
+const REGENERATE: &str = "regenerate it with `weakscan baseline FILE -o BASELINE`";
 
 #[derive(Deserialize)]
 struct Header {
@@ -31,10 +41,11 @@ struct Header {
     command: Option<String>,
 }
 
+/// The fields read of a baseline of either version, `S` its symbol lists.
 #[derive(Deserialize)]
-struct FileJson {
+struct FileJson<S> {
     images: Vec<ImageJson>,
-    symbols: Vec<SymbolsJson>,
+    symbols: Vec<S>,
 }
 
 #[derive(Deserialize)]
@@ -46,77 +57,6 @@ struct ImageJson {
     weak_bind_symbols: Option<u64>,
     trie_probes: Option<u64>,
     input_kind: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct SymbolsJson {
-    arch: String,
-    #[serde(default)]
-    weak_bound: Vec<BoundIn>,
-    #[serde(default)]
-    weak_definitions: Vec<DefinitionIn>,
-    #[serde(default)]
-    other_lookups: Vec<LookupIn>,
-}
-
-#[derive(Deserialize)]
-struct BoundIn {
-    symbol: String,
-    #[serde(default)]
-    sites: u64,
-    #[serde(default)]
-    lookups: u64,
-    #[serde(default)]
-    defined_here: bool,
-    #[serde(default)]
-    origin: Option<OriginIn>,
-}
-
-#[derive(Deserialize)]
-struct DefinitionIn {
-    symbol: String,
-    #[serde(default)]
-    thread_local: bool,
-    #[serde(default)]
-    origin: Option<OriginIn>,
-}
-
-#[derive(Deserialize)]
-struct LookupIn {
-    symbol: String,
-    lookups: u64,
-    #[serde(default)]
-    origin: Option<OriginIn>,
-}
-
-#[derive(Deserialize)]
-struct OriginIn {
-    library: String,
-    object: String,
-    source: String,
-}
-
-impl OriginIn {
-    /// The [`Origin`] written: the special groups by their key, else an object (its keys
-    /// escaped to one line: they are printed).
-    fn to_origin(o: &Option<OriginIn>) -> Origin {
-        let Some(o) = o else {
-            return Origin::Unattributed;
-        };
-        let one_line = |s: &str| crate::text::escape(s).into_owned();
-        match o.library.as_str() {
-            ANOTHER_IMAGE => Origin::AnotherImage,
-            NO_DEBUG_INFO => Origin::NoDebugInfo,
-            NO_ATTRIBUTION => Origin::Unattributed,
-            _ => Origin::Object(Arc::new(ObjectKeys {
-                library: one_line(&o.library),
-                object: one_line(&o.object),
-                source: one_line(&o.source),
-                archive_path: None,
-                source_path: None,
-            })),
-        }
-    }
 }
 
 /// A baseline file read back.
@@ -168,69 +108,115 @@ impl Baseline {
 
 /// Reads the baseline at `path`.
 ///
-/// Errors (exit 2): unreadable (`Io`); not JSON, not a baseline, another schema version, or an
-/// image without arch or symbol list (`Policy`), each naming the file and saying what to do.
+/// Errors (exit 2): unreadable (`Io`); not JSON, not a baseline, a schema version other than 1
+/// and 2, an image without arch or symbol list, or a malformed symbol list (`Policy`), each
+/// naming the file and saying what to do.
 pub fn read(path: &Path) -> Result<Baseline> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
     parse(&text, path)
 }
 
+/// A baseline error about `path`: `what`, escaped to one line (arches, commands and symbols are
+/// quoted from the file; fuzz finding: an arch with a newline).
+fn bad(path: &Path, what: String) -> Error {
+    Error::new(ErrorKind::Policy, path, escape_bytes(what.as_bytes()))
+}
+
+/// A JSON error at its line and column of `path`, after `what` (serde_json's message without
+/// the position it appends, which leads the line instead).
+fn json_error(path: &Path, what: &str, e: &serde_json::Error) -> Error {
+    let message = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let message = message.strip_suffix(&at).unwrap_or(&message);
+    Error::at(
+        ErrorKind::Policy,
+        path,
+        e.line(),
+        e.column(),
+        escape_bytes(format!("{what}: {message}").as_bytes()),
+    )
+}
+
 /// Reads the baseline text `text`, read from `path` (used in messages); the errors of [`read`]
 /// but `Io`. The fuzz target `baseline` calls this.
 pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
-    // Arches and commands are quoted from the file: escaped, so the error stays one line (fuzz
-    // finding: an arch with a newline).
-    let bad = |what: String| Error::new(ErrorKind::Policy, path, escape_bytes(what.as_bytes()));
-    let json_error = |e: serde_json::Error| {
-        Error::at(
-            ErrorKind::Policy,
-            path,
-            e.line(),
-            e.column(),
-            escape_bytes(format!("not a weakscan baseline: {e}").as_bytes()),
-        )
-    };
-    let header: Header = serde_json::from_str(text).map_err(json_error)?;
-    let regenerate = "regenerate it with `weakscan baseline FILE -o BASELINE`";
-    match &header.schema_version {
-        Some(v) if v.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
+    let header: Header =
+        serde_json::from_str(text).map_err(|e| json_error(path, "not a weakscan baseline", &e))?;
+    let newest = u64::from(BASELINE_SCHEMA_VERSION);
+    let version = match &header.schema_version {
+        Some(v) if v.as_u64().is_some_and(|n| (OLDEST..=newest).contains(&n)) => v.as_u64(),
         Some(v) => {
-            return Err(bad(format!(
-                "baseline has schema_version {v}, this weakscan reads schema_version {SCHEMA_VERSION}; {regenerate}"
-            )));
+            return Err(bad(
+                path,
+                format!(
+                    "baseline has schema_version {v}, this weakscan reads schema_version \
+                     {OLDEST} to {newest}; {REGENERATE}"
+                ),
+            ));
         }
         None => {
-            return Err(bad(format!(
-                "not a weakscan baseline (no schema_version); {regenerate}"
-            )));
+            return Err(bad(
+                path,
+                format!("not a weakscan baseline (no schema_version); {REGENERATE}"),
+            ));
         }
-    }
+    };
     match header.command.as_deref() {
         Some(COMMAND) => {}
         Some(other) => {
-            return Err(bad(format!(
-                "this is `weakscan {other}` output, not a baseline; write one with `weakscan baseline FILE -o {}`",
-                path.display()
-            )));
+            return Err(bad(
+                path,
+                format!(
+                    "this is `weakscan {other}` output, not a baseline; write one with \
+                     `weakscan baseline FILE -o {}`",
+                    path.display()
+                ),
+            ));
         }
         None => {
-            return Err(bad(format!(
-                "not a weakscan baseline (no command); {regenerate}"
-            )));
+            return Err(bad(
+                path,
+                format!("not a weakscan baseline (no command); {REGENERATE}"),
+            ));
         }
     }
-    let doc: FileJson = serde_json::from_str(text).map_err(json_error)?;
+    let images = match version {
+        Some(1) => images_of::<v1::ArchSymbols>(text, path)?,
+        _ => images_of::<v2::ArchSymbols>(text, path)?,
+    };
+    Ok(Baseline {
+        path: path.to_path_buf(),
+        images,
+    })
+}
+
+/// The images of a baseline whose symbol lists are `S`s, each with its list's entries.
+fn images_of<S: SymbolList + DeserializeOwned>(
+    text: &str,
+    path: &Path,
+) -> Result<Vec<BaselineImage>> {
+    let doc: FileJson<S> =
+        serde_json::from_str(text).map_err(|e| json_error(path, "malformed baseline", &e))?;
+    // Each list is used once, by the first image of its arch (a later list of the same arch is
+    // not read).
+    let mut lists: Vec<Option<S>> = doc.symbols.into_iter().map(Some).collect();
     let mut images = Vec::new();
     for (i, img) in doc.images.into_iter().enumerate() {
         let arch = img
             .arch
-            .ok_or_else(|| bad(format!("image {i} has no arch; {regenerate}")))?;
-        let Some(symbols) = doc.symbols.iter().find(|s| s.arch == arch) else {
-            return Err(bad(format!("no symbol list for {arch}; {regenerate}")));
-        };
+            .ok_or_else(|| bad(path, format!("image {i} has no arch; {REGENERATE}")))?;
         if images.iter().any(|b: &BaselineImage| b.arch == arch) {
-            return Err(bad(format!("two {arch} images")));
+            return Err(bad(path, format!("two {arch} images")));
         }
+        let first = lists
+            .iter_mut()
+            .find(|s| s.as_ref().is_some_and(|s| s.arch() == arch));
+        let Some(symbols) = first.and_then(Option::take) else {
+            return Err(bad(
+                path,
+                format!("no symbol list for {arch}; {REGENERATE}"),
+            ));
+        };
         images.push(BaselineImage {
             input: img.path.unwrap_or_default(),
             source: path.to_path_buf(),
@@ -241,40 +227,170 @@ pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
                 img.trie_probes,
             ],
             process: img.input_kind.as_deref() == Some(crate::model::InputKind::Process.as_str()),
-            entries: entries_of(symbols),
+            entries: symbols.entries().map_err(|what| bad(path, what))?,
             arch,
         });
     }
     if images.is_empty() {
-        return Err(bad(format!("baseline has no images; {regenerate}")));
+        return Err(bad(path, format!("baseline has no images; {REGENERATE}")));
     }
-    Ok(Baseline {
-        path: path.to_path_buf(),
-        images,
-    })
+    Ok(images)
 }
 
-fn entries_of(s: &SymbolsJson) -> Vec<SymbolEntry> {
-    let mut by_name = BTreeMap::new();
-    for b in &s.weak_bound {
-        let e = entry(&mut by_name, &b.symbol);
-        e.weak_bound = true;
-        e.defined_here |= b.defined_here;
-        // Figures from the file: a hostile value saturates instead of wrapping.
-        e.sites = e.sites.saturating_add(b.sites as usize);
-        e.lookups = e.lookups.saturating_add(b.lookups as usize);
-        e.origin = OriginIn::to_origin(&b.origin);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::attribute::Origin;
+
+    const COLUMNS: &str =
+        r#"["symbol","weak_bound","defined_here","sites","lookups","weak_defs","thread_local"]"#;
+
+    /// A version-2 baseline of one x86_64 image with `objects` (JSON) under `columns`.
+    fn v2(columns: &str, objects: &str) -> String {
+        format!(
+            "{{\"schema_version\":2,\"command\":\"baseline\",\
+             \"images\":[{{\"arch\":\"x86_64\",\"weak_bind_symbols\":1}}],\n\
+             \"symbols\":[{{\"arch\":\"x86_64\",\"columns\":{columns},\"objects\":[\n{objects}]}}]}}"
+        )
     }
-    for l in &s.other_lookups {
-        let e = entry(&mut by_name, &l.symbol);
-        e.lookups = e.lookups.saturating_add(l.lookups as usize);
-        e.origin = OriginIn::to_origin(&l.origin);
+
+    fn parsed(text: &str) -> Result<Baseline> {
+        parse(text, Path::new("b.json"))
     }
-    for d in &s.weak_definitions {
-        let e = entry(&mut by_name, &d.symbol);
-        e.weak_defs = e.weak_defs.saturating_add(1);
-        e.thread_local |= d.thread_local;
-        e.origin = OriginIn::to_origin(&d.origin);
+
+    /// The error `text` gives: one line, naming the file.
+    fn error(text: &str) -> String {
+        let e = parsed(text).expect_err("refused");
+        assert_eq!(e.kind, ErrorKind::Policy);
+        assert!(e.message.starts_with("b.json"), "{}", e.message);
+        assert!(!e.message.contains('\n'), "{}", e.message);
+        e.message
     }
-    by_name.into_values().collect()
+
+    #[test]
+    fn rows_read_as_entries_with_their_object() {
+        let b = parsed(&v2(
+            COLUMNS,
+            r#"{"origin":null,"symbols":[["__Znwm",0,0,0,2,0,0]]},
+{"origin":{"library":"liba.a","object":"liba.a(a.o)","source":"a.cc"},"symbols":[
+["__ZN1A1fEv",1,1,3,1,1,0],["__ZTW1t",1,0,1,1,1,1]]}"#,
+        ))
+        .unwrap();
+        let e = &b.images[0].entries;
+        let raw: Vec<&str> = e.iter().map(|e| e.raw.as_str()).collect();
+        assert_eq!(
+            raw,
+            ["__ZN1A1fEv", "__ZTW1t", "__Znwm"],
+            "sorted by raw name"
+        );
+        assert_eq!(
+            (
+                e[0].weak_bound,
+                e[0].defined_here,
+                e[0].sites,
+                e[0].lookups,
+                e[0].weak_defs
+            ),
+            (true, true, 3, 1, 1)
+        );
+        assert!(e[1].thread_local && !e[1].defined_here);
+        assert_eq!(e[0].origin.object().unwrap().object, "liba.a(a.o)");
+        assert_eq!(e[2].origin, Origin::Unattributed);
+        assert_eq!(b.images[0].figure(Figure::WeakBindSymbols), Some(1));
+    }
+
+    #[test]
+    fn cells_and_columns_a_later_version_appends_are_ignored() {
+        let columns = r#"["symbol","weak_bound","defined_here","sites","lookups","weak_defs","thread_local","size"]"#;
+        let b = parsed(&v2(
+            columns,
+            r#"{"origin":null,"symbols":[["__Znwm",0,0,0,2,0,0,{"x":[1]}]]}"#,
+        ))
+        .unwrap();
+        assert_eq!(b.images[0].entries[0].lookups, 2);
+    }
+
+    #[test]
+    fn figures_beyond_usize_saturate() {
+        let b = parsed(&v2(
+            COLUMNS,
+            r#"{"origin":null,"symbols":[["_a",1,0,18446744073709551615,0,0,0]]}"#,
+        ))
+        .unwrap();
+        assert_eq!(b.images[0].entries[0].sites, usize::MAX);
+    }
+
+    #[test]
+    fn malformed_rows_are_refused_in_one_line() {
+        for (objects, wanted) in [
+            (
+                r#"{"origin":null,"symbols":[["_a",2,0,0,0,0,0]]}"#,
+                "b.json:3:34: malformed baseline: weak_bound is 2 in a symbol row, not 0 or 1",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a",1,0]]}"#,
+                "a symbol row of 3 cells, without sites (rows have 7 cells: symbol, weak_bound,",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a",1,0,-1,0,0,0]]}"#,
+                "invalid value: integer `-1`",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a",1,0,1.5,0,0,0]]}"#,
+                "invalid type: floating point",
+            ),
+            (
+                r#"{"origin":null,"symbols":[[7,1,0,1,0,0,0]]}"#,
+                "invalid type: integer `7`",
+            ),
+            (
+                r#"{"origin":null,"symbols":[{"symbol":"_a"}]}"#,
+                "expected a symbol row",
+            ),
+            (
+                r#"{"origin":{"library":"l"},"symbols":[]}"#,
+                "missing field `object`",
+            ),
+            (
+                r#"{"origin":null,"symbols":[["_a\n",1,0,1,0,0,0]]},
+{"origin":{"library":"l","object":"o","source":"s"},"symbols":[["_a\n",0,0,0,1,0,0]]}"#,
+                "b.json: x86_64: symbol _a\\x0a has two rows",
+            ),
+        ] {
+            let message = error(&v2(COLUMNS, objects));
+            assert!(message.contains(wanted), "{message}\nwanted {wanted}");
+        }
+        let reordered = r#"["symbol","defined_here","weak_bound","sites","lookups","weak_defs","thread_local"]"#;
+        let message = error(&v2(reordered, ""));
+        assert!(
+            message.contains("x86_64: the symbol rows' columns are not symbol, weak_bound,"),
+            "{message}"
+        );
+        let message = error(&v2(r#"["symbol"]"#, ""));
+        assert!(message.contains("columns are not"), "{message}");
+        let message = error(&v2(COLUMNS, "").replace(",\"columns\"", ",\"cols\""));
+        assert!(message.contains("missing field `columns`"), "{message}");
+    }
+
+    #[test]
+    fn both_versions_read_the_same_entries() {
+        let origin = r#"{"library":"liba.a","object":"liba.a(a.o)","source":"a.cc"}"#;
+        let new = v2(
+            COLUMNS,
+            &format!(
+                r#"{{"origin":null,"symbols":[["__Znwm",0,0,0,2,0,0]]}},
+{{"origin":{origin},"symbols":[["__ZN1A1fEv",1,1,3,1,1,0],["__ZTW1t",0,0,0,0,1,1]]}}"#
+            ),
+        );
+        let old = format!(
+            r#"{{"schema_version":1,"command":"baseline","images":[{{"arch":"x86_64","weak_bind_symbols":1}}],
+"symbols":[{{"arch":"x86_64",
+"weak_bound":[{{"symbol":"__ZN1A1fEv","demangled":"A::f()","group":"A","sites":3,"lookups":1,"defined_here":true,"origin":{origin}}}],
+"weak_definitions":[{{"symbol":"__ZN1A1fEv","thread_local":false,"origin":{origin}}},{{"symbol":"__ZTW1t","thread_local":true,"origin":{origin}}}],
+"other_lookups":[{{"symbol":"__Znwm","lookups":2}}]}}]}}"#
+        );
+        let (new, old) = (parsed(&new).unwrap(), parsed(&old).unwrap());
+        assert_eq!(new.images[0].entries, old.images[0].entries);
+        assert_eq!(new.images[0].entries.len(), 3);
+    }
 }

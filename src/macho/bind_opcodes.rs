@@ -1,15 +1,21 @@
-//! The weak-bind opcode stream of `LC_DYLD_INFO(_ONLY)` (`weak_bind_off/weak_bind_size`).
+//! The bind opcode streams of `LC_DYLD_INFO(_ONLY)`: regular (`bind_off/bind_size`), lazy
+//! (`lazy_bind_off/lazy_bind_size`) and weak (`weak_bind_off/weak_bind_size`), one interpreter
+//! for the three ([`walk_binds`], [`BindStream`] says how they differ). The weak stream is the
+//! one weakscan models ([`walk_weak_binds`]); the other two give an importer's imports
+//! ([`super::imports`]).
 //!
 //! A byte stream of opcodes (`<mach-o/loader.h>`), each byte `opcode | immediate`
 //! (`BIND_OPCODE_MASK` 0xF0, `BIND_IMMEDIATE_MASK` 0x0F), some followed by ULEB/SLEB operands or a
 //! C string:
 //!
 //! ```text
-//! 0x00 DONE                                  end of the weak-bind stream
-//! 0x10 SET_DYLIB_ORDINAL_IMM      (imm)      not allowed in weak_bind: dyld errors
-//! 0x20 SET_DYLIB_ORDINAL_ULEB     uleb       not allowed in weak_bind: dyld errors
-//! 0x30 SET_DYLIB_SPECIAL_IMM      (imm)      not allowed in weak_bind: dyld errors
-//! 0x40 SET_SYMBOL_TRAILING_FLAGS_IMM (flags) cstring   symbol; flag 0x08 NON_WEAK_DEFINITION
+//! 0x00 DONE                                  end of the stream (lazy: end of one entry)
+//! 0x10 SET_DYLIB_ORDINAL_IMM      (imm)      library ordinal; not allowed in weak_bind
+//! 0x20 SET_DYLIB_ORDINAL_ULEB     uleb       library ordinal; not allowed in weak_bind
+//! 0x30 SET_DYLIB_SPECIAL_IMM      (imm)      0, or 0xF0|imm as a signed byte (0xF: -1 main
+//!                                            executable, 0xE: -2 flat lookup); not in weak_bind
+//! 0x40 SET_SYMBOL_TRAILING_FLAGS_IMM (flags) cstring   symbol; flags 0x01 WEAK_IMPORT,
+//!                                            0x08 NON_WEAK_DEFINITION (weak stream)
 //! 0x50 SET_TYPE_IMM               (type)     1 pointer, 2 text absolute32, 3 text pcrel32
 //! 0x60 SET_ADDEND_SLEB            sleb
 //! 0x70 SET_SEGMENT_AND_OFFSET_ULEB (seg) uleb
@@ -193,13 +199,103 @@ pub fn walk_weak_binds<'a>(
     pointer_size: u64,
     mut visit: impl FnMut(&WeakBind),
 ) -> Result<WeakBindNames<'a>, ParseError> {
+    walk_binds(data, BindStream::Weak, segments, pointer_size, 0, |b| {
+        visit(&WeakBind {
+            symbol: b.symbol,
+            addend: b.addend,
+            segment_index: b.segment_index,
+            segment_offset: b.segment_offset,
+            bind_type: b.bind_type,
+            target: b.target,
+        })
+    })
+}
+
+/// Which of the three opcode streams of `LC_DYLD_INFO(_ONLY)` a stream is: they share the
+/// opcodes of `<mach-o/loader.h>` but not their rules (dyld `forEachBind_OpcodesRegular`,
+/// `forEachBind_OpcodesLazy`, `forEachBind_OpcodesWeak`, dyld-1378 common/MachOAnalyzer.cpp).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindStream {
+    /// `bind_off/bind_size`: binds done at load. `DONE` ends the stream; the library ordinal
+    /// must be set before a bind; the bind type starts at 0 (dyld: "unknown bind type" until
+    /// `SET_TYPE_IMM`); a new target at each `SET_SYMBOL` or `SET_ADDEND`.
+    Regular,
+    /// `lazy_bind_off/lazy_bind_size`: one entry per lazy pointer, each ended by `DONE` (which
+    /// does not end the stream); only the ordinal, symbol, addend, segment and `DO_BIND`
+    /// opcodes are allowed ("bad lazy bind opcode"); pointer binds only; each bind a target.
+    Lazy,
+    /// `weak_bind_off/weak_bind_size`: weak-def coalescing; no library ordinal (implicitly
+    /// [`BIND_SPECIAL_DYLIB_WEAK_LOOKUP`]), strong overrides, the target rule of
+    /// `forEachBindUnified_Opcodes` (see the module doc).
+    Weak,
+}
+
+/// `BIND_SPECIAL_DYLIB_SELF`: the image itself.
+pub const BIND_SPECIAL_DYLIB_SELF: i32 = 0;
+/// `BIND_SPECIAL_DYLIB_MAIN_EXECUTABLE`: the main executable (`-bundle_loader`).
+pub const BIND_SPECIAL_DYLIB_MAIN_EXECUTABLE: i32 = -1;
+/// `BIND_SPECIAL_DYLIB_FLAT_LOOKUP`: every loaded image in load order (`-undefined
+/// dynamic_lookup`, `-flat_namespace`).
+pub const BIND_SPECIAL_DYLIB_FLAT_LOOKUP: i32 = -2;
+/// `BIND_SPECIAL_DYLIB_WEAK_LOOKUP`: weak-def coalescing (the weak stream's implicit ordinal).
+pub const BIND_SPECIAL_DYLIB_WEAK_LOOKUP: i32 = -3;
+
+/// One bound location of any stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bind {
+    /// Index into [`BindNames::symbols`].
+    pub symbol: u32,
+    /// The library ordinal: ≥ 1 a dylib load command (1-based), or a `BIND_SPECIAL_DYLIB_*`
+    /// value (0 self, -1 main executable, -2 flat lookup, -3 weak lookup).
+    pub library_ordinal: i32,
+    /// `BIND_SYMBOL_FLAGS_WEAK_IMPORT` of the symbol (missing allowed; always false in the
+    /// weak stream, as dyld reads it).
+    pub weak_import: bool,
+    /// Addend set by `SET_ADDEND_SLEB`.
+    pub addend: i64,
+    /// Segment index (into the image's `LC_SEGMENT_64` commands).
+    pub segment_index: u8,
+    /// Offset of the location from the start of the segment, in bytes.
+    pub segment_offset: u64,
+    /// `BIND_TYPE_*`.
+    pub bind_type: u8,
+    /// Bind-target index within the stream (0-based), per the stream's rule.
+    pub target: u32,
+}
+
+/// The names of a stream; see [`WeakBindNames`].
+pub type BindNames<'a> = WeakBindNames<'a>;
+
+/// Interprets any of the three streams, handing each bound location to `visit` in stream
+/// order; `dylib_count` is the number of dylib load commands (the largest valid ordinal).
+///
+/// The checks of [`parse_weak_binds`], plus, in the regular and lazy streams, dyld's
+/// `invalidBindState` on ordinals: a bind before `SET_DYLIB_ORDINAL` ("missing preceding
+/// BIND_OPCODE_SET_DYLIB_ORDINAL"), an ordinal above `dylib_count` or below -3; and the lazy
+/// stream's opcode set. `BIND_OPCODE_THREADED` (arm64e binds of iOS 12, which dyld-1378 calls
+/// a "bad bind opcode") is unsupported.
+pub fn walk_binds<'a>(
+    data: &'a [u8],
+    stream: BindStream,
+    segments: &[SegmentBounds],
+    pointer_size: u64,
+    dylib_count: u32,
+    mut visit: impl FnMut(&Bind),
+) -> Result<BindNames<'a>, ParseError> {
     let mut state = State {
         names: WeakBindNames::default(),
         ids: Default::default(),
         binds: 0,
+        stream,
         segments,
         pointer_size,
-        bind_type: BIND_TYPE_POINTER,
+        dylib_count,
+        bind_type: match stream {
+            BindStream::Regular => 0,
+            BindStream::Lazy | BindStream::Weak => BIND_TYPE_POINTER,
+        },
+        ordinal: (stream == BindStream::Weak).then_some(i64::from(BIND_SPECIAL_DYLIB_WEAK_LOOKUP)),
+        weak_import: false,
         segment: None,
         offset: 0,
         symbol: None,
@@ -216,60 +312,20 @@ pub fn walk_weak_binds<'a>(
         let op_pos = c.pos() as u64;
         let byte = c.u8()?;
         let (opcode, imm) = (byte & 0xF0, byte & 0x0F);
-        let err = |m: &'static str| ParseError::new(m, op_pos);
-        // The bind opcodes: how many locations, and how far to advance after each.
-        let (count, advance) = match opcode {
-            BIND_OPCODE_DONE => break,
-            BIND_OPCODE_SET_DYLIB_ORDINAL_IMM
-            | BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB
-            | BIND_OPCODE_SET_DYLIB_SPECIAL_IMM => {
-                return Err(err("unexpected dylib ordinal in weak_bind"));
+        let Some((count, advance)) = state.opcode(&mut c, opcode, imm, op_pos)? else {
+            if opcode == BIND_OPCODE_DONE && stream != BindStream::Lazy {
+                break;
             }
-            BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
-                let name = c.cstr()?;
-                state.set_symbol(
-                    name,
-                    imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0,
-                    op_pos,
-                )?;
-                continue;
-            }
-            BIND_OPCODE_SET_TYPE_IMM => {
-                state.bind_type = imm;
-                continue;
-            }
-            BIND_OPCODE_SET_ADDEND_SLEB => {
-                state.addend = c.sleb()?;
-                continue;
-            }
-            BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB => {
-                state.segment = Some(imm);
-                state.offset = c.uleb()?;
-                continue;
-            }
-            BIND_OPCODE_ADD_ADDR_ULEB => {
-                state.offset = state.offset.wrapping_add(c.uleb()?);
-                continue;
-            }
-            BIND_OPCODE_DO_BIND => (1, pointer_size),
-            BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB => (1, c.uleb()?.wrapping_add(pointer_size)),
-            BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED => (1, (u64::from(imm) + 1) * pointer_size),
-            BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB => {
-                let count = c.uleb()?;
-                (count, c.uleb()?.wrapping_add(pointer_size))
-            }
-            BIND_OPCODE_THREADED => {
-                return Err(err(
-                    "threaded bind opcode in weak_bind (dyld: bad bind opcode)",
-                ));
-            }
-            _ => return Err(err("unknown bind opcode")),
+            continue;
         };
         if count > 1 && advance < pointer_size {
-            return Err(err("bind repeat step wraps around (skip too large)"));
+            return Err(ParseError::new(
+                "bind repeat step wraps around (skip too large)",
+                op_pos,
+            ));
         }
         if count > (MAX_BIND_LOCATIONS - state.binds) as u64 {
-            return Err(err("too many bind locations"));
+            return Err(ParseError::new("too many bind locations", op_pos));
         }
         for _ in 0..count {
             let b = state.bind(op_pos)?;
@@ -280,7 +336,7 @@ pub fn walk_weak_binds<'a>(
     Ok(state.names)
 }
 
-/// The interpreter's registers, as in `forEachBind_OpcodesWeak`; `'d` is the stream's
+/// The interpreter's registers, as in dyld's `forEachBind_Opcodes*`; `'d` is the stream's
 /// lifetime, `'s` the segments'.
 struct State<'d, 's> {
     names: WeakBindNames<'d>,
@@ -288,14 +344,20 @@ struct State<'d, 's> {
     ids: foldhash::HashMap<Cow<'d, str>, u32>,
     /// Locations bound so far.
     binds: usize,
+    stream: BindStream,
     segments: &'s [SegmentBounds],
     pointer_size: u64,
+    dylib_count: u32,
     bind_type: u8,
+    /// The library ordinal set (wide, so a huge ULEB is refused rather than wrapped).
+    ordinal: Option<i64>,
+    weak_import: bool,
     segment: Option<u8>,
     offset: u64,
     /// Index into `names.symbols`.
     symbol: Option<u32>,
-    /// `SET_SYMBOL` opcodes executed: dyld compares name pointers, so each starts a target.
+    /// `SET_SYMBOL` opcodes executed (and, in the regular stream, `SET_ADDEND`s; in the lazy
+    /// stream, binds): each starts a target (dyld compares the name pointers).
     generation: u64,
     addend: i64,
     /// (generation, addend) of the previous bind, for the target rule.
@@ -305,6 +367,88 @@ struct State<'d, 's> {
 }
 
 impl<'d> State<'d, '_> {
+    /// Executes one opcode: `Some((count, advance))` for a bind opcode (how many locations,
+    /// and how far to advance after each), `None` for the others.
+    fn opcode(
+        &mut self,
+        c: &mut Cursor<'d>,
+        opcode: u8,
+        imm: u8,
+        op_pos: u64,
+    ) -> Result<Option<(u64, u64)>, ParseError> {
+        let err = |m: &'static str| ParseError::new(m, op_pos);
+        let (weak, lazy) = (
+            self.stream == BindStream::Weak,
+            self.stream == BindStream::Lazy,
+        );
+        let ptr = self.pointer_size;
+        match opcode {
+            BIND_OPCODE_DONE => {}
+            BIND_OPCODE_SET_DYLIB_ORDINAL_IMM
+            | BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB
+            | BIND_OPCODE_SET_DYLIB_SPECIAL_IMM
+                if weak =>
+            {
+                return Err(err("unexpected dylib ordinal in weak_bind"));
+            }
+            BIND_OPCODE_SET_DYLIB_ORDINAL_IMM => self.ordinal = Some(i64::from(imm)),
+            BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB => {
+                self.ordinal = Some(i64::try_from(c.uleb()?).unwrap_or(i64::MAX));
+            }
+            BIND_OPCODE_SET_DYLIB_SPECIAL_IMM => {
+                // The special ordinals are negative: the immediate sign-extended from 4 bits.
+                self.ordinal = Some(if imm == 0 {
+                    0
+                } else {
+                    i64::from((0xF0 | imm) as i8)
+                });
+            }
+            BIND_OPCODE_SET_SYMBOL_TRAILING_FLAGS_IMM => {
+                let name = c.cstr()?;
+                let strong = weak && imm & BIND_SYMBOL_FLAGS_NON_WEAK_DEFINITION != 0;
+                self.weak_import = !weak && imm & BIND_SYMBOL_FLAGS_WEAK_IMPORT != 0;
+                self.set_symbol(name, strong, op_pos)?;
+            }
+            BIND_OPCODE_SET_ADDEND_SLEB => {
+                self.addend = c.sleb()?;
+                if self.stream == BindStream::Regular {
+                    self.generation += 1;
+                }
+            }
+            BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB => {
+                self.segment = Some(imm);
+                self.offset = c.uleb()?;
+            }
+            BIND_OPCODE_DO_BIND => return Ok(Some((1, ptr))),
+            _ if lazy => return Err(err("bad lazy bind opcode")),
+            BIND_OPCODE_SET_TYPE_IMM => self.bind_type = imm,
+            BIND_OPCODE_ADD_ADDR_ULEB => self.offset = self.offset.wrapping_add(c.uleb()?),
+            BIND_OPCODE_DO_BIND_ADD_ADDR_ULEB => {
+                return Ok(Some((1, c.uleb()?.wrapping_add(ptr))));
+            }
+            BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED => {
+                return Ok(Some((1, (u64::from(imm) + 1) * ptr)));
+            }
+            BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB => {
+                let count = c.uleb()?;
+                return Ok(Some((count, c.uleb()?.wrapping_add(ptr))));
+            }
+            BIND_OPCODE_THREADED if weak => {
+                return Err(err(
+                    "threaded bind opcode in weak_bind (dyld: bad bind opcode)",
+                ));
+            }
+            BIND_OPCODE_THREADED => {
+                return Err(ParseError::unsupported(
+                    "threaded binds (BIND_OPCODE_THREADED) are not supported",
+                    op_pos,
+                ));
+            }
+            _ => return Err(err("unknown bind opcode")),
+        }
+        Ok(None)
+    }
+
     fn charge(&mut self, name_len: usize, op_pos: u64) -> Result<(), ParseError> {
         self.name_bytes_left = self
             .name_bytes_left
@@ -346,7 +490,7 @@ impl<'d> State<'d, '_> {
     }
 
     /// Records one location, checked as dyld's `invalidBindState` does.
-    fn bind(&mut self, op_pos: u64) -> Result<WeakBind, ParseError> {
+    fn bind(&mut self, op_pos: u64) -> Result<Bind, ParseError> {
         let err = |m: &'static str| ParseError::new(m, op_pos);
         let seg_index = self
             .segment
@@ -362,6 +506,15 @@ impl<'d> State<'d, '_> {
         let sym = self
             .symbol
             .ok_or_else(|| err("bind before SET_SYMBOL_TRAILING_FLAGS_IMM"))?;
+        let ordinal = self
+            .ordinal
+            .ok_or_else(|| err("bind before SET_DYLIB_ORDINAL"))?;
+        if ordinal > i64::from(self.dylib_count) {
+            return Err(err("bind library ordinal above the dylib count"));
+        }
+        if ordinal < i64::from(BIND_SPECIAL_DYLIB_WEAK_LOOKUP) {
+            return Err(err("unknown special library ordinal"));
+        }
         match self.bind_type {
             BIND_TYPE_POINTER if !seg.writable => {
                 return Err(err("pointer bind in a non-writable segment"));
@@ -370,16 +523,22 @@ impl<'d> State<'d, '_> {
             _ => return Err(err("unknown bind type")),
         }
         // A new target when another SET_SYMBOL ran (dyld compares the name pointers) or the
-        // addend differs.
+        // addend differs; in the lazy stream, at every bind.
         if self.last != Some((self.generation, self.addend)) {
             let name = self.names.symbols[sym as usize].len();
             self.charge(name, op_pos)?;
             self.names.targets += 1;
         }
         self.last = Some((self.generation, self.addend));
+        if self.stream == BindStream::Lazy {
+            self.generation += 1;
+        }
         self.binds += 1;
-        Ok(WeakBind {
+        Ok(Bind {
             symbol: sym,
+            library_ordinal: i32::try_from(ordinal)
+                .map_err(|_| err("bind library ordinal above the dylib count"))?,
+            weak_import: self.weak_import,
             addend: self.addend,
             segment_index: seg_index,
             segment_offset: self.offset,
@@ -645,5 +804,134 @@ mod tests {
             e.message,
             "bind targets' names exceed 4 bytes per stream byte (a stream built to blow up)"
         );
+    }
+
+    fn walk(s: &[u8], stream: BindStream, dylibs: u32) -> Result<Vec<Bind>, ParseError> {
+        let mut v = Vec::new();
+        walk_binds(s, stream, &segs(), 8, dylibs, |b| v.push(*b))?;
+        Ok(v)
+    }
+
+    #[test]
+    fn regular_stream_carries_ordinals_and_weak_imports() {
+        let mut s = vec![BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | 2];
+        s.extend(sym(BIND_SYMBOL_FLAGS_WEAK_IMPORT, "_a"));
+        s.extend([BIND_OPCODE_SET_TYPE_IMM | 1]);
+        s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0]);
+        s.push(BIND_OPCODE_DO_BIND);
+        s.push(BIND_OPCODE_SET_DYLIB_SPECIAL_IMM | 0x0E); // -2 flat lookup
+        s.extend(sym(0, "_napi_x"));
+        s.push(BIND_OPCODE_DO_BIND);
+        s.push(BIND_OPCODE_SET_DYLIB_SPECIAL_IMM | 0x0F); // -1 main executable
+        s.extend(sym(0, "_api"));
+        s.push(BIND_OPCODE_DO_BIND);
+        s.extend([BIND_OPCODE_SET_ADDEND_SLEB, 0]); // an addend opcode: a new target
+        s.push(BIND_OPCODE_DO_BIND);
+        s.push(BIND_OPCODE_DONE);
+        s.push(0xFF); // after DONE: not read
+        let b = walk(&s, BindStream::Regular, 2).unwrap();
+        let got: Vec<(u32, i32, bool, u32)> = b
+            .iter()
+            .map(|b| (b.symbol, b.library_ordinal, b.weak_import, b.target))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0, 2, true, 0),
+                (1, -2, false, 1),
+                (2, -1, false, 2),
+                (2, -1, false, 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn regular_stream_is_checked_as_dyld_does() {
+        let bind = |pre: Vec<u8>| {
+            let mut s = pre;
+            s.extend(sym(0, "_a"));
+            s.extend([BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, 0]);
+            s.push(BIND_OPCODE_DO_BIND);
+            s
+        };
+        let typed = |ord: u8| {
+            vec![
+                BIND_OPCODE_SET_TYPE_IMM | 1,
+                BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | ord,
+            ]
+        };
+        let cases = [
+            (
+                bind(vec![BIND_OPCODE_SET_TYPE_IMM | 1]),
+                "bind before SET_DYLIB_ORDINAL",
+            ),
+            (bind(typed(3)), "bind library ordinal above the dylib count"),
+            (
+                bind(vec![
+                    BIND_OPCODE_SET_TYPE_IMM | 1,
+                    BIND_OPCODE_SET_DYLIB_SPECIAL_IMM | 0x0C,
+                ]),
+                "unknown special library ordinal",
+            ),
+            (
+                bind(vec![
+                    BIND_OPCODE_SET_TYPE_IMM | 1,
+                    BIND_OPCODE_SET_DYLIB_ORDINAL_ULEB,
+                    0xff,
+                    0xff,
+                    0xff,
+                    0xff,
+                    0x0f,
+                ]),
+                "bind library ordinal above the dylib count",
+            ),
+            // No SET_TYPE_IMM: dyld starts the regular stream at type 0.
+            (
+                bind(vec![BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | 1]),
+                "unknown bind type",
+            ),
+        ];
+        for (s, msg) in cases {
+            assert_eq!(
+                walk(&s, BindStream::Regular, 2).unwrap_err().message,
+                msg,
+                "{s:02x?}"
+            );
+        }
+        let e = walk(&[BIND_OPCODE_THREADED], BindStream::Regular, 2).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Unsupported);
+        assert_eq!(
+            walk(&bind(typed(2)), BindStream::Regular, 2).unwrap().len(),
+            1
+        );
+    }
+
+    #[test]
+    fn lazy_stream_goes_on_after_done_and_refuses_other_opcodes() {
+        let entry = |off: u8, name: &str| {
+            let mut s = vec![BIND_OPCODE_SET_SEGMENT_AND_OFFSET_ULEB | 1, off];
+            s.push(BIND_OPCODE_SET_DYLIB_ORDINAL_IMM | 1);
+            s.extend(sym(0, name));
+            s.extend([BIND_OPCODE_DO_BIND, BIND_OPCODE_DONE]);
+            s
+        };
+        let s = [entry(0, "_a"), entry(8, "_b"), entry(16, "_a")].concat();
+        let b = walk(&s, BindStream::Lazy, 1).unwrap();
+        assert_eq!(
+            b.iter()
+                .map(|b| (b.segment_offset, b.target))
+                .collect::<Vec<_>>(),
+            [(0, 0), (8, 1), (16, 2)]
+        );
+        for op in [
+            BIND_OPCODE_SET_TYPE_IMM | 1,
+            BIND_OPCODE_ADD_ADDR_ULEB,
+            BIND_OPCODE_DO_BIND_ADD_ADDR_IMM_SCALED,
+            BIND_OPCODE_DO_BIND_ULEB_TIMES_SKIPPING_ULEB,
+            BIND_OPCODE_THREADED,
+        ] {
+            let e = walk(&[op, 0, 0], BindStream::Lazy, 1).unwrap_err();
+            assert_eq!(e.message, "bad lazy bind opcode");
+        }
     }
 }

@@ -14,7 +14,7 @@
 use super::cursor::symbol_name;
 use super::file::{MachOFile, SliceLocation};
 use crate::error::{ErrorKind, Result};
-use crate::model::{DylibLink, Linkage, LinkedDylib};
+use crate::model::{DylibAttributes, DylibLink, Linkage, LinkedDylib};
 use goblin::mach::header::{Header64, SIZEOF_HEADER_64};
 use goblin::mach::load_command::{
     CommandVariant, LoadCommand, SIZEOF_SEGMENT_COMMAND_64, Section64,
@@ -78,6 +78,10 @@ pub struct LoadCommands {
     pub dyld_info_exports: Option<LinkeditRange>,
     /// `weak_bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
     pub dyld_info_weak_bind: Option<LinkeditRange>,
+    /// `bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
+    pub dyld_info_bind: Option<LinkeditRange>,
+    /// `lazy_bind_off/size` of `LC_DYLD_INFO(_ONLY)`, when present.
+    pub dyld_info_lazy_bind: Option<LinkeditRange>,
     /// `LC_DYLD_EXPORTS_TRIE`.
     pub exports_trie: Option<LinkeditRange>,
     /// `LC_DYLD_CHAINED_FIXUPS`.
@@ -135,6 +139,39 @@ fn lc_str(cmd: &[u8], at: usize) -> std::result::Result<String, String> {
     Ok(symbol_name(&tail[..len]))
 }
 
+/// `dylib_use_command.marker` (dyld-1378 mach_o/UnsafeHeader.h): where a `dylib_command` has
+/// its `timestamp`, this value says the command is a `dylib_use_command`.
+pub const DYLIB_USE_MARKER: u32 = 0x1a74_1800;
+/// `sizeof(struct dylib_use_command)`: `cmd`, `cmdsize`, `nameoff`, `marker`,
+/// `current_version`, `compat_version`, `flags`, each a `u32`.
+pub const SIZEOF_DYLIB_USE_COMMAND: u32 = 28;
+
+/// The `flags` of a dylib load command written as a `struct dylib_use_command`, or `None` for a
+/// classic `struct dylib_command`.
+///
+/// ```text
+/// struct dylib_use_command {            // mach_o/UnsafeHeader.h, dyld-1378
+///     uint32_t cmd;                     // LC_LOAD_DYLIB or LC_LOAD_WEAK_DYLIB
+///     uint32_t cmdsize;
+///     uint32_t nameoff;                 // == 28
+///     uint32_t marker;                  // == 0x1a741800
+///     uint32_t current_version;
+///     uint32_t compat_version;          // == 0x00010000
+///     uint32_t flags;                   // DYLIB_USE_WEAK_LINK 0x01, _REEXPORT 0x02,
+/// };                                    // _UPWARD 0x04, _DELAYED_INIT 0x08
+/// ```
+///
+/// dyld takes the new form when `marker` and `nameoff` both match, whatever the command
+/// (`UnsafeHeader::loadCommandToDylibKind`), and then reads only `flags`, as one byte. A
+/// command too short to hold `flags` is a classic one (its name check fails first when its
+/// `nameoff` is 28). `cmd` is the whole command, `cmdsize` bytes.
+pub fn dylib_use_flags(cmd: &[u8]) -> Option<u32> {
+    let u32_at = |at: usize| super::cursor::le_u32(cmd, at);
+    (u32_at(8)? == SIZEOF_DYLIB_USE_COMMAND && u32_at(12)? == DYLIB_USE_MARKER)
+        .then(|| u32_at(24))
+        .flatten()
+}
+
 /// Reads and checks the mach header and load commands of the slice at `loc`.
 pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadCommands> {
     let arch = &loc.arch;
@@ -179,6 +216,8 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         segments: Vec::new(),
         dyld_info_exports: None,
         dyld_info_weak_bind: None,
+        dyld_info_bind: None,
+        dyld_info_lazy_bind: None,
         exports_trie: None,
         chained_fixups: None,
         dylib_count: 0,
@@ -300,6 +339,9 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 out.dyld_info_exports = range_in_slice("export trie", d.export_off, d.export_size)?;
                 out.dyld_info_weak_bind =
                     range_in_slice("weak-bind stream", d.weak_bind_off, d.weak_bind_size)?;
+                out.dyld_info_bind = range_in_slice("bind stream", d.bind_off, d.bind_size)?;
+                out.dyld_info_lazy_bind =
+                    range_in_slice("lazy-bind stream", d.lazy_bind_off, d.lazy_bind_size)?;
             }
             CommandVariant::DyldExportsTrie(d) => {
                 if out.exports_trie.is_some() {
@@ -384,7 +426,14 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 };
                 let install_name =
                     lc_str(bytes, 8).map_err(|e| bad(format!("load command {i}: {e}")))?;
-                out.linkage.dylibs.push(LinkedDylib { install_name, link });
+                let use_flags = dylib_use_flags(bytes);
+                out.linkage.dylibs.push(LinkedDylib {
+                    install_name,
+                    link,
+                    use_command: use_flags.is_some(),
+                    attributes: use_flags
+                        .map_or_else(|| link.attributes(), DylibAttributes::from_flags),
+                });
             }
             CommandVariant::IdDylib(_) => {
                 if out.linkage.install_name.is_some() {
@@ -515,5 +564,65 @@ impl LoadCommands {
             }
         }
         ("?", "?")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dylib load command of `cmd` naming `name`: classic (`dylib_command`, name at 24,
+    /// timestamp 2 as ld64 writes it), or with `use_flags` a `dylib_use_command` (name at 28).
+    fn dylib_cmd(cmd: u32, name: &str, use_flags: Option<u32>) -> Vec<u8> {
+        let at = if use_flags.is_some() { 28 } else { 24 };
+        let size = (at + name.len() + 1).div_ceil(8) * 8;
+        let mut b = Vec::new();
+        for v in [cmd, size as u32, at as u32] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        match use_flags {
+            Some(flags) => {
+                for v in [DYLIB_USE_MARKER, 0x0001_0000, 0x0001_0000, flags] {
+                    b.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            None => {
+                for v in [2u32, 0x0001_0000, 0x0001_0000] {
+                    b.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        b.extend_from_slice(name.as_bytes());
+        b.resize(size, 0);
+        b
+    }
+
+    #[test]
+    fn dylib_use_commands_are_told_by_marker_and_name_offset() {
+        let classic = dylib_cmd(0x8000_0018, "@rpath/libx.dylib", None);
+        assert_eq!(dylib_use_flags(&classic), None);
+        assert_eq!(lc_str(&classic, 8).unwrap(), "@rpath/libx.dylib");
+        // LC_LOAD_DYLIB with DYLIB_USE_WEAK_LINK | DYLIB_USE_DELAYED_INIT.
+        let new = dylib_cmd(0xc, "@rpath/libx.dylib", Some(0x09));
+        assert_eq!(dylib_use_flags(&new), Some(0x09));
+        assert_eq!(lc_str(&new, 8).unwrap(), "@rpath/libx.dylib");
+        let a = DylibAttributes::from_flags(0x09);
+        assert!(a.weak_link() && a.delay_init() && !a.reexport() && !a.upward());
+        assert_eq!(a.names(), ["weak_link", "delay_init"]);
+        // The marker alone is not enough: dyld also wants nameoff == 28.
+        let mut odd = new.clone();
+        odd[8..12].copy_from_slice(&32u32.to_le_bytes());
+        assert_eq!(dylib_use_flags(&odd), None);
+        // Bits past the four known ones are dropped (dyld reads the flags as one byte whose
+        // high half is padding); a re-export is never weak-linked nor delay-init.
+        assert_eq!(
+            DylibAttributes::from_flags(0xffff_fff2).names(),
+            ["reexport"]
+        );
+        let all = DylibAttributes::from_flags(0x0f);
+        assert_eq!(all.effective().names(), ["reexport", "upward"]);
+        assert_eq!(DylibLink::Weak.attributes().names(), ["weak_link"]);
+        // Too short to hold the flags: not the new form.
+        assert_eq!(dylib_use_flags(&new[..20]), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Input: Mach-O files. The container (thin and universal) and load commands are read with
-//! goblin; the LINKEDIT structures that weakscan exists for — the export trie, the weak-bind
-//! opcode stream, chained fixups and the symbol table's debug map — are parsed here,
+//! goblin; the LINKEDIT structures that weakscan exists for — the export trie, the bind
+//! opcode streams, chained fixups and the symbol table's debug map — are parsed here,
 //! bounds-checked and loop-safe.
 
 pub mod archive;
@@ -11,9 +11,11 @@ pub mod debug_map;
 pub mod export_trie;
 pub mod file;
 pub mod image;
+pub mod imports;
 pub mod load_commands;
 pub mod object;
 pub mod symtab;
+pub mod trie_lookup;
 
 pub use file::MachOFile;
 pub use image::{

@@ -108,6 +108,17 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             )?;
         }
     }
+    for c in r.importers.iter().filter(|c| !c.passed) {
+        annotation(
+            out,
+            "error",
+            "weakscan check: imports not exported",
+            &super::importers::check_line(c, super::importers::plain),
+        )?;
+    }
+    if let Some(l) = super::importers::skipped_line(&r.importers_skipped, super::importers::plain) {
+        annotation(out, "notice", "weakscan check: importers", &l)?;
+    }
     let level = if r.passed { "notice" } else { "error" };
     annotation(out, level, "weakscan check", &r.verdict())?;
     writeln!(out, "weakscan check {}{}", r.verdict(), report_text(opts))?;
@@ -161,6 +172,15 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
             &text,
         )?;
     }
+    for n in r.importers.iter().filter(|n| !n.removed.is_empty()) {
+        let line = super::importers::needs_line(n, super::importers::plain);
+        annotation(
+            out,
+            "warning",
+            "weakscan diff: exports removed that importers still need",
+            &line,
+        )?;
+    }
     writeln!(
         out,
         "weakscan diff: {}{}",
@@ -187,6 +207,10 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             text += &format!("\n  {}: {} lookups", g.key, fig(g.stats.lookups));
         }
         annotation(out, "notice", "weakscan scan", &text)?;
+    }
+    for c in super::importers::shown(&r.importers).filter(|c| !c.passed) {
+        let line = super::importers::check_line(c, super::importers::plain);
+        annotation(out, "warning", "weakscan scan: imports not exported", &line)?;
     }
     writeln!(
         out,

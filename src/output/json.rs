@@ -29,6 +29,12 @@ pub(crate) struct ScanJson<'a> {
     /// `scan`: per image, what hiding each library's weak definitions would save, best first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fix_plan: Vec<ArchFixPlan<'a>>,
+    /// `scan --importer`: each importer held against each image.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers: &'a [crate::analysis::imports::ImporterCheck],
+    /// Files below the directories of importers that were not read, by reason.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers_skipped: &'a [crate::analysis::imports::SkippedImporters],
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
@@ -94,6 +100,12 @@ pub(crate) struct DiffJson<'a> {
     /// commands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     compile_commands: Vec<ArchVisibility<'a>>,
+    /// `diff --importer`: per importer, the exports removed that it still imports.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers: &'a [crate::analysis::imports::ImporterNeeds],
+    /// Files below the directories of importers that were not read, by reason.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    importers_skipped: &'a [crate::analysis::imports::SkippedImporters],
 }
 
 /// Which pair a diff entry belongs to: the arch (`null` when a log is involved) and the image
@@ -157,15 +169,6 @@ pub fn scan(out: &mut dyn Write, report: &ScanReport<'_>) -> io::Result<()> {
     to_writer(out, &scan_doc(report, "scan"))
 }
 
-/// A scan document with more fields after scan's own (a baseline file).
-#[derive(Serialize, schemars::JsonSchema)]
-pub(crate) struct ScanWith<'a, T: Serialize> {
-    #[serde(flatten)]
-    scan: ScanJson<'a>,
-    #[serde(flatten)]
-    extra: &'a T,
-}
-
 #[derive(Serialize, schemars::JsonSchema)]
 pub(crate) struct CheckJson<'a> {
     schema_version: u32,
@@ -176,23 +179,6 @@ pub(crate) struct CheckJson<'a> {
     report: &'a CheckReport,
     /// What to do: one line per kind of failure (empty when the check passed).
     fix: Vec<&'static str>,
-}
-
-/// Renders a scan report as pretty JSON with `command` set to `command` and the fields of
-/// `extra` (a struct) after scan's own; `weakscan baseline` writes its files this way.
-pub fn scan_with(
-    out: &mut dyn Write,
-    report: &ScanReport<'_>,
-    command: &'static str,
-    extra: &impl Serialize,
-) -> io::Result<()> {
-    to_writer(
-        out,
-        &ScanWith {
-            scan: scan_doc(report, command),
-            extra,
-        },
-    )
 }
 
 fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'a> {
@@ -225,6 +211,8 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
                 candidates: &i.fix_plan.candidates,
             })
             .collect(),
+        importers: &report.importers,
+        importers_skipped: &report.importers_skipped,
     }
 }
 
@@ -306,6 +294,8 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
                 })
             })
             .collect(),
+        importers: &report.importers,
+        importers_skipped: &report.importers_skipped,
     };
     to_writer(out, &doc)
 }

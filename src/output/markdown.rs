@@ -109,6 +109,14 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             writeln!(out, "> note: {n}\n")?;
         }
     }
+    if !r.importers.is_empty() {
+        super::importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
+    }
     let fix = r.fix();
     if general_fix {
         out.write_all("**How to fix**\n\n".as_bytes())?;
@@ -116,8 +124,12 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             writeln!(out, "- {}", with_code_flags(f))?;
         }
         out.write_all(b"\n")?;
-    } else if let Some(accept) = fix.iter().find(|f| **f == crate::analysis::check::ACCEPT) {
-        writeln!(out, "{}.\n", capitalize(&with_code_flags(accept)))?;
+    } else {
+        // The plan's fix is given: of the general advice, only what it does not say.
+        use crate::analysis::check::{ACCEPT, IMPORTS_FIX};
+        for f in fix.iter().filter(|f| [ACCEPT, IMPORTS_FIX].contains(f)) {
+            writeln!(out, "{}.\n", capitalize(&with_code_flags(f)))?;
+        }
     }
     report_link(out, opts)?;
     writeln!(out, "<details><summary>Figures and budgets</summary>\n")?;
@@ -195,7 +207,9 @@ fn figures_and_budgets(out: &mut dyn Write, img: &ImageCheck) -> io::Result<()> 
         }
         out.write_all(b"\n")?;
     }
-    out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
+    if !img.budgets.is_empty() {
+        out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
+    }
     for x in &img.budgets {
         let title = match &x.pattern {
             Some(p) => format!("group {}", code(p)),
@@ -354,6 +368,14 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
             )?;
         }
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        super::importers::write_needs(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
+    }
     report_link(out, opts)?;
     writeln!(out, "<details><summary>Figures of each build</summary>\n")?;
     for p in &r.pairs {
@@ -473,6 +495,10 @@ fn fix_plan(
             story::ms_range(c.hidden.estimated_ms)
         )?;
     }
+    let breaks = story::imported_by(plan, code_span);
+    if !breaks.is_empty() {
+        writeln!(out, "\n{}", breaks.join("<br>\n"))?;
+    }
     let all = saving().count();
     if all > rows {
         writeln!(out, "\n{rows} of {all} candidates shown.")?;
@@ -575,6 +601,14 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         }
         out.write_all(b"\n")?;
         fix_plan(out, &img.fix_plan, img.groups.len().clamp(1, FIX_PLAN_ROWS))?;
+    }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        super::importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            super::importers::Style::Markdown(&|s| code(s)),
+        )?;
     }
     raw_names_note(out, r.demangle_failures)?;
     Ok(())

@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod comment;
 pub mod github;
 pub mod html;
+pub mod importers;
 pub mod json;
 pub mod markdown;
 pub mod process;

@@ -330,8 +330,11 @@ fn indent(mut lines: Vec<String>) -> Vec<String> {
 
 /// The headline of one checked image: the first budget it exceeds (the finding's own sentence)
 /// and the others by name, or that every budget holds; then its most offending group with its
-/// object.
+/// object. Empty when the image has no budget (`check --importer` alone).
 pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
+    if img.budgets.is_empty() {
+        return Vec::new(); // only importers checked: the verdict says how they fared
+    }
     let mut failures = img.failures();
     let Some(first) = failures.next() else {
         let figures: Vec<String> = img
@@ -459,4 +462,29 @@ fn short_fix(line: &str) -> &str {
     let line = line.trim_start();
     line.split_once(": it brought ")
         .map_or(line, |(fix, _)| fix)
+}
+
+/// `scan --importer`: per candidate of `plan` whose weak definitions an importer imports, one
+/// line naming the importers (with how many of them each imports and a few names): hiding
+/// them would break those importers at load time.
+pub fn imported_by(plan: &FixPlan, q: Quote) -> Vec<String> {
+    plan.candidates
+        .iter()
+        .filter(|c| !c.imported_by.is_empty())
+        .map(|c| {
+            let who: Vec<String> = c
+                .imported_by
+                .iter()
+                .map(|i| {
+                    let names: Vec<String> = i.examples.iter().map(|e| q(e)).collect();
+                    format!("{} ({}: {})", q(&i.importer), i.symbols, names.join(", "))
+                })
+                .collect();
+            format!(
+                "hiding {} breaks importers: {}",
+                q(&c.library),
+                who.join("; ")
+            )
+        })
+        .collect()
 }

@@ -7,7 +7,7 @@ use crate::analysis::group::GroupFrom;
 use crate::analysis::report::{DiffReport, ImageSummary, ScanReport};
 use crate::analysis::verify::{Basis, VerifyReport, counted_differences};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
-use crate::output::{NOT_AVAILABLE, RenderOptions, change, fig, signed, story};
+use crate::output::{NOT_AVAILABLE, RenderOptions, change, fig, importers, signed, story};
 use crate::text::clip_middle;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
@@ -410,6 +410,14 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>, opts: &RenderOptions) -> io
             compile_commands(out, v, img.groups.len().max(1), w)?;
         }
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            importers::Style::Plain,
+        )?;
+    }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
 }
@@ -501,6 +509,9 @@ fn fix_plan(
         ]);
     }
     writeln!(out, "{t}")?;
+    for line in story::imported_by(plan, story::plain) {
+        writeln!(out, "{line}")?;
+    }
     let more = plan
         .candidates
         .iter()
@@ -826,6 +837,14 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
     for i in &r.only_new {
         writeln!(out, "{} is only in the new build ({})", i.label(), i.path)?;
     }
+    if !r.importers.is_empty() || !r.importers_skipped.is_empty() {
+        importers::write_needs(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            importers::Style::Plain,
+        )?;
+    }
     demangle_note(out, r.demangle_failures)?;
     Ok(())
 }
@@ -978,7 +997,11 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
                 Cell::new(if x.passed { "pass" } else { "FAIL" }),
             ]);
         }
-        writeln!(out, "{f}\n{b}")?;
+        if img.budgets.is_empty() {
+            writeln!(out, "{f}")?;
+        } else {
+            writeln!(out, "{f}\n{b}")?;
+        }
         for x in img.failures() {
             writeln!(out, "✗ {}", x.message)?;
         }
@@ -1004,6 +1027,14 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             writeln!(out, "note: {n}")?;
         }
         out.write_all(b"\n")?;
+    }
+    if !r.importers.is_empty() {
+        importers::write_checks(
+            out,
+            &r.importers,
+            &r.importers_skipped,
+            importers::Style::Plain,
+        )?;
     }
     let fix = r.fix();
     if !fix.is_empty() {

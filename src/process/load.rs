@@ -24,7 +24,7 @@ use super::{Dep, DepState, Found, Problem, Process, ProcessImage};
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::file::{FileIdentity, MachOFile};
 use crate::macho::image::{ReadOptions, read_image, read_image_with};
-use crate::model::{DylibLink, Name};
+use crate::model::{DylibAttributes, DylibLink, Name};
 use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -106,8 +106,10 @@ pub fn load(located: &Located, opts: &LoadOptions) -> Result<Vec<Process>> {
             found: Found::Main,
             loaded_by: None,
             deps: Vec::new(),
+            delay_loaded: false,
         });
         loader.load_all();
+        mark_delay_loaded(&mut loader.images);
         let search = loader.search.into_inner();
         if search.capped() {
             loader.problems.push(Problem {
@@ -322,9 +324,14 @@ impl Loader {
         let mut deps = Vec::with_capacity(dylibs.len());
         let mut children = Vec::new();
         for (d, r) in dylibs.into_iter().zip(resolved) {
+            let link = Link {
+                link: d.link,
+                use_command: d.use_command,
+                attributes: d.attributes.effective(),
+            };
             let state = self.find_or_load(
                 &d.install_name,
-                d.link,
+                link,
                 image,
                 r,
                 &chain_images,
@@ -352,7 +359,9 @@ impl Loader {
             }
             deps.push(Dep {
                 install_name: d.install_name,
-                link: d.link,
+                link: link.link,
+                use_command: link.use_command,
+                attributes: link.attributes,
                 state,
             });
         }
@@ -445,7 +454,7 @@ impl Loader {
     fn find_or_load(
         &mut self,
         name: &str,
-        link: DylibLink,
+        link: Link,
         requester: usize,
         resolution: Option<Resolution>,
         chain: &[usize],
@@ -489,12 +498,13 @@ impl Loader {
                             found,
                             loaded_by: Some(requester),
                             deps: Vec::new(),
+                            delay_loaded: false,
                         }))
                     }
                     Err(e) => {
                         self.problems.push(problem(format!(
                             "{} ({name}): {}",
-                            link.load_command(),
+                            link.describe(),
                             e.message
                         )));
                         DepState::Unusable
@@ -510,6 +520,7 @@ impl Loader {
                 found: Found::Outside,
                 loaded_by: Some(requester),
                 deps: Vec::new(),
+                delay_loaded: false,
             })),
             Resolution::NotFound(tried) => {
                 let tried = if tried.is_empty() {
@@ -517,15 +528,15 @@ impl Loader {
                 } else {
                     format!("tried {}", tried.join(", "))
                 };
-                let what = if link == DylibLink::Weak {
+                let what = if link.attributes.weak_link() {
                     format!(
                         "{name} ({}) is missing; dyld skips it ({tried})",
-                        link.load_command()
+                        link.describe()
                     )
                 } else {
                     format!(
                         "{name} ({}) is not found; dyld would stop the launch with \"Library not loaded\" ({tried})",
-                        link.load_command()
+                        link.describe()
                     )
                 };
                 self.problems.push(problem(what));
@@ -534,7 +545,7 @@ impl Loader {
             Resolution::Refused(why) => {
                 self.problems.push(problem(format!(
                     "{name} ({}): not read: {why}",
-                    link.load_command()
+                    link.describe()
                 )));
                 DepState::Unusable
             }
@@ -544,7 +555,53 @@ impl Loader {
     }
 }
 
-/// A dylib read: its image and the slice it came from.
+/// One dependency's load command, as dyld acts on it.
+#[derive(Clone, Copy)]
+struct Link {
+    link: DylibLink,
+    use_command: bool,
+    /// Effective ([`DylibAttributes::effective`]).
+    attributes: DylibAttributes,
+}
+
+impl Link {
+    /// As shown in problems (see [`Dep::load_command`]).
+    fn describe(self) -> String {
+        super::describe_link(self.link, self.use_command, self.attributes)
+    }
+}
+
+/// Marks the images dyld keeps in `state.delayLoaded` after the launch's fixups: those the
+/// first image does not reach through dependencies without the delay-init attribute (dyld-1378
+/// DyldRuntimeState.cpp `RuntimeState::partitionDelayLoads`: every new image is marked
+/// delayed, then `recursiveMarkNonDelayed` clears the mark from the top loaders down, not
+/// following delay-init links). The launch's weak-def lookups come first (dyldMain.cpp
+/// `prepare` applies the fixups before it partitions), so they search these images like any
+/// other. Not modelled: a dylib with interposing tuples is never delayed (not read here), and
+/// images a weak-def or flat lookup bound to are not delayed (none at launch: dyld records no
+/// dynamic reference to a launch image, `RuntimeState::addDynamicReference`). Linear in the
+/// dependencies.
+fn mark_delay_loaded(images: &mut [ProcessImage]) {
+    let mut reached = vec![false; images.len()];
+    let mut stack = vec![0usize];
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut reached[i], true) {
+            continue;
+        }
+        for d in &images[i].deps {
+            if let DepState::Loaded(j) = d.state
+                && !d.attributes.delay_init()
+                && !reached[j]
+            {
+                stack.push(j);
+            }
+        }
+    }
+    for (pi, reached) in images.iter_mut().zip(reached) {
+        pi.delay_loaded = !reached;
+    }
+}
+
 /// A dylib read: its image, the slice read, and the identity of the file it was read from.
 type Read = (
     crate::model::Image,

@@ -1,7 +1,8 @@
 //! An entry's argv as clang's driver reads it: the shell commands of a `command`, which
 //! arguments are options and which are their values, the visibility options, the output.
 
-use super::*;
+use super::path::normalize;
+use super::{Argv, CompileCommand};
 
 /// `command` split into shell commands at `&&`, `||`, `;`, `|`, `&` and newlines outside
 /// quotes (a backslash escapes the next character outside single quotes, as in a POSIX shell).

@@ -1,6 +1,11 @@
 //! Finding the entry that compiled a source file or produced an object file.
 
-use super::*;
+use super::CompileCommand;
+use super::argv::{output_of, target_of};
+use super::path::normalize;
+use crate::origin::link_map::split_object;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 
 /// What [`CompileDbIndex::find`] found: an index into the commands it was built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,44 +264,11 @@ pub(super) fn common_suffix(a: &str, b: &str) -> usize {
         .count()
 }
 
-/// `path` joined to `base` unless absolute, with `.`, `..` and repeated `/` resolved lexically.
-/// See [`CompileDbIndex::find`].
-pub fn normalize(path: &str, base: Option<&str>) -> String {
-    let joined;
-    let full = match base {
-        Some(b) if !path.starts_with('/') && !b.is_empty() => {
-            joined = format!("{b}/{path}");
-            joined.as_str()
-        }
-        _ => path,
-    };
-    let absolute = full.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for p in full.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => match parts.last() {
-                Some(&l) if l != ".." => {
-                    parts.pop();
-                }
-                _ if absolute => {}
-                _ => parts.push(".."),
-            },
-            _ => parts.push(p),
-        }
-    }
-    let body = parts.join("/");
-    match (absolute, body.is_empty()) {
-        (true, _) => format!("/{body}"),
-        (false, true) => ".".to_owned(),
-        (false, false) => body,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::tests::cmd;
     use super::*;
+    use crate::origin::compile_db::{parse_compile_db, visibility_flags};
 
     #[test]
     fn normalize_is_lexical() {

@@ -40,20 +40,20 @@
 mod argv;
 mod index;
 mod parse;
+mod path;
 mod response;
 
 pub use argv::*;
 pub use index::*;
 pub use parse::*;
+pub use path::*;
 pub use response::*;
 
-use crate::origin::link_map::split_object;
 use crate::text::escape;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::collections::HashMap;
-use std::collections::hash_map::DefaultHasher;
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::sync::Arc;
 
 /// One entry of the database. Its strings are boxed (no spare capacity) and `directory` is

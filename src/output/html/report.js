@@ -11,7 +11,7 @@
       if (on && note) {
         var hidden = +g.getAttribute("data-hidden");
         note.textContent = g.getAttribute("data-rects") + " rectangles by " + metric +
-          (hidden ? "; " + hidden + " symbols too small to draw (in the tables below)" : "");
+          (hidden ? "; " + hidden + " symbols not drawn (too small, or no room left: in the tables below)" : "");
       }
     });
   }

@@ -1,0 +1,290 @@
+//! One name looked up in an export trie, the way dyld looks it up: dyld-1378
+//! common/MachOFile.cpp `MachOFile::trieWalk`, called by dyld/Loader.cpp
+//! `Loader::hasExportedSymbol` for every image a weak-def lookup probes and for every image a
+//! re-export leads to.
+//!
+//! ```text
+//! node = root (offset 0); rest = name
+//! loop:
+//!     terminal_size = uleb128
+//!     if rest is empty and terminal_size > 0: found, the terminal follows
+//!     child_count = the byte after the terminal
+//!     take the FIRST child whose edge label is a prefix of rest (labels are NUL-terminated)
+//!     none: not found;  else rest = rest - label, node = that child (a node entered twice: loop)
+//! terminal = flags: uleb128,
+//!            if flags & EXPORT_SYMBOL_FLAGS_REEXPORT: library ordinal: uleb128, import name: cstring
+//! ```
+//!
+//! The whole-trie walker ([`super::export_trie`]) reports every terminal; this reads only the
+//! nodes on one path, so following a re-export into a large dylib costs the length of the name,
+//! not the size of its trie. Every offset is bounds-checked and each node is entered at most
+//! once, so a lookup ends in time linear in the trie's size.
+
+use super::cursor::Cursor;
+use super::export_trie::{EXPORT_SYMBOL_FLAGS_REEXPORT, EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION};
+use super::file::{MachOFile, SliceLocation};
+use super::load_commands::read_load_commands;
+use crate::error::{ParseError, Result};
+
+/// What a looked-up name's terminal says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Terminal<'a> {
+    /// A definition in this image: its `EXPORT_SYMBOL_FLAGS_*`.
+    Definition {
+        /// The raw flags.
+        flags: u64,
+    },
+    /// `EXPORT_SYMBOL_FLAGS_REEXPORT`: defined by the image's dependency `library_ordinal`
+    /// (1-based, into its dylib load commands), under `import_name` (the raw bytes; empty:
+    /// the same name).
+    Reexport {
+        /// The raw flags (`EXPORT_SYMBOL_FLAGS_REEXPORT` set).
+        flags: u64,
+        /// 1-based index into the image's dylib load commands (not checked here).
+        library_ordinal: u64,
+        /// The name in that dylib, raw; empty when it is the same name.
+        import_name: &'a [u8],
+    },
+}
+
+impl Terminal<'_> {
+    /// The terminal's `EXPORT_SYMBOL_FLAGS_*`.
+    pub fn flags(&self) -> u64 {
+        match *self {
+            Terminal::Definition { flags } | Terminal::Reexport { flags, .. } => flags,
+        }
+    }
+
+    /// A weak definition (`EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION`, not a re-export).
+    pub fn is_weak_definition(&self) -> bool {
+        matches!(self, Terminal::Definition { flags } if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0)
+    }
+}
+
+/// Looks `name` (raw bytes, as stored: `__ZN…`) up in `trie` (the bytes of
+/// `LC_DYLD_EXPORTS_TRIE` or of `LC_DYLD_INFO`'s export range). `Ok(None)`: not exported.
+/// Errors: an offset or string past the end, a ULEB over 64 bits, a child offset of 0 or past
+/// the end, a node entered twice, a terminal whose contents do not fit its size.
+pub fn lookup<'a>(
+    trie: &'a [u8],
+    name: &[u8],
+) -> std::result::Result<Option<Terminal<'a>>, ParseError> {
+    if trie.is_empty() {
+        return Ok(None);
+    }
+    let mut visited: Vec<usize> = vec![0];
+    let mut node = 0usize;
+    let mut rest = name;
+    loop {
+        let mut c = Cursor::new(trie, node);
+        let terminal_size = c.uleb()?;
+        let info = c.pos();
+        let children = (info as u64)
+            .checked_add(terminal_size)
+            .filter(|&end| end < trie.len() as u64)
+            .ok_or_else(|| ParseError::new("terminal size past the end of the trie", node as u64))?
+            as usize;
+        if rest.is_empty() && terminal_size > 0 {
+            return terminal(&trie[..children], info).map(Some);
+        }
+        let Some(child) = matching_child(trie, children, &mut rest)? else {
+            return Ok(None);
+        };
+        if visited.contains(&child) {
+            return Err(ParseError::new(
+                "node reached twice (loop in trie)",
+                child as u64,
+            ));
+        }
+        visited.push(child);
+        node = child;
+    }
+}
+
+/// The child of the node whose child list starts at `at` (its count byte) that `rest` goes on
+/// to: the first whose edge label is a prefix of `rest`, which loses the label. `None`: no such
+/// child.
+fn matching_child(
+    trie: &[u8],
+    at: usize,
+    rest: &mut &[u8],
+) -> std::result::Result<Option<usize>, ParseError> {
+    let mut c = Cursor::new(trie, at);
+    let count = c.u8()?;
+    for _ in 0..count {
+        let pos = c.pos();
+        let label = c
+            .cstr()
+            .map_err(|e| ParseError::new("truncated edge label", e.offset))?;
+        let child = c.uleb()?;
+        if rest.starts_with(label) {
+            if child == 0 || child >= trie.len() as u64 {
+                return Err(ParseError::new(
+                    "child node offset out of range",
+                    pos as u64,
+                ));
+            }
+            *rest = &rest[label.len()..];
+            return Ok(Some(child as usize));
+        }
+    }
+    Ok(None)
+}
+
+/// The terminal whose contents start at `at` in `info` (the trie up to the terminal's end).
+fn terminal(info: &[u8], at: usize) -> std::result::Result<Terminal<'_>, ParseError> {
+    let mut t = Cursor::new(info, at);
+    let flags = t.uleb()?;
+    if flags & EXPORT_SYMBOL_FLAGS_REEXPORT == 0 {
+        return Ok(Terminal::Definition { flags });
+    }
+    let library_ordinal = t.uleb()?;
+    let import_name = t.cstr()?;
+    Ok(Terminal::Reexport {
+        flags,
+        library_ordinal,
+        import_name,
+    })
+}
+
+/// The `EXPORT_SYMBOL_FLAGS_*` of `name` in `trie` ([`lookup`]), `None` when it is not
+/// exported. Errors: those of [`lookup`].
+pub fn find_export(trie: &[u8], name: &[u8]) -> std::result::Result<Option<u64>, ParseError> {
+    Ok(lookup(trie, name)?.map(|t| t.flags()))
+}
+
+/// The export trie of slice `loc` of `file`: `LC_DYLD_EXPORTS_TRIE`, else `LC_DYLD_INFO`'s
+/// export range; empty when it has neither. Errors: those of the load commands
+/// ([`read_load_commands`]) and of reading the range.
+pub fn read_export_trie(file: &MachOFile, loc: &SliceLocation) -> Result<Vec<u8>> {
+    let lc = read_load_commands(file, loc)?;
+    let Some(r) = lc.exports_trie.or(lc.dyld_info_exports) else {
+        return Ok(Vec::new());
+    };
+    file.read_range(
+        loc.offset + u64::from(r.offset),
+        u64::from(r.size),
+        "export trie",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::macho::export_trie::parse_export_trie;
+
+    /// Root with two children "_a" (regular) and "_b" (weak), hand-assembled.
+    fn two_symbol_trie() -> Vec<u8> {
+        vec![
+            0x00, 0x02, // root: no terminal, 2 children
+            b'_', b'a', 0x00, 0x0c, // edge "_a" -> node 12
+            b'_', b'b', 0x00, 0x10, // edge "_b" -> node 16
+            0x00, 0x00, // padding (unreferenced)
+            0x02, 0x00, 0x10, 0x00, // node 12: size 2, flags 0, addr 0x10, 0 children
+            0x02, 0x04, 0x20, 0x00, // node 16: size 2, flags WEAK, addr 0x20, 0 children
+        ]
+    }
+
+    #[test]
+    fn find_export_follows_the_path_of_the_name() {
+        let t = two_symbol_trie();
+        let all = parse_export_trie(&t).unwrap();
+        for e in &all {
+            assert_eq!(find_export(&t, e.name.as_bytes()).unwrap(), Some(e.flags));
+        }
+        for absent in [&b"_"[..], b"_c", b"_ab", b"", b"_a\0"] {
+            assert_eq!(find_export(&t, absent).unwrap(), None, "{absent:?}");
+        }
+        assert_eq!(find_export(&[], b"_a").unwrap(), None);
+        // The name ends on a node without a terminal; an empty edge leads on to it.
+        let empty_edge = vec![
+            0x00, 0x01, b'_', b'a', 0x00, 0x06, // root: "_a" -> 6
+            0x00, 0x02, b'b', 0x00, 0x0d, 0x00, 0x11, // 6: no terminal; "b" -> 13, "" -> 17
+            0x02, 0x00, 0x10, 0x00, // 13: "_ab", flags 0
+            0x02, 0x04, 0x20, 0x00, // 17: "_a", flags WEAK
+        ];
+        let names: Vec<String> = parse_export_trie(&empty_edge)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(names, ["_ab", "_a"]);
+        assert_eq!(
+            find_export(&empty_edge, b"_a").unwrap(),
+            Some(EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION)
+        );
+        assert_eq!(find_export(&empty_edge, b"_ab").unwrap(), Some(0));
+        // An empty edge label back to the root: a loop on the path of any name.
+        let looped = vec![0x00, 0x01, 0x00, 0x00];
+        let e = find_export(&[0x00, 0x01, 0x00, 0x04, 0x00, 0x01, 0x00, 0x04], b"_x").unwrap_err();
+        assert_eq!(e.message, "node reached twice (loop in trie)");
+        let e = find_export(&looped, b"_x").unwrap_err();
+        assert_eq!(e.message, "child node offset out of range");
+    }
+
+    /// Root: no terminal, children "_a" → A and "_ab" → B (in that order), where A has a child
+    /// "c" → C. A: weak definition; B: regular; C: re-export of ordinal 2 as "_x".
+    fn trie() -> Vec<u8> {
+        let mut t = vec![
+            0x00, 0x02, // 0: root, 2 children
+            b'_', b'a', 0x00, 14, // 2: "_a" -> 14
+            b'_', b'a', b'b', 0x00, 22, // 6: "_ab" -> 22
+            0x00, 0x00, 0x00, // 11: padding, never read
+        ];
+        // 14: A, terminal of 2 bytes (weak, address 0), one child "c" -> 26
+        t.extend_from_slice(&[0x02, 0x04, 0x00, 0x01, b'c', 0x00, 26, 0x00]);
+        // 22: B, regular at 0x10, no children
+        t.extend_from_slice(&[0x02, 0x00, 0x10, 0x00]);
+        // 26: C, re-export ordinal 2 "_x", no children
+        t.extend_from_slice(&[0x05, 0x08, 0x02, b'_', b'x', 0x00, 0x00]);
+        t
+    }
+
+    #[test]
+    fn names_are_found_on_their_path_only() {
+        let t = trie();
+        assert_eq!(
+            lookup(&t, b"_a").unwrap(),
+            Some(Terminal::Definition { flags: 0x04 })
+        );
+        assert!(lookup(&t, b"_a").unwrap().unwrap().is_weak_definition());
+        assert_eq!(
+            lookup(&t, b"_ac").unwrap(),
+            Some(Terminal::Reexport {
+                flags: EXPORT_SYMBOL_FLAGS_REEXPORT,
+                library_ordinal: 2,
+                import_name: b"_x"
+            })
+        );
+        // dyld takes the first edge that is a prefix: "_ab" goes down "_a", where "b" has no
+        // child, so it is not found, as in dyld (a real trie never has such sibling edges).
+        assert_eq!(lookup(&t, b"_ab").unwrap(), None);
+        assert_eq!(lookup(&t, b"_").unwrap(), None);
+        assert_eq!(lookup(&t, b"").unwrap(), None, "the root has no terminal");
+        assert_eq!(lookup(&t, b"_acd").unwrap(), None);
+        assert_eq!(lookup(&[], b"_a").unwrap(), None, "an empty trie");
+    }
+
+    #[test]
+    fn malformed_paths_are_errors_not_panics() {
+        // A child pointing back at its parent through an empty edge: a loop.
+        let looped = [0x00, 0x01, 0x00, 0x04, 0x00, 0x01, 0x00, 0x04];
+        let e = lookup(&looped, b"_x").unwrap_err();
+        assert!(e.message.contains("loop"), "{e}");
+        // A child offset past the end, and one of 0.
+        let far = [0x00, 0x01, b'_', 0x00, 0x7f];
+        assert!(lookup(&far, b"_x").is_err());
+        let zero = [0x00, 0x01, b'_', 0x00, 0x00];
+        assert!(lookup(&zero, b"_x").is_err());
+        // A terminal size past the end.
+        assert!(lookup(&[0x7f, 0x00], b"").is_err());
+        // A re-export whose import name runs past its terminal.
+        let cut = [
+            0x00, 0x01, b'_', 0x00, 0x05, 0x03, 0x08, 0x01, b'y', 0x00, 0x00,
+        ];
+        assert!(lookup(&cut, b"_").is_err());
+        // Truncated child lists.
+        assert!(lookup(&[0x00], b"_").is_err());
+        assert!(lookup(&[0x00, 0x02, b'_'], b"_").is_err());
+    }
+}

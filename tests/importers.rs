@@ -1,0 +1,534 @@
+//! `--importer`: who imports the scanned image's exports, on the fixtures of
+//! `testdata/importers/` (built by `testdata/build.sh` from `testdata/src/importers/`): `api`
+//! exports three C functions that `addon.bundle` (`-undefined dynamic_lookup`, universal) looks
+//! up flat and two C++ functions that `plugin.bundle` (`-bundle_loader api`) binds through the
+//! main executable; `api-v2` hides `api::write(int)`; `client.dylib` binds `libapi.dylib`'s two
+//! functions two-level. The importer reader is checked against llvm-objdump-22's view of the
+//! binds, and bad importers against their one-line errors.
+
+use crate::util::{fails_with, json, llvm_objdump, required, skip, testdata, weakscan};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use weakscan::macho::imports::read_importer;
+
+fn imp(name: &str) -> String {
+    testdata()
+        .join("importers")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = weakscan().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn check_passes_on_v1_and_fails_on_v2_naming_the_function_and_the_bundle() {
+    let (addon, plugin) = (imp("addon.bundle"), imp("plugin.bundle"));
+    let args = |api: &str| {
+        vec![
+            "check".to_string(),
+            "--no-config".into(),
+            imp(api),
+            "--importer".into(),
+            addon.clone(),
+            "--importer".into(),
+            plugin.clone(),
+        ]
+    };
+    let v1 = args("api");
+    let (code, out, err) = run(&v1.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("weakscan check passed: 5 imports of 2 importers exported"),
+        "{out}"
+    );
+    assert!(
+        out.contains("addon.bundle (x86_64): its 3 imports from "),
+        "{out}"
+    );
+    let v2 = args("api-v2");
+    let (code, out, err) = run(&v2.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, 1, "{out}{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with('✗'))
+        .unwrap_or_else(|| panic!("no failing importer line in {out}"));
+    assert!(
+        line.contains("plugin.bundle (x86_64): 1 of 2 imports not exported"),
+        "{line}"
+    );
+    assert!(
+        line.ends_with("api::write(int) (__ZN3api5writeEi)"),
+        "{line}"
+    );
+    assert!(
+        out.contains("FAILED: 1 of 5 imports of 2 importers not exported"),
+        "{out}"
+    );
+    // JSON: every import held, the missing one with how it is bound.
+    let mut j = v2.clone();
+    j.extend(["--format".into(), "json".into()]);
+    let out = weakscan().args(&j).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["passed"], false);
+    let importers = doc["importers"].as_array().unwrap();
+    assert_eq!(importers.len(), 2);
+    assert_eq!(importers[1]["imports"], 2);
+    assert_eq!(
+        importers[1]["missing"],
+        serde_json::json!([{"symbol": "__ZN3api5writeEi", "name": "api::write(int)",
+            "via": "main_executable", "weak_import": false, "lazy": false}])
+    );
+    assert!(
+        doc["fix"].as_array().unwrap()[0]
+            .as_str()
+            .unwrap()
+            .contains("export the symbols")
+    );
+}
+
+#[test]
+fn json_lists_every_missing_import_and_markdown_and_github_name_them() {
+    // libapi.dylib exports none of what the addon looks up flat: all three are missing, lazily
+    // bound, in bind order.
+    let args = [
+        "check",
+        "--no-config",
+        &imp("libapi.dylib"),
+        "--importer",
+        &imp("addon.bundle"),
+    ];
+    let out = weakscan()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let missing: Vec<(&str, &str, bool)> = doc["importers"][0]["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["symbol"].as_str().unwrap(),
+                m["via"].as_str().unwrap(),
+                m["lazy"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            ("_api_close", "flat_lookup", true),
+            ("_api_read", "flat_lookup", true),
+            ("_api_open", "flat_lookup", true)
+        ]
+    );
+    let md = weakscan()
+        .args(args)
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(md.contains("- ❌ `"), "{md}");
+    assert!(md.contains("`api_close`, `api_read`, `api_open`"), "{md}");
+    let gh = weakscan()
+        .args(args)
+        .args(["--format", "github"])
+        .output()
+        .unwrap();
+    let gh = String::from_utf8(gh.stdout).unwrap();
+    assert!(
+        gh.contains("::error title=weakscan check%3A imports not exported::"),
+        "{gh}"
+    );
+}
+
+#[test]
+fn a_two_level_bind_counts_against_the_install_name_it_names() {
+    let (code, out, _) = run(&[
+        "check",
+        "--no-config",
+        &imp("libapi.dylib"),
+        "--importer",
+        &imp("client.dylib"),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("client.dylib (x86_64): its 2 imports from "),
+        "{out}"
+    );
+    // Against the executable, client's binds name another image: nothing to hold.
+    let doc = json(&[
+        "scan",
+        &imp("api"),
+        "--importer",
+        &imp("client.dylib"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["importers"][0]["imports"], 0);
+}
+
+#[test]
+fn a_directory_is_searched_and_what_it_skips_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &str| {
+        let to = dir.path().join(to);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(imp(from), to).unwrap();
+    };
+    copy("addon.bundle", "a/build/Release/addon.node");
+    copy("plugin.bundle", "plugins/plugin");
+    copy("addon-arm64.bundle", "prebuilds/darwin-arm64/addon.node");
+    std::fs::write(dir.path().join("a/index.js"), "module.exports = 1\n").unwrap();
+    std::fs::write(dir.path().join("a/package.json"), "{}\n").unwrap();
+    std::os::unix::fs::symlink("../a", dir.path().join("a/loop")).unwrap();
+    let d = dir.path().display().to_string();
+    // Two images of one arch: a file without it is still counted once.
+    let (code, out, err) = run(&[
+        "check",
+        "--no-config",
+        &imp("api"),
+        &imp("api-v2"),
+        "--importer",
+        &d,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("addon.node (x86_64): its 3 imports from "),
+        "{out}"
+    );
+    assert!(
+        out.contains("plugin (x86_64): 1 of 2 imports not exported"),
+        "{out}"
+    );
+    let skipped = out
+        .lines()
+        .find(|l| l.starts_with("skipped below the directories of importers: "))
+        .unwrap_or_else(|| panic!("no skipped line: {out}"));
+    assert!(skipped.contains("2 not Mach-O ("), "{skipped}");
+    assert!(
+        skipped.contains("1 without a slice of the arch ("),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("1 not regular files or symlink loops ("),
+        "{skipped}"
+    );
+    let doc = json(&["scan", &imp("api"), "--importer", &d, "--format", "json"]);
+    let counts: Vec<(&str, u64)> = doc["importers_skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["reason"].as_str().unwrap(), s["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("not Mach-O", 2),
+            ("without a slice of the arch", 1),
+            ("not regular files or symlink loops", 1)
+        ]
+    );
+}
+
+#[test]
+fn diff_names_the_exports_removed_that_importers_still_need() {
+    let (code, out, err) = run(&[
+        "diff",
+        &imp("api"),
+        &imp("api-v2"),
+        "--importer",
+        &imp("addon.bundle"),
+        "--importer",
+        &imp("plugin.bundle"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("exports removed that importers still need:\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "plugin.bundle (x86_64): 1 of its 2 imports removed: api::write(int) (__ZN3api5writeEi)"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("addon.bundle (x86_64): "),
+        "the addon lost nothing: {out}"
+    );
+    let doc = json(&[
+        "diff",
+        &imp("api"),
+        &imp("api-v2"),
+        "--importer",
+        &imp("plugin.bundle"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        doc["importers"][0]["removed"][0]["symbol"],
+        "__ZN3api5writeEi"
+    );
+    // Nothing removed the other way round.
+    let (_, out, _) = run(&[
+        "diff",
+        &imp("api-v2"),
+        &imp("api"),
+        "--importer",
+        &imp("plugin.bundle"),
+    ]);
+    assert!(
+        out.contains("none of the exports removed is imported by the 1 importer slice read"),
+        "{out}"
+    );
+}
+
+#[test]
+fn scan_lists_per_importer_what_the_image_exports_and_what_is_missing() {
+    let doc = json(&[
+        "scan",
+        &imp("api-v2"),
+        "--importer",
+        &imp("addon.bundle"),
+        "--importer",
+        &imp("plugin.bundle"),
+        "--format",
+        "json",
+    ]);
+    let rows: Vec<(u64, u64, usize)> = doc["importers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["imports"].as_u64().unwrap(),
+                i["exported"].as_u64().unwrap(),
+                i["missing"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, [(3, 3, 0), (2, 1, 1)]);
+    let (code, out, _) = run(&["scan", &imp("api-v2"), "--importer", &imp("plugin.bundle")]);
+    assert_eq!(code, 0, "scan never fails");
+    assert!(out.contains("✗ "), "{out}");
+}
+
+#[test]
+fn bad_importers_are_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.node");
+    std::fs::write(&text, "not a binary\n").unwrap();
+    let api = imp("api");
+    let t = text.display().to_string();
+    fails_with(
+        &["check", "--no-config", &api, "--importer", &t],
+        "notes.node",
+    );
+    // No x86_64 slice, named directly.
+    let arm = imp("addon-arm64.bundle");
+    fails_with(
+        &["check", "--no-config", &api, "--importer", &arm],
+        "importer has no x86_64 slice (it has arm64)",
+    );
+    // Malformed binds: the addon's lazy-bind stream with an opcode the lazy stream refuses.
+    let mut bytes = std::fs::read(testdata().join("importers/addon.bundle")).unwrap();
+    let slice = x86_64_slice_offset(&bytes);
+    let lazy = lazy_bind_off(&bytes[slice..]) + slice;
+    bytes[lazy] = 0x50 | 1; // SET_TYPE_IMM
+    let bad = dir.path().join("bad.node");
+    std::fs::write(&bad, &bytes).unwrap();
+    let line = fails_with(
+        &[
+            "check",
+            "--no-config",
+            &api,
+            "--importer",
+            &bad.display().to_string(),
+        ],
+        "bad.node: x86_64: lazy-bind stream: bad lazy bind opcode (at offset 0x0)",
+    );
+    assert!(line.starts_with("weakscan: "), "{line}");
+    fails_with(
+        &[
+            "check",
+            "--no-config",
+            &api,
+            "--importer",
+            "/nonexistent/addon.node",
+        ],
+        "/nonexistent/addon.node",
+    );
+    // The image must be read again for its exports: not from stdin.
+    let out = weakscan()
+        .args([
+            "check",
+            "--no-config",
+            "-",
+            "--importer",
+            &imp("addon.bundle"),
+        ])
+        .write_stdin(std::fs::read(&api).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not -"));
+}
+
+/// The file offset of the x86_64 slice of a universal file (FAT_MAGIC, big-endian entries).
+fn x86_64_slice_offset(b: &[u8]) -> usize {
+    let be = |o: usize| u32::from_be_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    assert_eq!(be(0), 0xcafe_babe);
+    (0..be(4))
+        .map(|i| 8 + 20 * i)
+        .find(|&e| be(e) == 0x0100_0007)
+        .map(|e| be(e + 8))
+        .expect("an x86_64 slice")
+}
+
+/// `lazy_bind_off` of the `LC_DYLD_INFO_ONLY` of the thin image `b`.
+fn lazy_bind_off(b: &[u8]) -> usize {
+    let le = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap()) as usize;
+    let mut off = 32;
+    for _ in 0..le(16) {
+        if le(off) == 0x8000_0022 {
+            return le(off + 32);
+        }
+        off += le(off + 4);
+    }
+    panic!("no LC_DYLD_INFO_ONLY")
+}
+
+/// Every (kind, symbol) llvm-objdump shows `path`'s `arch` slice binding: kind is the dylib
+/// column (`flat-namespace`, `main-executable`, `weak`, a dylib's leaf name).
+fn objdump_binds(objdump: &Path, path: &Path, arch: &str) -> BTreeSet<(String, String)> {
+    let text = |flag: &str| {
+        let out = Command::new(objdump)
+            .args(["--macho", "--arch", arch, flag])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flag} {}", path.display());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut set = BTreeSet::new();
+    let table = |t: &str, dylib: usize, symbol: usize, set: &mut BTreeSet<_>| {
+        let mut rows = false;
+        for l in t.lines() {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if f.first() == Some(&"segment") {
+                rows = true;
+            } else if rows && f.len() > symbol {
+                set.insert((f[dylib].to_string(), f[symbol].to_string()));
+            }
+        }
+    };
+    table(&text("--bind"), 5, 6, &mut set);
+    table(&text("--lazy-bind"), 3, 4, &mut set);
+    let weak = text("--weak-bind");
+    let mut rows = false;
+    for l in weak.lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.first() == Some(&"segment") {
+            rows = true;
+        } else if rows && f.len() >= 5 && f[0] != "strong" {
+            set.insert(("weak".into(), f[f.len() - 1].to_string()));
+        }
+    }
+    // Chained fixups: `lib_ordinal = N (dylib)` then `name_offset = X (symbol)`.
+    let mut dylib = None;
+    for l in text("--chained-fixups").lines() {
+        let l = l.trim();
+        if let Some(rest) = l.strip_prefix("lib_ordinal = ") {
+            dylib = rest
+                .split_once(" (")
+                .map(|(_, d)| d.trim_end_matches(')').to_string());
+        } else if let Some(rest) = l.strip_prefix("name_offset = ")
+            && let Some(d) = dylib.take()
+        {
+            let name = rest.split_once(" (").map(|(_, n)| n.trim_end_matches(')'));
+            set.insert((d, name.unwrap_or_default().to_string()));
+        }
+    }
+    set
+}
+
+/// The same as weakscan's importer reader gives it.
+fn weakscan_binds(path: &Path, arch: &str) -> BTreeSet<(String, String)> {
+    let s = read_importer(path, arch).unwrap().expect("the slice");
+    s.imports
+        .iter()
+        .map(|i| {
+            let kind = match i.library_ordinal {
+                -3 => "weak".to_string(),
+                -2 => "flat-namespace".into(),
+                -1 => "main-executable".into(),
+                0 => "this-image".into(),
+                n => {
+                    let dylib = &s.dylibs[n as usize - 1];
+                    let leaf = dylib.rsplit('/').next().unwrap_or(dylib);
+                    let stem = leaf.split('.').next().unwrap_or(leaf);
+                    stem.to_string()
+                }
+            };
+            (kind, i.name.clone())
+        })
+        .collect()
+}
+
+/// The importers whose binds are compared with llvm-objdump's: the fixtures and, when cached,
+/// the real addon of `scripts/fetch-npm.sh`.
+fn bind_subjects() -> Vec<(PathBuf, &'static str)> {
+    let d = testdata().join("importers");
+    let mut v: Vec<(PathBuf, &str)> = [
+        ("addon.bundle", "x86_64"),
+        ("addon.bundle", "arm64"),
+        ("plugin.bundle", "x86_64"),
+        ("client.dylib", "x86_64"),
+        ("api", "x86_64"),
+    ]
+    .into_iter()
+    .map(|(f, a)| (d.join(f), a))
+    .collect();
+    if let Some(addon) = crate::importers_real::cached_addon() {
+        v.push((addon, "x86_64"));
+    }
+    v
+}
+
+#[test]
+fn importer_binds_agree_with_llvm_objdump() {
+    let Some(objdump) = llvm_objdump() else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-objdump from LLVM 22 is required but missing"
+        );
+        skip("llvm-objdump from LLVM 22 not found (apt-get install llvm-22)");
+        return;
+    };
+    let mut binds = 0;
+    for (path, arch) in bind_subjects() {
+        let want = objdump_binds(&objdump, &path, arch);
+        binds += want.len();
+        assert_eq!(
+            weakscan_binds(&path, arch),
+            want,
+            "{} ({arch})",
+            path.display()
+        );
+    }
+    // api binds nothing; the bundles and client.dylib 10 (dylib, symbol) pairs, the addon 47+.
+    assert!(binds >= 10, "llvm-objdump shows {binds} binds");
+}
