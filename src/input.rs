@@ -49,6 +49,11 @@ pub struct ReadOptions {
     pub pid: Option<u32>,
     /// Forced kind (default: detected).
     pub kind: Option<FileKind>,
+    /// Read every export of a binary that is not a weak definition, and attribute it, for the
+    /// fix plan's other exports ([`crate::macho::image::ReadOptions::other_exports`]): `scan`
+    /// only, since no other command shows them (a Node.js build: ~53k names kept and joined
+    /// to the debug map).
+    pub other_exports: bool,
 }
 
 /// Magic numbers at offset 0 of a Mach-O or universal file, as read big-endian.
@@ -136,17 +141,26 @@ impl Opened {
         kind_of(&self.head)
     }
 
-    /// Reads it as a Mach-O file: the slices of `arch`. Errors: those of
-    /// [`crate::macho::read_file`], and a stream longer than [`MAX_STREAM_BINARY_BYTES`].
+    /// Reads it as a Mach-O file: the slices of `arch` (without the other exports). Errors:
+    /// those of [`crate::macho::read_file`], and a stream longer than
+    /// [`MAX_STREAM_BINARY_BYTES`].
     pub fn into_images(self, arch: &ArchFilter) -> Result<Vec<Image>> {
         read_images(&self.into_file()?, arch)
     }
 
     /// [`Opened::into_images`] with the debug maps of linked images left to read
-    /// ([`DeferredInput`]). Errors: as [`Opened::into_images`], but for a malformed debug map.
-    pub fn into_images_deferred(self, arch: &ArchFilter) -> Result<DeferredInput> {
+    /// ([`DeferredInput`]), and every other export when `other_exports`
+    /// ([`ReadOptions::other_exports`]). Errors: as [`Opened::into_images`], but for a
+    /// malformed debug map.
+    pub fn into_images_deferred(
+        self,
+        arch: &ArchFilter,
+        other_exports: bool,
+    ) -> Result<DeferredInput> {
         let file = self.into_file()?;
-        let (images, pending) = read_images_deferred(&file, arch)?.into_iter().unzip();
+        let (images, pending) = read_images_deferred(&file, arch, other_exports)?
+            .into_iter()
+            .unzip();
         Ok(DeferredInput {
             images,
             pending: Some((file, pending)),
@@ -220,6 +234,11 @@ pub fn kind_of(head: &[u8]) -> FileKind {
 pub fn read_input(path: &Path, opts: &ReadOptions) -> Result<Vec<Image>> {
     let input = open(path)?;
     match opts.kind.unwrap_or_else(|| input.kind()) {
+        FileKind::Binary if opts.other_exports => {
+            let input = input.into_images_deferred(&opts.arch, true)?;
+            let read = input.read_attributions()?;
+            Ok(input.finish(read))
+        }
         FileKind::Binary => input.into_images(&opts.arch),
         FileKind::Log => log_images(input, opts),
     }
@@ -299,7 +318,7 @@ impl DeferredInput {
 pub fn read_input_deferred(path: &Path, opts: &ReadOptions) -> Result<DeferredInput> {
     let input = open(path)?;
     match opts.kind.unwrap_or_else(|| input.kind()) {
-        FileKind::Binary => input.into_images_deferred(&opts.arch),
+        FileKind::Binary => input.into_images_deferred(&opts.arch, opts.other_exports),
         FileKind::Log => Ok(DeferredInput {
             images: log_images(input, opts)?,
             pending: None,

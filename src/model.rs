@@ -191,6 +191,88 @@ pub struct WeakDefinition {
     pub address: Option<u64>,
 }
 
+/// The exports of an image that are not weak definitions: regular, thread-local, absolute and
+/// resolver entries of the export trie (re-exports are not the image's own and are left out),
+/// in trie order. What hiding their objects would also take away
+/// ([`crate::analysis::fix_plan`]).
+///
+/// Compact: a Node.js build has ~53k of them, so the names are one text of raw bytes (as the
+/// trie holds them; [`OtherExports::name`] escapes one to a line as [`Name`]s are) and export
+/// `i` is the `i`th name and address; ~100 bytes each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OtherExports {
+    /// Every raw name, one after another.
+    text: Vec<u8>,
+    /// Where each name ends in `text`.
+    ends: Vec<u32>,
+    /// Each one's unslid vm address, as [`WeakDefinition::address`]; [`NO_ADDRESS`] for an
+    /// absolute symbol or an image with no segment at file offset 0.
+    addresses: Vec<u64>,
+}
+
+/// [`OtherExports`]'s address of an export that has none.
+pub const NO_ADDRESS: u64 = u64::MAX;
+
+impl OtherExports {
+    /// Appends an export (its raw name).
+    ///
+    /// # Panics
+    /// When the names pass 4 GiB (an export trie is far smaller: LINKEDIT sizes are 32-bit).
+    pub fn push(&mut self, name: &[u8], address: Option<u64>) {
+        self.text.extend_from_slice(name);
+        self.ends
+            .push(u32::try_from(self.text.len()).expect("export names under 4 GiB"));
+        self.addresses.push(address.unwrap_or(NO_ADDRESS));
+    }
+
+    /// Appends all of `other`'s exports.
+    pub fn extend(&mut self, other: OtherExports) {
+        let base = self.text.len() as u32;
+        self.text.extend_from_slice(&other.text);
+        self.ends.extend(other.ends.iter().map(|e| e + base));
+        self.addresses.extend(other.addresses);
+    }
+
+    /// Frees spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        self.addresses.shrink_to_fit();
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// None.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The raw bytes of export `i`'s name (`i < len`).
+    pub fn name_bytes(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    /// The name of export `i` (`i < len`), escaped to one line as [`Name`]s are
+    /// ([`crate::text::escape_bytes`]).
+    pub fn name(&self, i: usize) -> std::borrow::Cow<'_, str> {
+        crate::text::escape_bytes_cow(self.name_bytes(i))
+    }
+
+    /// The address of export `i`, if it has one.
+    pub fn address(&self, i: usize) -> Option<u64> {
+        Some(self.addresses[i]).filter(|&a| a != NO_ADDRESS)
+    }
+
+    /// Each export's name, in order ([`OtherExports::name`]).
+    pub fn names(&self) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+        (0..self.len()).map(|i| self.name(i))
+    }
+}
+
 /// One fixup site: a location that dyld writes the bound address into.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
@@ -537,6 +619,9 @@ pub struct Image {
     pub fixup_format: Option<FixupFormat>,
     /// Weak definitions in the export trie, in trie order.
     pub weak_definitions: Vec<WeakDefinition>,
+    /// The export trie's other own exports (not weak definitions, not re-exports), in trie
+    /// order; empty for a log, an object or a merged process.
+    pub other_exports: OtherExports,
     /// Weak-bind targets, in dyld's target order.
     pub bind_targets: Vec<BindTarget>,
     /// Names the opcode weak-bind stream announces as strong overrides (no lookup).
@@ -597,6 +682,19 @@ pub struct ObjectOrigin {
 /// names were chosen to collide make every insertion scan all the others (quadratic time).
 pub type SymbolObjects = foldhash::HashMap<Name, u32>;
 
+/// [`Attribution::other_exports`]' entry of an export the source does not name.
+pub const NO_OBJECT: u32 = u32::MAX;
+
+impl Attribution {
+    /// The object of the image's other export `i`, if the source names it.
+    pub fn other_export_object(&self, i: usize) -> Option<u32> {
+        self.other_exports
+            .get(i)
+            .copied()
+            .filter(|&o| o != NO_OBJECT)
+    }
+}
+
 /// Where each symbol of an image comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attribution {
@@ -607,6 +705,9 @@ pub struct Attribution {
     /// Raw symbol name → object number, for the image's weak-bind targets and weak
     /// definitions that the source names (the first entry wins when it names one twice).
     pub symbols: SymbolObjects,
+    /// Per export of [`Image::other_exports`], in its order, the object number of the ones
+    /// the source names ([`NO_OBJECT`] for the others); empty when the source was not asked.
+    pub other_exports: Vec<u32>,
     /// Entries of the source that named no object (stray stabs, runs without `N_OSO`), for
     /// the report: nothing is dropped silently.
     pub unplaced: u64,
@@ -848,6 +949,7 @@ impl Image {
             flags: Some(0),
             fixup_format: Some(FixupFormat::Opcodes),
             weak_definitions: Vec::new(),
+            other_exports: OtherExports::default(),
             bind_targets: Vec::new(),
             strong_overrides: Vec::new(),
             lookups: Vec::new(),

@@ -329,3 +329,111 @@ fn node_fix_plan_kinds_agree_with_llvm_cxxfilt() {
     }
     assert_eq!(got, want);
 }
+
+/// The non-weak exports of `bin` by llvm-objdump-22 `--exports-trie` (no weak definitions, no
+/// re-exports), sorted.
+fn non_weak_exports(objdump: &std::path::Path, bin: &std::path::Path) -> Vec<String> {
+    let out = std::process::Command::new(objdump)
+        .args(["--macho", "--exports-trie"])
+        .arg(bin)
+        .output()
+        .expect("run llvm-objdump");
+    assert!(out.status.success(), "llvm-objdump --exports-trie {bin:?}");
+    let mut names: Vec<String> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .filter(|l| l.starts_with("0x") && !l.contains("[weak_def") && !l.contains("re-export"))
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The other exports are read only when asked (`scan`; every other command leaves them off):
+/// off, only the strong operator new[]/delete[] of the fixture are kept (attributed like weak
+/// definitions, in both modes); on, every non-weak export llvm-objdump-22 lists, each given
+/// its object by the debug map.
+#[test]
+fn other_exports_are_read_only_when_asked() {
+    use weakscan::macho::MachOFile;
+    use weakscan::macho::image::{ReadOptions, read_image_with};
+    let path = crate::util::fixture("app-default-chained-x86_64");
+    let file = MachOFile::open(&path).unwrap();
+    let loc = &file.slices().unwrap()[0];
+    let read = |other_exports| {
+        let opts = ReadOptions {
+            attribution: true,
+            other_exports,
+        };
+        read_image_with(&file, loc, opts).unwrap()
+    };
+    let sorted = |image: &weakscan::model::Image| {
+        let mut v: Vec<String> = image.other_exports.names().map(Into::into).collect();
+        v.sort();
+        v
+    };
+    let off = read(false);
+    assert_eq!(sorted(&off), ["__ZdaPv", "__Znam"]);
+    let on = read(true);
+    assert!(on.other_exports.len() > 2, "{:?}", sorted(&on));
+    for image in [&off, &on] {
+        let a = image.attribution.as_deref().expect("a debug map");
+        assert_eq!(a.other_exports.len(), image.other_exports.len());
+        assert!(
+            a.symbols.contains_key("__Znam"),
+            "operator new[] attributed"
+        );
+    }
+    let a = on.attribution.as_deref().unwrap();
+    let placed = (0..on.other_exports.len())
+        .filter(|&i| a.other_export_object(i).is_some())
+        .count();
+    assert!(placed > 2, "{placed} of {} placed", on.other_exports.len());
+    if let Some(objdump) = crate::util::llvm_objdump() {
+        assert_eq!(sorted(&on), non_weak_exports(&objdump, &path));
+    } else {
+        crate::util::skip("llvm-objdump from LLVM 22 not found: exports not compared");
+    }
+}
+
+/// Node.js 22.11.0: hiding V8's base library would also take away other exports, and each
+/// example is a defined external symbol that is not weak per llvm-nm-22.
+#[test]
+fn node_fix_plan_names_other_exports_llvm_nm_defines_strongly() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let Some(nm) = crate::util::llvm_nm_or_skip() else {
+        return;
+    };
+    let scan = json(&["scan", "--format", "json", bin.to_str().unwrap()]);
+    let v8 = scan["fix_plan"][0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["library"] == "libv8_base_without_compiler.a")
+        .expect("a libv8_base_without_compiler.a candidate");
+    assert!(v8["other_exports"].as_u64().unwrap() > 0, "{v8}");
+    let examples = v8["other_export_examples"].as_array().unwrap();
+    assert!(!examples.is_empty(), "{v8}");
+    let out = std::process::Command::new(&nm)
+        .args(["--extern-only", "--defined-only", "-m"])
+        .arg(&bin)
+        .output()
+        .expect("run llvm-nm");
+    assert!(out.status.success(), "llvm-nm -m {bin:?}");
+    // `ADDRESS (SEGMENT,SECTION) [weak ]external NAME` per defined external symbol.
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let strong: std::collections::HashSet<&str> = text
+        .lines()
+        .filter(|l| l.contains(" external ") && !l.contains(" weak external "))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    for e in examples {
+        let name = e.as_str().unwrap();
+        assert!(
+            strong.contains(name),
+            "{name}: not a strong defined external"
+        );
+    }
+}

@@ -404,6 +404,7 @@ mod tests {
                 })
                 .collect(),
             symbols: Default::default(),
+            other_exports: Vec::new(),
             unplaced: 0,
         }
     }

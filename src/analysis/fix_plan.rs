@@ -15,6 +15,11 @@
 //! docs/process.md). In a whole process, where the probes are known, `weakscan process`'s
 //! figures are the finer ones.
 //!
+//! Hiding a library also takes away its other exports, those that are not weak definitions
+//! ([`Candidate::other_exports`]): an upper bound, since the binary cannot show which of them
+//! the source marks `visibility("default")` or an export list keeps. Those an importer binds
+//! to break it at load time (`scan --importer`, [`hidden_by`]).
+//!
 //! Symbols the attribution does not name are one candidate under their group key
 //! ([`NO_DEBUG_INFO`], [`NO_ATTRIBUTION`]); symbols defined in another image are nobody's
 //! change here and are left out.
@@ -138,6 +143,12 @@ pub struct Candidate {
     pub objects: Vec<PlanObject>,
     /// Its objects with weak definitions.
     pub objects_total: usize,
+    /// Exports that are not weak definitions that hiding the library would also take away,
+    /// unless the source marks them `visibility("default")` or an export list keeps them (an
+    /// upper bound: the binary cannot show which).
+    pub other_exports: usize,
+    /// Up to [`OTHER_EXPORT_EXAMPLES`] of them, raw, in export-trie order.
+    pub other_export_examples: Vec<String>,
     /// `scan --importer`: the importers that import some of the weak definitions it would
     /// hide, in the order given (they would fail to bind at load time).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -155,14 +166,21 @@ pub struct ImportedBy {
     pub examples: Vec<String>,
 }
 
+/// Examples of other exports named per candidate.
+pub const OTHER_EXPORT_EXAMPLES: usize = 3;
+
 /// Examples named per importer of a candidate.
 pub const IMPORTED_EXAMPLES: usize = 5;
 
-/// The weak definitions of `image` that the candidate keyed `library` would hide: those its
-/// objects define (or, for a group key, the image's weak definitions in that group).
-pub fn hidden_by<'i>(image: &'i Image, library: &str) -> std::collections::HashSet<&'i str> {
+/// The exports of `image` that the candidate keyed `library` would hide: the weak definitions
+/// and other exports its objects define (or, for a group key, the image's exports in that
+/// group).
+pub fn hidden_by<'i>(
+    image: &'i Image,
+    library: &str,
+) -> std::collections::HashSet<std::borrow::Cow<'i, str>> {
     let origins = Origins::of(image);
-    image
+    let mut hidden: std::collections::HashSet<std::borrow::Cow<'i, str>> = image
         .weak_definitions
         .iter()
         .map(|w| w.name.as_str())
@@ -172,7 +190,71 @@ pub fn hidden_by<'i>(image: &'i Image, library: &str) -> std::collections::HashS
             Origin::Unattributed => library == NO_ATTRIBUTION,
             Origin::AnotherImage => false,
         })
-        .collect()
+        .map(std::borrow::Cow::Borrowed)
+        .collect();
+    let e = &image.other_exports;
+    hidden.extend(
+        (0..e.len())
+            .filter(|&i| other_export_library(&origins, i) == library)
+            .map(|i| e.name(i)),
+    );
+    hidden
+}
+
+/// The candidate key of the image's other export `i`: its object's library, else the group
+/// of the exports the attribution does not name.
+fn other_export_library<'o>(origins: &'o Origins<'_>, i: usize) -> &'o str {
+    let Some(a) = origins.attribution() else {
+        return NO_ATTRIBUTION;
+    };
+    match a.other_export_object(i) {
+        Some(o) => &origins.objects()[o as usize].library,
+        None => NO_DEBUG_INFO,
+    }
+}
+
+/// Per library key, the image's other exports: how many, and the first
+/// [`OTHER_EXPORT_EXAMPLES`] (indices). Objects are resolved to their library once each.
+fn other_exports_by_library<'o>(
+    image: &Image,
+    origins: &'o Origins<'_>,
+) -> HashMap<&'o str, (usize, Vec<usize>)> {
+    let mut by_object: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); origins.objects().len()];
+    let mut unnamed: (usize, Vec<usize>) = (0, Vec::new());
+    let attribution = origins.attribution();
+    for i in 0..image.other_exports.len() {
+        let slot = match attribution.and_then(|a| a.other_export_object(i)) {
+            Some(o) => &mut by_object[o as usize],
+            None => &mut unnamed,
+        };
+        slot.0 += 1;
+        if slot.1.len() < OTHER_EXPORT_EXAMPLES {
+            slot.1.push(i);
+        }
+    }
+    let mut libraries: HashMap<&str, (usize, Vec<usize>)> = HashMap::new();
+    let unnamed_key = if attribution.is_some() {
+        NO_DEBUG_INFO
+    } else {
+        NO_ATTRIBUTION
+    };
+    let keyed = origins
+        .objects()
+        .iter()
+        .map(|k| k.library.as_str())
+        .zip(by_object)
+        .chain([(unnamed_key, unnamed)]);
+    for (library, (n, examples)) in keyed.filter(|(_, (n, _))| *n > 0) {
+        let entry = libraries.entry(library).or_default();
+        entry.0 += n;
+        entry.1.extend(examples);
+    }
+    // Examples in export-trie order, whichever objects they came from.
+    for (_, examples) in libraries.values_mut() {
+        examples.sort_unstable();
+        examples.truncate(OTHER_EXPORT_EXAMPLES);
+    }
+    libraries
 }
 
 /// The fix plan of one image: candidates, most lookups saved first.
@@ -225,10 +307,19 @@ pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
         add_kinds(&mut entry.2, &t.kinds);
         entry.3.extend(object);
     }
+    let mut others = other_exports_by_library(image, &origins);
     let mut candidates: Vec<Candidate> = libraries
         .into_iter()
         .map(|(library, (hidden, inlines, kinds, objects))| {
-            candidate(library, hidden, inlines, kinds, objects)
+            let mut c = candidate(library, hidden, inlines, kinds, objects);
+            if let Some((n, examples)) = others.remove(library) {
+                c.other_exports = n;
+                c.other_export_examples = examples
+                    .into_iter()
+                    .map(|i| image.other_exports.name(i).into_owned())
+                    .collect();
+            }
+            c
         })
         .collect();
     candidates.sort_by(|a, b| {
@@ -281,6 +372,8 @@ fn candidate(
         kinds,
         objects,
         objects_total,
+        other_exports: 0,
+        other_export_examples: Vec::new(),
         imported_by: Vec::new(),
     }
 }

@@ -873,6 +873,7 @@ mod tests {
                     })
                     .collect(),
                 symbols: symbols.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
+                other_exports: Vec::new(),
                 unplaced: 0,
             })),
             ..Image::bare()

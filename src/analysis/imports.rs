@@ -190,7 +190,7 @@ pub fn removed_but_needed(
 /// the order given), the names it imports, in bind order; importers that import none are left
 /// out. For joining a candidate change (what it would hide) to who would break.
 pub fn importers_of<'i>(
-    hidden: &HashSet<&str>,
+    hidden: &HashSet<std::borrow::Cow<'_, str>>,
     importers: &'i [ImporterSlice],
     target: &Target,
 ) -> Vec<(&'i ImporterSlice, Vec<&'i str>)> {
@@ -357,7 +357,7 @@ mod tests {
         assert_eq!(c.failing().count(), 1);
         let r = removed_but_needed(&imp, &exe, |_| Ok(true), |n| Ok(n != "_a")).unwrap();
         assert_eq!(r.removed.len(), 1);
-        let hidden: HashSet<&str> = ["_a", "_c"].into();
+        let hidden: HashSet<std::borrow::Cow<str>> = ["_a", "_c"].map(Into::into).into();
         let who = importers_of(&hidden, std::slice::from_ref(&imp), &exe);
         assert_eq!(who[0].1, ["_a"]);
     }

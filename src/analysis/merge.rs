@@ -36,6 +36,7 @@ pub fn merged(process: &Process) -> Option<Image> {
         flags: first.flags,
         fixup_format: first.fixup_format,
         weak_definitions: Vec::new(),
+        other_exports: Default::default(),
         bind_targets: Vec::new(),
         strong_overrides: Vec::new(),
         lookups: Vec::new(),

@@ -61,6 +61,7 @@ impl CommonOpts {
             arch: self.arch.clone(),
             pid: self.pid,
             kind: self.input_kind,
+            other_exports: false,
         }
     }
 

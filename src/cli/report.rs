@@ -38,6 +38,7 @@ impl ReportArgs {
                 arch: self.arch.clone(),
                 pid: self.pid,
                 kind: None,
+                other_exports: false,
             },
             output: self.output.clone(),
             process: self

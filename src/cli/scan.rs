@@ -4,6 +4,7 @@ use super::opts::{CommonOpts, ImporterOpts, OriginOpts, ProcessOpts};
 use crate::command::process::ProcessRequest;
 use crate::command::scan::ScanRequest;
 use crate::error::{Error, Result};
+use crate::input::ReadOptions;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -41,7 +42,11 @@ impl ScanArgs {
             process: self.process()?,
             origin: self.origin.files(),
             files: self.files.clone(),
-            read: opts.read_options(),
+            // The fix plan shows what each candidate would also hide.
+            read: ReadOptions {
+                other_exports: true,
+                ..opts.read_options()
+            },
             group_by: opts.group_by(),
             top: opts.top(),
             format: opts.format,

@@ -80,6 +80,7 @@ impl TrendArgs {
                 arch: self.arch.clone(),
                 pid: self.pid,
                 kind: self.input_kind,
+                other_exports: false,
             },
             group_by: self.by.with_depth(usize::from(self.depth)),
             top: self.top,

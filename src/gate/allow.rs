@@ -62,6 +62,7 @@ mod tests {
                 thread_local: false,
                 address: None,
             }],
+            other_exports: Default::default(),
             bind_targets: vec![
                 BindTarget {
                     symbol: "__ZN2v81AE".into(),

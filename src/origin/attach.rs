@@ -21,7 +21,7 @@
 use super::dsym::read_dsym;
 use super::link_map::{LinkMapHeader, parse_link_map};
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Attribution, AttributionSource, Image, Name, ObjectOrigin};
+use crate::model::{Attribution, AttributionSource, Image, NO_OBJECT, Name, ObjectOrigin};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -83,7 +83,7 @@ fn wanted(image: &Image) -> HashMap<&str, &Name> {
 
 fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
     let text = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-    let (header, symbols, synthesized) = read_link_map(image, &text, path)?;
+    let (header, symbols, other_exports, synthesized) = read_link_map(image, &text, path)?;
     drop(text);
     // The text's pages go back to the system now, not after the allocator's delay: the
     // attribution below and the analysis after it are built without them.
@@ -98,8 +98,10 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
         ));
     }
     let mut used = vec![false; header.objects.len()];
-    for &o in symbols.values() {
-        used[o as usize] = true;
+    for &o in symbols.values().chain(other_exports.iter()) {
+        if let Some(u) = used.get_mut(o as usize) {
+            *u = true;
+        }
     }
     // One shared empty path for every object no symbol comes from.
     let unused = Name::from("");
@@ -119,21 +121,33 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
             })
             .collect(),
         symbols,
+        other_exports,
         unplaced: synthesized,
     })
 }
 
-/// The map `text` parsed: its header, the wanted names it attributes to an object (not a
-/// dylib's), and how many wanted names only file `[  0]` gave.
-fn read_link_map(
-    image: &Image,
-    text: &[u8],
-    path: &Path,
-) -> Result<(LinkMapHeader, crate::model::SymbolObjects, u64)> {
+/// What [`read_link_map`] gives: the map's header, the wanted names it attributes to an
+/// object (not a dylib's), the object of each other export ([`Attribution::other_exports`]),
+/// and how many wanted names only file `[  0]` gave.
+type MapRead = (LinkMapHeader, crate::model::SymbolObjects, Vec<u32>, u64);
+
+/// The map `text` parsed ([`MapRead`]).
+fn read_link_map(image: &Image, text: &[u8], path: &Path) -> Result<MapRead> {
     let wanted = wanted(image);
+    let exports = &image.other_exports;
+    let others: HashMap<&[u8], u32> = (0..exports.len())
+        .map(|i| (exports.name_bytes(i), i as u32))
+        .collect();
+    let mut other_objects = vec![NO_OBJECT; exports.len()];
     let mut symbols = crate::model::SymbolObjects::default();
     let mut synthesized = 0u64;
     let header = parse_link_map(text, |name, object, _| {
+        if object != 0
+            && let Some(&i) = others.get(name.as_bytes())
+            && other_objects[i as usize] == NO_OBJECT
+        {
+            other_objects[i as usize] = object;
+        }
         if let Some(n) = wanted.get(name) {
             if object == 0 {
                 synthesized += 1;
@@ -147,8 +161,12 @@ fn read_link_map(
         Error::at(ErrorKind::Malformed, path, e.line, 1, message)
     })?;
     // A dylib's (or text stub's) entries are imports, not definitions of this image.
-    symbols.retain(|_, o| !header.objects.get(*o as usize).is_some_and(is_dylib));
-    Ok((header, symbols, synthesized))
+    let dylib = |o: u32| header.objects.get(o as usize).is_some_and(is_dylib);
+    symbols.retain(|_, o| !dylib(*o));
+    for o in other_objects.iter_mut().filter(|o| dylib(**o)) {
+        *o = NO_OBJECT;
+    }
+    Ok((header, symbols, other_objects, synthesized))
 }
 
 /// A dynamic library or text stub among a map's files (`libSystem.tbd`, `libc++.1.dylib`,
@@ -191,6 +209,16 @@ fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
             None => misses += 1,
         }
     }
+    let exports = &image.other_exports;
+    let other_exports = (0..exports.len())
+        .map(|i| {
+            exports
+                .address(i)
+                .and_then(|a| index.unit_of_address(a))
+                .or_else(|| index.unit_of_name(&exports.name(i)))
+                .map_or(NO_OBJECT, |u| u as u32)
+        })
+        .collect();
     let objects = index
         .units()
         .iter()
@@ -210,6 +238,7 @@ fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
         from: AttributionSource::Dsym,
         objects,
         symbols,
+        other_exports,
         unplaced: misses,
     })
 }

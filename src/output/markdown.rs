@@ -482,15 +482,16 @@ fn fix_plan(
     }
     writeln!(
         out,
-        "| fix plan: hide | lookups saved | weak-def exports | `-fvisibility-inlines-hidden` saves | estimated time |\n|---|---:|---:|---:|---:|"
+        "| fix plan: hide | lookups saved | weak-def exports | other exports | `-fvisibility-inlines-hidden` saves | estimated time |\n|---|---:|---:|---:|---:|---:|"
     )?;
     for c in saving().take(rows) {
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             code(&c.library),
             c.hidden.lookups,
             c.hidden.weak_def_exports,
+            c.other_exports,
             c.inlines_hidden.lookups,
             story::ms_range(c.hidden.estimated_ms)
         )?;

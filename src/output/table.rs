@@ -490,20 +490,27 @@ fn fix_plan(
     if shown.is_empty() {
         return Ok(());
     }
+    // Fitted, the header breaks after the hyphen too: six columns fit in 80.
+    let inlines = match width {
+        Some(_) => "inlines- hidden saves",
+        None => "inlines-hidden saves",
+    };
     let mut t = table(width);
     t.set_header(vec![
         Cell::new("fix plan: hide"),
         figure_header(width, "lookups saved"),
         figure_header(width, "weak-def exports"),
-        figure_header(width, "inlines-hidden saves"),
+        figure_header(width, "other exports"),
+        figure_header(width, inlines),
         figure_header(width, "estimated time"),
     ]);
-    fit_figures(width, &mut t, &[false, true, true, true, true]);
+    fit_figures(width, &mut t, &[false, true, true, true, true, true]);
     for c in &shown {
         t.add_row(vec![
             cell(&c.library),
             right(c.hidden.lookups),
             right(c.hidden.weak_def_exports),
+            right(c.other_exports),
             right(c.inlines_hidden.lookups),
             right(story::ms_range(c.hidden.estimated_ms)),
         ]);

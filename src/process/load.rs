@@ -628,7 +628,14 @@ fn read_dylib(path: &Path, arch: &str, names: &Mutex<HashSet<Name>>) -> Result<R
     // sites are kept: process diffs, checks and baselines report each image's sites, and an
     // emptied list would read as 0 sites (regression: `diff A.app B.app` showed Δ sites +0
     // for every dependency).
-    let mut image = read_image_with(&file, &loc, ReadOptions { attribution: false })?;
+    let mut image = read_image_with(
+        &file,
+        &loc,
+        ReadOptions {
+            attribution: false,
+            other_exports: false,
+        },
+    )?;
     if image.filetype != Some(crate::model::MH_DYLIB) {
         return Err(file.error(
             ErrorKind::Malformed,

@@ -297,6 +297,7 @@ fn log_image(
         flags: None,
         fixup_format,
         weak_definitions: Vec::new(),
+        other_exports: Default::default(),
         bind_targets: targets,
         strong_overrides: Vec::new(),
         lookups,
