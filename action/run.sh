@@ -10,7 +10,9 @@
 #            from the action's own sources (output weakscan); actions/cache/save saves it
 #   check    weakscan check: annotations and the job summary (--format github), the Markdown and
 #            JSON reports, the figures as step outputs, the HTML report (weakscan report)
-#   comment  on a pull request, one comment found by its hidden marker: created, then updated
+#   comment  on a pull request, one comment found by its hidden marker: created, then updated;
+#            the report in it is the check's Markdown again with --report-url, so weakscan links
+#            the uploaded HTML report after the fix
 #   finish   fails the step with the check's exit code
 #
 # Every input arrives as an environment variable (action.yml's env:). Needs bash (3.2 will do),
@@ -202,6 +204,8 @@ step_check() {
   local dir args=() status=0
   dir=$(mktemp -d "${RUNNER_TEMP:-/tmp}/weakscan.XXXXXX")
   check_args
+  # For the comment step, which runs the check again with the report's URL.
+  printf '%s\0' "${args[@]}" >"$dir/check-args"
   # Annotations to the log, the Markdown report to the job summary.
   "$WEAKSCAN" "${args[@]}" --format github 2>"$dir/stderr" || status=$?
   cat "$dir/stderr" >&2
@@ -308,13 +312,20 @@ step_comment() {
   fi
 }
 
-# The marker, the report (cut to the limit, on a line boundary) and a footer.
+# The marker, the report (cut to the limit, on a line boundary) and a footer. weakscan keeps
+# its Markdown within GitHub's comment limit itself, cutting whole table rows; the cut here is
+# for a report of an older weakscan.
 comment_body() {
   echo "$1"
-  if [ "$(wc -c <"$MARKDOWN" | tr -d ' ')" -le "$COMMENT_LIMIT" ]; then
-    cat "$MARKDOWN"
+  local report="$MARKDOWN" linked=false
+  if [ -n "${REPORT_URL:-}" ] && linked_report "$(dirname "$MARKDOWN")/comment.md"; then
+    report="$(dirname "$MARKDOWN")/comment.md"
+    linked=true
+  fi
+  if [ "$(wc -c <"$report" | tr -d ' ')" -le "$COMMENT_LIMIT" ]; then
+    cat "$report"
   else
-    head -c "$COMMENT_LIMIT" "$MARKDOWN" | LC_ALL=C sed '$d'
+    head -c "$COMMENT_LIMIT" "$report" | LC_ALL=C sed '$d'
     echo
     echo "_The report was cut at $COMMENT_LIMIT bytes: the whole of it is in the job summary._"
   fi
@@ -323,8 +334,26 @@ comment_body() {
   [ -n "$sha" ] || sha="${GITHUB_SHA:-}"
   echo
   printf '<sub>weakscan check of %s' "${sha:0:12}"
-  [ -z "${REPORT_URL:-}" ] || printf ' · [HTML report](%s)' "$REPORT_URL"
+  [ -z "${REPORT_URL:-}" ] || [ "$linked" = true ] || printf ' · [HTML report](%s)' "$REPORT_URL"
   printf ' · [workflow run](%s)</sub>\n' "$run"
+}
+
+# The check's Markdown again into $1, with --report-url "$REPORT_URL": weakscan links the HTML
+# report after the fix. Fails (the caller keeps the check step's Markdown and links the report
+# in the footer) when the check step left no arguments or the check does not end as it did.
+linked_report() {
+  local args_file arg args=() status=0
+  args_file="$(dirname "$MARKDOWN")/check-args"
+  [ -f "$args_file" ] && [ -n "${WEAKSCAN:-}" ] || return 1
+  while IFS= read -r -d '' arg; do
+    args+=("$arg")
+  done <"$args_file"
+  (
+    cd "${INPUT_WORKING_DIRECTORY:-.}" &&
+      env -u GITHUB_STEP_SUMMARY "$WEAKSCAN" "${args[@]}" --format markdown \
+        --report-url "$REPORT_URL" -o "$1" 2>/dev/null
+  ) || status=$?
+  [ "$status" = "$EXIT_CODE" ]
 }
 
 # Updates the first comment of the pull request whose body starts with the marker, or creates

@@ -1,6 +1,5 @@
 //! `weakscan`: see `weakscan --help` and the README.
 
-use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -21,9 +20,13 @@ fn main() -> ExitCode {
         .spawn(|| {
             let _ = weakscan::pool::pool();
         });
-    let cli = match weakscan::cli::Cli::try_parse() {
+    let cli = match weakscan::cli::parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) if weakscan::cli::is_no_command(&e) => {
+            let _ = std::io::stderr().write_all(weakscan::cli::overview().as_bytes());
+            exit_now(2)
+        }
         Err(e) => {
             let _ = writeln!(
                 std::io::stderr(),

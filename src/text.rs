@@ -221,9 +221,25 @@ pub fn clip_name(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// `n` with the noun that agrees with it: `count(1, "object", "objects")` is `1 object`;
+/// 0, 2 and every other count take the plural. Every count printed with a noun goes through
+/// it, so no message says "1 objects".
+pub fn count<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
+    let word = if n == N::from(1) { one } else { many };
+    format!("{n} {word}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1usize, "object", "objects"), "1 object");
+        assert_eq!(count(0usize, "object", "objects"), "0 objects");
+        assert_eq!(count(2u64, "process", "processes"), "2 processes");
+        assert_eq!(count(1u32, "library", "libraries"), "1 library");
+    }
     use std::ffi::OsStr;
 
     #[test]

@@ -717,8 +717,13 @@ fn action_comments_once_then_updates_and_fails_a_budget_with_exit_1() {
     let comments = world.comments();
     assert_eq!(comments.keys().copied().collect::<Vec<_>>(), [1, 2, 102]);
     let body = &comments[&102];
-    assert!(body.starts_with(&format!("{MARKER}\n{markdown}")), "{body}");
-    assert!(body.contains(ARTIFACT_URL), "links the report: {body}");
+    // The comment is the report of `check --report-url`: the Markdown with the link to the
+    // uploaded HTML report after the fix, once (not again in the footer).
+    assert_eq!(body.matches(ARTIFACT_URL).count(), 1, "{body}");
+    assert!(
+        unlinked(body).starts_with(&format!("{MARKER}\n{markdown}")),
+        "{body}"
+    );
     assert!(body.contains(&HEAD_SHA[..12]), "names the commit: {body}");
     assert!(
         body.contains("https://github.com/octo/app/actions/runs/42"),
@@ -769,8 +774,26 @@ fn action_comments_once_then_updates_and_fails_a_budget_with_exit_1() {
         [1, 2, 102],
         "updated, not added"
     );
-    assert!(comments[&102].starts_with(&format!("{MARKER}\n{markdown}")));
+    let body = &comments[&102];
+    assert!(
+        unlinked(body).starts_with(&format!("{MARKER}\n{markdown}")),
+        "{body}"
+    );
+    let (story, details) = body.split_once("<details>").expect(body);
+    assert!(
+        story.contains("**Fix:**") && story.ends_with(&format!("]({ARTIFACT_URL_MD})\n\n")),
+        "the link follows the fix: {story}"
+    );
+    assert!(!details.contains(ARTIFACT_URL));
     assert_eq!(comments[&1], "LGTM");
+}
+
+/// The link weakscan writes with `--report-url ARTIFACT_URL`.
+const ARTIFACT_URL_MD: &str = "<https://github.com/octo/app/actions/runs/42/artifacts/9>";
+
+/// A comment's body without the line linking the HTML report.
+fn unlinked(body: &str) -> String {
+    body.replace(&format!("📄 [The HTML report]({ARTIFACT_URL_MD})\n\n"), "")
 }
 
 /// Bad input: exit code 2 (not 1), the error in the outputs, an annotation, the job summary and

@@ -217,6 +217,114 @@ fn a_dsym_attributes_weak_definitions_to_compile_units() {
     );
 }
 
+/// `diff` of stripped builds: each side takes its own `--old-dsym`/`--new-dsym` or
+/// `--old-map`/`--new-map`, and `--compile-commands` joins the new build's objects for the fix.
+#[test]
+fn diff_attributes_each_side_with_its_own_dsym_or_map() {
+    let stripped = bin("app-attr-x86_64-stripped");
+    let (dsym, map) = (attr("app-attr-x86_64.dSYM"), attr("app-attr-x86_64.map"));
+    let source =
+        |doc: &serde_json::Value, side: &str| doc[side][0]["attribution"]["source"].clone();
+    // The new side only: the old build stays unattributed.
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        "--new-dsym",
+        &dsym,
+        &stripped,
+        &stripped,
+    ]);
+    assert_eq!(source(&doc, "old"), serde_json::Value::Null);
+    assert_eq!(source(&doc, "new"), "dsym");
+    // Each side its own file, of either kind.
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        "--by",
+        "library",
+        "--old-map",
+        &map,
+        "--new-dsym",
+        &dsym,
+        &stripped,
+        &stripped,
+    ]);
+    assert_eq!(
+        (source(&doc, "old"), source(&doc, "new")),
+        ("link_map".into(), "dsym".into())
+    );
+    // The compile database names the leaking translation unit in the fix.
+    let out = weakscan()
+        .args([
+            "diff",
+            &bin("app-default-chained-x86_64"),
+            &stripped,
+            "--new-dsym",
+            &dsym,
+        ])
+        .args(["--compile-commands", &attr("compile_commands.json")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let fix: Vec<&str> = text.lines().skip(1).take(2).collect();
+    assert!(
+        fix[0].starts_with("fix what remains: compile descriptors_a.cc"),
+        "{text}"
+    );
+    assert_eq!(
+        fix[1].trim(),
+        "descriptors_a.cc compiles with default visibility (compile database)",
+        "{text}"
+    );
+    let doc = json(&[
+        "diff",
+        "--format",
+        "json",
+        &bin("app-default-chained-x86_64"),
+        &stripped,
+        "--new-dsym",
+        &dsym,
+        "--compile-commands",
+        &attr("compile_commands.json"),
+    ]);
+    assert_eq!(doc["compile_commands"][0]["path"], stripped.as_str());
+    // A dSYM given for the wrong side, both kinds for one side, a process, a log.
+    fails_with(
+        &[
+            "diff",
+            "--old-dsym",
+            &dsym,
+            &bin("app-default-chained-x86_64"),
+            &stripped,
+        ],
+        "does not match the binary's UUID",
+    );
+    fails_with(
+        &[
+            "diff",
+            "--new-dsym",
+            &dsym,
+            "--new-map",
+            &map,
+            &stripped,
+            &stripped,
+        ],
+        "cannot be used with",
+    );
+    fails_with(
+        &["diff", "--process", "--new-map", &map, &stripped, &stripped],
+        "not a whole process",
+    );
+    let log = testdata().join("logs/dyld4-macos15-chained.log");
+    fails_with(
+        &["diff", "--old-map", &map, log.to_str().unwrap(), &stripped],
+        "is a dyld log",
+    );
+}
+
 #[test]
 fn bad_attribution_files_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
@@ -485,7 +593,9 @@ fn regression_hidden_as_an_option_value_or_input_hid_a_leaking_translation_unit(
         assert!(!table.contains("\\x00"), "{args:?}: {table}");
         if *status == "unknown" {
             assert!(
-                table.contains("1 objects have no unique entry in the compile database or an unknown visibility"),
+                table.contains(
+                    "1 object has no unique entry in the compile database or an unknown visibility"
+                ),
                 "{args:?}: {table}"
             );
             assert!(!table.contains("fix: 15 lookups"), "{args:?}: {table}");

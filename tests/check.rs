@@ -877,6 +877,47 @@ fn golden_check_fail_github() {
     );
 }
 
+/// The PR comment of a failing check tells each failure once (no bullet list repeating the
+/// budget table), leads with the story (headline, offending groups with their objects, the fix)
+/// and links the HTML report after the fix, before the folded figures; the github summary line
+/// names the report too.
+#[test]
+fn markdown_tells_each_failure_once_and_links_the_report() {
+    let url = "https://github.com/octo/app/actions/runs/42/artifacts/9";
+    let args = [
+        "check",
+        "--config",
+        GATE,
+        "bin/app-v2-default-chained-x86_64",
+        "--report-url",
+        url,
+    ];
+    let (code, md, _) = run_in(
+        &crate::util::testdata(),
+        &[&args[..], &["--format", "markdown"]].concat(),
+    );
+    assert_eq!(code, 1, "{md}");
+    assert!(!md.lines().any(|l| l.starts_with("- ")), "no bullets: {md}");
+    for message in [
+        "predicted_weak_lookups is 95, over the maximum of 60",
+        "rose from 35 to 95",
+    ] {
+        assert!(md.matches(message).count() <= 1, "{message} once: {md}");
+    }
+    let (story, details) = md.split_once("<details>").expect(&md);
+    let at = |s: &str| story.find(s).unwrap_or_else(|| panic!("{s} in {story}"));
+    assert!(at("**predicted_weak_lookups is 95") < at("| template |"));
+    assert!(at("| template |") < at("**Fix:**"));
+    assert!(at("**Fix:**") < at(&format!("[The HTML report](<{url}>)")));
+    assert!(story.contains("| `descriptors_a.o` +1 more |"), "{story}");
+    assert!(details.contains("| budget | value | limit | result |"));
+    let (_, gh, _) = run_in(
+        &crate::util::testdata(),
+        &[&args[..], &["--format", "github"]].concat(),
+    );
+    assert!(gh.ends_with(&format!("; report: {url}\n")), "{gh}");
+}
+
 // ---- the documented example ----
 
 #[test]

@@ -325,8 +325,39 @@ fn truncated_file_names_what_runs_past_the_end() {
                 err.contains(f.path().to_str().unwrap()),
                 "names the file: {err}"
             );
+            assert!(err.contains("truncated"), "says it is truncated: {err}");
         }
     }
+}
+
+/// Bare `weakscan` (or only global flags) lists every command with an example, on stderr,
+/// exit 2; each subcommand's --help ends with its examples.
+#[test]
+fn bare_weakscan_lists_the_commands_with_an_example_each() {
+    for args in [&[][..], &["--width", "80"][..]] {
+        let out = weakscan().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+        let err = String::from_utf8(out.stderr).unwrap();
+        for command in [
+            "scan", "diff", "verify", "check", "trend", "baseline", "report",
+        ] {
+            assert!(
+                err.contains(&format!("\n  {command} "))
+                    && err.contains(&format!("weakscan {command} ")),
+                "{command}: {err}"
+            );
+        }
+        assert!(err.lines().all(|l| l.chars().count() <= 80), "{err}");
+    }
+    let out = weakscan().args(["diff", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let examples = help.split_once("\nExamples:\n").expect(&help).1;
+    assert_eq!(
+        examples.matches("\n  weakscan diff ").count(),
+        3,
+        "{examples}"
+    );
 }
 
 #[test]
@@ -439,7 +470,7 @@ fn golden_trend_fitted() {
 /// The process's problems name absolute paths (where dyld would look), which differ from one
 /// checkout to the next and wrap differently: the golden file stops before them.
 fn without_problems(text: String) -> String {
-    match text.find("\n1 problems:\n") {
+    match text.find("\n1 problem:\n") {
         Some(at) => text[..at + 1].to_string(),
         None => panic!("the problems of App.app are gone:\n{text}"),
     }
@@ -646,7 +677,7 @@ fn regression_top_0_said_no_weak_symbols() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("no group changed"), "{text}");
-    assert!(text.contains("(0 of 1 changed groups shown"), "{text}");
+    assert!(text.contains("(0 of 1 changed group shown"), "{text}");
 }
 
 #[test]
@@ -848,6 +879,43 @@ fn golden_diff_markdown_for_a_pull_request_comment() {
             "bin/app-default-chained-x86_64",
             "bin/app-v2-default-chained-x86_64",
         ],
+    );
+}
+
+/// `diff --format markdown --report-url`: the story (largest change, changed groups with their
+/// objects, the fix), then the link, then the folded figures; `--format github` ends with one
+/// line saying what changed and where the report is.
+#[test]
+fn diff_markdown_and_github_tell_what_changed_and_link_the_report() {
+    let url = "https://example.com/report.html";
+    let (v1, v2) = (
+        fixture_str("app-default-chained-x86_64"),
+        fixture_str("app-v2-default-chained-x86_64"),
+    );
+    let run = |format: &str| -> String {
+        let out = weakscan()
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args(["diff", &v1, &v2, "--report-url", url, "--format", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let md = run("markdown");
+    let (story, details) = md.split_once("<details>").expect(&md);
+    let at = |s: &str| story.find(s).unwrap_or_else(|| panic!("{s} in {story}"));
+    assert!(at("Largest change:") < at("| template | lookups old → new | Δ lookups | from |"));
+    assert!(at("| `descriptors_a.o` +1 more |") < at("**Fix:** compile `descriptors_a.o`"));
+    assert!(at("**Fix:**") < at(&format!("[The HTML report](<{url}>)")));
+    assert!(details.contains("| weak-def lookups | 83 | 143 | +60 (+72.3%) |"));
+    let gh = run("github");
+    assert_eq!(
+        gh.lines().last().unwrap(),
+        format!(
+            "weakscan diff: weak-def lookups 83 → 143 (+60, +72%); largest change: \
+             v8::internal::StaticCallInterfaceDescriptor<…> +60, from descriptors_a.o and 1 more; \
+             fix: compile descriptors_a.o with -fvisibility=hidden; report: {url}"
+        )
     );
 }
 

@@ -258,8 +258,11 @@ fn output_goes_to_the_file_and_equals_stdout_for_every_command() {
         let out = run_with_output(&cmd, &file);
         assert_eq!(out.status.code(), plain.status.code(), "{cmd:?}");
         assert_eq!(fs::read(&file).unwrap(), plain.stdout, "{cmd:?}");
-        if cmd[0] != "baseline" {
-            assert!(out.stdout.is_empty(), "{cmd:?} printed with -o");
+        // Status lines go to stderr: nothing but the report is written, and that to the file.
+        assert!(out.stdout.is_empty(), "{cmd:?} printed with -o");
+        if cmd[0] == "baseline" {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.starts_with("wrote "), "{cmd:?}: {err}");
         }
         // `-o -` is stdout.
         let dash = weakscan()
@@ -389,6 +392,49 @@ fn a_dev_stdout_like_path_is_written_not_replaced() {
             .file_type()
             .is_symlink()
     );
+}
+
+/// `baseline B -o LINK > f`, LINK a symlink to `/proc/self/fd/1` (the same file as stdout): the
+/// "wrote …" status line went to stdout, so `f` started with it and was no baseline. Status
+/// lines go to stderr now, so every command leaves `f` holding exactly its report.
+#[cfg(target_os = "linux")]
+#[test]
+fn regression_a_status_line_landed_in_the_report_through_a_link_to_stdout() {
+    let tmp = tempfile::tempdir().unwrap();
+    let link = tmp.path().join("link-to-stdout");
+    symlink("/proc/self/fd/1", &link).unwrap();
+    for cmd in commands() {
+        let plain = weakscan()
+            .args(&cmd)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        let f = tmp.path().join("f");
+        let out = Command::new(bin())
+            .args(&cmd)
+            .arg("-o")
+            .arg(&link)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .stdout(fs::File::create(&f).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), plain.status.code(), "{cmd:?}: {out:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&fs::read(&f).unwrap()),
+            String::from_utf8_lossy(&plain.stdout),
+            "{cmd:?}: the file holds the report and nothing else"
+        );
+        if cmd[0] == "baseline" {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.starts_with("wrote "), "{cmd:?}: {err}");
+        }
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
 }
 
 #[test]

@@ -233,6 +233,37 @@ fn node_check_against_a_20_11_0_baseline() {
         (top["baseline"].as_u64(), top["value"].as_u64()),
         (Some(493), Some(2158))
     );
+    // The PR comment of the failing check: each failure once, the largest change with its
+    // object, the fix from the fix plan.
+    let out = weakscan()
+        .current_dir(dir.path())
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args([
+            "check",
+            "--format",
+            "markdown",
+            "--max-increase",
+            "10%",
+            "--baseline",
+        ])
+        .arg(&base)
+        .arg(&v22)
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(!md.lines().any(|l| l.starts_with("- ")), "no bullets: {md}");
+    assert_eq!(md.matches("rose from").count(), 1, "{md}");
+    assert!(
+        md.contains(
+            "Largest change: `v8::internal::StaticCallInterfaceDescriptor<…>` 493 → 2158 \
+             (+1665, +337.7%), from `libv8_base_without_compiler.a(interface-descriptors.o)`."
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Fix:** compile `libv8_base_without_compiler.a` with `-fvisibility=hidden`"),
+        "{md}"
+    );
     let r24 = check(&v24, 0);
     assert_eq!(
         figures(&r24),
@@ -660,5 +691,46 @@ fn trend_of_four_builds_at_100_columns_keeps_each_build_on_one_line() {
             .find(|l| l.starts_with(&row))
             .unwrap_or_else(|| panic!("no row `{row}` in\n{text}"));
         assert!(line.contains(version), "{line}");
+    }
+}
+
+/// A diff of every symbol of two Node builds is far longer than a pull-request comment may be:
+/// the Markdown is cut to 64,000 bytes at whole table rows, and says so.
+#[test]
+fn node_diff_markdown_fits_one_comment() {
+    let (Some(v20), Some(v22)) = (node_binary("20.11.0"), node_binary("22.11.0")) else {
+        return;
+    };
+    let out = weakscan()
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args([
+            "diff", "--by", "symbol", "--top", "100000", "--format", "markdown",
+        ])
+        .arg(&v20)
+        .arg(&v22)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.len() <= 64_000, "{} bytes", md.len());
+    assert!(
+        md.len() > 60_000,
+        "no more cut than needed: {} bytes",
+        md.len()
+    );
+    assert!(md.starts_with("## weakscan diff: this change adds 3661 weak-def lookups"));
+    let note = regex::Regex::new(
+        r"\n\n_(\d+) of (\d+) rows cut to keep this comment within GitHub's 65,536-character limit\._\n",
+    )
+    .unwrap();
+    let caps = note.captures(&md).expect(&md);
+    let (cut, all): (usize, usize) = (caps[1].parse().unwrap(), caps[2].parse().unwrap());
+    assert!(cut > 0 && cut < all, "{cut} of {all}");
+    assert!(
+        md.contains("**Fix:**") && md.contains("</details>"),
+        "the rest is kept"
+    );
+    for line in md.lines().filter(|l| l.starts_with('|')) {
+        assert!(line.ends_with('|'), "a whole row: {line}");
     }
 }

@@ -414,7 +414,7 @@ fn process_scan_markdown_and_github() {
         md.contains("- slows every lookup: `Contents/Frameworks/libplugin.dylib`"),
         "{md}"
     );
-    assert!(md.contains("1 problems:"), "{md}");
+    assert!(md.contains("1 problem:"), "{md}");
     assert_eq!(
         std::fs::read_to_string(&summary).unwrap(),
         md,
@@ -440,7 +440,7 @@ fn process_scan_markdown_and_github() {
         1,
         "{gh}"
     );
-    assert_eq!(lines.last(), Some(&"weakscan scan: 1 processes"));
+    assert_eq!(lines.last(), Some(&"weakscan scan: 1 process"));
 }
 
 fn diff_json(args: &[&str]) -> Value {
@@ -617,7 +617,7 @@ fn process_diff_table_markdown_and_refusals() {
     );
     assert_eq!(
         lines.last(),
-        Some(&"weakscan diff: 1 processes compared, 5 images changed")
+        Some(&"weakscan diff: 1 process compared, 5 images changed")
     );
     let md_summary = std::fs::read_to_string(&summary).unwrap();
     assert!(

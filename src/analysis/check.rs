@@ -5,7 +5,7 @@
 use super::diff::percent_change;
 use super::group::GroupBy;
 use super::report::ImageSummary;
-use crate::text::clip_middle;
+use crate::text::{clip_middle, count};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -213,6 +213,11 @@ pub struct Offender {
     /// The pattern key of each example (for short display).
     #[serde(skip)]
     pub example_patterns: Vec<String>,
+    /// Where the group's symbols come from in the checked image, as a diff's group says
+    /// ([`super::group::GroupFrom`]): with an attribution (a debug map, `--map`, `--dsym`),
+    /// unless the grouping is by origin already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<super::group::GroupFrom>,
 }
 
 impl Offender {
@@ -261,6 +266,11 @@ pub struct ImageCheck {
     pub offending_groups: Vec<Offender>,
     /// Remarks that do not fail the check.
     pub notes: Vec<String>,
+    /// A failing binary's fix plan ([`super::fix_plan`]), which the Markdown's fix names; not
+    /// in the JSON (`scan --format json` lists it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub fix_plan: Option<super::fix_plan::FixPlan>,
 }
 
 impl ImageCheck {
@@ -359,6 +369,16 @@ impl CheckReport {
         out
     }
 
+    /// What the budgets came from, as `policy weakscan.toml, baseline base.json`; `None` when
+    /// only flags gave them.
+    pub fn sources(&self) -> Option<String> {
+        let sources: Vec<String> = [("policy", &self.policy), ("baseline", &self.baseline)]
+            .into_iter()
+            .filter_map(|(what, path)| path.as_ref().map(|p| format!("{what} {p}")))
+            .collect();
+        (!sources.is_empty()).then(|| sources.join(", "))
+    }
+
     /// The importers' part of the verdict: `5 imports of 2 importers exported` or `1 of 5
     /// imports of 2 importers not exported`; `None` without `--importer`.
     fn importers_verdict(&self) -> Option<String> {
@@ -367,27 +387,29 @@ impl CheckReport {
         }
         let names: BTreeSet<&str> = self.importers.iter().map(|i| i.importer.as_str()).collect();
         let n = names.len();
-        let of = format!("of {n} importer{}", if n == 1 { "" } else { "s" });
+        let of = format!("of {}", count(n, "importer", "importers"));
         let total: usize = self.importers.iter().map(|i| i.imports).sum();
         let failing: usize = self.importers.iter().map(|i| i.failing().count()).sum();
+        let imports = count(total, "import", "imports");
         Some(match failing {
-            0 => format!("{total} imports {of} exported"),
-            _ => format!("{failing} of {total} imports {of} not exported"),
+            0 => format!("{imports} {of} exported"),
+            _ => format!("{failing} of {imports} {of} not exported"),
         })
     }
 
     /// A one-line verdict: `passed: 7 budgets hold on 1 image` or
     /// `FAILED: 3 of 7 budgets exceeded on 1 image`.
     pub fn verdict(&self) -> String {
-        let n = self.images.len();
-        let images = format!("{n} image{}", if n == 1 { "" } else { "s" });
+        let images = count(self.images.len(), "image", "images");
         let budgets = if self.failure_count() == 0 {
-            format!("{} budgets hold on {images}", self.budget_count())
+            let n = self.budget_count();
+            let hold = if n == 1 { "holds" } else { "hold" };
+            format!("{} {hold} on {images}", count(n, "budget", "budgets"))
         } else {
             format!(
-                "{} of {} budgets exceeded on {images}",
+                "{} of {} exceeded on {images}",
                 self.failure_count(),
-                self.budget_count()
+                count(self.budget_count(), "budget", "budgets")
             )
         };
         let parts: Vec<String> = match self.importers_verdict() {

@@ -225,7 +225,9 @@ pub fn verify_process(
         .sum();
     if outside_seen > 0 {
         notes.push(format!(
-            "{outside_seen} lookups in the log come from system images (the shared cache), which are not read: not compared"
+            "{} in the log {} from system images (the shared cache), which are not read: not compared",
+            crate::text::count(outside_seen, "lookup", "lookups"),
+            if outside_seen == 1 { "comes" } else { "come" }
         ));
     }
     Ok(ProcessVerifyReport {

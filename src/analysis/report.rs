@@ -398,6 +398,9 @@ pub struct PairReport {
     pub symbols: Option<SymbolChanges>,
     /// The new image's fix plan ([`super::fix_plan`]).
     pub fix_plan: super::fix_plan::FixPlan,
+    /// The new image's objects joined to its compile database (`diff --compile-commands`),
+    /// which the fix reads; `None` without one.
+    pub visibility: Option<super::visibility::VisibilityReport>,
 }
 
 /// `weakscan diff`.
@@ -621,6 +624,7 @@ pub fn diff_report_with(
                 None
             },
             fix_plan: super::fix_plan::fix_plan(n, names),
+            visibility: None,
         });
     }
     let only = |a: &[Image], paired: &dyn Fn(&Image) -> bool| -> Vec<ImageSummary> {

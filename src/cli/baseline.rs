@@ -12,21 +12,27 @@ use std::path::PathBuf;
 /// `weakscan baseline`.
 #[derive(Debug, Args)]
 pub struct BaselineArgs {
-    /// The Mach-O file (thin or universal); `-` is stdin. A directory or bundle (.app,
-    /// .framework) records its whole process (see --process).
+    /// The Mach-O file; `-` is stdin.
+    ///
+    /// Thin or universal. A directory or bundle (.app, .framework) records its whole process
+    /// (see --process).
     pub file: PathBuf,
     #[command(flatten)]
     pub process: ProcessOpts,
     #[command(flatten)]
     pub origin: OriginOpts,
-    /// Write here instead of stdout: a regular file is replaced atomically (temp file, fsync,
-    /// rename; a symlink is kept and its target written); a device or FIFO is written
-    /// directly; `-` is stdout.
+    /// Write to PATH, not stdout.
+    ///
+    /// A regular file is replaced atomically (temp file, fsync, rename; a symlink is kept and
+    /// its target written); a device or FIFO is written directly; `-` is stdout. The line
+    /// saying what was written goes to stderr.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Which slices to record.
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
+    /// How to group the recorded symbols.
+    ///
     /// The grouping of the recorded groups (a summary; check groups the symbols again).
     #[arg(long = "by", value_enum, default_value_t = GroupByName::Template)]
     pub by: GroupByName,

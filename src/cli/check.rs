@@ -16,25 +16,36 @@ use std::path::PathBuf;
 /// `weakscan check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Mach-O files (thin or universal); each slice is checked on its own; `-` is stdin.
+    /// Mach-O files; `-` is stdin.
+    ///
+    /// Thin or universal: each slice is checked on its own. A directory or bundle is checked
+    /// as a whole process.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub origin: OriginOpts,
-    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    /// Write the report to PATH, not stdout.
+    ///
+    /// `-` is stdout; how a file is written: see --help of baseline -o.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
-    /// Policy file (default: weakscan.toml in the working directory, if there is one).
+    /// Policy file.
+    ///
+    /// Default: weakscan.toml in the working directory, if there is one.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Ignore weakscan.toml in the working directory.
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
-    /// Baseline file written by `weakscan baseline` (overrides the policy's).
+    /// Baseline file written by `weakscan baseline`.
+    ///
+    /// Overrides the policy's.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Maximum increase over the baseline of each gated figure: a count (50) or a percentage
-    /// (10%); repeat to require both (default with a baseline: 0).
+    /// Maximum increase over the baseline.
+    ///
+    /// Of each gated figure: a count (50) or a percentage (10%); repeat to require both
+    /// (default with a baseline: 0).
     #[arg(long, value_name = "N|P%", value_parser = parse_increase)]
     pub max_increase: Vec<Increase>,
     /// Maximum predicted weak-def lookups (after the allowlist).
@@ -46,44 +57,66 @@ pub struct CheckArgs {
     /// Maximum weak-bound symbols (after the allowlist).
     #[arg(long, value_name = "N")]
     pub max_weak_bind_symbols: Option<u64>,
-    /// Maximum export-trie probes of a whole process's lookups (a bundle, directory or
-    /// --process input; docs/process.md).
+    /// Maximum export-trie probes of a process.
+    ///
+    /// Of a whole process's lookups (a bundle, directory or --process input;
+    /// docs/process.md).
     #[arg(long, value_name = "N")]
     pub max_trie_probes: Option<u64>,
     #[command(flatten)]
     pub process: ProcessOpts,
     #[command(flatten)]
     pub importer: ImporterOpts,
-    /// Group budget: the groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX
-    /// of the group figure in total; repeatable.
+    /// Group budget (repeatable).
+    ///
+    /// The groups whose key matches PATTERN (a glob, or re:REGEX) have at most MAX of the
+    /// group figure in total.
     #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
     pub groups: Vec<(String, u64)>,
-    /// A symbol that may be weak: glob or re:REGEX over the raw or demangled name; repeatable.
+    /// A symbol that may be weak (repeatable).
+    ///
+    /// A glob or re:REGEX over the raw or demangled name.
     #[arg(long = "allow", value_name = "PATTERN")]
     pub allow: Vec<String>,
-    /// A group that may be weak: glob or re:REGEX over the group key; repeatable.
+    /// A group that may be weak (repeatable).
+    ///
+    /// A glob or re:REGEX over the group key.
     #[arg(long = "allow-group", value_name = "PATTERN")]
     pub allow_groups: Vec<String>,
     /// Which slices of a universal file to check.
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
-    /// How group budgets, allowed groups and offending groups group symbols (default: the
-    /// policy's, else template).
+    /// How to group symbols.
+    ///
+    /// For group budgets, allowed groups and offending groups. Default: the policy's, else
+    /// template.
     #[arg(long = "by", value_enum)]
     pub by: Option<GroupByName>,
-    /// Namespace components kept by namespace grouping (default 2).
+    /// Namespace components kept by `--by namespace`.
+    ///
+    /// Default: 2.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: Option<u16>,
-    /// The figure group budgets limit (default: the policy's, else weak_bind_symbols).
+    /// The figure group budgets limit.
+    ///
+    /// Default: the policy's, else weak_bind_symbols.
     #[arg(long, value_enum)]
     pub group_figure: Option<Figure>,
     /// Offending groups shown per failing image.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
-    /// Output format (markdown and github also append the Markdown report to
-    /// $GITHUB_STEP_SUMMARY when it is set).
+    /// Output format.
+    ///
+    /// markdown and github also append the Markdown report to $GITHUB_STEP_SUMMARY when it is
+    /// set.
     #[arg(long, value_parser = values::check_format(), default_value = "table")]
     pub format: Format,
+    /// Link the HTML report at URL (markdown and github).
+    ///
+    /// The Markdown report (a pull-request comment) links it after the fix, and the github
+    /// summary line names it; e.g. the URL of the artifact `weakscan report` was uploaded as.
+    #[arg(long, value_name = "URL")]
+    pub report_url: Option<String>,
 }
 
 impl CheckArgs {
@@ -131,6 +164,7 @@ impl CheckArgs {
             top: self.top,
             format: self.format,
             output: self.output.clone(),
+            report_url: self.report_url.clone(),
         })
     }
 

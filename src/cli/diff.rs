@@ -3,6 +3,7 @@
 use super::opts::{CommonOpts, ImporterOpts, ProcessOpts};
 use crate::command::diff::DiffRequest;
 use crate::error::Result;
+use crate::origin::attach::OriginFiles;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -16,8 +17,45 @@ pub struct DiffArgs {
     /// Also list the weak-bound symbols added and removed.
     #[arg(long)]
     pub symbols: bool,
-    /// Compare the OLD-arch slice of the old build with the NEW-arch slice of the new one
-    /// (e.g. x86_64=arm64); without it, builds that share no arch are an error (exit 2).
+    /// The old build's dSYM (bundle or DWARF file).
+    ///
+    /// As scan's --dsym, for the old build: weak definitions are attributed to compile units
+    /// by address; its UUID must match the old build's. Each side takes its own flag, so a
+    /// side without one keeps its debug map, and neither depends on the order given.
+    #[arg(long, value_name = "PATH", conflicts_with = "old_map")]
+    pub old_dsym: Option<PathBuf>,
+    /// The new build's dSYM (bundle or DWARF file).
+    ///
+    /// As scan's --dsym, for the new build.
+    #[arg(long, value_name = "PATH", conflicts_with = "new_map")]
+    pub new_dsym: Option<PathBuf>,
+    /// The old build's link map (`ld64 -map FILE`).
+    ///
+    /// As scan's --map, for the old build: symbols are attributed by name to the objects it
+    /// lists.
+    #[arg(long, value_name = "FILE")]
+    pub old_map: Option<PathBuf>,
+    /// The new build's link map (`ld64 -map FILE`).
+    ///
+    /// As scan's --map, for the new build.
+    #[arg(long, value_name = "FILE")]
+    pub new_map: Option<PathBuf>,
+    /// The new build's compile_commands.json.
+    ///
+    /// clang's compile database of the new build, the one a fix changes: the fix names the
+    /// compile command of the object the largest change comes from, and whether it compiles
+    /// with -fvisibility=hidden.
+    #[arg(long, value_name = "FILE")]
+    pub compile_commands: Option<PathBuf>,
+    /// Link the HTML report at URL (markdown and github).
+    ///
+    /// The Markdown report (a pull-request comment) links it after the fix, and the github
+    /// summary line names it; e.g. the URL of the artifact `weakscan report` was uploaded as.
+    #[arg(long, value_name = "URL")]
+    pub report_url: Option<String>,
+    /// Compare the OLD arch of the old build with the NEW arch of the new one.
+    ///
+    /// E.g. x86_64=arm64; without it, builds that share no arch are an error (exit 2).
     #[arg(long, value_name = "OLD=NEW", value_parser = parse_pair_arch)]
     pub pair_arch: Option<(String, String)>,
     #[command(flatten)]
@@ -40,6 +78,18 @@ impl DiffArgs {
             old: self.old.clone(),
             new: self.new.clone(),
             symbols: self.symbols,
+            origin: [
+                OriginFiles {
+                    map: self.old_map.clone(),
+                    dsym: self.old_dsym.clone(),
+                },
+                OriginFiles {
+                    map: self.new_map.clone(),
+                    dsym: self.new_dsym.clone(),
+                },
+            ],
+            compile_commands: self.compile_commands.clone(),
+            report_url: self.report_url.clone(),
             read: opts.read_options(),
             group_by: opts.group_by(),
             top: opts.top(),

@@ -11,6 +11,7 @@
 mod baseline;
 mod check;
 mod diff;
+mod examples;
 mod generate;
 mod opts;
 mod report;
@@ -55,12 +56,16 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// Print every symbol name raw (`__ZN2v8…`, as in the binary and dyld's log) instead of
-    /// demangled; groups are still formed from the demangled names.
+    /// Print symbol names raw (mangled).
+    ///
+    /// Every name as in the binary and dyld's log (`__ZN2v8…`) instead of demangled; groups
+    /// are still formed from the demangled names.
     #[arg(long, global = true)]
     pub no_demangle: bool,
-    /// Fit tables to N columns, wrapping long cells (default: the terminal's width when the
-    /// report goes to a terminal, else full width).
+    /// Fit tables to N columns.
+    ///
+    /// Long cells wrap. Default: the terminal's width when the report goes to a terminal, else
+    /// full width.
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
     pub width: Option<u16>,
 }
@@ -68,35 +73,52 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Weak definitions, weak binds and dyld lookups of Mach-O files or dyld logs, grouped.
+    /// The weak symbols of a build, grouped, with the fix.
+    ///
+    /// Weak definitions, weak binds and dyld lookups of Mach-O files or DYLD_PRINT_BINDINGS
+    /// logs, grouped; a bundle or directory is read as a whole process. The answer and the fix
+    /// come first, then the tables.
     Scan(ScanArgs),
-    /// Compare two builds (binaries or logs, in any pair): totals old → new and each group's
-    /// change; slices paired by arch, log images by name.
+    /// Compare two builds: what changed, where from, the fix.
+    ///
+    /// Binaries or logs, in any pair: totals old → new and each group's change; slices paired
+    /// by arch, log images by name.
     Diff(DiffArgs),
-    /// Hold a binary's predicted lookups against a DYLD_PRINT_BINDINGS log of it: exit 0 when
-    /// they agree, 1 when they differ by more than --tolerance, 2 on bad input.
+    /// Hold a binary's predicted lookups against a dyld log.
+    ///
+    /// The log is a DYLD_PRINT_BINDINGS log of the binary: exit 0 when they agree, 1 when they
+    /// differ by more than --tolerance, 2 on bad input.
     Verify(VerifyArgs),
-    /// The pre-release gate: check budgets from flags and weakscan.toml; exit 0 pass, 1 a
-    /// budget exceeded, 2 usage, policy or input error.
+    /// The pre-release gate: budgets on the weak symbols.
+    ///
+    /// Budgets from flags and weakscan.toml; exit 0 pass, 1 a budget exceeded, 2 usage, policy
+    /// or input error.
     Check(CheckArgs),
-    /// Follow the figures through a series of builds (binaries, logs or whole processes), in
-    /// the order given or by the version in their paths: each build's figures and change, the
-    /// largest steps flagged with the groups and libraries that moved most.
+    /// Follow the figures through a series of builds.
+    ///
+    /// Binaries, logs or whole processes, in the order given or by the version in their paths:
+    /// each build's figures and change, the largest steps flagged with the groups and
+    /// libraries that moved most.
     Trend(TrendArgs),
-    /// Write a baseline for `check --baseline`: the figures and every symbol by raw name, one
-    /// line each, byte-identical across runs.
+    /// Write the baseline `check --baseline` compares with.
+    ///
+    /// The figures and every symbol by raw name, one line each, byte-identical across runs.
     Baseline(BaselineArgs),
-    /// One self-contained HTML report: one build (scan), two (diff), more (trend and the diff
-    /// at the largest step), with a treemap, a chart, sortable tables and the fix.
+    /// One self-contained HTML report of one, two or more builds.
+    ///
+    /// One build (scan), two (diff), more (trend and the diff at the largest step), with a
+    /// treemap, a chart, sortable tables and the fix.
     Report(ReportArgs),
-    /// Print a completion script for SHELL (e.g. `weakscan completions bash >
-    /// ~/.local/share/bash-completion/completions/weakscan`).
+    /// Print a shell completion script.
     Completions(CompletionsArgs),
-    /// Print the man page, weakscan(1) and one page per subcommand, in roff (e.g. `weakscan
-    /// man > weakscan.1 && man ./weakscan.1`).
+    /// Print the man pages, in roff.
+    ///
+    /// weakscan(1) and one page per subcommand.
     Man(ManArgs),
-    /// Print the JSON Schema (draft 2020-12) of a `--format json` document or of a baseline
-    /// file (also in docs/schemas/).
+    /// Print the JSON Schema of a JSON document or baseline.
+    ///
+    /// Draft 2020-12, of a `--format json` document or of a baseline file (also in
+    /// docs/schemas/).
     Schema(SchemaArgs),
 }
 
@@ -105,10 +127,8 @@ impl Cli {
     /// `--allow-group` or `--group` pattern; `--search`/`--sysroot` without a process; a
     /// process scan of several inputs.
     pub fn request(&self) -> Result<Request> {
-        use clap::CommandFactory;
-        let generate = |what, output| {
-            Request::Generate(Box::new(generate::request(what, Cli::command(), output)))
-        };
+        let generate =
+            |what, output| Request::Generate(Box::new(generate::request(what, command(), output)));
         Ok(match &self.command {
             Command::Completions(a) => generate(Generated::Completions(a.shell), &a.output),
             Command::Man(a) => generate(Generated::Man, &a.output),
@@ -130,6 +150,54 @@ impl Cli {
             no_demangle: self.no_demangle,
         }
     }
+}
+
+/// The command line as clap parses it: [`Cli`]'s, each subcommand's help ending with its
+/// examples (`examples.rs`).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for name in names {
+        if let Some(text) = examples::help(&name) {
+            cmd = cmd.mut_subcommand(name, |c| c.after_help(text));
+        }
+    }
+    cmd
+}
+
+/// Parses the process's arguments with [`command`]. Errors: clap's, which include `--help` and
+/// `--version` (printed by [`clap::Error::exit`]), and no subcommand at all
+/// ([`is_no_command`]).
+pub fn parse() -> std::result::Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let matches = command().try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// The error is that no subcommand was given (bare `weakscan`, or only global flags): the
+/// caller prints [`overview`] instead of clap's one line.
+pub fn is_no_command(e: &clap::Error) -> bool {
+    use clap::error::ErrorKind;
+    matches!(
+        e.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    )
+}
+
+/// What bare `weakscan` prints on stderr: what it does, every command with its one-line about
+/// and one example, and where the rest is.
+pub fn overview() -> String {
+    let cmd = command();
+    examples::overview(|name| {
+        cmd.find_subcommand(name)
+            .and_then(|c| c.get_about())
+            .map(|a| a.to_string())
+            .unwrap_or_default()
+    })
 }
 
 /// A clap error as one line: its message without the `error: ` prefix, the usage and the

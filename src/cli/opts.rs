@@ -24,19 +24,27 @@ pub struct CommonOpts {
     /// Namespace components kept by `--by namespace`.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
     pub depth: u16,
-    /// Show at most N groups per image (table default 20; JSON default all).
+    /// Show at most N groups per image.
+    ///
+    /// Default: 20 in a table, 10 in Markdown and annotations, all in JSON.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Read inputs as this kind instead of detecting it from their first bytes.
+    /// Read inputs as KIND, not as detected.
+    ///
+    /// The kind is otherwise detected from each input's first bytes.
     #[arg(long, value_enum, value_name = "KIND")]
     pub input_kind: Option<FileKind>,
-    /// The process of a log to read (default: the first PID in it).
+    /// The process of a log to read.
+    ///
+    /// Default: the first PID in the log.
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
-    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    /// Write the report to PATH, not stdout.
+    ///
+    /// `-` is stdout; how a file is written: see --help of baseline -o.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 }
@@ -72,17 +80,23 @@ impl CommonOpts {
 /// Whole processes: `--process`, `--search`, `--sysroot` (scan, diff, check, baseline, verify).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ProcessOpts {
-    /// Read the input as the main executable of a whole process: the dylibs it loads
-    /// (LC_LOAD_DYLIB, @rpath, @loader_path, @executable_path) in dyld's load order, who wins
-    /// each weak symbol and what each image costs (docs/process.md). A directory or bundle
-    /// (.app, .framework) is always read as one.
+    /// Read the input as a whole process.
+    ///
+    /// The input is its main executable: the dylibs it loads (LC_LOAD_DYLIB, @rpath,
+    /// @loader_path, @executable_path) in dyld's load order, who wins each weak symbol and what
+    /// each image costs (docs/process.md). A directory or bundle (.app, .framework) is always
+    /// read as one.
     #[arg(long)]
     pub process: bool,
-    /// With a process: also look for dependencies by leaf name in DIR (repeatable).
+    /// With a process: look for dylibs in DIR too.
+    ///
+    /// Dependencies are looked for by leaf name in DIR (repeatable).
     #[arg(long = "search", value_name = "DIR")]
     pub search: Vec<PathBuf>,
-    /// With a process: where absolute install names (/usr/lib/…) are looked for; without it
-    /// system libraries are outside (in the dyld shared cache) and not read.
+    /// With a process: the root of absolute install names.
+    ///
+    /// Where absolute install names (/usr/lib/…) are looked for; without it system libraries
+    /// are outside (in the dyld shared cache) and not read.
     #[arg(long, value_name = "DIR")]
     pub sysroot: Option<PathBuf>,
 }
@@ -130,12 +144,16 @@ pub struct ImporterOpts {
 /// `--map` / `--dsym`: attribution for a stripped binary.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OriginOpts {
-    /// The link map of the binary (`ld64 -map FILE`, `ld64.lld -map FILE`): attribute symbols
-    /// by name to the objects it lists (for a stripped binary).
+    /// The binary's link map (`ld64 -map FILE`).
+    ///
+    /// From `ld64 -map FILE` or `ld64.lld -map FILE`: symbols are attributed by name to the
+    /// objects it lists (for a stripped binary).
     #[arg(long, value_name = "FILE")]
     pub map: Option<PathBuf>,
-    /// The binary's dSYM (a `.dSYM` bundle or its DWARF file): attribute weak definitions to
-    /// compile units by address; its UUID must match the binary's.
+    /// The binary's dSYM (bundle or DWARF file).
+    ///
+    /// A `.dSYM` bundle or its DWARF file: weak definitions are attributed to compile units by
+    /// address; its UUID must match the binary's.
     #[arg(long, value_name = "PATH")]
     pub dsym: Option<PathBuf>,
 }

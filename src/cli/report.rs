@@ -38,7 +38,8 @@ impl ReportArgs {
                 arch: self.arch.clone(),
                 pid: self.pid,
                 kind: None,
-                other_exports: false,
+                // The report's fix is scan's, which counts the exports a change would hide.
+                other_exports: true,
             },
             output: self.output.clone(),
             process: self

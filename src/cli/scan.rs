@@ -11,14 +11,18 @@ use std::path::PathBuf;
 /// `weakscan scan`.
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs; `-` is stdin. A
-    /// directory or bundle (.app, .framework) is read as a whole process (see --process).
+    /// Mach-O files or dyld logs; `-` is stdin.
+    ///
+    /// Mach-O files (thin or universal) or DYLD_PRINT_BINDINGS logs. A directory or bundle
+    /// (.app, .framework) is read as a whole process (see --process).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub process: ProcessOpts,
-    /// clang's compile_commands.json of the build: name the compile command of each object
-    /// the weak symbols come from, and whether it compiles with -fvisibility=hidden.
+    /// The build's compile_commands.json.
+    ///
+    /// clang's compile database: names the compile command of each object the weak symbols
+    /// come from, and whether it compiles with -fvisibility=hidden.
     #[arg(long, value_name = "FILE")]
     pub compile_commands: Option<PathBuf>,
     #[command(flatten)]

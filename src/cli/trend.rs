@@ -15,18 +15,24 @@ use std::path::PathBuf;
 /// `weakscan trend`.
 #[derive(Debug, Args)]
 pub struct TrendArgs {
-    /// The builds, oldest first (see --sort): Mach-O files (thin or universal), dyld logs, or
-    /// whole processes (directories, bundles, --process); `-` is stdin, once.
+    /// The builds, oldest first (see --sort).
+    ///
+    /// Mach-O files (thin or universal), dyld logs, or whole processes (directories, bundles,
+    /// --process); `-` is stdin, once.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// The order of the builds: as given, or by the version in each path (the first N.N[.N…]
-    /// below the directories they share, e.g. .cache/node/22.12.0/node → 22.12.0; equal
-    /// versions keep the given order).
+    /// The order of the builds.
+    ///
+    /// As given, or by the version in each path (the first N.N[.N…] below the directories
+    /// they share, e.g. .cache/node/22.12.0/node → 22.12.0; equal versions keep the given
+    /// order).
     #[arg(long, value_enum, default_value_t = Sort::Input)]
     pub sort: Sort,
     #[command(flatten)]
     pub process: ProcessOpts,
-    /// Which slice of universal files to follow (default: each arch every build has).
+    /// Which slice of universal files to follow.
+    ///
+    /// Default: each arch every build has.
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
     /// How the groups of each flagged step are grouped.
@@ -38,16 +44,24 @@ pub struct TrendArgs {
     /// Groups (and libraries) listed per flagged step.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub top: usize,
-    /// Output format (markdown is also appended to $GITHUB_STEP_SUMMARY when it is set).
+    /// Output format.
+    ///
+    /// markdown is also appended to $GITHUB_STEP_SUMMARY when it is set.
     #[arg(long, value_parser = values::trend_format(), default_value = "table")]
     pub format: Format,
-    /// Read inputs as this kind instead of detecting it from their first bytes.
+    /// Read inputs as KIND, not as detected.
+    ///
+    /// The kind is otherwise detected from each input's first bytes.
     #[arg(long, value_enum, value_name = "KIND")]
     pub input_kind: Option<FileKind>,
-    /// The process of each log to read (default: the first PID in it).
+    /// The process of each log to read.
+    ///
+    /// Default: the first PID in it.
     #[arg(long, value_name = "PID")]
     pub pid: Option<u32>,
-    /// Write the report here instead of stdout (`-` is stdout; see --help of baseline -o).
+    /// Write the report to PATH, not stdout.
+    ///
+    /// `-` is stdout; how a file is written: see --help of baseline -o.
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 }

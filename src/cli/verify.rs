@@ -13,11 +13,14 @@ pub struct VerifyArgs {
     pub binary: PathBuf,
     /// The dyld log recorded from it.
     pub log: PathBuf,
-    /// Differences (predicted but not seen + seen but not predicted) still accepted.
+    /// Differences still accepted.
+    ///
+    /// Predicted but not seen, plus seen but not predicted.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub tolerance: usize,
-    /// The image in the log to compare with (default: the binary's file name, else the
-    /// log's main executable).
+    /// The log's image to compare with.
+    ///
+    /// Default: the binary's file name, else the log's main executable.
     #[arg(long, value_name = "NAME")]
     pub image: Option<String>,
     #[command(flatten)]

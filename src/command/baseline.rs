@@ -7,7 +7,6 @@ use crate::analysis::report::scan_report;
 use crate::error::Result;
 use crate::input::read_binary;
 use crate::macho::ArchFilter;
-use crate::output::sink::Sink;
 use crate::output::{self, RenderOptions};
 use std::io::Write;
 use std::path::PathBuf;
@@ -72,13 +71,9 @@ pub fn run(req: &BaselineRequest, opts: &RenderOptions) -> Result<u8> {
     emit(req.output.as_ref(), |out| {
         output::baseline::render(out, &report, &images)
     })?;
-    // The confirmation goes to stdout only when the baseline went to a file: after `-o -` or
-    // `-o /dev/stdout` it would follow the JSON on the same stream.
-    let Some(out) = req
-        .output
-        .as_ref()
-        .filter(|o| o.as_os_str() != "-" && std::fs::metadata(o).is_ok_and(|m| m.is_file()))
-    else {
+    // The confirmation is a status line: on stderr (as cargo's and ripgrep's are), so it never
+    // lands in the baseline, whatever `-o` names (`-o /dev/stdout`, a link to stdout's file).
+    let Some(out) = req.output.as_ref().filter(|o| o.as_os_str() != "-") else {
         return Ok(0);
     };
     let slices: Vec<String> = images
@@ -97,15 +92,13 @@ pub fn run(req: &BaselineRequest, opts: &RenderOptions) -> Result<u8> {
             format!("{}: {}", image.label(), figures.join(", "))
         })
         .collect();
-    let mut stdout = Sink::stdout();
-    writeln!(
-        stdout,
+    // A status line that cannot be written changes nothing: the baseline is written.
+    let _ = writeln!(
+        std::io::stderr(),
         "wrote {} from {} ({})",
         crate::text::escape_path(out),
         crate::text::escape_path(&req.file),
         slices.join("; ")
-    )
-    .map_err(|e| crate::error::Error::io(stdout.name(), &e))?;
-    stdout.finish()?;
+    );
     Ok(0)
 }

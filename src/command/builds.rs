@@ -19,6 +19,7 @@ use crate::analysis::report::{demangle_names, names_to_demangle, union_of_sorted
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{DeferredInput, ReadAttributions, ReadOptions, read_input_deferred};
 use crate::model::{Image, Name};
+use crate::origin::compile_db::{CompileCommand, parse_compile_db};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -123,4 +124,13 @@ pub fn read_builds<'s>(
         None => demangle_names(store.get_or_init(Vec::new), by, style)?,
     };
     Ok(Builds { images, names })
+}
+
+/// The compile database at `path` (`--compile-commands`), parsed. The text is dropped before
+/// the caller builds its index: the peak is the larger of text and entries, entries and index.
+///
+/// Errors: the file cannot be read (`Io`), or is no compile database (`Malformed`, naming it).
+pub fn read_compile_db(path: &Path) -> Result<Vec<CompileCommand>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
+    parse_compile_db(&bytes).map_err(|e| Error::new(ErrorKind::Malformed, path, e))
 }

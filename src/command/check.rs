@@ -47,6 +47,8 @@ pub struct CheckRequest {
     pub origin: crate::origin::attach::OriginFiles,
     /// Check a whole process (`--process`, or a directory or bundle given), loaded so.
     pub process: Option<LoadOptions>,
+    /// `--report-url`: the HTML report the Markdown and the github summary link.
+    pub report_url: Option<String>,
     /// `--importer`: files or directories of importers whose imports each image must export.
     pub importers: Vec<PathBuf>,
 }
@@ -114,6 +116,8 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     // Each subject with the policy it is held to: a binary's slices the whole policy; a
     // process its figures (no group budgets), and each of its images its group budgets.
     let mut subjects: Vec<(Subject, Scope)> = Vec::new();
+    // A binary's slices, in the order of their subjects: a failing one gets its fix plan.
+    let mut images: Vec<Image> = Vec::new();
     let mut importers = super::importers::Importers::find(&req.importers)?;
     let mut importer_checks = Vec::new();
     if let (Some(_), Some(_)) = (&req.process, &importers) {
@@ -175,7 +179,6 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
             pair_arches(b, &merged_images, &req.arch, file)?;
         }
     } else {
-        let mut images: Vec<Image> = Vec::new();
         for f in &req.files {
             let read = read_binary(f, &req.arch)?;
             if let Some(imp) = importers.as_mut() {
@@ -227,10 +230,18 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         .map(|e: &SymbolEntry| e.raw.as_str());
     let names = demangle_all(all_names, opts.names)?;
     let mut checks = Vec::new();
+    let mut binaries = images.iter();
     for (s, scope) in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
         checks.push(match scope {
-            Scope::Binary => evaluate(s, b, &policy, &names, req.top)?,
+            Scope::Binary => {
+                let mut c = evaluate(s, b, &policy, &names, req.top)?;
+                let image = binaries.next();
+                if !c.passed {
+                    c.fix_plan = image.map(|i| crate::analysis::fix_plan::fix_plan(i, &names));
+                }
+                c
+            }
             Scope::Process => evaluate(s, b, &whole, &names, req.top)?,
             Scope::ImageOfProcess => evaluate(s, None, &groups, &names, req.top)?,
         });

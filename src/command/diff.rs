@@ -5,9 +5,12 @@ use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::process_diff::{Side, diff_processes};
 use crate::analysis::report::{DiffOptions, diff_report_with, pair_images_with};
+use crate::analysis::visibility::visibility_report;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
+use crate::origin::attach::{OriginFiles, attach};
+use crate::origin::compile_db::CompileDbIndex;
 use crate::output::{Format, RenderOptions};
 use crate::process::load::LoadOptions;
 use std::path::PathBuf;
@@ -22,6 +25,14 @@ pub struct DiffRequest {
     pub new: PathBuf,
     /// Also list the weak-bound symbols added and removed.
     pub symbols: bool,
+    /// `--old-map`/`--old-dsym` and `--new-map`/`--new-dsym`: each side's attribution (for
+    /// stripped builds), attached as `scan --map`/`--dsym` attaches one.
+    pub origin: [OriginFiles; 2],
+    /// `--compile-commands`: the new build's compile database, joined to its attributed
+    /// objects for the fix.
+    pub compile_commands: Option<PathBuf>,
+    /// `--report-url`: the HTML report the Markdown and the github summary link.
+    pub report_url: Option<String>,
     /// How to read them.
     pub read: ReadOptions,
     /// Grouping.
@@ -45,6 +56,11 @@ pub struct DiffRequest {
 pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     one_stdin(&[&req.old, &req.new])?;
     if let Some(load) = &req.process {
+        if req.origin.iter().any(|o| !o.is_empty()) || req.compile_commands.is_some() {
+            return Err(Error::usage(
+                "--old-/--new-dsym, --old-/--new-map and --compile-commands describe one binary per side, not a whole process",
+            ));
+        }
         if !req.importers.is_empty() {
             return Err(Error::usage(
                 "--importer holds importers against one binary: diff the main executables or dylibs themselves, not whole processes",
@@ -64,10 +80,12 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
         &store,
     )?;
     let names = builds.names;
-    let [old_images, new_images]: [Vec<Image>; 2] = builds
+    let [mut old_images, mut new_images]: [Vec<Image>; 2] = builds
         .images
         .try_into()
         .map_err(|_| Error::usage("internal: a diff reads two builds").with_kind(ErrorKind::Io))?;
+    attach(&mut old_images, &req.origin[0])?;
+    attach(&mut new_images, &req.origin[1])?;
     let pair = req
         .pair_arch
         .as_ref()
@@ -81,6 +99,18 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     };
     let mut report = diff_report_with(&old_images, &new_images, options, &names)?;
     report.demangle_failures = names.failures;
+    if let Some(path) = &req.compile_commands {
+        let commands = super::builds::read_compile_db(path)?;
+        let index = CompileDbIndex::new(&commands);
+        for p in &mut report.pairs {
+            let image = new_images
+                .iter()
+                .find(|i| i.attribution.is_some() && i.path == p.new.path && i.arch == p.new.arch);
+            if let Some(image) = image {
+                p.visibility = Some(visibility_report(image, &commands, &index));
+            }
+        }
+    }
     if let Some(mut imp) = super::importers::Importers::find(&req.importers)? {
         for (old, new) in pair_images_with(&old_images, &new_images, pair)? {
             report.importers.extend(super::importers::removed_needed(

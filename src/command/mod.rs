@@ -71,6 +71,7 @@ impl Globals {
             } else {
                 NameStyle::Demangled
             },
+            report_url: req.report_url().map(str::to_string),
         }
     }
 }
@@ -117,6 +118,15 @@ impl Request {
 }
 
 impl Request {
+    /// `--report-url` of `diff` and `check`.
+    pub fn report_url(&self) -> Option<&str> {
+        match self {
+            Request::Diff(r) => r.report_url.as_deref(),
+            Request::Check(r) => r.report_url.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The files the request names as inputs (builds, logs, `--map`, `--dsym`, `--config`,
     /// `--baseline`, `--compile-commands`; not `-`).
     pub fn inputs(&self) -> Vec<&Path> {
@@ -130,6 +140,8 @@ impl Request {
             }
             Request::Diff(r) => {
                 v.extend([&r.old, &r.new]);
+                v.extend(&r.compile_commands);
+                v.extend(r.origin.iter().flat_map(|o| o.map.iter().chain(&o.dsym)));
                 v.extend(&r.importers);
             }
             Request::Verify(r) => v.extend([&r.binary, &r.log]),

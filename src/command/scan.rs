@@ -5,11 +5,11 @@ use super::{emit_report, one_binary_for, one_stdin};
 use crate::analysis::group::GroupBy;
 use crate::analysis::report::scan_report_with;
 use crate::analysis::visibility::visibility_report;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
-use crate::origin::compile_db::{CompileDbIndex, parse_compile_db};
+use crate::origin::compile_db::CompileDbIndex;
 use crate::output::{Format, RenderOptions};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -81,12 +81,7 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
         }
     }
     if let Some(path) = &req.compile_commands {
-        // The text is dropped before the index is built: the peak is the larger of text and
-        // entries, entries and index.
-        let commands = {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, &e))?;
-            parse_compile_db(&bytes).map_err(|e| Error::new(ErrorKind::Malformed, path, e))?
-        };
+        let commands = super::builds::read_compile_db(path)?;
         let index = CompileDbIndex::new(&commands);
         for img in &mut report.images {
             if img.image.attribution.is_some() {

@@ -18,11 +18,12 @@ use super::allow::Allowlist;
 use super::baseline::BaselineImage;
 use super::pattern::Pattern;
 use super::policy::{Increase, Policy, RuleSet};
+use crate::analysis::attribute::Origin;
 use crate::analysis::check::{
     EXAMPLES, Figure, FigureLine, Finding, ImageCheck, Kind, Offender, change,
 };
 use crate::analysis::demangle::Demangled;
-use crate::analysis::group::GroupBy;
+use crate::analysis::group::{GroupBy, GroupFrom};
 use crate::analysis::report::ImageSummary;
 use crate::analysis::tally::SymbolEntry;
 use crate::error::{Error, ErrorKind, Result};
@@ -120,6 +121,7 @@ pub fn evaluate(
         offender_figure,
         offending_groups,
         notes,
+        fix_plan: None,
     })
 }
 
@@ -350,7 +352,45 @@ impl Check<'_> {
             examples,
             examples_mangled,
             example_patterns,
+            from: self.from(&g.members),
         }
+    }
+
+    /// Where `members` (raw names of the subject) come from: the object with the most of them
+    /// (ties: the lower key), as a diff's group names it. `None` when the subject has no
+    /// attribution or the policy groups by origin (the key says it already).
+    fn from(&self, members: &[&str]) -> Option<GroupFrom> {
+        let entries = &self.subject.entries;
+        let attributed = entries
+            .iter()
+            .any(|e| !matches!(e.origin, Origin::Unattributed));
+        if self.policy.group_by.origin_level().is_some() || !attributed {
+            return None;
+        }
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut unattributed = 0usize;
+        for raw in members {
+            // The entries are sorted by raw name (`tally`).
+            let Ok(i) = entries.binary_search_by(|e| e.raw.as_str().cmp(raw)) else {
+                continue;
+            };
+            match entries[i].origin.object() {
+                Some(o) => *counts.entry(o.object.as_str()).or_default() += 1,
+                None => unattributed += 1,
+            }
+        }
+        let symbols = counts.values().copied().max().unwrap_or(0);
+        let object = counts
+            .iter()
+            .find(|&(_, &n)| n == symbols)
+            .map(|(k, _)| k.to_string())
+            .unwrap_or_default();
+        Some(GroupFrom {
+            object,
+            symbols,
+            objects: counts.len(),
+            unattributed,
+        })
     }
 
     /// Up to [`EXAMPLES`] of `members`, of distinct patterns first (a static, its guard
@@ -587,6 +627,7 @@ mod tests {
             examples: vec!["A<int>::f(int)".into(), "A<long long>::g(long long)".into()],
             examples_mangled: vec!["__Z1fIiEvv".into(), "__Z1gIxEvv".into()],
             example_patterns: vec!["A<…>::f(…)".into(), "A<…>::g(…)".into()],
+            from: None,
         };
         assert_eq!(o.examples_within(20), ["A<int>::f(int)", "A<…>::g(…)"]);
         let same = Offender {

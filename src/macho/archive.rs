@@ -319,7 +319,7 @@ pub fn read_members_in(file: &MachOFile, offset: u64, len: u64) -> crate::Result
         return Err(file.error(
             ErrorKind::Malformed,
             format!(
-                "archive (file offset {offset:#x}, {len} bytes) runs past the end of the file ({} bytes)",
+                "truncated: archive (file offset {offset:#x}, {len} bytes) runs past the end of the file ({} bytes)",
                 file.len()
             ),
         ));

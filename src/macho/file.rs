@@ -233,7 +233,7 @@ impl MachOFile {
             return Err(self.error(
                 ErrorKind::Malformed,
                 format!(
-                    "{what} (file offset {offset:#x}, {len} bytes) runs past the end of the file ({} bytes)",
+                    "truncated: {what} (file offset {offset:#x}, {len} bytes) runs past the end of the file ({} bytes)",
                     self.len
                 ),
             ));
@@ -349,11 +349,20 @@ impl MachOFile {
                 )
             };
             let arch = arch_name(cputype, cpusubtype);
-            if offset < header_end || offset.checked_add(size).is_none_or(|end| end > self.len) {
+            if offset < header_end {
                 return Err(self.error(
                     ErrorKind::Malformed,
                     format!(
-                        "slice {i} ({arch}) at offset {offset:#x} size {size} is outside the file"
+                        "slice {i} ({arch}) at offset {offset:#x} starts inside the fat_arch table (which ends at {header_end:#x})"
+                    ),
+                ));
+            }
+            if offset.checked_add(size).is_none_or(|end| end > self.len) {
+                return Err(self.error(
+                    ErrorKind::Malformed,
+                    format!(
+                        "truncated: slice {i} ({arch}) at offset {offset:#x}, {size} bytes, runs past the end of the file ({} bytes)",
+                        self.len
                     ),
                 ));
             }
@@ -567,8 +576,9 @@ mod tests {
         let (_f, m) = file_with(&fat);
         let e = m.slices().unwrap_err();
         assert!(
-            e.message
-                .ends_with("slice 0 (arm64e) at offset 0x1000 size 32 is outside the file"),
+            e.message.ends_with(
+                "truncated: slice 0 (arm64e) at offset 0x1000, 32 bytes, runs past the end of the file (96 bytes)"
+            ),
             "{e}"
         );
         // Slice overlapping the fat header itself.
@@ -578,7 +588,7 @@ mod tests {
             m.slices()
                 .unwrap_err()
                 .message
-                .contains("is outside the file")
+                .contains("starts inside the fat_arch table (which ends at 0x28)")
         );
     }
 
@@ -614,6 +624,6 @@ mod tests {
         let (_f, m) = file_with(&[1, 2, 3, 4]);
         assert_eq!(m.read_range(1, 2, "x").unwrap(), [2, 3]);
         let e = m.read_range(2, u64::MAX, "export trie").unwrap_err();
-        assert!(e.message.contains("export trie (file offset 0x2, 18446744073709551615 bytes) runs past the end of the file (4 bytes)"), "{e}");
+        assert!(e.message.contains("truncated: export trie (file offset 0x2, 18446744073709551615 bytes) runs past the end of the file (4 bytes)"), "{e}");
     }
 }

@@ -199,8 +199,10 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
     }
     if u64::from(header.sizeofcmds) > loc.size - SIZEOF_HEADER_64 as u64 {
         return Err(bad(format!(
-            "load commands (sizeofcmds {}) run past the end of the slice",
-            header.sizeofcmds
+            "truncated: load commands (sizeofcmds {}) end at {:#x}, past the end of the slice ({} bytes)",
+            header.sizeofcmds,
+            SIZEOF_HEADER_64 as u64 + u64::from(header.sizeofcmds),
+            loc.size
         )));
     }
     let cmds = file.read_range(
@@ -255,7 +257,9 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
         let range_in_slice = |what: &str, offset: u32, len: u32| -> Result<Option<LinkeditRange>> {
             if u64::from(offset) + u64::from(len) > loc.size {
                 return Err(bad(format!(
-                    "{what} (offset {offset:#x}, {len} bytes) runs past the end of the slice"
+                    "truncated: {what} (offset {offset:#x}, {len} bytes) ends at {:#x}, past the end of the slice ({} bytes)",
+                    u64::from(offset) + u64::from(len),
+                    loc.size
                 )));
             }
             Ok(Some(LinkeditRange { offset, size: len }))
@@ -284,15 +288,23 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                         size: sect.size,
                     });
                 }
-                if seg
-                    .fileoff
-                    .checked_add(seg.filesize)
-                    .is_none_or(|end| end > loc.size)
-                {
-                    return Err(bad(format!(
-                        "segment {} file range runs past the end of the slice",
-                        fixed_name(&seg.segname)
-                    )));
+                match seg.fileoff.checked_add(seg.filesize) {
+                    None => {
+                        return Err(bad(format!(
+                            "segment {} file range (fileoff {:#x}, filesize {:#x}) overflows 64 bits",
+                            fixed_name(&seg.segname),
+                            seg.fileoff,
+                            seg.filesize
+                        )));
+                    }
+                    Some(end) if end > loc.size => {
+                        return Err(bad(format!(
+                            "truncated: segment {} file range ends at {end:#x}, past the end of the slice ({} bytes)",
+                            fixed_name(&seg.segname),
+                            loc.size
+                        )));
+                    }
+                    Some(_) => {}
                 }
                 out.segments.push(Segment {
                     name: fixed_name(&seg.segname),
@@ -355,14 +367,14 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
                 let end = |off: u32, len: u64| u64::from(off).checked_add(len);
                 if end(st.symoff, u64::from(st.nsyms) * 16).is_none_or(|e| e > loc.size) {
                     return Err(bad(format!(
-                        "symbol table ({} entries at offset {:#x}) runs past the end of the slice",
-                        st.nsyms, st.symoff
+                        "truncated: symbol table ({} entries at offset {:#x}) runs past the end of the slice ({} bytes)",
+                        st.nsyms, st.symoff, loc.size
                     )));
                 }
                 if end(st.stroff, st.strsize.into()).is_none_or(|e| e > loc.size) {
                     return Err(bad(format!(
-                        "string table ({} bytes at offset {:#x}) runs past the end of the slice",
-                        st.strsize, st.stroff
+                        "truncated: string table ({} bytes at offset {:#x}) runs past the end of the slice ({} bytes)",
+                        st.strsize, st.stroff, loc.size
                     )));
                 }
                 out.symtab = Some(SymtabRange {

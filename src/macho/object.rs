@@ -94,7 +94,9 @@ pub fn object_weak_definitions(
     }
     let (ncmds, sizeofcmds) = (word(16), u64::from(word(20)));
     if sizeofcmds > size - 32 {
-        return Err(bad("load commands run past the end of the object".into()));
+        return Err(bad(
+            "truncated: load commands run past the end of the object".into(),
+        ));
     }
     let cmds = file.read_range(offset + 32, sizeofcmds, "load commands")?;
     let mut at = 0usize;
@@ -129,10 +131,14 @@ pub fn object_weak_definitions(
     };
     let inside = |off: u32, len: u64| u64::from(off).checked_add(len).is_some_and(|e| e <= size);
     if !inside(symoff, u64::from(nsyms) * 16) {
-        return Err(bad("symbol table runs past the end of the object".into()));
+        return Err(bad(
+            "truncated: symbol table runs past the end of the object".into(),
+        ));
     }
     if !inside(stroff, u64::from(strsize)) {
-        return Err(bad("string table runs past the end of the object".into()));
+        return Err(bad(
+            "truncated: string table runs past the end of the object".into(),
+        ));
     }
     let table = |base: u32, name: &'static str| {
         move |off: u64, len: u64, buf: &mut Vec<u8>| {

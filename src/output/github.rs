@@ -6,7 +6,7 @@
 
 use crate::analysis::check::CheckReport;
 use crate::analysis::report::{DiffReport, ScanReport};
-use crate::output::{fig, signed};
+use crate::output::{RenderOptions, fig, signed_count};
 use std::io::{self, Write};
 
 /// Escapes an annotation message (`%`, CR, LF).
@@ -51,16 +51,17 @@ pub(crate) fn problems(out: &mut dyn Write, title: &str, texts: &[String]) -> io
             "warning",
             title,
             &format!(
-                "{} more problems (see the table output)",
-                texts.len() - MAX_PROBLEMS
+                "{} more (see the table output)",
+                crate::text::count(texts.len() - MAX_PROBLEMS, "problem", "problems")
             ),
         )?;
     }
     Ok(())
 }
 
-/// Renders a check report as workflow commands, ending with the verdict as a plain line.
-pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
+/// Renders a check report as workflow commands, ending with the verdict as a plain line (and
+/// the HTML report's URL, with `--report-url`).
+pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
     let fix = r.fix();
     for img in &r.images {
         let what = format!("{} ({})", img.path, img.arch);
@@ -76,12 +77,19 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
             let mut text = format!("{what}: {}:", r.offenders_caption(img));
             for o in &img.offending_groups {
                 text += &format!("\n  {}: {}", o.key, o.value_text());
+                if let Some(f) = o.from.as_ref().filter(|f| f.objects > 0) {
+                    text += &format!(", from {}", f.object);
+                }
                 for e in o.examples_within(200) {
                     text += &format!("\n    {e}");
                 }
             }
+            let plan = super::story::check_fix(img, super::story::plain);
             text.push_str("\nHow to fix:");
-            for f in &fix {
+            for l in &plan {
+                text += &format!("\n  {}", l.trim_start());
+            }
+            for f in fix.iter().filter(|_| plan.is_empty()) {
                 text += &format!("\n  - {f}");
             }
             annotation(
@@ -113,18 +121,28 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
     }
     let level = if r.passed { "notice" } else { "error" };
     annotation(out, level, "weakscan check", &r.verdict())?;
-    writeln!(out, "weakscan check {}", r.verdict())?;
+    writeln!(out, "weakscan check {}{}", r.verdict(), report_text(opts))?;
     Ok(())
 }
 
+/// `; report: URL` with `--report-url`, else nothing.
+fn report_text(opts: &RenderOptions) -> String {
+    opts.report_url
+        .as_deref()
+        .map(|u| format!("; report: {}", crate::text::escape(u)))
+        .unwrap_or_default()
+}
+
 /// Renders a diff report as workflow commands: per pair of images one `::notice` with the change
-/// in lookups and the groups that moved most (`::warning` when lookups grew), then a plain line.
-pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
+/// in lookups and the groups that moved most (`::warning` when lookups grew), then a plain line
+/// saying what changed: the lookups old → new, the largest change with its object, the fix
+/// (and the HTML report's URL, with `--report-url`).
+pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Result<()> {
     for p in &r.pairs {
         let (o, n) = (p.old.stats().lookups, p.new.stats().lookups);
         let grew = matches!((o, n), (Some(o), Some(n)) if n > o);
         let mut text = format!(
-            "{} → {} ({}): weak-def lookups {} → {}, weak-bound symbols {} → {}; {} groups changed",
+            "{} → {} ({}): weak-def lookups {} → {}, weak-bound symbols {} → {}; {} changed",
             p.old.path,
             p.new.path,
             p.label,
@@ -132,10 +150,20 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             fig(n),
             fig(p.old.weak_bind_symbols),
             fig(p.new.weak_bind_symbols),
-            p.groups_changed
+            crate::text::count(p.groups_changed, "group", "groups")
         );
         for g in p.groups.iter().filter(|g| !g.delta.is_zero()).take(5) {
-            text += &format!("\n  {}: {} lookups", g.key, signed(g.delta.lookups));
+            text += &format!(
+                "\n  {}: {}",
+                g.key,
+                signed_count(g.delta.lookups, "lookup", "lookups")
+            );
+            if let Some(f) = g.from.as_ref().filter(|f| f.objects > 0) {
+                text += &format!(", from {}", f.object);
+            }
+        }
+        for l in super::story::diff_fix(p, Some(&p.fix_plan), super::story::plain) {
+            text += &format!("\n{}", l.trim_start());
         }
         annotation(
             out,
@@ -153,7 +181,12 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             &line,
         )?;
     }
-    writeln!(out, "weakscan diff: {} pairs compared", r.pairs.len())?;
+    writeln!(
+        out,
+        "weakscan diff: {}{}",
+        crate::text::escape(&super::story::diff_summary(r)),
+        report_text(opts)
+    )?;
     Ok(())
 }
 
@@ -179,6 +212,10 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         let line = super::importers::check_line(c, super::importers::plain);
         annotation(out, "warning", "weakscan scan: imports not exported", &line)?;
     }
-    writeln!(out, "weakscan scan: {} images", r.images.len())?;
+    writeln!(
+        out,
+        "weakscan scan: {}",
+        crate::text::count(r.images.len(), "image", "images")
+    )?;
     Ok(())
 }

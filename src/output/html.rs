@@ -235,9 +235,9 @@ fn groups(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         out,
         r#"<section id="groups" aria-labelledby="groups-h"><h2 id="groups-h">Groups by template ({})</h2>
 <label class="search">Search <input type="search" data-table="groups-table" placeholder="filter rows"></label>
-<div class="scroll tall"><table id="groups-table" class="sortable figures"><caption>{} groups{}</caption><thead><tr>{}"#,
+<div class="scroll tall"><table id="groups-table" class="sortable figures"><caption>{}{}</caption><thead><tr>{}"#,
         page.groups.len(),
-        page.groups.len(),
+        crate::text::count(page.groups.len(), "group", "groups"),
         order(page),
         sort_header("template")
     )?;
@@ -278,9 +278,9 @@ fn symbols(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         out,
         r#"<section id="symbols" aria-labelledby="symbols-h"><h2 id="symbols-h">Symbols</h2>
 <label class="search">Search <input type="search" data-table="symbols-table" placeholder="filter rows"></label>
-<div class="scroll tall"><table id="symbols-table" class="sortable figures"><caption>{} of {} symbols shown{}</caption><thead><tr>{}{}"#,
+<div class="scroll tall"><table id="symbols-table" class="sortable figures"><caption>{} of {} shown{}</caption><thead><tr>{}{}"#,
         page.symbols.len(),
-        page.symbols_total,
+        crate::text::count(page.symbols_total, "symbol", "symbols"),
         order(page),
         sort_header("symbol"),
         sort_header("template")

@@ -96,6 +96,10 @@ pub(crate) struct DiffJson<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<ArchSymbols<'a>>,
     demangle_failures: usize,
+    /// `diff --compile-commands`: per image of the new build, its objects and their compile
+    /// commands.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    compile_commands: Vec<ArchVisibility<'a>>,
     /// `diff --importer`: per importer, the exports removed that it still imports.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     importers: &'a [crate::analysis::imports::ImporterNeeds],
@@ -279,6 +283,17 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
             })
             .collect(),
         demangle_failures: report.demangle_failures,
+        compile_commands: report
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                Some(ArchVisibility {
+                    path: &p.new.path,
+                    arch: p.new.arch.as_deref(),
+                    report: p.visibility.as_ref()?,
+                })
+            })
+            .collect(),
         importers: &report.importers,
         importers_skipped: &report.importers_skipped,
     };

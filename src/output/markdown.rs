@@ -2,9 +2,9 @@
 //! pull-request comment or the GitHub job summary (`$GITHUB_STEP_SUMMARY`, where `markdown` and
 //! `github` append it).
 
-use crate::analysis::check::CheckReport;
-use crate::analysis::report::{DiffReport, ScanReport};
-use crate::output::{change, fig, signed, story};
+use crate::analysis::check::{CheckReport, ImageCheck};
+use crate::analysis::report::{DiffReport, PairReport, ScanReport};
+use crate::output::{RenderOptions, change, fig, signed, story};
 use std::io::{self, Write};
 
 /// Longest example shown, in characters.
@@ -24,14 +24,42 @@ pub(crate) fn code(s: &str) -> String {
     }
 }
 
+/// Plain text as Markdown: every character that could start emphasis, a link, an HTML tag or
+/// a code span is backslash-escaped (CommonMark 2.4), and `|` for table cells; an `_` between
+/// two letters or digits is left (it starts no emphasis there: `predicted_weak_lookups`).
+pub(crate) fn text(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let word = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        let intraword = c == '_' && word(i.checked_sub(1)) && word(Some(i + 1));
+        if !intraword
+            && matches!(
+                c,
+                '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '|' | '#' | '~'
+            )
+        {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Plain text safe inside a table cell.
 pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-/// Renders a check report as GitHub-flavoured Markdown (ends with a blank line, so several
-/// reports appended to one summary stay apart).
-pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
+/// Renders a check report as GitHub-flavoured Markdown for a pull-request comment or the job
+/// summary, the story first: the verdict, then per image what failed (each failing budget once,
+/// no bullet list repeating the budget table), its most offending groups with their objects and
+/// the fix; then the link to the HTML report (`--report-url`); then, folded, each image's
+/// figures and budgets. Ends with a blank line.
+pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
     let (mark, word) = if r.passed {
         ("✅", "passed")
     } else {
@@ -46,84 +74,36 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         line += &format!("; baseline {}", code(b));
     }
     writeln!(out, "{line}.\n")?;
+    let mut general_fix = false;
     for img in &r.images {
         writeln!(
             out,
             "### {} {} ({})\n",
             if img.passed { "✅" } else { "❌" },
             code(&img.path),
-            img.arch
+            cell(&img.arch)
         )?;
-        let with_base = img.figures.iter().any(|l| l.baseline.is_some());
-        out.write_all("| figure | total | allowed | counted |".as_bytes())?;
-        out.write_all(if with_base {
-            " baseline (counted) |\n|---|---:|---:|---:|---:|\n".as_bytes()
-        } else {
-            "\n|---|---:|---:|---:|\n".as_bytes()
-        })?;
-        for l in &img.figures {
-            write!(
-                out,
-                "| {} | {} | {} | {} |",
-                l.figure, l.total, l.allowed, l.counted
-            )?;
-            if with_base {
-                write!(
-                    out,
-                    " {} |",
-                    l.baseline.map_or(String::new(), |b| b.to_string())
-                )?;
-            }
-            out.write_all(b"\n")?;
-        }
-        if !img.budgets.is_empty() {
-            out.write_all(
-                "\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes(),
-            )?;
-        }
-        for x in &img.budgets {
-            let title = match &x.pattern {
-                Some(p) => format!("group {}", code(p)),
-                None => x.title(),
+        let headline = story::check_headline(img, code_span);
+        if let Some((first, rest)) = headline.split_first() {
+            // The first line starts with the finding's sentence, which quotes a group pattern
+            // (`v8::internal::*`) as it is: escaped, so it cannot end the bold early.
+            let (sentence, others) = first.split_once("; also exceeded: ").unwrap_or((first, ""));
+            let others = if others.is_empty() {
+                String::new()
+            } else {
+                format!("; also exceeded: {others}")
             };
-            writeln!(
-                out,
-                "| {title} | {} | {} | {} |",
-                cell(&x.value_text()),
-                cell(&x.limit_text()),
-                if x.passed { "✅ pass" } else { "❌ **fail**" }
-            )?;
-        }
-        out.write_all(b"\n")?;
-        for x in img.failures() {
-            writeln!(out, "- ❌ {}", x.message)?;
-        }
-        if img.failures().next().is_some() {
-            out.write_all(b"\n")?;
-        }
-        if !img.offending_groups.is_empty() {
-            writeln!(out, "**{}**\n", capitalize(&r.offenders_caption(img)))?;
-            writeln!(
-                out,
-                "| {} | {} | examples |\n|---|---:|---|",
-                r.group_by.as_str(),
-                img.offender_figure
-            )?;
-            for o in &img.offending_groups {
-                let examples: Vec<String> = o
-                    .examples_within(EXAMPLE_WIDTH)
-                    .iter()
-                    .map(|e| code(e))
-                    .collect();
-                writeln!(
-                    out,
-                    "| {} | {} | {} |",
-                    code(&o.key),
-                    cell(&o.value_text()),
-                    examples.join("<br>")
-                )?;
+            writeln!(out, "**{}{others}**\n", text(sentence))?;
+            for l in rest {
+                writeln!(out, "{}.\n", capitalize(l))?;
             }
-            out.write_all(b"\n")?;
+        }
+        offenders(out, r, img)?;
+        let fix = story::check_fix(img, code_span);
+        if !fix.is_empty() {
+            writeln!(out, "{}\n", fix_paragraph(&fix))?;
+        } else if !img.passed {
+            general_fix = true;
         }
         for n in &img.notes {
             writeln!(out, "> note: {n}\n")?;
@@ -138,15 +118,139 @@ pub fn check(out: &mut dyn Write, r: &CheckReport) -> io::Result<()> {
         )?;
     }
     let fix = r.fix();
-    if !fix.is_empty() {
+    if general_fix {
         out.write_all("**How to fix**\n\n".as_bytes())?;
-        for f in fix {
+        for f in &fix {
             writeln!(out, "- {}", with_code_flags(f))?;
         }
         out.write_all(b"\n")?;
+    } else {
+        // The plan's fix is given: of the general advice, only what it does not say.
+        use crate::analysis::check::{ACCEPT, IMPORTS_FIX};
+        for f in fix.iter().filter(|f| [ACCEPT, IMPORTS_FIX].contains(f)) {
+            writeln!(out, "{}.\n", capitalize(&with_code_flags(f)))?;
+        }
     }
+    report_link(out, opts)?;
+    writeln!(out, "<details><summary>Figures and budgets</summary>\n")?;
+    for img in &r.images {
+        if r.images.len() > 1 {
+            writeln!(out, "#### {} ({})\n", code(&img.path), cell(&img.arch))?;
+        }
+        figures_and_budgets(out, img)?;
+    }
+    writeln!(out, "</details>\n")?;
     raw_names_note(out, r.demangle_failures)?;
     Ok(())
+}
+
+/// Example characters of an offending group in the comment's table.
+const OFFENDER_EXAMPLE_WIDTH: usize = 80;
+
+/// A failing image's offending groups: key, figure, where they come from (when the image is
+/// attributed) and one example.
+fn offenders(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck) -> io::Result<()> {
+    if img.offending_groups.is_empty() {
+        return Ok(());
+    }
+    let from = img.offending_groups.iter().any(|o| o.from.is_some());
+    writeln!(
+        out,
+        "| {} | {} |{} example |\n|---|---:|{}---|",
+        r.group_by.as_str(),
+        img.offender_figure,
+        if from { " from |" } else { "" },
+        if from { "---|" } else { "" }
+    )?;
+    for o in &img.offending_groups {
+        let example = o
+            .examples_within(OFFENDER_EXAMPLE_WIDTH)
+            .first()
+            .map(|e| code(e))
+            .unwrap_or_default();
+        let from_cell = if from {
+            format!(" {} |", from_text(o.from.as_ref()))
+        } else {
+            String::new()
+        };
+        writeln!(
+            out,
+            "| {} | {} |{from_cell} {example} |",
+            code(&o.key),
+            cell(&o.value_text())
+        )?;
+    }
+    writeln!(out, "\n_{}._\n", capitalize(&r.offenders_caption(img)))
+}
+
+/// An image's figures (total, allowed, counted, baseline) and every budget with its result.
+fn figures_and_budgets(out: &mut dyn Write, img: &ImageCheck) -> io::Result<()> {
+    let with_base = img.figures.iter().any(|l| l.baseline.is_some());
+    out.write_all("| figure | total | allowed | counted |".as_bytes())?;
+    out.write_all(if with_base {
+        " baseline (counted) |\n|---|---:|---:|---:|---:|\n".as_bytes()
+    } else {
+        "\n|---|---:|---:|---:|\n".as_bytes()
+    })?;
+    for l in &img.figures {
+        write!(
+            out,
+            "| {} | {} | {} | {} |",
+            l.figure, l.total, l.allowed, l.counted
+        )?;
+        if with_base {
+            write!(
+                out,
+                " {} |",
+                l.baseline.map_or(String::new(), |b| b.to_string())
+            )?;
+        }
+        out.write_all(b"\n")?;
+    }
+    if !img.budgets.is_empty() {
+        out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
+    }
+    for x in &img.budgets {
+        let title = match &x.pattern {
+            Some(p) => format!("group {}", code(p)),
+            None => x.title(),
+        };
+        writeln!(
+            out,
+            "| {title} | {} | {} | {} |",
+            cell(&x.value_text()),
+            cell(&x.limit_text()),
+            if x.passed { "✅ pass" } else { "❌ **fail**" }
+        )?;
+    }
+    out.write_all(b"\n")
+}
+
+/// The link to the HTML report, when `--report-url` gave one.
+pub(crate) fn report_link(out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+    match &opts.report_url {
+        Some(url) => writeln!(out, "📄 [The HTML report]({})\n", link_target(url)),
+        None => Ok(()),
+    }
+}
+
+/// A URL as a Markdown link destination: in angle brackets (CommonMark 6.3), so spaces and
+/// parentheses cannot end it early; `<`, `>` and line breaks, which cannot appear there, are
+/// percent-encoded.
+fn link_target(url: &str) -> String {
+    let mut s = String::with_capacity(url.len() + 2);
+    s.push('<');
+    for c in url.chars() {
+        match c {
+            '<' => s.push_str("%3C"),
+            '>' => s.push_str("%3E"),
+            '\n' => s.push_str("%0A"),
+            '\r' => s.push_str("%0D"),
+            c => s.push(c),
+        }
+    }
+    s.push('>');
+    s
 }
 
 fn capitalize(s: &str) -> String {
@@ -223,108 +327,36 @@ fn from_text(from: Option<&crate::analysis::group::GroupFrom>) -> String {
 }
 
 /// Renders a diff report as GitHub-flavoured Markdown for a pull-request comment or the job
-/// summary: a headline with the change in lookups and the group that moved most, then per pair of
-/// images the figures and the groups that changed most (ends with a blank line).
-pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
+/// summary, the story first: a headline with the change in lookups; per pair of images the
+/// group that moved most with its object, the groups that changed most with theirs, and the
+/// fix; the link to the HTML report (`--report-url`); then, folded, each pair's figures. Ends
+/// with a blank line.
+pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Result<()> {
     let (mut old, mut new) = (0usize, 0usize);
     for p in &r.pairs {
         old += p.old.stats().lookups.unwrap_or(0);
         new += p.new.stats().lookups.unwrap_or(0);
     }
-    let top = r
-        .pairs
-        .iter()
-        .flat_map(|p| p.groups.iter())
-        .filter(|g| !g.delta.is_zero())
-        .max_by_key(|g| g.delta.lookups.unwrap_or(0).unsigned_abs());
     let percent = crate::analysis::diff::percent_change(Some(old), Some(new))
         .map_or_else(|| "new".to_string(), |p| format!("{p:+.1}%"));
+    let lookups = |n: usize| crate::text::count(n, "weak-def lookup", "weak-def lookups");
     let headline = match new.cmp(&old) {
         std::cmp::Ordering::Equal => format!("weak-def lookups unchanged ({old})"),
         std::cmp::Ordering::Greater => format!(
-            "this change adds {} weak-def lookups ({old} → {new}, {percent})",
-            new - old
+            "this change adds {} ({old} → {new}, {percent})",
+            lookups(new - old)
         ),
         std::cmp::Ordering::Less => format!(
-            "this change removes {} weak-def lookups ({old} → {new}, {percent})",
-            old - new
+            "this change removes {} ({old} → {new}, {percent})",
+            lookups(old - new)
         ),
     };
     writeln!(out, "## weakscan diff: {headline}\n")?;
-    if let Some(g) = top {
-        writeln!(
-            out,
-            "Largest change: {} {} lookups{}.\n",
-            code(&g.key),
-            signed(g.delta.lookups),
-            g.from
-                .as_ref()
-                .filter(|f| f.objects > 0)
-                .map(|f| format!(", from {}", code(&f.object)))
-                .unwrap_or_default()
-        )?;
-    }
     for p in &r.pairs {
-        let fix = story::diff_fix(p, Some(&p.fix_plan), code_span);
-        if !fix.is_empty() {
-            writeln!(out, "{}\n", fix_paragraph(&fix))?;
+        if r.pairs.len() > 1 {
+            writeln!(out, "### {}: {}\n", cell(&p.label), story::diff_lookups(p))?;
         }
-    }
-    for p in &r.pairs {
-        writeln!(
-            out,
-            "### {} → {} ({})\n",
-            code(&p.old.path),
-            code(&p.new.path),
-            cell(&p.label)
-        )?;
-        writeln!(out, "| figure | old | new | change |\n|---|---:|---:|---:|")?;
-        for (name, a, b) in [
-            (
-                "weak-def exports",
-                p.old.weak_def_exports,
-                p.new.weak_def_exports,
-            ),
-            (
-                "weak-bind sites",
-                p.old.weak_bind_sites,
-                p.new.weak_bind_sites,
-            ),
-            (
-                "weak-bound symbols",
-                p.old.weak_bind_symbols,
-                p.new.weak_bind_symbols,
-            ),
-            (
-                "weak-def lookups",
-                p.old.stats().lookups,
-                p.new.stats().lookups,
-            ),
-        ] {
-            writeln!(
-                out,
-                "| {name} | {} | {} | {} |",
-                fig(a),
-                fig(b),
-                change(a, b)
-            )?;
-        }
-        out.write_all(b"\n")?;
-        let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
-        if p.groups_changed == 0 {
-            writeln!(out, "No group changed.\n")?;
-            continue;
-        }
-        group_deltas(out, r.group_by.as_str(), &changed)?;
-        if changed.len() < p.groups_changed {
-            writeln!(
-                out,
-                "\n{} of {} changed groups shown.",
-                changed.len(),
-                p.groups_changed
-            )?;
-        }
-        out.write_all(b"\n")?;
+        pair_story(out, r, p)?;
     }
     for (side, list) in [("old", &r.only_old), ("new", &r.only_new)] {
         for s in list {
@@ -344,7 +376,95 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport) -> io::Result<()> {
             super::importers::Style::Markdown(&|s| code(s)),
         )?;
     }
+    report_link(out, opts)?;
+    writeln!(out, "<details><summary>Figures of each build</summary>\n")?;
+    for p in &r.pairs {
+        pair_figures(out, p)?;
+    }
+    writeln!(out, "</details>\n")?;
+    raw_names_note(out, r.demangle_failures)?;
     Ok(())
+}
+
+/// One pair's story: the group that moved most with its object, the groups that changed most,
+/// and the fix.
+fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result<()> {
+    let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
+    if let Some(g) = changed.first() {
+        writeln!(
+            out,
+            "Largest change: {} {}{}.\n",
+            code(&g.key),
+            crate::output::signed_count(g.delta.lookups, "lookup", "lookups"),
+            g.from
+                .as_ref()
+                .filter(|f| f.objects > 0)
+                .map(|f| format!(", from {}", code(&f.object)))
+                .unwrap_or_default()
+        )?;
+    }
+    if p.groups_changed == 0 {
+        writeln!(out, "No group changed.\n")?;
+    } else if !changed.is_empty() {
+        group_deltas(out, r.group_by.as_str(), &changed)?;
+        if changed.len() < p.groups_changed {
+            writeln!(
+                out,
+                "\n{} of {} shown.",
+                changed.len(),
+                crate::text::count(p.groups_changed, "changed group", "changed groups")
+            )?;
+        }
+        out.write_all(b"\n")?;
+    }
+    let fix = story::diff_fix(p, Some(&p.fix_plan), code_span);
+    if !fix.is_empty() {
+        writeln!(out, "{}\n", fix_paragraph(&fix))?;
+    }
+    Ok(())
+}
+
+/// One pair's paths and figures, old and new.
+fn pair_figures(out: &mut dyn Write, p: &PairReport) -> io::Result<()> {
+    writeln!(
+        out,
+        "**{} → {} ({})**\n",
+        code(&p.old.path),
+        code(&p.new.path),
+        cell(&p.label)
+    )?;
+    writeln!(out, "| figure | old | new | change |\n|---|---:|---:|---:|")?;
+    for (name, a, b) in [
+        (
+            "weak-def exports",
+            p.old.weak_def_exports,
+            p.new.weak_def_exports,
+        ),
+        (
+            "weak-bind sites",
+            p.old.weak_bind_sites,
+            p.new.weak_bind_sites,
+        ),
+        (
+            "weak-bound symbols",
+            p.old.weak_bind_symbols,
+            p.new.weak_bind_symbols,
+        ),
+        (
+            "weak-def lookups",
+            p.old.stats().lookups,
+            p.new.stats().lookups,
+        ),
+    ] {
+        writeln!(
+            out,
+            "| {name} | {} | {} | {} |",
+            fig(a),
+            fig(b),
+            change(a, b)
+        )?;
+    }
+    out.write_all(b"\n")
 }
 
 /// Candidates the fix plan table shows at most.
@@ -401,10 +521,13 @@ fn fix_paragraph(lines: &[String]) -> String {
     for (i, l) in lines.iter().enumerate() {
         let l = l.trim_start();
         if i == 0 {
-            text.push_str(&format!(
-                "**Fix:** {}",
-                l.strip_prefix("fix: ").unwrap_or(l)
-            ));
+            match l.strip_prefix("fix what remains: ") {
+                Some(rest) => text.push_str(&format!("**Fix what remains:** {rest}")),
+                None => text.push_str(&format!(
+                    "**Fix:** {}",
+                    l.strip_prefix("fix: ").unwrap_or(l)
+                )),
+            }
         } else {
             text.push_str(&format!("<br>\n{l}"));
         }
@@ -472,9 +595,9 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
         if img.groups.len() < img.groups_total {
             writeln!(
                 out,
-                "\n{} of {} groups shown.",
+                "\n{} of {} shown.",
                 img.groups.len(),
-                img.groups_total
+                crate::text::count(img.groups_total, "group", "groups")
             )?;
         }
         out.write_all(b"\n")?;
@@ -506,6 +629,18 @@ mod tests {
 
     /// Fuzz-audit finding: a name with a run of two backticks closed a double-backtick span and
     /// let the rest render as a link.
+    #[test]
+    fn text_cannot_start_emphasis_links_or_tags() {
+        assert_eq!(
+            super::text("groups matching v8::internal::* have 90 weak_bind_symbols"),
+            "groups matching v8::internal::\\* have 90 weak_bind_symbols"
+        );
+        assert_eq!(
+            super::text("_a_ [x](y) <b> `c`"),
+            "\\_a\\_ \\[x\\](y) \\<b\\> \\`c\\`"
+        );
+    }
+
     #[test]
     fn code_spans_cannot_be_closed_by_the_name() {
         assert_eq!(code("v8::A<int>"), "`v8::A<int>`");

@@ -4,6 +4,7 @@
 //! imports [`crate::gate`].
 
 pub mod baseline;
+pub mod comment;
 pub mod github;
 pub mod html;
 pub mod importers;
@@ -33,6 +34,15 @@ pub(crate) fn fig(v: Option<usize>) -> String {
 /// A signed change (`+60`, `-3`), or [`NOT_AVAILABLE`].
 pub(crate) fn signed(d: Option<i64>) -> String {
     d.map_or_else(|| NOT_AVAILABLE.to_string(), |d| format!("{d:+}"))
+}
+
+/// A signed change with its noun (`+60 lookups`, `-1 lookup`), or `n/a lookups`.
+pub(crate) fn signed_count(d: Option<i64>, one: &str, many: &str) -> String {
+    match d {
+        Some(d) if d.unsigned_abs() == 1 => format!("{d:+} {one}"),
+        Some(d) => format!("{d:+} {many}"),
+        None => format!("{NOT_AVAILABLE} {many}"),
+    }
 }
 
 /// The change from `old` to `new` with its percentage (`+60 (+72.3%)`, `+5 (new)`, `0`), or

@@ -85,9 +85,9 @@ fn tables(
         }
         writeln!(
             out,
-            "process ({}): {} images, {} on disk, {} searched for weak definitions, {} outside (shared cache, not read)",
+            "process ({}): {}, {} on disk, {} searched for weak definitions, {} outside (shared cache, not read)",
             p.arch,
-            p.images.len(),
+            crate::text::count(p.images.len(), "image", "images"),
             p.images_on_disk,
             p.images_searched,
             p.images_outside
@@ -156,7 +156,11 @@ fn tables(
             writeln!(out, "slows every lookup: {}", slows(&i.image, i))?;
         }
         if !p.problems.is_empty() {
-            writeln!(out, "\n{} problems:", p.problems.len())?;
+            writeln!(
+                out,
+                "\n{}:",
+                crate::text::count(p.problems.len(), "problem", "problems")
+            )?;
             for pr in &p.problems {
                 writeln!(out, "  {pr}")?;
             }
@@ -171,9 +175,12 @@ fn tables(
 /// The finding on an image that [`slowing`] lists, after `image` (as each format shows it).
 fn slows(image: &str, c: &crate::analysis::coalesce::ImageCost) -> String {
     format!(
-        "{image} exports {} weak definitions and none wins another image's lookup; hidden visibility (or an export list) would save {} trie probes",
-        fig(c.weak_definitions),
-        c.saved_probes_if_hidden
+        "{image} exports {} and none wins another image's lookup; hidden visibility (or an export list) would save {}",
+        match c.weak_definitions {
+            Some(n) => crate::text::count(n, "weak definition", "weak definitions"),
+            None => format!("{} weak definitions", fig(None)),
+        },
+        crate::text::count(c.saved_probes_if_hidden, "trie probe", "trie probes")
     )
 }
 
@@ -209,9 +216,9 @@ pub fn markdown(
         )?;
         writeln!(
             out,
-            "{} images: {} on disk, {} searched for weak definitions, {} outside (shared cache, not read).
+            "{}: {} on disk, {} searched for weak definitions, {} outside (shared cache, not read).
 ",
-            p.images.len(),
+            crate::text::count(p.images.len(), "image", "images"),
             p.images_on_disk,
             p.images_searched,
             p.images_outside
@@ -302,7 +309,11 @@ pub fn markdown(
             writeln!(out, "- slows every lookup: {}", slows(&code(&c.image), c))?;
         }
         if !p.problems.is_empty() {
-            writeln!(out, "\n{} problems:\n", p.problems.len())?;
+            writeln!(
+                out,
+                "\n{}:\n",
+                crate::text::count(p.problems.len(), "problem", "problems")
+            )?;
             for pr in &p.problems {
                 writeln!(out, "- {}", md(pr))?;
             }
@@ -327,23 +338,23 @@ pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
     for p in processes {
         let main = p.images.first().map_or("", |c| c.image.as_str());
         let mut text = format!(
-            "{main} ({}): {} images ({} on disk, {} searched), {} weak-def lookups, {} trie probes, {} names defined by several images; estimated probe time {:.1}–{:.1} ms (an estimate, docs/process.md)",
+            "{main} ({}): {} ({} on disk, {} searched), {}, {}, {} defined by several images; estimated probe time {:.1}–{:.1} ms (an estimate, docs/process.md)",
             p.arch,
-            p.images.len(),
+            crate::text::count(p.images.len(), "image", "images"),
             p.images_on_disk,
             p.images_searched,
-            p.lookups,
-            p.trie_probes,
-            p.duplicated_names,
+            crate::text::count(p.lookups, "weak-def lookup", "weak-def lookups"),
+            crate::text::count(p.trie_probes, "trie probe", "trie probes"),
+            crate::text::count(p.duplicated_names, "name", "names"),
             p.estimated_ms.0,
             p.estimated_ms.1
         );
         for g in p.duplicate_groups.iter().take(5) {
             text += &format!(
-                "\n  {}: {} symbols, {} lookups, defined by {}; winner {}",
+                "\n  {}: {}, {}, defined by {}; winner {}",
                 g.template,
-                g.symbols,
-                g.lookups,
+                crate::text::count(g.symbols, "symbol", "symbols"),
+                crate::text::count(g.lookups, "lookup", "lookups"),
                 g.images.join(", "),
                 g.winners.join(", ")
             );
@@ -367,7 +378,11 @@ pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
         }
         super::github::problems(out, "weakscan scan: problem", &p.problems)?;
     }
-    writeln!(out, "weakscan scan: {} processes", processes.len())?;
+    writeln!(
+        out,
+        "weakscan scan: {}",
+        crate::text::count(processes.len(), "process", "processes")
+    )?;
     Ok(())
 }
 

@@ -217,9 +217,9 @@ fn tables(out: &mut dyn Write, r: &ProcessDiffReport, w: Option<u16>) -> io::Res
         for d in shown.iter().filter(|d| !d.groups.is_empty()) {
             writeln!(
                 out,
-                "\n{}: {} groups changed (by {})",
+                "\n{}: {} changed (by {})",
                 d.image,
-                d.groups_changed,
+                crate::text::count(d.groups_changed, "group", "groups"),
                 r.group_by.as_str()
             )?;
             let groups: Vec<_> = d.groups.iter().collect();
@@ -241,7 +241,11 @@ fn tables(out: &mut dyn Write, r: &ProcessDiffReport, w: Option<u16>) -> io::Res
         }
         for (side, problems) in [("old", &p.old_problems), ("new", &p.new_problems)] {
             if !problems.is_empty() {
-                writeln!(out, "\n{} problems in the {side} version:", problems.len())?;
+                writeln!(
+                    out,
+                    "\n{} in the {side} version:",
+                    crate::text::count(problems.len(), "problem", "problems")
+                )?;
                 for pr in problems {
                     writeln!(out, "  {pr}")?;
                 }
@@ -329,7 +333,8 @@ pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
         if problems > 0 {
             writeln!(
                 out,
-                "{problems} problems loading the processes (see the table output).\n"
+                "{} loading the processes (see the table output).\n",
+                crate::text::count(problems, "problem", "problems")
             )?;
         }
     }
@@ -384,10 +389,17 @@ pub fn github(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                 arrow(&d.unused_weak_definitions)
             );
             for g in d.groups.iter().take(5) {
-                text += &format!("\n  {}: {} lookups", g.key, signed(g.delta.lookups));
+                text += &format!(
+                    "\n  {}: {}",
+                    g.key,
+                    super::signed_count(g.delta.lookups, "lookup", "lookups")
+                );
             }
             if d.groups_changed > 5 {
-                text += &format!("\n  … {} groups changed in all", d.groups_changed);
+                text += &format!(
+                    "\n  … {} changed in all",
+                    crate::text::count(d.groups_changed, "group", "groups")
+                );
             }
             annotation(
                 out,
@@ -423,8 +435,9 @@ pub fn github(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
     }
     writeln!(
         out,
-        "weakscan diff: {} processes compared, {changed} images changed",
-        r.processes.len()
+        "weakscan diff: {} compared, {} changed",
+        crate::text::count(r.processes.len(), "process", "processes"),
+        crate::text::count(changed, "image", "images")
     )?;
     Ok(())
 }

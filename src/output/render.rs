@@ -17,7 +17,7 @@ use crate::analysis::verify::VerifyReport;
 use std::io::{self, Write};
 
 /// How a run renders its reports, beyond the format: what the global flags say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RenderOptions {
     /// Columns a table report is fitted to, every line of it (`output::table`: cells wrapped
     /// where names nest, never inside an identifier): `--width`, else the terminal's when the
@@ -28,6 +28,9 @@ pub struct RenderOptions {
     /// demangles ([`crate::analysis::demangle::Demangled`]), since grouping by symbol groups by
     /// the name shown.
     pub names: NameStyle,
+    /// `--report-url`: where the HTML report of the run is (`diff` and `check`), linked by
+    /// the Markdown after the fix and named by the github summary line.
+    pub report_url: Option<String>,
 }
 
 /// `--format`: how a report is written. Not every command writes every format: `verify`
@@ -92,7 +95,7 @@ impl Render for ScanReport<'_> {
         json::scan(out, self)
     }
     fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        markdown::scan(out, self)
+        fitted(out, |buf| markdown::scan(buf, self))
     }
     fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         github::scan(out, self)
@@ -106,11 +109,11 @@ impl Render for DiffReport {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         json::diff(out, self)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        markdown::diff(out, self)
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, |buf| markdown::diff(buf, self, opts))
     }
-    fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        github::diff(out, self)
+    fn github(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        github::diff(out, self, opts)
     }
 }
 
@@ -130,11 +133,11 @@ impl Render for CheckReport {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         json::check(out, self)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        markdown::check(out, self)
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, |buf| markdown::check(buf, self, opts))
     }
-    fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        github::check(out, self)
+    fn github(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        github::check(out, self, opts)
     }
 }
 
@@ -145,8 +148,11 @@ impl Render for ProcessDiffReport {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process_diff::json(out, self)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        process_diff::markdown(out, self)
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, |buf| {
+            process_diff::markdown(buf, self)?;
+            markdown::report_link(buf, opts)
+        })
     }
     fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process_diff::github(out, self)
@@ -161,8 +167,20 @@ impl Render for TrendReport {
         trend::json(out, self)
     }
     fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        trend::markdown(out, self)
+        fitted(out, |buf| trend::markdown(buf, self))
     }
+}
+
+/// Writes the Markdown `render` writes, cut to one pull-request comment
+/// ([`super::comment::fit`]): every Markdown report is one.
+fn fitted(
+    out: &mut dyn Write,
+    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = Vec::new();
+    render(&mut buf)?;
+    let text = String::from_utf8_lossy(&buf);
+    out.write_all(super::comment::fit(&text, super::comment::COMMENT_BUDGET).as_bytes())
 }
 
 /// The processes of one input (one per arch), with how many duplicate groups to show.
@@ -181,7 +199,7 @@ impl Render for Processes<'_> {
         process::json(out, self.reports)
     }
     fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        process::markdown(out, self.reports, self.top)
+        fitted(out, |buf| process::markdown(buf, self.reports, self.top))
     }
     fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process::github(out, self.reports)

@@ -12,11 +12,13 @@
 //! ```
 
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
+use crate::analysis::check::{Figure, ImageCheck};
 use crate::analysis::diff::percent_change;
 use crate::analysis::fix_plan::{Candidate, FixPlan};
 use crate::analysis::group::{Group, GroupFrom};
-use crate::analysis::report::{ImageSummary, PairReport};
+use crate::analysis::report::{DiffReport, ImageSummary, PairReport};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
+use crate::text::count;
 
 /// How names are set in the text: as they are (a terminal) or as Markdown code spans.
 pub type Quote = fn(&str) -> String;
@@ -37,12 +39,19 @@ pub fn scan_headline(s: &ImageSummary, top: Option<&Group>, q: Quote) -> Vec<Str
         (Some(0), _) | (None, Some(0)) => {
             "no weak-def lookups: nothing for dyld to coalesce".into()
         }
-        (Some(l), Some(b)) => format!("{l} weak-def lookups {seen}, from {b} weak-bound symbols"),
-        (Some(l), None) => format!("{l} weak-def lookups {seen}"),
+        (Some(l), Some(b)) => format!(
+            "{} {seen}, from {}",
+            count(l, "weak-def lookup", "weak-def lookups"),
+            count(b, "weak-bound symbol", "weak-bound symbols")
+        ),
+        (Some(l), None) => format!("{} {seen}", count(l, "weak-def lookup", "weak-def lookups")),
         (None, b) => format!("{} weak-bound symbols", crate::output::fig(b)),
     };
     if let Some(e) = s.weak_def_exports.filter(|_| lookups == Some(0)) {
-        first.push_str(&format!(" ({e} weak-def exports)"));
+        first.push_str(&format!(
+            " ({})",
+            count(e, "weak-def export", "weak-def exports")
+        ));
     }
     let mut lines = vec![first];
     if let Some(g) = top.filter(|g| g.stats.lookups.unwrap_or(0) > 0) {
@@ -59,11 +68,7 @@ pub fn scan_headline(s: &ImageSummary, top: Option<&Group>, q: Quote) -> Vec<Str
 /// The headline of one pair of a diff: the lookups' change, and the largest group change with
 /// its object.
 pub fn diff_headline(p: &PairReport, q: Quote) -> Vec<String> {
-    let (o, n) = (p.old.stats().lookups, p.new.stats().lookups);
-    let mut line = match (o, n) {
-        (Some(o), Some(n)) => format!("weak-def lookups {o} → {n} ({})", change_text(o, n)),
-        _ => "weak-def lookups: n/a".to_string(),
-    };
+    let mut line = diff_lookups(p);
     if let Some(g) = p.groups.iter().find(|g| !g.delta.is_zero()) {
         line.push_str(&format!(
             "; largest change: {} {}{}",
@@ -73,6 +78,14 @@ pub fn diff_headline(p: &PairReport, q: Quote) -> Vec<String> {
         ));
     }
     vec![line]
+}
+
+/// The lookups' change of one pair of a diff: `weak-def lookups 6822 → 1886 (-4936, -72%)`.
+pub fn diff_lookups(p: &PairReport) -> String {
+    match (p.old.stats().lookups, p.new.stats().lookups) {
+        (Some(o), Some(n)) => format!("weak-def lookups {o} → {n} ({})", change_text(o, n)),
+        _ => "weak-def lookups: n/a".to_string(),
+    }
 }
 
 /// `−4936, −72%` (`+5` when the old figure is 0).
@@ -101,14 +114,28 @@ pub fn scan_fix(
     visibility: Option<&VisibilityReport>,
     q: Quote,
 ) -> Vec<String> {
+    let total = s.stats().lookups.unwrap_or(0);
+    plan_fix(total, plan, visibility, "fix plan below the groups", q)
+}
+
+/// The `fix:` block of a fix plan of an image of `total` lookups: its best candidate, the
+/// objects it is most in (or what the compile database says of them), the next candidates
+/// (`more` says where the rest are) and, for a library, how to keep an API exported.
+fn plan_fix(
+    total: usize,
+    plan: &FixPlan,
+    visibility: Option<&VisibilityReport>,
+    more: &str,
+    q: Quote,
+) -> Vec<String> {
     let Some(best) = plan.candidates.first().filter(|c| c.hidden.lookups > 0) else {
         return Vec::new();
     };
-    let total = s.stats().lookups.unwrap_or(0).max(1);
+    let total = total.max(1);
     let mut lines = vec![format!(
-        "fix: {}: -{} lookups ({}%), about {}",
+        "fix: {}: -{} ({}%), about {}",
         change_of(best, q),
-        best.hidden.lookups,
+        count(best.hidden.lookups, "lookup", "lookups"),
         best.hidden.lookups * 100 / total,
         ms_range(best.hidden.estimated_ms)
     )];
@@ -120,10 +147,7 @@ pub fn scan_fix(
         .map(|c| format!("{} -{}", q(&c.library), c.hidden.lookups))
         .collect();
     if !next.is_empty() {
-        lines.push(format!(
-            "next: {} (fix plan below the groups)",
-            next.join(", ")
-        ));
+        lines.push(format!("next: {} ({more})", next.join(", ")));
     }
     if is_library(best) && best.other_exports > 0 {
         lines.push(format!(
@@ -147,11 +171,16 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
     if n <= o {
         // Nothing grew: what still leaks in the new build, if anything.
         return best.map_or_else(Vec::new, |b| {
-            indent(vec![format!(
-                "fix what remains: {}: -{} of the new build's {n} lookups",
+            let mut lines = vec![format!(
+                "fix what remains: {}: -{} of the new build's {}",
                 change_of(b, q),
-                b.hidden.lookups
-            )])
+                b.hidden.lookups,
+                count(n, "lookup", "lookups")
+            )];
+            if p.visibility.is_some() {
+                lines.extend(objects_line(b, p.visibility.as_ref(), q));
+            }
+            indent(lines)
         });
     }
     let grown = p
@@ -161,32 +190,42 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
         .find_map(|g| Some((g, g.from.as_ref().filter(|f| f.objects > 0)?)));
     let mut lines = Vec::new();
     match grown {
-        Some((g, f)) => lines.push(format!(
-            "fix: compile {} with {}: it brought {} {}",
-            q(library_of(&f.object)),
-            q("-fvisibility=hidden"),
-            q(&g.key),
-            crate::output::signed(g.delta.lookups)
-        )),
+        Some((g, f)) => {
+            lines.push(format!(
+                "fix: compile {} with {}: it brought {} {}",
+                q(library_of(&f.object)),
+                q("-fvisibility=hidden"),
+                q(&g.key),
+                crate::output::signed(g.delta.lookups)
+            ));
+            // What `--compile-commands` says of that object.
+            let compiled = p
+                .visibility
+                .as_ref()
+                .and_then(|v| v.objects.iter().find(|o| o.object == f.object));
+            if let Some(o) = compiled {
+                lines.push(compiled_line(&o.source, &o.compiled, q));
+            }
+        }
         None => lines.push(format!(
-            "fix: compile the new weak definitions with {} (+{} lookups)",
+            "fix: compile the new weak definitions with {} (+{})",
             q("-fvisibility=hidden"),
-            n - o
+            count(n - o, "lookup", "lookups")
         )),
     }
     if let Some(best) = best {
         let same = grown.is_some_and(|(_, f)| library_of(&f.object) == best.library);
         lines.push(if same {
             format!(
-                "in the new build that saves -{} lookups, about {}",
-                best.hidden.lookups,
+                "in the new build that saves -{}, about {}",
+                count(best.hidden.lookups, "lookup", "lookups"),
                 ms_range(best.hidden.estimated_ms)
             )
         } else {
             format!(
-                "the new build's fix plan starts with: {}: -{} lookups",
+                "the new build's fix plan starts with: {}: -{}",
                 change_of(best, q),
-                best.hidden.lookups
+                count(best.hidden.lookups, "lookup", "lookups")
             )
         });
     }
@@ -288,6 +327,142 @@ fn indent(mut lines: Vec<String>) -> Vec<String> {
         l.insert_str(0, "     ");
     }
     lines
+}
+
+/// The headline of one checked image: the first budget it exceeds (the finding's own sentence)
+/// and the others by name, or that every budget holds; then its most offending group with its
+/// object. Empty when the image has no budget (`check --importer` alone).
+pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
+    if img.budgets.is_empty() {
+        return Vec::new(); // only importers checked: the verdict says how they fared
+    }
+    let mut failures = img.failures();
+    let Some(first) = failures.next() else {
+        let figures: Vec<String> = img
+            .figures
+            .iter()
+            .map(|l| format!("{} {}", l.figure, l.counted))
+            .collect();
+        return vec![format!(
+            "{} {} ({})",
+            count(img.budgets.len(), "budget", "budgets"),
+            if img.budgets.len() == 1 {
+                "holds"
+            } else {
+                "hold"
+            },
+            figures.join(", ")
+        )];
+    };
+    let mut line = first.message.clone();
+    // The other failing budgets by title, each once (an increase given as a count and as a
+    // percentage is one title).
+    let mut others: Vec<(String, usize)> = Vec::new();
+    for f in failures {
+        let title = match &f.pattern {
+            Some(p) => format!("group {}", q(p)),
+            None => f.title(),
+        };
+        match others.iter_mut().find(|(t, _)| *t == title) {
+            Some((_, n)) => *n += 1,
+            None => others.push((title, 1)),
+        }
+    }
+    if !others.is_empty() {
+        let list: Vec<String> = others
+            .iter()
+            .map(|(t, n)| {
+                if *n > 1 {
+                    format!("{t} (×{n})")
+                } else {
+                    t.clone()
+                }
+            })
+            .collect();
+        line.push_str(&format!("; also exceeded: {}", list.join(", ")));
+    }
+    let mut lines = vec![line];
+    if let Some(o) = img.offending_groups.first() {
+        let what = if o.baseline.is_some() {
+            "largest change"
+        } else {
+            "largest"
+        };
+        lines.push(format!(
+            "{what}: {} {}{}",
+            q(&o.key),
+            o.value_text(),
+            from_text(o.from.as_ref(), q)
+        ));
+    }
+    lines
+}
+
+/// The `fix:` block of a failing checked binary, from its fix plan; empty when it has none
+/// (a process, or nothing to hide), where the report falls back to the general advice.
+pub fn check_fix(img: &ImageCheck, q: Quote) -> Vec<String> {
+    let Some(plan) = &img.fix_plan else {
+        return Vec::new();
+    };
+    let total = img
+        .figures
+        .iter()
+        .find(|l| l.figure == Figure::PredictedWeakLookups)
+        .map_or(0, |l| l.total);
+    plan_fix(total, plan, None, "`weakscan scan` lists the whole plan", q)
+}
+
+/// One line saying what a diff changed, for the end of its GitHub annotations: the lookups
+/// old → new over every pair, the largest group change with its object, and the first line of
+/// the fix; `no pairs compared` when the builds share no image.
+pub fn diff_summary(r: &DiffReport) -> String {
+    let Some(first) = r.pairs.first() else {
+        return "no pairs compared".into();
+    };
+    if r.pairs.len() == 1 {
+        let mut line = diff_headline(first, plain).join("; ");
+        if let Some(fix) = diff_fix(first, Some(&first.fix_plan), plain).first() {
+            line.push_str(&format!("; {}", short_fix(fix)));
+        }
+        return line;
+    }
+    let (mut old, mut new) = (0usize, 0usize);
+    for p in &r.pairs {
+        old += p.old.stats().lookups.unwrap_or(0);
+        new += p.new.stats().lookups.unwrap_or(0);
+    }
+    let mut line = format!(
+        "{}: weak-def lookups {old} → {new} ({})",
+        count(r.pairs.len(), "pair", "pairs"),
+        change_text(old, new)
+    );
+    let top = r
+        .pairs
+        .iter()
+        .flat_map(|p| p.groups.iter().map(move |g| (p, g)))
+        .filter(|(_, g)| !g.delta.is_zero())
+        .max_by_key(|(_, g)| g.delta.lookups.unwrap_or(0).unsigned_abs());
+    if let Some((p, g)) = top {
+        line.push_str(&format!(
+            "; largest change: {} {} in {}{}",
+            g.key,
+            crate::output::signed(g.delta.lookups.or(g.delta.weak_bound_symbols)),
+            p.label,
+            from_text(g.from.as_ref(), plain)
+        ));
+        if let Some(fix) = diff_fix(p, Some(&p.fix_plan), plain).first() {
+            line.push_str(&format!("; {}", short_fix(fix)));
+        }
+    }
+    line
+}
+
+/// The first line of a diff's fix without what the line before it says already (the group
+/// it brought).
+fn short_fix(line: &str) -> &str {
+    let line = line.trim_start();
+    line.split_once(": it brought ")
+        .map_or(line, |(fix, _)| fix)
 }
 
 /// `scan --importer`: per candidate of `plan` whose weak definitions an importer imports, one

@@ -12,16 +12,6 @@ use std::io::{self, Write};
 /// Renders `weakscan check`.
 pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
     wrap::lines(out, opts.width, |out| {
-        let mut sources = Vec::new();
-        if let Some(p) = &r.policy {
-            sources.push(format!("policy {p}"));
-        }
-        if let Some(b) = &r.baseline {
-            sources.push(format!("baseline {b}"));
-        }
-        if !sources.is_empty() {
-            writeln!(out, "{}\n", sources.join(", "))?;
-        }
         for img in &r.images {
             image(out, r, img, opts.width)?;
         }
@@ -42,6 +32,10 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             out.write_all(b"\n")?;
         }
         demangle_note(out, r.demangle_failures)?;
+        // Where the budgets came from, labelled, just above the verdict (the last line).
+        if let Some(from) = r.sources() {
+            writeln!(out, "budgets from: {from}")?;
+        }
         writeln!(out, "weakscan check {}", r.verdict())
     })
 }

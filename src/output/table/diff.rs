@@ -87,8 +87,8 @@ fn pair(out: &mut dyn Write, r: &DiffReport, p: &PairReport, w: Option<u16>) -> 
         // --top 0: the totals above, no rows.
         writeln!(
             out,
-            "(0 of {} changed groups shown; --top N to change)\n",
-            p.groups_changed
+            "(0 of {} shown; --top N to change)\n",
+            crate::text::count(p.groups_changed, "changed group", "changed groups")
         )?;
     } else {
         let g = group_deltas(w, r.group_by.as_str(), &changed);
@@ -96,9 +96,9 @@ fn pair(out: &mut dyn Write, r: &DiffReport, p: &PairReport, w: Option<u16>) -> 
         if changed.len() < p.groups_changed {
             writeln!(
                 out,
-                "({} of {} changed groups shown; --top N to change)",
+                "({} of {} shown; --top N to change)",
                 changed.len(),
-                p.groups_changed
+                crate::text::count(p.groups_changed, "changed group", "changed groups")
             )?;
         }
         out.write_all(b"\n")?;

@@ -114,7 +114,10 @@ pub(super) fn compile_commands(
                 format!("unknown ({reason})"),
                 target.clone().unwrap_or_default(),
             ),
-            Compiled::Ambiguous { entries } => (format!("{entries} entries fit"), String::new()),
+            Compiled::Ambiguous { entries } => (
+                format!("{} fit", crate::text::count(*entries, "entry", "entries")),
+                String::new(),
+            ),
             Compiled::NotFound => ("no entry".to_string(), String::new()),
         };
         t.row([
@@ -131,8 +134,8 @@ pub(super) fn compile_commands(
     if v.objects.len() > top {
         writeln!(
             out,
-            "({top} of {} objects shown; --top N to change)",
-            v.objects.len()
+            "({top} of {} shown; --top N to change)",
+            crate::text::count(v.objects.len(), "object", "objects")
         )?;
     }
     let unknown: usize = v.libraries.iter().map(|l| l.objects_unknown).sum();
@@ -144,18 +147,27 @@ pub(super) fn compile_commands(
         };
         writeln!(
             out,
-            "{}: {} weak-bound symbols, {} lookups from {} of its {} objects compiled without -fvisibility=hidden{targets}",
+            "{}: {}, {} from {} of its {} compiled without -fvisibility=hidden{targets}",
             short_name(&l.library),
-            l.weak_bound_symbols_default,
-            l.lookups_default,
+            crate::text::count(
+                l.weak_bound_symbols_default,
+                "weak-bound symbol",
+                "weak-bound symbols"
+            ),
+            crate::text::count(l.lookups_default, "lookup", "lookups"),
             l.objects_default,
-            l.objects
+            crate::text::count(l.objects, "object", "objects")
         )?;
     }
     if unknown > 0 {
         writeln!(
             out,
-            "{unknown} objects have no unique entry in the compile database or an unknown visibility (see \"compiled with\")"
+            "{} no unique entry in the compile database or an unknown visibility (see \"compiled with\")",
+            if unknown == 1 {
+                "1 object has".to_string()
+            } else {
+                format!("{unknown} objects have")
+            }
         )?;
     }
     if let Some(o) = v.objects.iter().find(|o| o.compiled.leaks()) {
@@ -167,8 +179,8 @@ pub(super) fn compile_commands(
         };
         writeln!(
             out,
-            "fix: {} lookups from {}, compiled without -fvisibility=hidden{target}: add -fvisibility=hidden -fvisibility-inlines-hidden to its compile flags, or mark what must stay exported with __attribute__((visibility(\"default\")))",
-            o.lookups,
+            "fix: {} from {}, compiled without -fvisibility=hidden{target}: add -fvisibility=hidden -fvisibility-inlines-hidden to its compile flags, or mark what must stay exported with __attribute__((visibility(\"default\")))",
+            crate::text::count(o.lookups, "lookup", "lookups"),
             short_name(&o.source)
         )?;
     } else {

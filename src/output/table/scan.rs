@@ -54,17 +54,17 @@ fn image(
         // --top 0: the totals above, no rows.
         return writeln!(
             out,
-            "(0 of {} groups shown; --top N to change)\n",
-            img.groups_total
+            "(0 of {} shown; --top N to change)\n",
+            crate::text::count(img.groups_total, "group", "groups")
         );
     }
     writeln!(out, "{}", groups(r, img, w))?;
     if img.groups.len() < img.groups_total {
         writeln!(
             out,
-            "({} of {} groups shown; --top N to change)",
+            "({} of {} shown; --top N to change)",
             img.groups.len(),
-            img.groups_total
+            crate::text::count(img.groups_total, "group", "groups")
         )?;
     }
     out.write_all(b"\n")?;
@@ -192,8 +192,13 @@ fn log_notes(out: &mut dyn Write, s: &ImageSummary) -> io::Result<()> {
     if f.oversized_lines > 0 {
         writeln!(
             out,
-            "note: {} lines longer than 1 MiB were cut",
-            f.oversized_lines
+            "note: {} longer than 1 MiB {} cut",
+            crate::text::count(f.oversized_lines, "line", "lines"),
+            if f.oversized_lines == 1 {
+                "was"
+            } else {
+                "were"
+            }
         )?;
     }
     if f.unattributed_weak_fixups > 0 || f.orphan_result_lines > 0 {
@@ -285,18 +290,18 @@ fn from_text(from: Option<&GroupFrom>) -> String {
 fn attributed(s: &ImageSummary) -> String {
     match (&s.attribution, s.weak_bind_symbols) {
         (Some(a), None) => format!(
-            "{} of {} weak definitions ({}, {} objects)",
+            "{} of {} weak definitions ({}, {})",
             a.weak_defs_attributed,
             fig(s.weak_def_exports),
             a.source.describe(),
-            a.objects
+            crate::text::count(a.objects, "object", "objects")
         ),
         (Some(a), bound) => format!(
-            "{} of {} weak-bound symbols ({}, {} objects)",
+            "{} of {} weak-bound symbols ({}, {})",
             a.weak_bound_attributed,
             fig(bound),
             a.source.describe(),
-            a.objects
+            crate::text::count(a.objects, "object", "objects")
         ),
         (None, _) => "none: no debug map (stripped); give --map or --dsym".to_string(),
     }

@@ -72,9 +72,9 @@ fn tables(out: &mut dyn Write, r: &VerifyReport, w: Option<u16>) -> io::Result<(
     if r.groups.len() < r.groups_total {
         writeln!(
             out,
-            "({} of {} groups shown; --top N to change)",
+            "({} of {} shown; --top N to change)",
             r.groups.len(),
-            r.groups_total
+            crate::text::count(r.groups_total, "group", "groups")
         )?;
     }
     if !r.symbols.is_empty() {
