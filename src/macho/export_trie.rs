@@ -319,11 +319,11 @@ fn child_entry(data: &[u8], pos: usize) -> Result<(&[u8], usize, usize), ParseEr
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Root with two children "_a" (regular) and "_b" (weak), hand-assembled.
-    fn two_symbol_trie() -> Vec<u8> {
+    pub(crate) fn two_symbol_trie() -> Vec<u8> {
         vec![
             0x00, 0x02, // root: no terminal, 2 children
             b'_', b'a', 0x00, 0x0c, // edge "_a" -> node 12

@@ -1,7 +1,7 @@
 //! Reads a file into [`Image`]s: container → load commands → export trie, weak binds (opcodes
 //! or chained fixups) → model.
 
-use super::bind_opcodes::{MAX_BIND_LOCATIONS, SegmentBounds, WeakBindNames, walk_weak_binds};
+use super::bind_opcodes::{MAX_BIND_LOCATIONS, WeakBindNames, walk_weak_binds};
 use super::chained_fixups::{
     BIND_SPECIAL_DYLIB_WEAK_LOOKUP, ChainedFixup, Visited, parse_chained_fixups_with, walk_chain,
 };
@@ -13,9 +13,7 @@ use super::export_trie::{
     walk_export_trie, walk_export_trie_split,
 };
 use super::file::{MachOFile, SliceLocation};
-use super::load_commands::{
-    LinkeditRange, LoadCommands, SymtabRange, VM_PROT_WRITE, read_load_commands,
-};
+use super::load_commands::{LinkeditRange, LoadCommands, SymtabRange, read_load_commands};
 use super::object::{AR_MAGIC, MH_OBJECT, read_object_image};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{
@@ -292,15 +290,7 @@ fn read_image_deferred(
         } else if lc.dyld_info_exports.is_some() {
             match lc.dyld_info_weak_bind.filter(|r| r.size > 0) {
                 Some(r) => {
-                    let bounds: Vec<SegmentBounds> = lc
-                        .segments
-                        .iter()
-                        .map(|s| SegmentBounds {
-                            vm_size: s.vmsize,
-                            writable: s.initprot & VM_PROT_WRITE != 0,
-                            is_linkedit: s.name == "__LINKEDIT",
-                        })
-                        .collect();
+                    let bounds = lc.segment_bounds();
                     let bytes = linkedit(r, "weak-bind stream")?;
                     let stream: &[u8] = stream_slot.get_or_init(|| bytes);
                     let ctx = |e| ctx("weak-bind stream", e);

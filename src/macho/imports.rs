@@ -30,11 +30,11 @@
 //! range and bounded as the parsers it uses are (names budgeted per byte of stream or blob,
 //! at most [`super::bind_opcodes::MAX_BIND_LOCATIONS`] locations per stream).
 
-use super::bind_opcodes::{BindNames, BindStream, SegmentBounds, walk_binds};
+use super::bind_opcodes::{BindNames, BindStream, walk_binds};
 use super::chained_fixups::parse_chained_fixups_with;
 use super::cursor::symbol_name;
 use super::file::{MachOFile, SliceLocation};
-use super::load_commands::{LinkeditRange, LoadCommands, VM_PROT_WRITE, read_load_commands};
+use super::load_commands::{LinkeditRange, LoadCommands, read_load_commands};
 use super::object::{AR_MAGIC, MH_OBJECT};
 use super::trie_lookup::find_export;
 use crate::error::{Error, ErrorKind, Result};
@@ -190,15 +190,7 @@ fn read_binds(
             ),
         ));
     }
-    let bounds: Vec<SegmentBounds> = lc
-        .segments
-        .iter()
-        .map(|s| SegmentBounds {
-            vm_size: s.vmsize,
-            writable: s.initprot & VM_PROT_WRITE != 0,
-            is_linkedit: s.name == "__LINKEDIT",
-        })
-        .collect();
+    let bounds = lc.segment_bounds();
     let streams = [
         (lc.dyld_info_bind, BindStream::Regular, "bind stream"),
         (lc.dyld_info_lazy_bind, BindStream::Lazy, "lazy-bind stream"),

@@ -98,6 +98,21 @@ pub struct LoadCommands {
     pub linkage: Linkage,
 }
 
+impl LoadCommands {
+    /// Each segment's bounds, in load-command order, as the bind interpreters check fixup
+    /// sites against them ([`super::bind_opcodes::SegmentBounds`]).
+    pub fn segment_bounds(&self) -> Vec<super::bind_opcodes::SegmentBounds> {
+        self.segments
+            .iter()
+            .map(|s| super::bind_opcodes::SegmentBounds {
+                vm_size: s.vmsize,
+                writable: s.initprot & VM_PROT_WRITE != 0,
+                is_linkedit: s.name == "__LINKEDIT",
+            })
+            .collect()
+    }
+}
+
 /// `struct symtab_command` (`<mach-o/loader.h>`): where the nlist_64 entries and the string
 /// table are, as offsets from the start of the slice. Both ranges are checked to lie inside
 /// the slice.

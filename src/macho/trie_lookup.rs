@@ -172,18 +172,7 @@ pub fn read_export_trie(file: &MachOFile, loc: &SliceLocation) -> Result<Vec<u8>
 mod tests {
     use super::*;
     use crate::macho::export_trie::parse_export_trie;
-
-    /// Root with two children "_a" (regular) and "_b" (weak), hand-assembled.
-    fn two_symbol_trie() -> Vec<u8> {
-        vec![
-            0x00, 0x02, // root: no terminal, 2 children
-            b'_', b'a', 0x00, 0x0c, // edge "_a" -> node 12
-            b'_', b'b', 0x00, 0x10, // edge "_b" -> node 16
-            0x00, 0x00, // padding (unreferenced)
-            0x02, 0x00, 0x10, 0x00, // node 12: size 2, flags 0, addr 0x10, 0 children
-            0x02, 0x04, 0x20, 0x00, // node 16: size 2, flags WEAK, addr 0x20, 0 children
-        ]
-    }
+    use crate::macho::export_trie::tests::two_symbol_trie;
 
     #[test]
     fn find_export_follows_the_path_of_the_name() {
