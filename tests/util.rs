@@ -199,11 +199,20 @@ pub fn golden_edited(name: &str, args: &[&str], code: i32, edit: impl Fn(String)
         String::from_utf8_lossy(&out.stderr)
     );
     // Goldens are written by the default build; the cpp_demangle build prints every fixture
-    // name the same, and says so in each JSON document's `names_printed_by`.
-    let got = edit(String::from_utf8(out.stdout).unwrap().replace(
-        "\"names_printed_by\": \"cpp_demangle\"",
-        "\"names_printed_by\": \"libcxxabi\"",
-    ));
+    // name the same, and says so in each JSON document's `names_printed_by` (pretty JSON, or a
+    // baseline's compact JSON).
+    let got = edit(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .replace(
+                "\"names_printed_by\": \"cpp_demangle\"",
+                "\"names_printed_by\": \"libcxxabi\"",
+            )
+            .replace(
+                "\"names_printed_by\":\"cpp_demangle\"",
+                "\"names_printed_by\":\"libcxxabi\"",
+            ),
+    );
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name);
