@@ -168,11 +168,7 @@ fn offenders(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck) -> io::Resu
             .first()
             .map(|e| code(e))
             .unwrap_or_default();
-        let from_cell = if from {
-            format!(" {} |", from_text(o.from.as_ref()))
-        } else {
-            String::new()
-        };
+        let from_cell = from_column(from, o.from.as_ref());
         writeln!(
             out,
             "| {} | {} |{from_cell} {example} |",
@@ -300,11 +296,7 @@ pub(crate) fn group_deltas(
         cell(key)
     )?;
     for g in groups {
-        let from_cell = if from {
-            format!(" {} |", from_text(g.from.as_ref()))
-        } else {
-            String::new()
-        };
+        let from_cell = from_column(from, g.from.as_ref());
         writeln!(
             out,
             "| {} | {} → {} | {} |{from_cell}",
@@ -315,6 +307,15 @@ pub(crate) fn group_deltas(
         )?;
     }
     Ok(())
+}
+
+/// The `from` cell of a row (` cell |`), or nothing when the table has no `from` column.
+fn from_column(column: bool, from: Option<&crate::analysis::group::GroupFrom>) -> String {
+    if column {
+        format!(" {} |", from_text(from))
+    } else {
+        String::new()
+    }
 }
 
 /// A group's dominant object as a code span, and how many more objects contribute.
