@@ -59,6 +59,7 @@ mod node;
 mod parallel;
 mod portability;
 mod process;
+mod process_fix_plan;
 mod properties;
 mod real_process;
 mod reexport;

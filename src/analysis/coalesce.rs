@@ -32,6 +32,7 @@
 //! dyld applies the launch's fixups before it moves them to `state.delayLoaded`
 //! (`docs/process.md`).
 
+use super::process_fix_plan::{self, Launch, ProcessCandidate, Step};
 use crate::analysis::demangle::{Demangled, NameStyle};
 use crate::analysis::group::GroupBy;
 use crate::error::Result;
@@ -43,9 +44,8 @@ use crate::process::{Problem, Process, unchanged_since_load};
 use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 
-/// dyld builds its weakDefMap once more than this many lookups were made (Loader.cpp: "5000 is
-/// a guess that this is a large C++ app").
-pub const WEAK_DEF_MAP_AFTER: usize = 5000;
+pub use super::weak_def_map::WEAK_DEF_MAP_AFTER;
+use super::weak_def_map::WeakDefMap;
 
 /// Figures of one image of a process.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -309,6 +309,8 @@ pub struct Coalescing {
     pub problems: Vec<String>,
     /// `_Z` names that could not be demangled.
     pub demangle_failures: usize,
+    /// The fix plan of the process, best first ([`super::process_fix_plan`]).
+    pub fix_plan: Vec<ProcessCandidate>,
 }
 
 pub use super::estimate::US_PER_PROBE;
@@ -331,28 +333,7 @@ pub fn lookup_sequence(process: &Process) -> Vec<(usize, &str, LookupReason)> {
 /// [`lookup_sequence`] without the list: `f(requesting image, raw name, reason)` per lookup, in
 /// order.
 fn for_each_lookup<'p>(process: &'p Process, mut f: impl FnMut(usize, &'p str, LookupReason)) {
-    let n = process.images.len();
-    let takes_part = |i: usize| process.images[i].takes_part() == Some(true);
-    // `handleStrongWeakDefOverrides` reads `state.mainExecutableLoader`: only an MH_EXECUTE
-    // first image is one. A bundle or dylib given as the first image (an addon, a framework)
-    // is loaded by some other executable, whose checks are not part of this analysis.
-    let main = process.main().image.as_ref();
-    let main_is_executable = main.is_some_and(|m| m.filetype == Some(crate::model::MH_EXECUTE));
-    let main_weak = main.is_some_and(|m| m.flags.unwrap_or(0) & MH_WEAK_DEFINES != 0);
-    let checker = if !main_is_executable {
-        None
-    } else if main_weak {
-        Some(0)
-    } else {
-        (0..n).find(|&i| {
-            takes_part(i)
-                && process.images[i]
-                    .image
-                    .as_ref()
-                    .and_then(|im| im.fixup_format)
-                    == Some(FixupFormat::Opcodes)
-        })
-    };
+    let checker = override_checker(process, None);
     if let Some(c) = checker {
         for s in TREAT_AS_WEAK {
             f(c, s, LookupReason::StrongOverrideCheck);
@@ -366,6 +347,38 @@ fn for_each_lookup<'p>(process: &'p Process, mut f: impl FnMut(usize, &'p str, L
                 }
             }
         }
+    }
+}
+
+/// The image that requests `handleStrongWeakDefOverrides`' treat-as-weak checks, if any;
+/// `leaving`: as if that image had no `MH_WEAK_DEFINES` (the fix plan's replay).
+fn override_checker(process: &Process, leaving: Option<usize>) -> Option<usize> {
+    let n = process.images.len();
+    let weak_defines = |i: usize| {
+        Some(i) != leaving
+            && process.images[i]
+                .image
+                .as_ref()
+                .is_some_and(|m| m.flags.unwrap_or(0) & MH_WEAK_DEFINES != 0)
+    };
+    // `handleStrongWeakDefOverrides` reads `state.mainExecutableLoader`: only an MH_EXECUTE
+    // first image is one. A bundle or dylib given as the first image (an addon, a framework)
+    // is loaded by some other executable, whose checks are not part of this analysis.
+    let main = process.main().image.as_ref();
+    let main_is_executable = main.is_some_and(|m| m.filetype == Some(crate::model::MH_EXECUTE));
+    if !main_is_executable {
+        None
+    } else if weak_defines(0) {
+        Some(0)
+    } else {
+        (0..n).find(|&i| {
+            weak_defines(i)
+                && process.images[i]
+                    .image
+                    .as_ref()
+                    .and_then(|im| im.fixup_format)
+                    == Some(FixupFormat::Opcodes)
+        })
     }
 }
 
@@ -446,6 +459,13 @@ impl<'p> Names<'p> {
 /// longer be read (the file changed since it was loaded) or is malformed on a re-export's path,
 /// or demangling fails.
 pub fn coalesce(process: &Process, style: NameStyle) -> Result<Coalescing> {
+    coalesce_with(process, style, false)
+}
+
+/// [`coalesce`], with the fix plan's candidates when `fix_plan` ([`Coalescing::fix_plan`];
+/// without, it is empty). The plan reads each searched image's weak definitions' kinds, which
+/// demangles them all: only `scan` of a process shows it.
+pub fn coalesce_with(process: &Process, style: NameStyle, fix_plan: bool) -> Result<Coalescing> {
     let searched: Vec<usize> = (0..process.images.len())
         .filter(|&i| process.images[i].takes_part() == Some(true))
         .collect();
@@ -463,12 +483,8 @@ pub fn coalesce(process: &Process, style: NameStyle) -> Result<Coalescing> {
     let defs = definitions(&searched, &hits, &followed, walk.names.text.len());
     let winner = winners(&defs, walk.names.text.len());
     tally_images(process, &walk, &defs, &winner, &followed, &mut cost);
-    let saved = SavedIfHidden {
-        searched: searched.len(),
-        lookups: walk.total,
-        probes: walk.probes,
-    };
-    saved.apply(process, &mut cost);
+    let launch = launch(process, &searched, &walk, &followed, &defs, &winner);
+    let fix_plan = plan(process, &launch, &searched, fix_plan, &mut cost, style)?;
     let found = find_duplicates(process, &walk, &defs, &winner, style)?;
     let probes = walk.probes;
     Ok(Coalescing {
@@ -494,35 +510,8 @@ pub fn coalesce(process: &Process, style: NameStyle) -> Result<Coalescing> {
         problems,
         demangle_failures: found.demangle_failures,
         images: cost,
+        fix_plan,
     })
-}
-
-/// dyld's weakDefMap as the lookups meet it: made once more than [`WEAK_DEF_MAP_AFTER`]
-/// lookups were made, then holding every name looked up (dyld adds what it found; a name no
-/// image on disk defines is taken to be found in the shared cache: a lookup that finds nothing
-/// stops the launch).
-#[derive(Default)]
-struct WeakDefMap {
-    lookups: usize,
-    /// Once made: which name ids it holds.
-    held: Option<Vec<bool>>,
-}
-
-impl WeakDefMap {
-    /// One lookup of name `id`: `true` when it probes the tries, `false` when the map answers.
-    fn probes(&mut self, id: usize) -> bool {
-        self.lookups += 1;
-        if self.lookups > WEAK_DEF_MAP_AFTER && self.held.is_none() {
-            self.held = Some(Vec::new());
-        }
-        let Some(held) = &mut self.held else {
-            return true;
-        };
-        if held.len() <= id {
-            held.resize(id + 1, false);
-        }
-        !std::mem::replace(&mut held[id], true)
-    }
 }
 
 /// The lookups walked in order: per name its lookups and requesters, and the probes.
@@ -531,6 +520,8 @@ struct LookupWalk<'p> {
     lookups_of: Vec<usize>,
     /// Requesting images of each name, sorted, each once.
     requesters: Vec<Vec<u32>>,
+    /// Every lookup, in order.
+    steps: Vec<Step>,
     total: usize,
     /// Trie probes: lookups that probe × images searched (+ re-exports followed, added later).
     probes: usize,
@@ -551,14 +542,20 @@ fn walk_lookups<'p>(
         },
         lookups_of: Vec::new(),
         requesters: Vec::new(),
+        steps: Vec::new(),
         total: 0,
         probes: 0,
         map_hits: 0,
     };
     let mut map = WeakDefMap::default();
-    for_each_lookup(process, |req, name, _| {
+    for_each_lookup(process, |req, name, reason| {
         w.total += 1;
         let id = w.names.intern(name);
+        w.steps.push(Step {
+            requester: req as u32,
+            name: id as u32,
+            reason,
+        });
         if id == w.lookups_of.len() {
             w.lookups_of.push(0);
             w.requesters.push(Vec::new());
@@ -851,31 +848,94 @@ fn tally_own_definitions(
     }
 }
 
-/// What the process's figures give the estimate of probes saved by hiding an image's weak
-/// definitions.
-struct SavedIfHidden {
-    searched: usize,
-    lookups: usize,
-    probes: usize,
+/// What the fix plan replays of the launch ([`super::process_fix_plan`]).
+fn launch<'a, 'p>(
+    process: &Process,
+    searched: &[usize],
+    walk: &'a LookupWalk<'p>,
+    followed: &'a Followed,
+    defs: &'a PerName<Def>,
+    winner: &'a [Option<usize>],
+) -> Launch<'a, 'p> {
+    let mut overrides = overriding_images(defs, walk.names.text.len());
+    overrides.extend(overriding_treat_as_weak(process));
+    let checks_remain: Vec<bool> = (0..process.images.len())
+        .map(|i| override_checker(process, Some(i)).is_some())
+        .collect();
+    Launch {
+        steps: &walk.steps,
+        searched: searched.len(),
+        probes: walk.probes,
+        reexport_probes: &followed.extra_probes,
+        id_of: &walk.names.id_of,
+        text: &walk.names.text,
+        requesters: &walk.requesters,
+        winner,
+        defined_elsewhere: Box::new(|id, image| {
+            defs.of(id).iter().any(|d| d.image as usize != image)
+        }),
+        overrides: Box::new(move |image| overrides.contains(&(image as u32))),
+        checks_remain: Box::new(move |image| checks_remain[image]),
+    }
 }
 
-impl SavedIfHidden {
-    /// Each searched image's estimate: its lookups of its own definitions × images searched,
-    /// plus, when no other image uses its weak definitions, one probe for every other lookup
-    /// (it leaves the search); at most the process's probes.
-    fn apply(&self, process: &Process, cost: &mut [ImageCost]) {
-        for (i, pi) in process.images.iter().enumerate() {
-            if pi.takes_part() != Some(true) {
-                continue;
-            }
-            let own = cost[i].saved_lookups_if_hidden;
-            let mut saved = own * self.searched;
-            if cost[i].wins_for_others == 0 {
-                saved += self.lookups - own;
-            }
-            cost[i].saved_probes_if_hidden = saved.min(self.probes);
+/// Step 7: each searched image's `saved_probes_if_hidden`, replayed with all its weak
+/// definitions hidden; and, when `candidates`, the fix plan: each searched image's candidates,
+/// replayed, best first ([`super::process_fix_plan`]).
+fn plan(
+    process: &Process,
+    launch: &Launch<'_, '_>,
+    searched: &[usize],
+    candidates: bool,
+    cost: &mut [ImageCost],
+    style: NameStyle,
+) -> Result<Vec<ProcessCandidate>> {
+    let images: Vec<(usize, &crate::model::Image)> = searched
+        .iter()
+        .filter_map(|&i| process.images[i].image.as_ref().map(|im| (i, im)))
+        .collect();
+    for &(i, im) in &images {
+        let whole = process_fix_plan::whole_image_saving(launch, i, im);
+        cost[i].saved_probes_if_hidden = usize::try_from(whole).unwrap_or(0);
+    }
+    if !candidates {
+        return Ok(Vec::new());
+    }
+    let names = super::report::names_of(images.iter().map(|(_, im)| *im), GroupBy::Symbol, style)?;
+    let cost: &[ImageCost] = cost;
+    let mut plan: Vec<ProcessCandidate> = images
+        .par_iter()
+        .flat_map_iter(|&(i, im)| {
+            process_fix_plan::image_candidates(launch, i, &cost[i].image, im, &names)
+        })
+        .collect();
+    process_fix_plan::rank(&mut plan);
+    Ok(plan)
+}
+
+/// The images one of whose non-weak definitions replaces another image's weak one on disk (ld64
+/// then sets `MH_WEAK_DEFINES`, `overridesWeakExternalSymbols`, without weak definitions).
+fn overriding_images(defs: &PerName<Def>, distinct_names: usize) -> HashSet<u32> {
+    let mut out = HashSet::default();
+    for id in 0..distinct_names {
+        let ds = defs.of(id);
+        if ds.iter().any(|d| !d.strong) {
+            out.extend(ds.iter().filter(|d| d.strong).map(|d| d.image));
         }
     }
+    out
+}
+
+/// The images that export a treat-as-weak name (operator new and delete) non-weak: they
+/// override libc++'s weak definitions, and ld64 keeps their `MH_WEAK_DEFINES`.
+fn overriding_treat_as_weak(process: &Process) -> impl Iterator<Item = u32> + '_ {
+    process.images.iter().enumerate().filter_map(|(i, pi)| {
+        let im = pi.image.as_ref()?;
+        let strong = |n: &[u8]| TREAT_AS_WEAK.iter().any(|t| t.as_bytes() == n);
+        (0..im.other_exports.len())
+            .any(|k| strong(im.other_exports.name_bytes(k)))
+            .then_some(i as u32)
+    })
 }
 
 /// What [`find_duplicates`] finds.
@@ -887,7 +947,7 @@ struct Findings {
     demangle_failures: usize,
 }
 
-/// Step 7: the names several images on disk define (each, and grouped by template), the main
+/// Step 8: the names several images on disk define (each, and grouped by template), the main
 /// executable's definitions another image's non-weak one replaces, and every name's winner.
 fn find_duplicates(
     process: &Process,

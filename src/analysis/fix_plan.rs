@@ -385,19 +385,8 @@ fn tally_owners(
     names: &Demangled<'_>,
     origins: &Origins<'_>,
 ) -> Vec<(Owner, Tally)> {
-    let owner_of = |raw: &str| -> Option<Owner> {
-        match origins.origin(raw) {
-            Origin::Object(_) => origins.object_of(raw).map(Owner::Object),
-            Origin::NoDebugInfo => Some(Owner::Unnamed(NO_DEBUG_INFO)),
-            Origin::Unattributed if origins.defines(raw) => Some(Owner::Unnamed(NO_ATTRIBUTION)),
-            Origin::Unattributed => None,
-            Origin::AnotherImage => None,
-        }
-    };
-    let entity = |raw: &str| match names.get(raw) {
-        NameRef::Cxx(n) => n.entity(),
-        NameRef::Plain(_) => Entity::Other,
-    };
+    let owner_of = |raw: &str| owner_of(origins, raw);
+    let entity = |raw: &str| entity(names, raw);
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
     // Per bound name defined here: its owner and whether it is a function.
     let mut bound: HashMap<&str, (Owner, bool)> = HashMap::new();
@@ -447,6 +436,60 @@ fn tally_owners(
         }
     }
     tallies.into_iter().collect()
+}
+
+/// Whose change the symbol `raw` is, if the image defines it.
+fn owner_of(origins: &Origins<'_>, raw: &str) -> Option<Owner> {
+    match origins.origin(raw) {
+        Origin::Object(_) => origins.object_of(raw).map(Owner::Object),
+        Origin::NoDebugInfo => Some(Owner::Unnamed(NO_DEBUG_INFO)),
+        Origin::Unattributed if origins.defines(raw) => Some(Owner::Unnamed(NO_ATTRIBUTION)),
+        Origin::Unattributed => None,
+        Origin::AnotherImage => None,
+    }
+}
+
+/// The entity `raw` names, as `names` read it.
+fn entity(names: &Demangled<'_>, raw: &str) -> Entity {
+    match names.get(raw) {
+        NameRef::Cxx(n) => n.entity(),
+        NameRef::Plain(_) => Entity::Other,
+    }
+}
+
+/// One weak definition of an image, with the candidate that would hide it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hideable<'i> {
+    /// Its raw name.
+    pub name: &'i str,
+    /// Its candidate's key ([`Candidate::library`]).
+    pub library: &'i str,
+    /// `-fvisibility-inlines-hidden` hides it too ([`Entity::hidden_by_inlines_hidden`]).
+    pub function: bool,
+}
+
+/// Each weak definition of `image` (its export trie's, in order) with the candidate of
+/// [`fix_plan`] that would hide it; `origins` is `Origins::of(image)`, `names` holds its names.
+pub fn hideable<'i>(
+    image: &'i Image,
+    origins: &'i Origins<'i>,
+    names: &Demangled<'_>,
+) -> Vec<Hideable<'i>> {
+    image
+        .weak_definitions
+        .iter()
+        .filter_map(|w| {
+            let library = match owner_of(origins, &w.name)? {
+                Owner::Object(o) => origins.objects()[o as usize].library.as_str(),
+                Owner::Unnamed(key) => key,
+            };
+            Some(Hideable {
+                name: w.name.as_str(),
+                library,
+                function: entity(names, &w.name).hidden_by_inlines_hidden(),
+            })
+        })
+        .collect()
 }
 
 fn add_savings(to: &mut Savings, s: &Savings) {

@@ -3,7 +3,7 @@
 //! it ([`crate::analysis::coalesce`]).
 
 use super::emit_report;
-use crate::analysis::coalesce::coalesce;
+use crate::analysis::coalesce::coalesce_with;
 use crate::error::Result;
 use crate::output::{self, Format, RenderOptions};
 use crate::process::bundle::locate;
@@ -35,7 +35,7 @@ pub fn run(req: &ProcessRequest, opts: &RenderOptions) -> Result<u8> {
     crate::memory::release_freed();
     let reports = processes
         .iter()
-        .map(|p| coalesce(p, opts.names))
+        .map(|p| coalesce_with(p, opts.names, true))
         .collect::<Result<Vec<_>>>()?;
     let processes = output::render::Processes {
         reports: &reports,

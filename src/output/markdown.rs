@@ -512,12 +512,12 @@ fn fix_plan(
 }
 
 /// `s` as a code span ([`code`]), as [`story`] quotes names.
-fn code_span(s: &str) -> String {
+pub(crate) fn code_span(s: &str) -> String {
     code(s)
 }
 
 /// A `fix:` block ([`story`]) as one paragraph: the first line bold-led, the rest as lines of it.
-fn fix_paragraph(lines: &[String]) -> String {
+pub(crate) fn fix_paragraph(lines: &[String]) -> String {
     let mut text = String::new();
     for (i, l) in lines.iter().enumerate() {
         let l = l.trim_start();

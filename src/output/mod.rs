@@ -12,6 +12,7 @@ pub mod json;
 pub mod markdown;
 pub mod process;
 pub mod process_diff;
+pub mod process_plan;
 pub mod process_verify;
 pub mod render;
 pub mod schemas;

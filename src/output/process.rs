@@ -10,6 +10,9 @@ use crate::output::{NOT_AVAILABLE, RenderOptions, fig};
 use serde::Serialize;
 use std::io::{self, Write};
 
+/// What the fix plan table of a process shows.
+const PLAN_INTRO: &str = "fix plan: what hiding each library's weak definitions would save across the process (trie probes replayed through dyld's lookups; time an estimate)";
+
 fn yes_no(v: Option<bool>) -> String {
     match v {
         Some(true) => "yes".into(),
@@ -92,6 +95,9 @@ fn tables(
             p.images_searched,
             p.images_outside
         )?;
+        for l in super::process_plan::fix_block(p, super::story::plain) {
+            writeln!(out, "{l}")?;
+        }
         writeln!(out, "{}", images_table(p, w))?;
         writeln!(
             out,
@@ -148,6 +154,12 @@ fn tables(
                     p.duplicate_groups.len() - shown
                 )?;
             }
+        }
+        if !p.fix_plan.is_empty() {
+            let rows = top.unwrap_or(super::process_plan::PLAN_ROWS);
+            writeln!(out, "\n{PLAN_INTRO}:")?;
+            writeln!(out, "{}", super::process_plan::table(p, w, rows))?;
+            super::process_plan::more(out, p, rows, super::story::plain)?;
         }
         for o in &p.overrides_of_main {
             writeln!(out, "override: {}", overridden(&o.symbol, &o.winner))?;
@@ -223,6 +235,10 @@ pub fn markdown(
             p.images_searched,
             p.images_outside
         )?;
+        let fix = super::process_plan::fix_block(p, super::markdown::code_span);
+        if !fix.is_empty() {
+            writeln!(out, "{}\n", super::markdown::fix_paragraph(&fix))?;
+        }
         writeln!(
             out,
             "| | |
@@ -297,6 +313,11 @@ pub fn markdown(
                 )?;
             }
             writeln!(out)?;
+        }
+        if !p.fix_plan.is_empty() {
+            writeln!(out, "{PLAN_INTRO}:\n")?;
+            let rows = top.unwrap_or(super::process_plan::PLAN_ROWS);
+            super::process_plan::markdown(out, p, rows)?;
         }
         for o in &p.overrides_of_main {
             writeln!(

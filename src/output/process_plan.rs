@@ -1,0 +1,161 @@
+//! The fix plan of a whole process ([`crate::analysis::process_fix_plan`]): the `fix:` block a
+//! process report opens with, and the ranked table after its duplicates (table and Markdown).
+//!
+//! ```text
+//! fix: compile Contents/Frameworks/libshared_a.dylib with -fvisibility=hidden: -95 trie probes (32%), -7 lookups, about 94–282 µs
+//!      next: app.o in Contents/MacOS/App -95, Contents/Frameworks/deps/libdeep.dylib -86 (fix plan below)
+//! ```
+
+use super::markdown::code;
+use super::story::{Quote, ms_range};
+use super::table::cell;
+use super::table::grid::{Grid, figure, name, text};
+use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
+use crate::analysis::coalesce::Coalescing;
+use crate::analysis::process_fix_plan::ProcessCandidate;
+use crate::text::count;
+use std::io::{self, Write};
+
+/// Candidates the table shows when `--top` does not say.
+pub const PLAN_ROWS: usize = 10;
+
+/// Candidates after the first named in the fix block.
+const NEXT: usize = 2;
+
+/// The candidates worth doing: those that save probes.
+fn saving(p: &Coalescing) -> impl Iterator<Item = &ProcessCandidate> {
+    p.fix_plan.iter().filter(|c| c.hidden.trie_probes > 0)
+}
+
+/// What a candidate changes: `libfoo.a in Contents/MacOS/App`, or the image for one read
+/// without its debug map.
+fn target(c: &ProcessCandidate, q: Quote) -> String {
+    match c.library.as_str() {
+        NO_ATTRIBUTION => q(&c.image),
+        NO_DEBUG_INFO => format!("the sources of {} its debug map does not name", q(&c.image)),
+        library => format!("{} in {}", q(library), q(&c.image)),
+    }
+}
+
+/// The `fix:` block of a process: its best candidate with what it saves, the names other
+/// images would then bind elsewhere, and the next candidates. Empty when no change saves a
+/// probe.
+pub fn fix_block(p: &Coalescing, q: Quote) -> Vec<String> {
+    let mut best = saving(p);
+    let Some(c) = best.next() else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!(
+        "fix: compile {} with {}: -{} ({}%), -{}, about {}",
+        target(c, q),
+        q(c.flag.option()),
+        count(c.hidden.trie_probes as usize, "trie probe", "trie probes"),
+        c.hidden.trie_probes as usize * 100 / p.trie_probes.max(1),
+        count(c.hidden.lookups, "lookup", "lookups"),
+        ms_range(c.hidden.estimated_ms)
+    )];
+    lines.extend(supplied_line(c));
+    let next: Vec<String> = best
+        .take(NEXT)
+        .map(|c| format!("{} -{}", target(c, q), c.hidden.trie_probes))
+        .collect();
+    if !next.is_empty() {
+        lines.push(format!("next: {} (fix plan below)", next.join(", ")));
+    }
+    for l in lines.iter_mut().skip(1) {
+        l.insert_str(0, "     ");
+    }
+    lines
+}
+
+/// What hiding takes from other images' lookups, if anything (the names are in `--format
+/// json`'s `supplied_examples`).
+fn supplied_line(c: &ProcessCandidate) -> Option<String> {
+    if c.supplied_to_others == 0 {
+        return None;
+    }
+    let nowhere = match c.defined_nowhere_else {
+        0 => String::new(),
+        n => format!(
+            "; {n} of them no other image on disk defines: keep those exported (visibility(\"default\")) or the launch may stop"
+        ),
+    };
+    Some(format!(
+        "other images look up {} it defines: they would bind to the next definition{nowhere}",
+        count(c.supplied_to_others, "name", "names"),
+    ))
+}
+
+/// `6`, or `6 (3 nowhere else)`: the names other images' lookups would lose.
+fn others(c: &ProcessCandidate) -> String {
+    match c.defined_nowhere_else {
+        0 => c.supplied_to_others.to_string(),
+        n => format!("{} ({n} nowhere else)", c.supplied_to_others),
+    }
+}
+
+/// The plan's first `rows` candidates as a table.
+pub(crate) fn table(p: &Coalescing, w: Option<u16>, rows: usize) -> Grid {
+    let mut t = Grid::new(
+        w,
+        vec![
+            name("fix plan: hide"),
+            text("flag"),
+            figure("trie probes saved"),
+            figure("lookups saved"),
+            figure("inlines-hidden saves"),
+            figure("estimated time"),
+            figure("others' lookups moved"),
+        ],
+    );
+    for c in p.fix_plan.iter().take(rows) {
+        t.row([
+            cell(&target(c, super::story::plain)),
+            c.flag.option().to_string(),
+            c.hidden.trie_probes.to_string(),
+            c.hidden.lookups.to_string(),
+            c.inlines_hidden.trie_probes.to_string(),
+            ms_range(c.hidden.estimated_ms),
+            others(c),
+        ]);
+    }
+    t
+}
+
+/// The plan's first `rows` candidates as a Markdown table (ends with a blank line), with how
+/// many more there are.
+pub fn markdown(out: &mut dyn Write, p: &Coalescing, rows: usize) -> io::Result<()> {
+    writeln!(
+        out,
+        "| fix plan: hide | flag | trie probes saved | lookups saved | `-fvisibility-inlines-hidden` saves | estimated time | others' lookups moved |\n|---|---|---:|---:|---:|---:|---:|"
+    )?;
+    for c in p.fix_plan.iter().take(rows) {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            target(c, code),
+            code(c.flag.option()),
+            c.hidden.trie_probes,
+            c.hidden.lookups,
+            c.inlines_hidden.trie_probes,
+            ms_range(c.hidden.estimated_ms),
+            others(c)
+        )?;
+    }
+    more(out, p, rows, code)?;
+    writeln!(out)
+}
+
+/// `… 4 more candidates (--top; --format json lists them all)`, when the table left some out.
+pub fn more(out: &mut dyn Write, p: &Coalescing, rows: usize, q: Quote) -> io::Result<()> {
+    if p.fix_plan.len() > rows {
+        writeln!(
+            out,
+            "… {} more ({}; {} lists them all)",
+            count(p.fix_plan.len() - rows, "candidate", "candidates"),
+            q("--top"),
+            q("--format json")
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,263 @@
+//! The fix plan of a whole process (`scan APP`'s `fix_plan`): each candidate's savings held to
+//! a coalescing of the process with its weak definitions hidden in the model, to the
+//! arithmetic of the process's own figures, and on Node.js to the binary's fix plan.
+
+use crate::node::node_binary;
+use crate::util::{json, stdout_of, testdata};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+use weakscan::analysis::attribute::Origins;
+use weakscan::analysis::coalesce::{Coalescing, coalesce, coalesce_with};
+use weakscan::analysis::demangle::{Demangled, Keys, NameStyle};
+use weakscan::analysis::fix_plan::hideable;
+use weakscan::model::{MH_WEAK_DEFINES, predict_lookups};
+use weakscan::process::Process;
+use weakscan::process::bundle::locate;
+use weakscan::process::load::{LoadOptions, load};
+
+fn processes(path: &std::path::Path) -> Vec<Process> {
+    load(&locate(path).unwrap(), &LoadOptions::default()).unwrap()
+}
+
+/// The raw names image `index` of `p` would hide for the candidate keyed `library`, and with
+/// `-fvisibility-inlines-hidden` (its functions).
+fn hidden_names(p: &Process, index: usize, library: &str) -> (HashSet<String>, HashSet<String>) {
+    let image = p.images[index].image.as_ref().unwrap();
+    let mut raw: Vec<&str> = image
+        .weak_definitions
+        .iter()
+        .map(|w| w.name.as_str())
+        .collect();
+    raw.sort_unstable();
+    raw.dedup();
+    let names = Demangled::of_sorted(raw, 512, Keys::None, NameStyle::Demangled).unwrap();
+    let origins = Origins::of(image);
+    let defs: Vec<_> = hideable(image, &origins, &names)
+        .into_iter()
+        .filter(|d| d.library == library)
+        .collect();
+    let all = defs.iter().map(|d| d.name.to_string()).collect();
+    let functions = defs
+        .iter()
+        .filter(|d| d.function)
+        .map(|d| d.name.to_string())
+        .collect();
+    (all, functions)
+}
+
+/// `p` as if image `index` were linked again with `hidden` not exported: no longer weak
+/// definitions nor weak-bind targets (its uses bind directly), without `MH_WEAK_DEFINES` when
+/// `leaves`, and its lookups predicted again from that (`predict_lookups`, the reader's rule);
+/// coalesced again.
+fn coalesced_hiding(
+    mut p: Process,
+    index: usize,
+    hidden: &HashSet<String>,
+    leaves: bool,
+) -> Coalescing {
+    let image = p.images[index].image.as_mut().unwrap();
+    image
+        .weak_definitions
+        .retain(|w| !hidden.contains(w.name.as_str()));
+    image
+        .bind_targets
+        .retain(|t| !hidden.contains(t.symbol.as_str()));
+    if leaves {
+        assert!(image.weak_definitions.is_empty());
+        image.flags = image.flags.map(|f| f & !MH_WEAK_DEFINES);
+    }
+    image.lookups = predict_lookups(
+        image.filetype.unwrap(),
+        image.flags.unwrap(),
+        image.fixup_format.unwrap(),
+        &image.bind_targets,
+    );
+    coalesce(&p, NameStyle::Demangled).unwrap()
+}
+
+/// Every candidate's lookups and trie probes saved, with either flag, equal the process's
+/// figures less those of the same process coalesced again with the candidate's weak
+/// definitions hidden in its model: on both app bundles and the re-export fixture.
+#[test]
+fn process_fix_plan_savings_equal_a_coalescing_with_the_definitions_hidden() {
+    let mut checked = 0;
+    for path in [
+        "process/App.app",
+        "process/App-v2.app",
+        "process/Reexport/main",
+    ] {
+        let path = testdata().join(path);
+        let base = processes(&path).remove(0);
+        let c = coalesce_with(&base, NameStyle::Demangled, true).unwrap();
+        assert!(!c.fix_plan.is_empty(), "{}: no fix plan", path.display());
+        for cand in &c.fix_plan {
+            let what = format!("{} {} {}", path.display(), cand.image, cand.library);
+            let (all, functions) = hidden_names(&base, cand.index, &cand.library);
+            let fresh = || processes(&path).remove(0);
+            let hidden = coalesced_hiding(fresh(), cand.index, &all, cand.leaves_search);
+            assert_eq!(c.lookups - hidden.lookups, cand.hidden.lookups, "{what}");
+            assert_eq!(
+                c.trie_probes as i64 - hidden.trie_probes as i64,
+                cand.hidden.trie_probes,
+                "{what}"
+            );
+            let weak_left = base.images[cand.index]
+                .image
+                .as_ref()
+                .unwrap()
+                .weak_definitions
+                .len()
+                - functions.len();
+            let inlines = coalesced_hiding(
+                fresh(),
+                cand.index,
+                &functions,
+                weak_left == 0 && cand.leaves_search,
+            );
+            assert_eq!(
+                c.lookups - inlines.lookups,
+                cand.inlines_hidden.lookups,
+                "{what}"
+            );
+            assert_eq!(
+                c.trie_probes as i64 - inlines.trie_probes as i64,
+                cand.inlines_hidden.trie_probes,
+                "{what} (inlines hidden)"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "{checked} candidates checked");
+}
+
+/// On App.app (no weakDefMap: 74 lookups), hiding an image that leaves the search saves
+/// `probes − (lookups − its own lookups) × (images searched − 1)`; the plan ranks the change
+/// no other image depends on first, and counts the names other images would lose.
+#[test]
+fn process_fix_plan_of_the_app_follows_the_process_figures() {
+    let app = testdata().join("process/App.app").display().to_string();
+    let doc = json(&["scan", "--format", "json", &app]);
+    let p = &doc["processes"][0];
+    let n = |v: &Value| v.as_i64().unwrap();
+    let (lookups, probes, searched) = (
+        n(&p["lookups"]),
+        n(&p["trie_probes"]),
+        n(&p["images_searched"]),
+    );
+    assert_eq!(n(&p["weak_def_map_hits"]), 0);
+    let plan = p["fix_plan"].as_array().unwrap();
+    let by_image: BTreeMap<&str, &Value> = plan
+        .iter()
+        .map(|c| (c["image"].as_str().unwrap(), c))
+        .collect();
+    for c in plan.iter().filter(|c| c["leaves_search"] == true) {
+        let own = n(&c["hidden"]["lookups"]);
+        assert_eq!(
+            n(&c["hidden"]["trie_probes"]),
+            probes - (lookups - own) * (searched - 1),
+            "{c}"
+        );
+    }
+    // libshared_b's non-weak Counter<long>() replaces the main executable's weak one: it keeps
+    // MH_WEAK_DEFINES, so it stays in the search and saves only its own lookups' probes.
+    let b = by_image["Contents/Frameworks/libshared_b.dylib"];
+    assert_eq!(b["leaves_search"], false);
+    assert_eq!(
+        n(&b["hidden"]["trie_probes"]),
+        n(&b["hidden"]["lookups"]) * searched
+    );
+    // libdeep supplies libshared_a three names nobody else defines.
+    let deep = by_image["Contents/Frameworks/deps/libdeep.dylib"];
+    assert_eq!(
+        (
+            n(&deep["supplied_to_others"]),
+            n(&deep["defined_nowhere_else"])
+        ),
+        (3, 3)
+    );
+    // The main executable exports operator new non-weak (it overrides libc++'s): it keeps
+    // MH_WEAK_DEFINES, so hiding app.o saves only its own lookups' probes, and moves six
+    // names other images win from it.
+    let main = by_image["Contents/MacOS/App"];
+    assert_eq!(main["library"], "app.o");
+    assert_eq!(main["leaves_search"], false);
+    assert_eq!(
+        n(&main["hidden"]["trie_probes"]),
+        n(&main["hidden"]["lookups"]) * searched
+    );
+    assert_eq!(n(&main["supplied_to_others"]), 6);
+    let order: Vec<&str> = plan.iter().map(|c| c["image"].as_str().unwrap()).collect();
+    assert_eq!(
+        order,
+        [
+            "Contents/Frameworks/libshared_a.dylib",
+            "Contents/Frameworks/deps/libdeep.dylib",
+            "Contents/MacOS/App",
+            "Contents/Frameworks/libshared_b.dylib"
+        ]
+    );
+    // The table opens with the fix, and names it.
+    let table = stdout_of(&["scan", &app]);
+    let fix = table.lines().nth(1).unwrap();
+    assert!(
+        fix.starts_with("fix: compile Contents/Frameworks/libshared_a.dylib with -fvisibility=hidden: -95 trie probes (32%), -7 lookups"),
+        "{table}"
+    );
+    assert!(table.contains("\nfix plan: what hiding"), "{table}");
+    let md = stdout_of(&["scan", "--format", "markdown", &app]);
+    assert!(
+        md.contains(
+            "**Fix:** compile `Contents/Frameworks/libshared_a.dylib` with `-fvisibility=hidden`"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `app.o` in `Contents/MacOS/App` | `-fvisibility=hidden` | 28 | 7 |"),
+        "{md}"
+    );
+}
+
+/// Node.js 22.11.0 as a process (one image on disk): each library's lookups saved equal the
+/// binary's fix plan, and with no weakDefMap hit each lookup saved is one probe saved.
+#[test]
+fn node_process_fix_plan_equals_the_binarys_plan_in_probes() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let bin = bin.to_str().unwrap();
+    let doc = json(&["scan", "--process", "--format", "json", bin]);
+    let p = &doc["processes"][0];
+    assert_eq!(p["weak_def_map_hits"], 0);
+    let plan = p["fix_plan"].as_array().unwrap();
+    let scan = json(&["scan", "--format", "json", bin]);
+    let expected: Vec<(&str, u64)> = scan["fix_plan"][0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["library"].as_str().unwrap(),
+                c["hidden"]["lookups"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let got: Vec<(&str, u64)> = plan
+        .iter()
+        .map(|c| {
+            (
+                c["library"].as_str().unwrap(),
+                c["hidden"]["lookups"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(got[0], ("libv8_base_without_compiler.a", 3939));
+    for c in plan {
+        assert_eq!(c["hidden"]["trie_probes"], c["hidden"]["lookups"], "{c}");
+        assert_eq!(
+            c["inlines_hidden"]["trie_probes"], c["inlines_hidden"]["lookups"],
+            "{c}"
+        );
+        assert_eq!(c["leaves_search"], false);
+    }
+}
