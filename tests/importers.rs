@@ -3,7 +3,8 @@
 //! exports three C functions that `addon.bundle` (`-undefined dynamic_lookup`, universal) looks
 //! up flat and two C++ functions that `plugin.bundle` (`-bundle_loader api`) binds through the
 //! main executable; `api-v2` hides `api::write(int)`; `client.dylib` binds `libapi.dylib`'s two
-//! functions two-level. The importer reader is checked against llvm-objdump-22's view of the
+//! functions two-level. `api` also exports one weak definition from the same object
+//! (`api::Slot<int>()::value`), so its fix plan has a candidate, `api.o`, that would hide the API. The importer reader is checked against llvm-objdump-22's view of the
 //! binds, and bad importers against their one-line errors.
 
 use crate::util::{fails_with, json, llvm_objdump, required, skip, testdata, weakscan};
@@ -529,6 +530,98 @@ fn importer_binds_agree_with_llvm_objdump() {
             path.display()
         );
     }
-    // api binds nothing; the bundles and client.dylib 10 (dylib, symbol) pairs, the addon 47+.
+    // api binds its own weak definition; the bundles and client.dylib 10 (dylib, symbol)
+    // pairs, the addon 47+.
     assert!(binds >= 10, "llvm-objdump shows {binds} binds");
+}
+
+/// `scan --importer`: the fix plan's candidate `api.o` would hide the API's non-weak exports
+/// too, and names each importer that binds them (regression: no fixture had a candidate whose
+/// change hid an imported export, so the join went untested).
+#[test]
+fn scan_names_the_importers_a_candidate_would_break_through_its_other_exports() {
+    let (addon, plugin) = (imp("addon.bundle"), imp("plugin.bundle"));
+    let importers_of = |api: &str| {
+        let doc = json(&[
+            "scan",
+            &imp(api),
+            "--importer",
+            &addon,
+            "--importer",
+            &plugin,
+            "--format",
+            "json",
+        ]);
+        let candidates = doc["fix_plan"][0]["candidates"].as_array().unwrap().clone();
+        assert_eq!(candidates.len(), 1, "{candidates:?}");
+        let c = &candidates[0];
+        assert_eq!(c["library"], "api.o");
+        assert_eq!(c["hidden"]["weak_def_exports"], 1);
+        assert_eq!(c["kinds"]["local_statics"], 1);
+        c["imported_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let leaf = i["importer"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string();
+                let names: Vec<(String, String)> = i["examples"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| {
+                        (
+                            e["symbol"].as_str().unwrap().into(),
+                            e["name"].as_str().unwrap().into(),
+                        )
+                    })
+                    .collect();
+                (leaf, i["symbols"].as_u64().unwrap(), names)
+            })
+            .collect::<Vec<_>>()
+    };
+    let pair = |s: &str, n: &str| (s.to_string(), n.to_string());
+    assert_eq!(
+        importers_of("api"),
+        [
+            (
+                "addon.bundle".to_string(),
+                3,
+                vec![
+                    pair("_api_close", "api_close"),
+                    pair("_api_read", "api_read"),
+                    pair("_api_open", "api_open")
+                ]
+            ),
+            (
+                "plugin.bundle".to_string(),
+                2,
+                vec![
+                    pair("__ZN3api7versionEv", "api::version()"),
+                    pair("__ZN3api5writeEi", "api::write(int)")
+                ]
+            )
+        ]
+    );
+    // v2 no longer exports api::write(int): hiding api.o takes only api::version() from the
+    // plug-in.
+    assert_eq!(importers_of("api-v2")[1].1, 1);
+    let (code, out, _) = run(&[
+        "scan",
+        &imp("api"),
+        "--importer",
+        &addon,
+        "--importer",
+        &plugin,
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("hiding api.o breaks importers: ") && out.contains("plugin.bundle (2: api::version() (__ZN3api7versionEv), api::write(int) (__ZN3api5writeEi))"),
+        "{out}"
+    );
 }

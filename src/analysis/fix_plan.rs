@@ -162,8 +162,17 @@ pub struct ImportedBy {
     pub importer: String,
     /// How many of the weak definitions it imports.
     pub symbols: usize,
-    /// Up to [`IMPORTED_EXAMPLES`] of them, raw, in bind order.
-    pub examples: Vec<String>,
+    /// Up to [`IMPORTED_EXAMPLES`] of them, in bind order.
+    pub examples: Vec<ImportedName>,
+}
+
+/// One name an importer imports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ImportedName {
+    /// As stored in the binaries (`__ZN3api5writeEi`).
+    pub symbol: String,
+    /// As c++filt prints it (`api::write(int)`; a C name without its `_`).
+    pub name: String,
 }
 
 /// Examples of other exports named per candidate.

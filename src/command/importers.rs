@@ -2,7 +2,7 @@
 //! files below directories) read in the slice of each scanned image's arch and held against
 //! its export trie ([`crate::analysis::imports`]).
 
-use crate::analysis::fix_plan::{FixPlan, IMPORTED_EXAMPLES, ImportedBy, hidden_by};
+use crate::analysis::fix_plan::{FixPlan, IMPORTED_EXAMPLES, ImportedBy, ImportedName, hidden_by};
 use crate::analysis::imports::{
     ImporterCheck, ImporterNeeds, SkippedImporters, Target, check_importer, count_skipped,
     importers_of, removed_but_needed,
@@ -161,7 +161,12 @@ pub fn imported_by(plan: &mut FixPlan, image: &Image, slices: &[ImporterSlice]) 
                 examples: names
                     .iter()
                     .take(IMPORTED_EXAMPLES)
-                    .map(|n| n.to_string())
+                    .map(|n| ImportedName {
+                        symbol: n.to_string(),
+                        name: crate::analysis::demangle::demangle_one(n)
+                            .demangled()
+                            .to_string(),
+                    })
                     .collect(),
             })
             .collect();

@@ -8,11 +8,16 @@ use crate::analysis::imports::{ImporterCheck, ImporterNeeds, MissingImport, Skip
 /// How a name is shown: as c++filt prints it, the stored symbol beside it when the two differ
 /// by more than the Mach-O `_` (a C++ name): `api::write(int) (__ZN3api5writeEi)`.
 pub fn name(m: &MissingImport, code: impl Fn(&str) -> String) -> String {
-    let plain = m.symbol.strip_prefix('_').unwrap_or(&m.symbol);
-    if m.name == m.symbol || m.name == plain {
-        code(&m.name)
+    symbol_text(&m.symbol, &m.name, code)
+}
+
+/// A name as [`name`] shows it, from the stored `symbol` and its printed `name`.
+pub fn symbol_text(symbol: &str, name: &str, code: impl Fn(&str) -> String) -> String {
+    let plain = symbol.strip_prefix('_').unwrap_or(symbol);
+    if name == symbol || name == plain {
+        code(name)
     } else {
-        format!("{} ({})", code(&m.name), code(&m.symbol))
+        format!("{} ({})", code(name), code(symbol))
     }
 }
 

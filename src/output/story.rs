@@ -477,7 +477,11 @@ pub fn imported_by(plan: &FixPlan, q: Quote) -> Vec<String> {
                 .imported_by
                 .iter()
                 .map(|i| {
-                    let names: Vec<String> = i.examples.iter().map(|e| q(e)).collect();
+                    let names: Vec<String> = i
+                        .examples
+                        .iter()
+                        .map(|e| super::importers::symbol_text(&e.symbol, &e.name, q))
+                        .collect();
                     format!("{} ({}: {})", q(&i.importer), i.symbols, names.join(", "))
                 })
                 .collect();
