@@ -625,6 +625,45 @@ fn report_of_two_bundles_compares_their_processes() {
     assert!(html.contains("App.app (x86_64)"), "the bundle is named");
 }
 
+// The report of one bundle tells its process's fix, as `scan APP` prints it, and draws the
+// process's fix plan (trie probes saved), where the merged image has no attribution to plan by.
+#[test]
+fn report_of_a_bundle_gives_the_process_fix_and_fix_plan() {
+    let app = testdata().join("process/App.app");
+    let app = app.to_str().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, html) = report(tmp.path(), "app.html", &[app]);
+    let (_, fix) = story_of(&html);
+    let scan = crate::util::stdout_of(&["scan", app]);
+    let printed: Vec<&str> = scan
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with('┌'))
+        .collect();
+    let printed: Vec<String> = printed
+        .iter()
+        .map(|l| l.trim().replace(" (fix plan below)", ""))
+        .collect();
+    let fix: Vec<String> = fix
+        .iter()
+        .map(|l| l.replace(" (fix plan below)", ""))
+        .collect();
+    assert_eq!(fix, printed);
+    assert!(
+        html.contains("<caption>Fix plan of the process"),
+        "the process's plan is drawn"
+    );
+    let doc = json(&["scan", "--format", "json", app]);
+    let first = &doc["processes"][0]["fix_plan"][0];
+    assert!(
+        html.contains(&format!(
+            "<td>{}</td><td>{}</td>",
+            first["hidden"]["trie_probes"], first["hidden"]["lookups"]
+        )),
+        "{first}"
+    );
+}
+
 // Without -o, HTML goes to a pipe or a file, never to a terminal: one line and exit 2 there.
 #[test]
 fn report_refuses_to_write_html_to_a_terminal() {

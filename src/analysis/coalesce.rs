@@ -484,7 +484,7 @@ pub fn coalesce_with(process: &Process, style: NameStyle, fix_plan: bool) -> Res
     let winner = winners(&defs, walk.names.text.len());
     tally_images(process, &walk, &defs, &winner, &followed, &mut cost);
     let launch = launch(process, &searched, &walk, &followed, &defs, &winner);
-    let fix_plan = plan(process, &launch, &searched, fix_plan, &mut cost, style)?;
+    let fix_plan = plan(process, &launch, &searched, fix_plan, &mut cost);
     let found = find_duplicates(process, &walk, &defs, &winner, style)?;
     let probes = walk.probes;
     Ok(Coalescing {
@@ -888,29 +888,32 @@ fn plan(
     searched: &[usize],
     candidates: bool,
     cost: &mut [ImageCost],
-    style: NameStyle,
-) -> Result<Vec<ProcessCandidate>> {
+) -> Vec<ProcessCandidate> {
     let images: Vec<(usize, &crate::model::Image)> = searched
         .iter()
         .filter_map(|&i| process.images[i].image.as_ref().map(|im| (i, im)))
         .collect();
-    for &(i, im) in &images {
-        let whole = process_fix_plan::whole_image_saving(launch, i, im);
-        cost[i].saved_probes_if_hidden = usize::try_from(whole).unwrap_or(0);
+    let whole: Vec<(usize, i64)> = images
+        .par_iter()
+        .map(|&(i, im)| process_fix_plan::whole_image_saving(launch, i, im))
+        .collect();
+    for (&(i, _), saved) in images.iter().zip(&whole) {
+        cost[i].saved_probes_if_hidden = usize::try_from(saved.1).unwrap_or(0);
     }
     if !candidates {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let names = super::report::names_of(images.iter().map(|(_, im)| *im), GroupBy::Symbol, style)?;
+    let names = process_fix_plan::EntityIndex::of(images.iter().map(|(_, im)| *im));
     let cost: &[ImageCost] = cost;
     let mut plan: Vec<ProcessCandidate> = images
         .par_iter()
-        .flat_map_iter(|&(i, im)| {
-            process_fix_plan::image_candidates(launch, i, &cost[i].image, im, &names)
+        .zip(&whole)
+        .flat_map_iter(|(&(i, im), &saved)| {
+            process_fix_plan::image_candidates(launch, (i, im, saved), &cost[i].image, &names)
         })
         .collect();
     process_fix_plan::rank(&mut plan);
-    Ok(plan)
+    plan
 }
 
 /// The images one of whose non-weak definitions replaces another image's weak one on disk (ld64

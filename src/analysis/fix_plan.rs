@@ -28,8 +28,8 @@ use super::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO, Origin, Origins};
 use super::demangle::{Demangled, Entity, NameRef};
 use super::estimate::US_PER_PROBE;
 use crate::model::Image;
+use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Objects named per candidate, most lookups first.
 pub const OBJECTS_PER_CANDIDATE: usize = 3;
@@ -291,10 +291,34 @@ enum Owner {
     Unnamed(&'static str),
 }
 
+/// What kind of entity each raw name names ([`Entity`]): a scan's [`Demangled`] names, or an
+/// index of them (a process: [`super::process_fix_plan::EntityIndex`]).
+pub trait EntityOf {
+    /// The entity `raw` names ([`Entity::Other`] for a name that is not C++).
+    fn entity_of(&self, raw: &str) -> Entity;
+}
+
+impl EntityOf for Demangled<'_> {
+    fn entity_of(&self, raw: &str) -> Entity {
+        match self.get(raw) {
+            NameRef::Cxx(n) => n.entity(),
+            NameRef::Plain(_) => Entity::Other,
+        }
+    }
+}
+
 /// The fix plan of `image`, whose names `names` holds (as a scan demangles them).
 pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
-    let origins = Origins::of(image);
-    let tallies = tally_owners(image, names, &origins);
+    fix_plan_of(image, &Origins::of(image), names)
+}
+
+/// [`fix_plan`], given `Origins::of(image)` and the entities of its names.
+pub fn fix_plan_of(
+    image: &Image,
+    origins: &Origins<'_>,
+    names: &(impl EntityOf + ?Sized),
+) -> FixPlan {
+    let tallies = tally_owners(image, names, origins);
     let mut libraries: HashMap<&str, (Savings, Savings, Kinds, Vec<PlanObject>)> = HashMap::new();
     for (owner, t) in &tallies {
         let (library, object) = match *owner {
@@ -316,7 +340,7 @@ pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
         add_kinds(&mut entry.2, &t.kinds);
         entry.3.extend(object);
     }
-    let mut others = other_exports_by_library(image, &origins);
+    let mut others = other_exports_by_library(image, origins);
     let mut candidates: Vec<Candidate> = libraries
         .into_iter()
         .map(|(library, (hidden, inlines, kinds, objects))| {
@@ -391,11 +415,11 @@ fn candidate(
 /// and sites, and its weak-def exports.
 fn tally_owners(
     image: &Image,
-    names: &Demangled<'_>,
+    names: &(impl EntityOf + ?Sized),
     origins: &Origins<'_>,
 ) -> Vec<(Owner, Tally)> {
     let owner_of = |raw: &str| owner_of(origins, raw);
-    let entity = |raw: &str| entity(names, raw);
+    let entity = |raw: &str| names.entity_of(raw);
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
     // Per bound name defined here: its owner and whether it is a function.
     let mut bound: HashMap<&str, (Owner, bool)> = HashMap::new();
@@ -420,24 +444,27 @@ fn tally_owners(
     }
     // Lookups by their symbol's owner, as `--by library` counts them.
     for l in &image.lookups {
-        let owner = match bound.get(l.symbol.as_str()) {
-            Some(&(owner, _)) => owner,
+        let (owner, function) = match bound.get(l.symbol.as_str()) {
+            Some(&known) => known,
             None => match owner_of(&l.symbol) {
-                Some(owner) => owner,
+                Some(owner) => (owner, entity(&l.symbol).hidden_by_inlines_hidden()),
                 None => continue,
             },
         };
         let tally = tallies.entry(owner).or_default();
         tally.lookups += 1;
-        if entity(&l.symbol).hidden_by_inlines_hidden() {
+        if function {
             tally.functions.lookups += 1;
         }
     }
     for w in &image.weak_definitions {
-        let Some(owner) = owner_of(&w.name) else {
-            continue;
+        let (owner, function) = match bound.get(w.name.as_str()) {
+            Some(&known) => known,
+            None => match owner_of(&w.name) {
+                Some(owner) => (owner, entity(&w.name).hidden_by_inlines_hidden()),
+                None => continue,
+            },
         };
-        let function = entity(&w.name).hidden_by_inlines_hidden();
         let tally = tallies.entry(owner).or_default();
         tally.exports += 1;
         if function {
@@ -458,14 +485,6 @@ fn owner_of(origins: &Origins<'_>, raw: &str) -> Option<Owner> {
     }
 }
 
-/// The entity `raw` names, as `names` read it.
-fn entity(names: &Demangled<'_>, raw: &str) -> Entity {
-    match names.get(raw) {
-        NameRef::Cxx(n) => n.entity(),
-        NameRef::Plain(_) => Entity::Other,
-    }
-}
-
 /// One weak definition of an image, with the candidate that would hide it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hideable<'i> {
@@ -482,7 +501,7 @@ pub struct Hideable<'i> {
 pub fn hideable<'i>(
     image: &'i Image,
     origins: &'i Origins<'i>,
-    names: &Demangled<'_>,
+    names: &(impl EntityOf + ?Sized),
 ) -> Vec<Hideable<'i>> {
     image
         .weak_definitions
@@ -495,7 +514,7 @@ pub fn hideable<'i>(
             Some(Hideable {
                 name: w.name.as_str(),
                 library,
-                function: entity(names, &w.name).hidden_by_inlines_hidden(),
+                function: names.entity_of(&w.name).hidden_by_inlines_hidden(),
             })
         })
         .collect()

@@ -7,6 +7,7 @@
 //! ```text
 //! Page { title, view: scan | diff | trend, builds: [label],
 //!        headline: [line], fix: [line], fix_plan: FixPlan (of the newest build),
+//!        process_fix_plan: [ProcessCandidate] (when the newest build is a process),
 //!        totals: [ (figure, [value per build]) ],
 //!        tree: treemap::Node (the last two builds: old → new), levels: [level name],
 //!        groups: [GroupRow], symbols: [SymbolRow] (largest first, cut to a limit),
@@ -20,6 +21,7 @@ use super::check::FIX;
 use super::demangle::Demangled;
 use super::fix_plan::FixPlan;
 use super::group::{GroupBy, GroupFrom, GroupStats};
+use super::process_fix_plan::ProcessCandidate;
 use super::report::PairReport;
 use super::tally::tally;
 use super::treemap::{self, Figures, Node};
@@ -139,8 +141,12 @@ pub struct Page {
     pub fix: Vec<String>,
     /// The build the fix plan is of (the newest).
     pub fix_of: String,
-    /// The newest build's fix plan ([`crate::analysis::fix_plan`]).
+    /// The newest build's fix plan ([`crate::analysis::fix_plan`]); empty when the newest
+    /// build is a whole process, whose plan is [`Page::process_fix_plan`].
     pub fix_plan: FixPlan,
+    /// The newest build's fix plan when it is a whole process
+    /// ([`crate::analysis::process_fix_plan`]), best first.
+    pub process_fix_plan: Vec<ProcessCandidate>,
     /// Trend: the largest increase and the largest decrease, in the builds' order.
     pub steps: Vec<Step>,
 }
@@ -345,6 +351,7 @@ pub fn compare(
         fix: Vec::new(),
         fix_of: label(new),
         fix_plan: FixPlan::default(),
+        process_fix_plan: Vec::new(),
         steps: Vec::new(),
     }
 }

@@ -37,9 +37,9 @@
 //! stops ([`ProcessCandidate::defined_nowhere_else`]).
 
 use super::attribute::Origins;
-use super::demangle::Demangled;
+use super::demangle::{Entity, entity_of_raw};
 use super::estimate::US_PER_PROBE;
-use super::fix_plan::{Flag, Kinds, PlanObject, Savings, fix_plan, hideable};
+use super::fix_plan::{EntityOf, Flag, Kinds, PlanObject, Savings, fix_plan_of, hideable};
 use super::weak_def_map::WeakDefMap;
 use crate::model::{Image, LookupReason};
 use foldhash::HashMap;
@@ -145,22 +145,34 @@ pub fn replay(
     searched: usize,
     removed: impl Fn(&Step) -> bool,
 ) -> (usize, usize) {
-    let mut map = WeakDefMap::default();
+    let mut map = WeakDefMap::for_names(launch.text.len());
     let (mut gone, mut probes) = (0, 0);
     for s in launch.steps {
         if removed(s) {
             gone += 1;
         } else if map.probes(s.name as usize) {
-            probes += searched + launch.reexport_probes.get(&s.name).copied().unwrap_or(0);
+            probes += searched;
+            if !launch.reexport_probes.is_empty() {
+                probes += launch.reexport_probes.get(&s.name).copied().unwrap_or(0);
+            }
         }
     }
     (gone, probes)
 }
 
-/// The replay of hiding `hidden` (name ids, by id) of image `i`, which would then export
-/// `left` weak definitions: `(lookups saved, probes saved)`.
-fn saving(launch: &Launch<'_, '_>, i: usize, hidden: &[bool], left: usize) -> (usize, i64) {
+/// The replay of hiding `hidden` (name ids, by id; `any`: some is set) of image `i`, which
+/// would then export `left` weak definitions: `(lookups saved, probes saved)`.
+fn saving(
+    launch: &Launch<'_, '_>,
+    i: usize,
+    (hidden, any): (&[bool], bool),
+    left: usize,
+) -> (usize, i64) {
     let leaves = left == 0 && !(launch.overrides)(i);
+    if !any && !leaves {
+        // Nothing looked up is hidden and the image stays searched: the launch is unchanged.
+        return (0, 0);
+    }
     let searched = launch.searched - usize::from(leaves);
     let checks_go = leaves && !(launch.checks_remain)(i);
     let (gone, probes) = replay(launch, searched, |s| {
@@ -177,49 +189,105 @@ fn saving(launch: &Launch<'_, '_>, i: usize, hidden: &[bool], left: usize) -> (u
 
 /// The probes saved if image `i` hid every weak definition it exports (its `-fvisibility=hidden`
 /// whole, or an export list without them).
-pub fn whole_image_saving(launch: &Launch<'_, '_>, i: usize, image: &Image) -> i64 {
+/// `(lookups saved, probes saved)`.
+pub fn whole_image_saving(launch: &Launch<'_, '_>, i: usize, image: &Image) -> (usize, i64) {
     let mut hidden = vec![false; launch.text.len()];
+    let mut any = false;
     for w in &image.weak_definitions {
         if let Some(&id) = launch.id_of.get(w.name.as_str()) {
             hidden[id as usize] = true;
+            any = true;
         }
     }
-    saving(launch, i, &hidden, 0).1
+    saving(launch, i, (&hidden, any), 0)
 }
 
-/// The candidates of image `i` (`image`, whose names `names` holds), unsorted.
+/// The entity of each name of a process's images, found by the address of its text: a
+/// process's names are interned (one copy of each text, [`crate::process::load`]), so each is
+/// read once ([`entity_of_raw`], on the pool), then found by address in every image that has
+/// it.
+pub struct EntityIndex {
+    by_address: HashMap<(usize, usize), Entity>,
+}
+
+impl EntityIndex {
+    /// The index of every name of `images` that [`fix_plan_of`] reads (bind targets, lookups,
+    /// weak definitions).
+    pub fn of<'i>(images: impl IntoIterator<Item = &'i Image>) -> Self {
+        let mut distinct: HashMap<(usize, usize), &str> = HashMap::default();
+        for im in images {
+            let all = im
+                .bind_targets
+                .iter()
+                .map(|t| t.symbol.as_str())
+                .chain(im.lookups.iter().map(|l| l.symbol.as_str()))
+                .chain(im.weak_definitions.iter().map(|w| w.name.as_str()));
+            for raw in all {
+                distinct
+                    .entry((raw.as_ptr() as usize, raw.len()))
+                    .or_insert(raw);
+            }
+        }
+        let names: Vec<((usize, usize), &str)> = distinct.into_iter().collect();
+        let entities = crate::pool::map(&names, |(_, raw)| entity_of_raw(raw));
+        let by_address = names.iter().map(|(k, _)| *k).zip(entities).collect();
+        EntityIndex { by_address }
+    }
+}
+
+impl EntityOf for EntityIndex {
+    fn entity_of(&self, raw: &str) -> Entity {
+        match self.by_address.get(&(raw.as_ptr() as usize, raw.len())) {
+            Some(&e) => e,
+            None => entity_of_raw(raw),
+        }
+    }
+}
+
+/// The candidates of image `i` (`image`, whose names' entities `names` holds; `whole`: its
+/// [`whole_image_saving`]), unsorted.
 pub fn image_candidates(
     launch: &Launch<'_, '_>,
-    i: usize,
+    (i, image, whole): (usize, &Image, (usize, i64)),
     shown: &str,
-    image: &Image,
-    names: &Demangled<'_>,
+    names: &EntityIndex,
 ) -> Vec<ProcessCandidate> {
     let origins = Origins::of(image);
     let defs = hideable(image, &origins, names);
-    fix_plan(image, names)
+    fix_plan_of(image, &origins, names)
         .candidates
         .into_iter()
         .map(|c| {
             let mine = || defs.iter().filter(|d| d.library == c.library);
+            // Per flag: the ids hidden, whether any is, and the weak definitions left.
             let ids = |functions_only: bool| {
                 let mut hidden = vec![false; launch.text.len()];
-                let mut n = 0;
+                let (mut n, mut any) = (0, false);
                 for d in mine().filter(|d| d.function || !functions_only) {
                     n += 1;
                     if let Some(&id) = launch.id_of.get(d.name) {
                         hidden[id as usize] = true;
+                        any = true;
                     }
                 }
-                (hidden, image.weak_definitions.len() - n)
+                (hidden, any, image.weak_definitions.len() - n)
             };
-            let (all, left) = ids(false);
-            let (functions, functions_left) = ids(true);
-            let hidden = savings(&c.hidden, saving(launch, i, &all, left));
-            let inlines = savings(
-                &c.inlines_hidden,
-                saving(launch, i, &functions, functions_left),
-            );
+            let (all, any, left) = ids(false);
+            let hidden_saving = if left == 0 {
+                // The candidate is the whole image.
+                whole
+            } else {
+                saving(launch, i, (&all, any), left)
+            };
+            let inlines_saving = if mine().all(|d| d.function) {
+                // The flags hide the same definitions.
+                hidden_saving
+            } else {
+                let (functions, any, left) = ids(true);
+                saving(launch, i, (&functions, any), left)
+            };
+            let hidden = savings(&c.hidden, hidden_saving);
+            let inlines = savings(&c.inlines_hidden, inlines_saving);
             let supplied = supplied(launch, i, &all);
             ProcessCandidate {
                 image: shown.to_string(),

@@ -19,25 +19,39 @@ pub const WEAK_DEF_MAP_AFTER: usize = 5000;
 #[derive(Debug, Default)]
 pub struct WeakDefMap {
     lookups: usize,
+    /// The map is made.
+    made: bool,
     /// Once made: which name ids it holds.
-    held: Option<Vec<bool>>,
+    held: Vec<bool>,
+    /// Ids it is made for (larger ids grow it).
+    capacity: usize,
 }
 
 impl WeakDefMap {
+    /// A map for names numbered below `names` (ids above grow it).
+    pub fn for_names(names: usize) -> Self {
+        WeakDefMap {
+            capacity: names,
+            ..WeakDefMap::default()
+        }
+    }
+
     /// One lookup of name `id` (a dense number per distinct name): `true` when it probes the
     /// tries, `false` when the map answers.
+    #[inline(always)]
     pub fn probes(&mut self, id: usize) -> bool {
         self.lookups += 1;
-        if self.lookups > WEAK_DEF_MAP_AFTER && self.held.is_none() {
-            self.held = Some(Vec::new());
+        if !self.made {
+            if self.lookups <= WEAK_DEF_MAP_AFTER {
+                return true;
+            }
+            self.made = true;
+            self.held = vec![false; self.capacity];
         }
-        let Some(held) = &mut self.held else {
-            return true;
-        };
-        if held.len() <= id {
-            held.resize(id + 1, false);
+        if self.held.len() <= id {
+            self.held.resize(id + 1, false);
         }
-        !std::mem::replace(&mut held[id], true)
+        !std::mem::replace(&mut self.held[id], true)
     }
 }
 

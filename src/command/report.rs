@@ -10,7 +10,9 @@
 //! probes.
 
 use super::emit;
+use crate::analysis::coalesce::Coalescing;
 use crate::analysis::demangle::{Demangled, demangle_all};
+use crate::analysis::fix_plan::FixPlan;
 use crate::analysis::group::{GroupBy, GroupFrom};
 use crate::analysis::page::{Page, STEP_GROUPS, Series, Step, View, compare, totals_of};
 use crate::analysis::report::{DiffOptions, ImageSummary, PairReport, diff_report_with};
@@ -44,6 +46,8 @@ pub struct ReportRequest {
 struct Build {
     image: Image,
     trie_probes: Option<usize>,
+    /// A whole process, coalesced (with its fix plan when it is the newest build).
+    process: Option<Coalescing>,
 }
 
 /// The one image of an input: errors when a universal file gives several slices (`--arch`).
@@ -85,6 +89,7 @@ fn read_build(
         return Ok(Build {
             image: one_image(path, &req.read)?,
             trie_probes: None,
+            process: None,
         });
     };
     let processes = super::process::load_processes(path, load)?;
@@ -92,7 +97,8 @@ fn read_build(
         let arches = processes.iter().map(|p| p.arch.as_str());
         return Err(several_slices(path, processes.len(), arches));
     };
-    let trie_probes = crate::analysis::coalesce::coalesce(p, opts.names)?.trie_probes;
+    let newest = req.files.last().is_some_and(|f| f == path);
+    let coalesced = crate::analysis::coalesce::coalesce_with(p, opts.names, newest)?;
     let mut image = crate::analysis::merge::merged(p).ok_or_else(|| {
         Error::new(
             ErrorKind::Malformed,
@@ -104,7 +110,8 @@ fn read_build(
     image.path = crate::text::escape_path(path);
     Ok(Build {
         image,
-        trie_probes: Some(trie_probes),
+        trie_probes: Some(coalesced.trie_probes),
+        process: Some(coalesced),
     })
 }
 
@@ -166,6 +173,7 @@ pub fn run(req: &ReportRequest, opts: &RenderOptions) -> Result<u8> {
         .into_iter()
         .collect::<Result<Vec<Build>>>()?;
     let probes: Vec<Option<usize>> = builds.iter().map(|b| b.trie_probes).collect();
+    let newest = builds.last().and_then(|b| b.process.clone());
     let images: Vec<Image> = builds.into_iter().map(|b| b.image).collect();
     let mut page = match images.len() {
         1 => scan_page(&images, opts)?,
@@ -174,6 +182,9 @@ pub fn run(req: &ReportRequest, opts: &RenderOptions) -> Result<u8> {
     };
     if probes.iter().any(Option::is_some) {
         add_probes(&mut page, &probes);
+    }
+    if let Some(p) = newest {
+        process_fix(&mut page, p);
     }
     emit(req.output.as_ref(), |out| output::html::render(out, &page))?;
     Ok(0)
@@ -394,6 +405,20 @@ fn html_fix(lines: Vec<String>) -> Vec<String> {
         .into_iter()
         .map(|l| l.replace("(fix plan below the groups)", "(fix plan below)"))
         .collect()
+}
+
+/// The newest build is a whole process: its fix plan replaces the merged image's (which has
+/// no attribution), and one build's fix is the process's.
+fn process_fix(page: &mut Page, p: Coalescing) {
+    if page.view == View::Scan {
+        page.fix = html_fix(output::process_plan::fix_block(
+            &p,
+            "fix plan below",
+            story::plain,
+        ));
+    }
+    page.fix_plan = FixPlan::default();
+    page.process_fix_plan = p.fix_plan;
 }
 
 /// A row of trie probes under the totals, for the builds the totals show.

@@ -95,7 +95,7 @@ fn tables(
             p.images_searched,
             p.images_outside
         )?;
-        for l in super::process_plan::fix_block(p, super::story::plain) {
+        for l in super::process_plan::fix_block(p, "fix plan below", super::story::plain) {
             writeln!(out, "{l}")?;
         }
         writeln!(out, "{}", images_table(p, w))?;
@@ -235,7 +235,7 @@ pub fn markdown(
             p.images_searched,
             p.images_outside
         )?;
-        let fix = super::process_plan::fix_block(p, super::markdown::code_span);
+        let fix = super::process_plan::fix_block(p, "fix plan below", super::markdown::code_span);
         if !fix.is_empty() {
             writeln!(out, "{}\n", super::markdown::fix_paragraph(&fix))?;
         }
@@ -351,8 +351,8 @@ pub fn markdown(
     Ok(())
 }
 
-/// Renders each process as GitHub workflow commands: one `::notice` with the figures and the
-/// largest duplicate groups, one `::warning` per image that slows every lookup and per override
+/// Renders each process as GitHub workflow commands: one `::notice` with the figures, the
+/// largest duplicate groups and the fix, one `::warning` per image that slows every lookup and per override
 /// of the main executable, one `::warning` per problem (ten, then a count), then a plain line.
 pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
     use super::github::annotation;
@@ -379,6 +379,11 @@ pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
                 g.images.join(", "),
                 g.winners.join(", ")
             );
+        }
+        for l in
+            super::process_plan::fix_block(p, "the fix plan: --format json", super::story::plain)
+        {
+            text += &format!("\n{}", l.trim_start());
         }
         annotation(out, "notice", "weakscan scan: process", &text)?;
         for c in slowing(p) {

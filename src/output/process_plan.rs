@@ -29,7 +29,7 @@ fn saving(p: &Coalescing) -> impl Iterator<Item = &ProcessCandidate> {
 
 /// What a candidate changes: `libfoo.a in Contents/MacOS/App`, or the image for one read
 /// without its debug map.
-fn target(c: &ProcessCandidate, q: Quote) -> String {
+pub fn target(c: &ProcessCandidate, q: Quote) -> String {
     match c.library.as_str() {
         NO_ATTRIBUTION => q(&c.image),
         NO_DEBUG_INFO => format!("the sources of {} its debug map does not name", q(&c.image)),
@@ -38,9 +38,9 @@ fn target(c: &ProcessCandidate, q: Quote) -> String {
 }
 
 /// The `fix:` block of a process: its best candidate with what it saves, the names other
-/// images would then bind elsewhere, and the next candidates. Empty when no change saves a
-/// probe.
-pub fn fix_block(p: &Coalescing, q: Quote) -> Vec<String> {
+/// images would then bind elsewhere, and the next candidates (`more` says where the rest are).
+/// Empty when no change saves a probe.
+pub fn fix_block(p: &Coalescing, more: &str, q: Quote) -> Vec<String> {
     let mut best = saving(p);
     let Some(c) = best.next() else {
         return Vec::new();
@@ -60,7 +60,7 @@ pub fn fix_block(p: &Coalescing, q: Quote) -> Vec<String> {
         .map(|c| format!("{} -{}", target(c, q), c.hidden.trie_probes))
         .collect();
     if !next.is_empty() {
-        lines.push(format!("next: {} (fix plan below)", next.join(", ")));
+        lines.push(format!("next: {} ({more})", next.join(", ")));
     }
     for l in lines.iter_mut().skip(1) {
         l.insert_str(0, "     ");
@@ -87,7 +87,7 @@ fn supplied_line(c: &ProcessCandidate) -> Option<String> {
 }
 
 /// `6`, or `6 (3 nowhere else)`: the names other images' lookups would lose.
-fn others(c: &ProcessCandidate) -> String {
+pub fn others(c: &ProcessCandidate) -> String {
     match c.defined_nowhere_else {
         0 => c.supplied_to_others.to_string(),
         n => format!("{} ({n} nowhere else)", c.supplied_to_others),

@@ -696,6 +696,27 @@ fn demangle_keeping(
     (name, class)
 }
 
+/// The entity `raw` (a Mach-O symbol name, with its leading `_`) names, as
+/// [`SymbolName::entity`] of [`demangle_one`]'s name gives it, without printing the name:
+/// from cpp_demangle's structure alone ([`Entity::of`]). A name that is not C++, or that
+/// cpp_demangle cannot parse or print within the bound, is [`Entity::Other`].
+pub fn entity_of_raw(raw: &str) -> Entity {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    if !plain.starts_with("_Z") || plain.len() > printer::MAX_NAME_BYTES {
+        return Entity::Other;
+    }
+    match structure(plain, print_limit(plain), false) {
+        // As demangle_keeping refuses a pattern that reads as a workflow command.
+        Some((_, (pattern, ..)))
+            if !(crate::text::holds_either(raw.as_bytes(), b'#', b':')
+                && crate::text::has_workflow_command(pattern.as_bytes())) =>
+        {
+            Entity::of(raw, Some(&pattern))
+        }
+        _ => Entity::Other,
+    }
+}
+
 /// The bound of a name's printed form: [`MAX_DEMANGLED_BYTES_PER_BYTE`] times its length plus
 /// [`MAX_DEMANGLED_EXTRA_BYTES`].
 fn print_limit(plain: &str) -> usize {
@@ -766,6 +787,25 @@ fn print_keeping(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entity_of_raw_is_the_entity_of_the_demangled_name() {
+        for raw in [
+            "__ZGVZN4proc8RegistryIiE8InstanceEvE8instance",
+            "__ZZN4proc8RegistryIiE8InstanceEvE8instance",
+            "__ZN4proc8RegistryIiE8InstanceEv",
+            "__ZN3api4SlotIiEERT_v",
+            "__ZTVN4proc4BaseE",
+            "__ZThn8_N4proc7Derived1fEv",
+            "__ZN2v88internal5FlagsE",
+            "__ZZN2v88internal12_GLOBAL__N_14InitEvENK3$_0clEv",
+            "_main",
+            "__Z",
+            "__Znwm",
+        ] {
+            assert_eq!(entity_of_raw(raw), demangle_one(raw).entity(), "{raw}");
+        }
+    }
 
     // Two tables of one process, one in each style: the style is each table's, and the keys
     // are the demangled structure's in both.

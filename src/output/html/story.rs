@@ -35,6 +35,7 @@ pub(super) fn story(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         .is_some_and(|(_, v)| v.last().copied().flatten().is_some());
     fix_block(out, "fix", &page.fix, &page.fix_of, known)?;
     fix_plan(out, page)?;
+    process_fix_plan(out, page)?;
     writeln!(
         out,
         "<details id=\"hints\"><summary>How to fix leaked weak symbols</summary><ul>"
@@ -131,6 +132,40 @@ fn fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             c.inlines_hidden.lookups,
             crate::output::story::ms_range(c.hidden.estimated_ms),
             text(&objects.join(", "))
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")
+}
+
+/// The fix plan table of a whole process: what hiding each library of each image saves in
+/// trie probes, best first.
+fn process_fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
+    let all = &page.process_fix_plan;
+    if all.is_empty() {
+        return Ok(());
+    }
+    let shown = &all[..all.len().min(FIX_PLAN_ROWS)];
+    writeln!(
+        out,
+        r#"<div class="scroll"><table id="fix-plan-table"><caption>Fix plan of the process {}: what hiding each library's weak definitions saves across the process, best first ({} of {} candidates; trie probes replayed through dyld's lookups, times are estimates)</caption><thead><tr><th scope="col">hide</th><th scope="col">flag</th><th scope="col">trie probes saved</th><th scope="col">lookups saved</th><th scope="col">with -fvisibility-inlines-hidden</th><th scope="col">estimated time</th><th scope="col">other images' lookups moved</th></tr></thead><tbody>"#,
+        text(&short_label(&page.fix_of)),
+        shown.len(),
+        all.len()
+    )?;
+    for c in shown {
+        writeln!(
+            out,
+            r#"<tr><th scope="row">{}</th><td class="flag">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            text(&clip(&crate::output::process_plan::target(
+                c,
+                crate::output::story::plain
+            ))),
+            c.flag.option(),
+            c.hidden.trie_probes,
+            c.hidden.lookups,
+            c.inlines_hidden.trie_probes,
+            crate::output::story::ms_range(c.hidden.estimated_ms),
+            crate::output::process_plan::others(c)
         )?;
     }
     writeln!(out, "</tbody></table></div>")
