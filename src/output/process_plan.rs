@@ -9,7 +9,7 @@
 use super::markdown::code;
 use super::story::{Quote, ms_range};
 use super::table::cell;
-use super::table::grid::{Grid, figure, name, text};
+use super::table::grid::{Grid, figure, name};
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
 use crate::analysis::coalesce::Coalescing;
 use crate::analysis::process_fix_plan::ProcessCandidate;
@@ -94,13 +94,13 @@ pub fn others(c: &ProcessCandidate) -> String {
     }
 }
 
-/// The plan's first `rows` candidates as a table.
+/// The plan's first `rows` candidates as a table (the flag is in the `fix:` block and the
+/// Markdown; the terminal keeps the width for the figures).
 pub(crate) fn table(p: &Coalescing, w: Option<u16>, rows: usize) -> Grid {
     let mut t = Grid::new(
         w,
         vec![
             name("fix plan: hide"),
-            text("flag"),
             figure("trie probes saved"),
             figure("lookups saved"),
             figure("inlines-hidden saves"),
@@ -111,7 +111,6 @@ pub(crate) fn table(p: &Coalescing, w: Option<u16>, rows: usize) -> Grid {
     for c in p.fix_plan.iter().take(rows) {
         t.row([
             cell(&target(c, super::story::plain)),
-            c.flag.option().to_string(),
             c.hidden.trie_probes.to_string(),
             c.hidden.lookups.to_string(),
             c.inlines_hidden.trie_probes.to_string(),
