@@ -409,7 +409,8 @@ pub fn check_fix(img: &ImageCheck, q: Quote) -> Vec<String> {
         .iter()
         .find(|l| l.figure == Figure::PredictedWeakLookups)
         .map_or(0, |l| l.total);
-    plan_fix(total, plan, None, "`weakscan scan` lists the whole plan", q)
+    let more = format!("{} lists the whole plan", q("weakscan scan"));
+    plan_fix(total, plan, None, &more, q)
 }
 
 /// One line saying what a diff changed, for the end of its GitHub annotations: the lookups

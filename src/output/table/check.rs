@@ -12,8 +12,9 @@ use std::io::{self, Write};
 /// Renders `weakscan check`.
 pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::Result<()> {
     wrap::lines(out, opts.width, |out| {
+        let mut general_fix = false;
         for img in &r.images {
-            image(out, r, img, opts.width)?;
+            general_fix |= image(out, r, img, opts.width)?;
         }
         if !r.importers.is_empty() {
             importers::write_checks(
@@ -23,14 +24,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
                 importers::Style::Plain,
             )?;
         }
-        let fix = r.fix();
-        if !fix.is_empty() {
-            writeln!(out, "how to fix:")?;
-            for f in fix {
-                writeln!(out, "  - {f}")?;
-            }
-            out.write_all(b"\n")?;
-        }
+        general_advice(out, r, general_fix)?;
         demangle_note(out, r.demangle_failures)?;
         // Where the budgets came from, labelled, just above the verdict (the last line).
         if let Some(from) = r.sources() {
@@ -40,8 +34,28 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
     })
 }
 
-/// One image: its verdict, figures and budgets, the failures, the offending groups, the notes.
-fn image(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck, w: Option<u16>) -> io::Result<()> {
+/// The general advice: all of it when a failing image has no fix of its own (`general`), else
+/// only what the images' fixes do not say (accepting the change, the importers).
+fn general_advice(out: &mut dyn Write, r: &CheckReport, general: bool) -> io::Result<()> {
+    use crate::analysis::check::{ACCEPT, IMPORTS_FIX};
+    let fix: Vec<&str> = r
+        .fix()
+        .into_iter()
+        .filter(|f| general || [ACCEPT, IMPORTS_FIX].contains(f))
+        .collect();
+    if fix.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "how to fix:")?;
+    for f in fix {
+        writeln!(out, "  - {f}")?;
+    }
+    out.write_all(b"\n")
+}
+
+/// One image: its verdict, figures and budgets, the failures, the offending groups, its fix
+/// (from its fix plan), the notes. `true` when it failed and has no fix of its own.
+fn image(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck, w: Option<u16>) -> io::Result<bool> {
     writeln!(
         out,
         "{} ({}): {}",
@@ -76,10 +90,15 @@ fn image(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck, w: Option<u16>)
         }
         writeln!(out, "{g}")?;
     }
+    let fix = crate::output::story::check_fix(img, crate::output::story::plain);
+    for l in &fix {
+        writeln!(out, "{l}")?;
+    }
     for n in &img.notes {
         writeln!(out, "note: {n}")?;
     }
-    out.write_all(b"\n")
+    out.write_all(b"\n")?;
+    Ok(fix.is_empty() && !img.passed)
 }
 
 /// Each figure: total, allowed, counted (and the baseline's count when there is one).
