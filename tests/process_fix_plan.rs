@@ -3,7 +3,7 @@
 //! arithmetic of the process's own figures, and on Node.js to the binary's fix plan.
 
 use crate::node::node_binary;
-use crate::util::{json, stdout_of, testdata};
+use crate::util::{json, stdout_of, testdata, weakscan};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use weakscan::analysis::attribute::Origins;
@@ -260,4 +260,42 @@ fn node_process_fix_plan_equals_the_binarys_plan_in_probes() {
         );
         assert_eq!(c["leaves_search"], false);
     }
+}
+
+/// A failing `check` of a process gives the process's fix, as `scan APP` prints it, in the
+/// table and in the pull-request comment (regression: it gave the general advice only).
+#[test]
+fn failing_process_check_gives_the_process_fix() {
+    let app = testdata().join("process/App.app").display().to_string();
+    let scan = stdout_of(&["scan", &app]);
+    let fix = scan.lines().nth(1).unwrap();
+    assert!(fix.starts_with("fix: "), "{scan}");
+    let out = weakscan()
+        .args(["check", "--no-config", &app, "--max-trie-probes", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.lines().any(|l| l == fix), "{table}");
+    assert!(!table.contains("how to fix:"), "{table}");
+    let md = weakscan()
+        .args([
+            "check",
+            "--no-config",
+            &app,
+            "--max-trie-probes",
+            "10",
+            "--format",
+            "markdown",
+        ])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(
+        md.contains("**Fix:** compile `Contents/Frameworks/libshared_a.dylib` with `-fvisibility=hidden`: -95 trie probes"),
+        "{md}"
+    );
+    // A passing check computes no plan and names no fix.
+    let ok = stdout_of(&["check", "--no-config", &app, "--max-trie-probes", "1000"]);
+    assert!(!ok.contains("fix:"), "{ok}");
 }

@@ -271,6 +271,11 @@ pub struct ImageCheck {
     #[serde(skip)]
     #[schemars(skip)]
     pub fix_plan: Option<super::fix_plan::FixPlan>,
+    /// A failing process's fix plan ([`super::process_fix_plan`], best first) and its trie
+    /// probes, which the fix names; not in the JSON (`scan --format json` lists it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub process_fix_plan: Option<(Vec<super::process_fix_plan::ProcessCandidate>, usize)>,
 }
 
 impl ImageCheck {

@@ -118,6 +118,7 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     let mut subjects: Vec<(Subject, Scope)> = Vec::new();
     // A binary's slices, in the order of their subjects: a failing one gets its fix plan.
     let mut images: Vec<Image> = Vec::new();
+    let mut processes: Vec<crate::process::Process> = Vec::new();
     let mut importers = super::importers::Importers::find(&req.importers)?;
     let mut importer_checks = Vec::new();
     if let (Some(_), Some(_)) = (&req.process, &importers) {
@@ -136,7 +137,7 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
                 "--map and --dsym describe one binary, not a whole process",
             ));
         }
-        let processes = super::process::load_processes(file, load)?;
+        processes = super::process::load_processes(file, load)?;
         let mut merged_images = Vec::new();
         for p in &processes {
             let c = crate::analysis::coalesce::coalesce(p, opts.names)?;
@@ -231,6 +232,7 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     let names = demangle_all(all_names, opts.names)?;
     let mut checks = Vec::new();
     let mut binaries = images.iter();
+    let mut whole_processes = processes.iter();
     for (s, scope) in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
         checks.push(match scope {
@@ -242,7 +244,16 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
                 }
                 c
             }
-            Scope::Process => evaluate(s, b, &whole, &names, req.top)?,
+            Scope::Process => {
+                let mut c = evaluate(s, b, &whole, &names, req.top)?;
+                let process = whole_processes.next();
+                if let Some(p) = process.filter(|_| !c.passed) {
+                    // The plan reads every weak definition's kind: only for a failing process.
+                    let planned = crate::analysis::coalesce::coalesce_with(p, opts.names, true)?;
+                    c.process_fix_plan = Some((planned.fix_plan, planned.trie_probes));
+                }
+                c
+            }
             Scope::ImageOfProcess => evaluate(s, None, &groups, &names, req.top)?,
         });
     }

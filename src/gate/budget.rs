@@ -122,6 +122,7 @@ pub fn evaluate(
         offending_groups,
         notes,
         fix_plan: None,
+        process_fix_plan: None,
     })
 }
 

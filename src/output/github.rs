@@ -84,7 +84,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
                     text += &format!("\n    {e}");
                 }
             }
-            let plan = super::story::check_fix(img, super::story::plain);
+            let plan = super::process_plan::check_fix(img, super::story::plain);
             text.push_str("\nHow to fix:");
             for l in &plan {
                 text += &format!("\n  {}", l.trim_start());

@@ -99,7 +99,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             }
         }
         offenders(out, r, img)?;
-        let fix = story::check_fix(img, code_span);
+        let fix = super::process_plan::check_fix(img, code_span);
         if !fix.is_empty() {
             writeln!(out, "{}\n", fix_paragraph(&fix))?;
         } else if !img.passed {

@@ -317,7 +317,7 @@ pub fn markdown(
         if !p.fix_plan.is_empty() {
             writeln!(out, "{PLAN_INTRO}:\n")?;
             let rows = top.unwrap_or(super::process_plan::PLAN_ROWS);
-            super::process_plan::markdown(out, p, rows)?;
+            super::process_plan::markdown(out, p, rows, super::markdown::code_span)?;
         }
         for o in &p.overrides_of_main {
             writeln!(

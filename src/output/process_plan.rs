@@ -6,11 +6,11 @@
 //!      next: app.o in Contents/MacOS/App -95, Contents/Frameworks/deps/libdeep.dylib -86 (fix plan below)
 //! ```
 
-use super::markdown::code;
 use super::story::{Quote, ms_range};
 use super::table::cell;
 use super::table::grid::{Grid, figure, name};
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
+use crate::analysis::check::ImageCheck;
 use crate::analysis::coalesce::Coalescing;
 use crate::analysis::process_fix_plan::ProcessCandidate;
 use crate::text::count;
@@ -21,11 +21,6 @@ pub const PLAN_ROWS: usize = 10;
 
 /// Candidates after the first named in the fix block.
 const NEXT: usize = 2;
-
-/// The candidates worth doing: those that save probes.
-fn saving(p: &Coalescing) -> impl Iterator<Item = &ProcessCandidate> {
-    p.fix_plan.iter().filter(|c| c.hidden.trie_probes > 0)
-}
 
 /// What a candidate changes: `libfoo.a in Contents/MacOS/App`, or the image for one read
 /// without its debug map.
@@ -41,7 +36,12 @@ pub fn target(c: &ProcessCandidate, q: Quote) -> String {
 /// images would then bind elsewhere, and the next candidates (`more` says where the rest are).
 /// Empty when no change saves a probe.
 pub fn fix_block(p: &Coalescing, more: &str, q: Quote) -> Vec<String> {
-    let mut best = saving(p);
+    fix_lines(&p.fix_plan, p.trie_probes, more, q)
+}
+
+/// [`fix_block`] of a process's `plan` (best first) and its `probes`.
+pub fn fix_lines(plan: &[ProcessCandidate], probes: usize, more: &str, q: Quote) -> Vec<String> {
+    let mut best = plan.iter().filter(|c| c.hidden.trie_probes > 0);
     let Some(c) = best.next() else {
         return Vec::new();
     };
@@ -50,7 +50,7 @@ pub fn fix_block(p: &Coalescing, more: &str, q: Quote) -> Vec<String> {
         target(c, q),
         q(c.flag.option()),
         count(c.hidden.trie_probes as usize, "trie probe", "trie probes"),
-        c.hidden.trie_probes as usize * 100 / p.trie_probes.max(1),
+        c.hidden.trie_probes as usize * 100 / probes.max(1),
         count(c.hidden.lookups, "lookup", "lookups"),
         ms_range(c.hidden.estimated_ms)
     )];
@@ -66,6 +66,18 @@ pub fn fix_block(p: &Coalescing, more: &str, q: Quote) -> Vec<String> {
         l.insert_str(0, "     ");
     }
     lines
+}
+
+/// The `fix:` block of one checked image: a failing process's from its plan
+/// ([`fix_lines`]), else a binary's ([`super::story::check_fix`]).
+pub fn check_fix(img: &ImageCheck, q: Quote) -> Vec<String> {
+    match &img.process_fix_plan {
+        Some((plan, probes)) => {
+            let more = format!("{} lists the whole plan", q("weakscan scan"));
+            fix_lines(plan, *probes, &more, q)
+        }
+        None => super::story::check_fix(img, q),
+    }
 }
 
 /// What hiding takes from other images' lookups, if anything (the names are in `--format
@@ -122,8 +134,8 @@ pub(crate) fn table(p: &Coalescing, w: Option<u16>, rows: usize) -> Grid {
 }
 
 /// The plan's first `rows` candidates as a Markdown table (ends with a blank line), with how
-/// many more there are.
-pub fn markdown(out: &mut dyn Write, p: &Coalescing, rows: usize) -> io::Result<()> {
+/// many more there are; `code` sets a name as a code span.
+pub fn markdown(out: &mut dyn Write, p: &Coalescing, rows: usize, code: Quote) -> io::Result<()> {
     writeln!(
         out,
         "| fix plan: hide | flag | trie probes saved | lookups saved | `-fvisibility-inlines-hidden` saves | estimated time | others' lookups moved |\n|---|---|---:|---:|---:|---:|---:|"

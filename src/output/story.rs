@@ -401,6 +401,7 @@ pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
 /// The `fix:` block of a failing checked binary, from its fix plan; empty when it has none
 /// (a process, or nothing to hide), where the report falls back to the general advice.
 pub fn check_fix(img: &ImageCheck, q: Quote) -> Vec<String> {
+    let more = format!("{} lists the whole plan", q("weakscan scan"));
     let Some(plan) = &img.fix_plan else {
         return Vec::new();
     };
@@ -409,7 +410,6 @@ pub fn check_fix(img: &ImageCheck, q: Quote) -> Vec<String> {
         .iter()
         .find(|l| l.figure == Figure::PredictedWeakLookups)
         .map_or(0, |l| l.total);
-    let more = format!("{} lists the whole plan", q("weakscan scan"));
     plan_fix(total, plan, None, &more, q)
 }
 

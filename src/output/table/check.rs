@@ -55,7 +55,12 @@ fn general_advice(out: &mut dyn Write, r: &CheckReport, general: bool) -> io::Re
 
 /// One image: its verdict, figures and budgets, the failures, the offending groups, its fix
 /// (from its fix plan), the notes. `true` when it failed and has no fix of its own.
-fn image(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck, w: Option<u16>) -> io::Result<bool> {
+fn image(
+    out: &mut dyn Write,
+    r: &CheckReport,
+    img: &ImageCheck,
+    w: Option<u16>,
+) -> io::Result<bool> {
     writeln!(
         out,
         "{} ({}): {}",
@@ -90,7 +95,7 @@ fn image(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck, w: Option<u16>)
         }
         writeln!(out, "{g}")?;
     }
-    let fix = crate::output::story::check_fix(img, crate::output::story::plain);
+    let fix = crate::output::process_plan::check_fix(img, crate::output::story::plain);
     for l in &fix {
         writeln!(out, "{l}")?;
     }
