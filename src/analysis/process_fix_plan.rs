@@ -39,7 +39,9 @@
 use super::attribute::Origins;
 use super::demangle::{Entity, entity_of_raw};
 use super::estimate::US_PER_PROBE;
-use super::fix_plan::{EntityOf, Flag, Kinds, PlanObject, Savings, fix_plan_of, hideable};
+use super::fix_plan::{
+    EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, fix_plan_of, hideable,
+};
 use super::weak_def_map::WeakDefMap;
 use crate::model::{Image, LookupReason};
 use foldhash::HashMap;
@@ -253,12 +255,18 @@ pub fn image_candidates(
     names: &EntityIndex,
 ) -> Vec<ProcessCandidate> {
     let origins = Origins::of(image);
-    let defs = hideable(image, &origins, names);
+    let mut by_library: HashMap<&str, Vec<Hideable<'_>>> = HashMap::default();
+    for d in hideable(image, &origins, names) {
+        by_library.entry(d.library).or_default().push(d);
+    }
     fix_plan_of(image, &origins, names)
         .candidates
         .into_iter()
         .map(|c| {
-            let mine = || defs.iter().filter(|d| d.library == c.library);
+            let defs: &[Hideable<'_>] = by_library
+                .get(c.library.as_str())
+                .map_or(&[], Vec::as_slice);
+            let mine = || defs.iter();
             // Per flag: the ids hidden, whether any is, and the weak definitions left.
             let ids = |functions_only: bool| {
                 let mut hidden = vec![false; launch.text.len()];
