@@ -299,3 +299,34 @@ fn failing_process_check_gives_the_process_fix() {
     let ok = stdout_of(&["check", "--no-config", &app, "--max-trie-probes", "1000"]);
     assert!(!ok.contains("fix:"), "{ok}");
 }
+
+/// `diff Old.app New.app` gives the new version's fix, as `scan New.app` names it (`fix:`
+/// when the probes grew), and its whole plan in the JSON.
+#[test]
+fn process_diff_gives_the_new_versions_fix() {
+    let (old, new) = (
+        testdata().join("process/App.app").display().to_string(),
+        testdata().join("process/App-v2.app").display().to_string(),
+    );
+    let scan = stdout_of(&["scan", &new]);
+    let scan_fix = scan.lines().nth(1).unwrap();
+    let diff = stdout_of(&["diff", &old, &new]);
+    assert_eq!(diff.lines().nth(1), Some(scan_fix), "{diff}");
+    let doc = json(&["diff", &old, &new, "--format", "json"]);
+    let scanned = json(&["scan", &new, "--format", "json"]);
+    assert_eq!(
+        doc["processes"][0]["fix_plan"],
+        scanned["processes"][0]["fix_plan"]
+    );
+    // Back to the old version the probes fall: what still leaks there.
+    let back = stdout_of(&["diff", &new, &old]);
+    assert!(
+        back.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("fix what remains: compile "),
+        "{back}"
+    );
+    let md = stdout_of(&["diff", &new, &old, "--format", "markdown"]);
+    assert!(md.contains("**Fix what remains:** compile `"), "{md}");
+}

@@ -182,6 +182,8 @@ pub struct ProcessDiff {
     pub old_problems: Vec<String>,
     /// Problems met loading the new version.
     pub new_problems: Vec<String>,
+    /// The new version's fix plan, best first ([`super::process_fix_plan`]).
+    pub fix_plan: Vec<super::process_fix_plan::ProcessCandidate>,
 }
 
 /// `weakscan diff` of two processes.
@@ -516,6 +518,7 @@ fn diff_pair(
             duplicate_groups,
             old_problems: oc.problems.clone(),
             new_problems: nc.problems.clone(),
+            fix_plan: nc.fix_plan.clone(),
         },
         failures,
     ))

@@ -136,16 +136,17 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions, opts: &RenderOptions) ->
             "--symbols lists the symbols of two images: diff the two images themselves",
         ));
     }
-    let read = |p: &PathBuf| -> Result<_> {
+    // The new side's fix plan: what still leaks, or what to change.
+    let read = |p: &PathBuf, plan: bool| -> Result<_> {
         let processes = super::process::load_processes(p, load)?;
         let reports = processes
             .iter()
-            .map(|p| crate::analysis::coalesce::coalesce(p, opts.names))
+            .map(|p| crate::analysis::coalesce::coalesce_with(p, opts.names, plan))
             .collect::<Result<Vec<_>>>()?;
         Ok((processes, reports))
     };
     // On the pool: both sides' reads share its threads (none waits for a thread of its own).
-    let (old, new) = crate::pool::join(|| read(&req.old), || read(&req.new));
+    let (old, new) = crate::pool::join(|| read(&req.old, false), || read(&req.new, true));
     let ((old_p, old_c), (new_p, new_c)) = (old?, new?);
     fn sides<'a>(
         p: &'a [crate::process::Process],

@@ -195,6 +195,9 @@ fn tables(out: &mut dyn Write, r: &ProcessDiffReport, w: Option<u16>) -> io::Res
             "process diff ({arch}): {} → {}",
             p.old_main, p.new_main
         )?;
+        for l in fix(p, super::story::plain) {
+            writeln!(out, "{l}")?;
+        }
         writeln!(out, "{}", totals_table(p, w))?;
 
         let count = |s: ImageStatus| p.images.iter().filter(|d| d.status == s).count();
@@ -268,6 +271,10 @@ pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
             code(&p.new_main),
             md(&p.new_arch)
         )?;
+        let fix = fix(p, super::markdown::code_span);
+        if !fix.is_empty() {
+            writeln!(out, "{}\n", super::markdown::fix_paragraph(&fix))?;
+        }
         writeln!(out, "| | old | new | change |\n|---|---:|---:|---:|")?;
         for (label, c) in totals(&p.totals) {
             writeln!(
@@ -342,6 +349,13 @@ pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
 }
 
 /// Grew from old to new (both known).
+/// The `fix:` block of one pair ([`super::process_plan::diff_fix`]).
+fn fix(p: &ProcessDiff, q: super::story::Quote) -> Vec<String> {
+    let probes = &p.totals.trie_probes;
+    let grew = probes.change.is_some_and(|c| c > 0);
+    super::process_plan::diff_fix(grew, &p.fix_plan, probes.new.unwrap_or(0), q)
+}
+
 fn grew(c: &Change) -> bool {
     c.change.is_some_and(|d| d > 0)
 }

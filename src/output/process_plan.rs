@@ -68,6 +68,16 @@ pub fn fix_lines(plan: &[ProcessCandidate], probes: usize, more: &str, q: Quote)
     lines
 }
 
+/// The `fix:` block of a diff of two processes, from the new one's `plan` and `probes`: what
+/// to change when the probes grew (`grew`), else what still leaks in the new version.
+pub fn diff_fix(grew: bool, plan: &[ProcessCandidate], probes: usize, q: Quote) -> Vec<String> {
+    let mut lines = fix_lines(plan, probes, "scan the new version for the whole plan", q);
+    if let Some(first) = lines.first_mut().filter(|_| !grew) {
+        *first = first.replacen("fix: ", "fix what remains: ", 1);
+    }
+    lines
+}
+
 /// The `fix:` block of one checked image: a failing process's from its plan
 /// ([`fix_lines`]), else a binary's ([`super::story::check_fix`]).
 pub fn check_fix(img: &ImageCheck, q: Quote) -> Vec<String> {
