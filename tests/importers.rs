@@ -4,8 +4,9 @@
 //! up flat and two C++ functions that `plugin.bundle` (`-bundle_loader api`) binds through the
 //! main executable; `api-v2` hides `api::write(int)`; `client.dylib` binds `libapi.dylib`'s two
 //! functions two-level. `api` also exports one weak definition from the same object
-//! (`api::Slot<int>()::value`), so its fix plan has a candidate, `api.o`, that would hide the API. The importer reader is checked against llvm-objdump-22's view of the
-//! binds, and bad importers against their one-line errors.
+//! (`api::Slot<int>()::value`), so its fix plan has a candidate, `api.o`, that would hide the
+//! API. The importer reader is checked against llvm-objdump-22's view of the binds, and bad
+//! importers against their one-line errors.
 
 use crate::util::{fails_with, json, llvm_objdump, required, skip, testdata, weakscan};
 use std::collections::BTreeSet;

@@ -114,8 +114,8 @@ pub struct ProcessCandidate {
     pub image: String,
     /// Its position in the load order.
     pub index: usize,
-    /// The library key ([`super::fix_plan::Candidate::library`]); `(no attribution)` for an image read without
-    /// its debug map (a dylib): the image whole.
+    /// The library key ([`super::fix_plan::Candidate::library`]); `(no attribution)` for an
+    /// image read without its debug map (a dylib): the image whole.
     pub library: String,
     /// The flag proposed ([`Flag`]).
     pub flag: Flag,

@@ -352,8 +352,9 @@ pub fn markdown(
 }
 
 /// Renders each process as GitHub workflow commands: one `::notice` with the figures, the
-/// largest duplicate groups and the fix, one `::warning` per image that slows every lookup and per override
-/// of the main executable, one `::warning` per problem (ten, then a count), then a plain line.
+/// largest duplicate groups and the fix, one `::warning` per image that slows every lookup and
+/// per override of the main executable, one `::warning` per problem (ten, then a count), then
+/// a plain line.
 pub fn github(out: &mut dyn Write, processes: &[Coalescing]) -> io::Result<()> {
     use super::github::annotation;
     for p in processes {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! fix: compile Contents/Frameworks/libshared_a.dylib with -fvisibility=hidden: -95 trie probes (32%), -7 lookups, about 94–282 µs
-//!      next: app.o in Contents/MacOS/App -95, Contents/Frameworks/deps/libdeep.dylib -86 (fix plan below)
+//!      next: Contents/Frameworks/deps/libdeep.dylib -86, app.o in Contents/MacOS/App -28 (fix plan below)
 //! ```
 
 use super::story::{Quote, ms_range};
