@@ -455,7 +455,7 @@ impl<'p> Names<'p> {
 /// ([`walk_lookups`]), what each searched image's trie holds of their names
 /// ([`read_definitions`]), the re-exports among them followed ([`follow_reexports`]), the winner
 /// of each name ([`winners`]), then what each image wins and loses ([`tally_images`]), what
-/// hiding each image's weak definitions would save ([`plan`]) and the names several images
+/// hiding each image's weak definitions would save (step 7, `plan`) and the names several images
 /// define ([`find_duplicates`]). Errors: an image's export trie can no
 /// longer be read (the file changed since it was loaded) or is malformed on a re-export's path,
 /// or demangling fails.
