@@ -918,6 +918,47 @@ fn markdown_tells_each_failure_once_and_links_the_report() {
     assert!(gh.ends_with(&format!("; report: {url}\n")), "{gh}");
 }
 
+/// One 70 KB name, the largest offender: quoted whole, its group key made a headline line and
+/// a table row of 70 KB each, and fitting the comment cut every line after the first headline
+/// line (249 bytes left). Names are clipped before the comment is fitted: the verdict, the
+/// largest group, the offenders, the fix and the budgets stay, the name's head and tail shown.
+#[test]
+fn regression_a_long_name_emptied_the_comment() {
+    let names: Vec<String> = (0..200)
+        .map(|i| crate::report::huge_name(i, if i == 0 { 70_000 } else { 40 }))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("app"),
+        crate::report::with_weak_imports(&names),
+    )
+    .unwrap();
+    let args = ["check", "app", "--max-weak-bind-symbols", "1"];
+    let (code, md, err) = run_in(dir.path(), &[&args[..], &["--format", "markdown"]].concat());
+    assert_eq!(code, 1, "{err}");
+    assert!(md.len() < 8_000, "{} bytes: {md}", md.len());
+    assert!(md.lines().all(|l| l.len() < 2_000), "{md}");
+    assert!(!md.contains("was cut"), "{md}");
+    let (story, details) = md.split_once("<details>").expect(&md);
+    assert!(
+        story.starts_with("## ❌ weakscan check failed\n\nFAILED: 1 of 1 budget exceeded"),
+        "{story}"
+    );
+    let at = |s: &str| story.find(s).unwrap_or_else(|| panic!("{s} in {story}"));
+    // The largest group in the headline and the first row, clipped and said so.
+    let clipped = "kkk000(…)` (clipped from ";
+    assert!(at("Largest: `node::Big000kkk") < at(clipped));
+    assert!(at("| template |") < at("| `node::Big000kkk"));
+    assert_eq!(story.matches(clipped).count(), 2, "{story}");
+    assert!(
+        at("| `node::Big000kkk") < at("| `node::Big004"),
+        "every offender"
+    );
+    assert!(at("| `node::Big004") < at("**Fix:**"));
+    assert!(details.contains("| max weak_bind_symbols | 200 | ≤ 1 | ❌ **fail** |"));
+    assert!(details.ends_with("</details>\n\n"), "{details}");
+}
+
 // ---- the documented example ----
 
 #[test]

@@ -876,7 +876,7 @@ fn report_of_four_node_builds_tells_the_regression_and_the_fix() {
 
 /// A distinct mangled name of `size` bytes, `node::BigNNNkkk…NNN()` once demangled (as
 /// `scripts/gen-hostile.py` writes them for `report-names`).
-fn huge_name(i: usize, size: usize) -> String {
+pub(crate) fn huge_name(i: usize, size: usize) -> String {
     let mut ident = format!("Big{i:03}");
     ident.push_str(&"k".repeat(size - ident.len() - 19));
     ident.push_str(&format!("{i:03}"));
@@ -886,7 +886,7 @@ fn huge_name(i: usize, size: usize) -> String {
 /// `app-default-chained-x86_64` with a chained-fixups blob of one weak-lookup import (ordinal
 /// -3, `DYLD_CHAINED_IMPORT_ADDEND64`) per name, appended after the file with `__LINKEDIT`
 /// grown over it: `report-names` of `scripts/gen-hostile.py`, in Rust.
-fn with_weak_imports(names: &[String]) -> Vec<u8> {
+pub(crate) fn with_weak_imports(names: &[String]) -> Vec<u8> {
     let mut b = std::fs::read(bin("app-default-chained-x86_64")).unwrap();
     let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     let command = |b: &[u8], want: u32, segment: &[u8]| {

@@ -68,6 +68,13 @@ pub struct Cli {
     /// full width.
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
     pub width: Option<u16>,
+    /// Fit Markdown reports into BYTES bytes.
+    ///
+    /// Whole table rows are cut, and said, until the report fits. Default 64000: one GitHub
+    /// comment (65,536 characters) with room for what a workflow adds; a workflow that adds
+    /// more gives what is left for the report.
+    #[arg(long, global = true, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(1000..))]
+    pub markdown_limit: Option<u32>,
 }
 
 /// Subcommands.
@@ -143,11 +150,12 @@ impl Cli {
         })
     }
 
-    /// The global flags: `--width` and `--no-demangle`.
+    /// The global flags: `--width`, `--no-demangle` and `--markdown-limit`.
     pub fn globals(&self) -> Globals {
         Globals {
             width: self.width,
             no_demangle: self.no_demangle,
+            markdown_limit: self.markdown_limit.map(|n| n as usize),
         }
     }
 }

@@ -46,13 +46,15 @@ pub enum Request {
     Generate(Box<completions::GenerateRequest>),
 }
 
-/// The flags every subcommand takes (`--width`, `--no-demangle`), as parsed.
+/// The flags every subcommand takes (`--width`, `--no-demangle`, `--markdown-limit`), as parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Globals {
     /// `--width N`: fit tables to N columns.
     pub width: Option<u16>,
     /// `--no-demangle`: every symbol name shown raw.
     pub no_demangle: bool,
+    /// `--markdown-limit BYTES`: what a Markdown report is fitted to.
+    pub markdown_limit: Option<usize>,
 }
 
 impl Globals {
@@ -72,6 +74,9 @@ impl Globals {
                 NameStyle::Demangled
             },
             report_url: req.report_url().map(str::to_string),
+            markdown_limit: self
+                .markdown_limit
+                .unwrap_or(crate::output::comment::COMMENT_BUDGET),
         }
     }
 }

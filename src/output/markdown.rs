@@ -5,6 +5,7 @@
 use crate::analysis::check::{CheckReport, ImageCheck};
 use crate::analysis::report::{DiffReport, PairReport, ScanReport};
 use crate::output::{RenderOptions, change, fig, signed, story};
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 /// Longest example shown, in characters.
@@ -12,15 +13,23 @@ const EXAMPLE_WIDTH: usize = 140;
 
 /// `s` as inline code that is safe inside a table cell: fenced by one backtick more than the
 /// longest run of backticks in `s` (CommonMark 6.1), so a name cannot close the span early and
-/// inject links or markup (fuzz-audit finding).
+/// inject links or markup (fuzz-audit finding). A name over
+/// [`NAME_CHARS`](super::comment::NAME_CHARS) characters is clipped first
+/// ([`super::comment::clip_name`]) and followed, outside the span, by `(clipped from N
+/// characters)`: one long name cannot fill the comment.
 pub(crate) fn code(s: &str) -> String {
-    let s = s.replace('|', "\\|");
+    let clipped = super::comment::clip_name(s, super::comment::NAME_CHARS);
+    let mark = match clipped {
+        Cow::Borrowed(_) => String::new(),
+        Cow::Owned(_) => format!(" (clipped from {} characters)", s.chars().count()),
+    };
+    let s = clipped.replace('|', "\\|");
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     if longest == 0 {
-        format!("`{s}`")
+        format!("`{s}`{mark}")
     } else {
         let fence = "`".repeat(longest + 1);
-        format!("{fence} {s} {fence}")
+        format!("{fence} {s} {fence}{mark}")
     }
 }
 

@@ -17,7 +17,7 @@ use crate::analysis::verify::VerifyReport;
 use std::io::{self, Write};
 
 /// How a run renders its reports, beyond the format: what the global flags say.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Columns a table report is fitted to, every line of it (`output::table`: cells wrapped
     /// where names nest, never inside an identifier): `--width`, else the terminal's when the
@@ -31,6 +31,22 @@ pub struct RenderOptions {
     /// `--report-url`: where the HTML report of the run is (`diff` and `check`), linked by
     /// the Markdown after the fix and named by the github summary line.
     pub report_url: Option<String>,
+    /// Bytes a Markdown report is fitted to ([`super::comment::fit`]): `--markdown-limit`,
+    /// else [`super::comment::COMMENT_BUDGET`].
+    pub markdown_limit: usize,
+}
+
+impl Default for RenderOptions {
+    /// Full-width tables, demangled names, no report link, Markdown fitted to
+    /// [`super::comment::COMMENT_BUDGET`].
+    fn default() -> RenderOptions {
+        RenderOptions {
+            width: None,
+            names: NameStyle::default(),
+            report_url: None,
+            markdown_limit: super::comment::COMMENT_BUDGET,
+        }
+    }
 }
 
 /// `--format`: how a report is written. Not every command writes every format: `verify`
@@ -94,8 +110,8 @@ impl Render for ScanReport<'_> {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         json::scan(out, self)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| markdown::scan(buf, self))
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, opts, |buf| markdown::scan(buf, self))
     }
     fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         github::scan(out, self)
@@ -110,7 +126,7 @@ impl Render for DiffReport {
         json::diff(out, self)
     }
     fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| markdown::diff(buf, self, opts))
+        fitted(out, opts, |buf| markdown::diff(buf, self, opts))
     }
     fn github(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
         github::diff(out, self, opts)
@@ -134,7 +150,7 @@ impl Render for CheckReport {
         json::check(out, self)
     }
     fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| markdown::check(buf, self, opts))
+        fitted(out, opts, |buf| markdown::check(buf, self, opts))
     }
     fn github(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
         github::check(out, self, opts)
@@ -149,7 +165,7 @@ impl Render for ProcessDiffReport {
         process_diff::json(out, self)
     }
     fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| {
+        fitted(out, opts, |buf| {
             process_diff::markdown(buf, self)?;
             markdown::report_link(buf, opts)
         })
@@ -166,21 +182,22 @@ impl Render for TrendReport {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         trend::json(out, self)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| trend::markdown(buf, self))
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, opts, |buf| trend::markdown(buf, self))
     }
 }
 
-/// Writes the Markdown `render` writes, cut to one pull-request comment
-/// ([`super::comment::fit`]): every Markdown report is one.
+/// Writes the Markdown `render` writes, cut to `opts.markdown_limit` bytes, one pull-request
+/// comment ([`super::comment::fit`]): every Markdown report is one.
 fn fitted(
     out: &mut dyn Write,
+    opts: &RenderOptions,
     render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut buf = Vec::new();
     render(&mut buf)?;
     let text = String::from_utf8_lossy(&buf);
-    out.write_all(super::comment::fit(&text, super::comment::COMMENT_BUDGET).as_bytes())
+    out.write_all(super::comment::fit(&text, opts.markdown_limit).as_bytes())
 }
 
 /// The processes of one input (one per arch), with how many duplicate groups to show.
@@ -198,8 +215,10 @@ impl Render for Processes<'_> {
     fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process::json(out, self.reports)
     }
-    fn markdown(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
-        fitted(out, |buf| process::markdown(buf, self.reports, self.top))
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, opts, |buf| {
+            process::markdown(buf, self.reports, self.top)
+        })
     }
     fn github(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
         process::github(out, self.reports)
