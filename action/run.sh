@@ -9,10 +9,12 @@
 #            on a macOS runner, checked against its .sha256 file, else `cargo install --locked`
 #            from the action's own sources (output weakscan); actions/cache/save saves it
 #   check    weakscan check: annotations and the job summary (--format github), the Markdown and
-#            JSON reports, the figures as step outputs, the HTML report (weakscan report)
-#   comment  on a pull request, one comment found by its hidden marker: created, then updated;
-#            the report in it is the check's Markdown again with --report-url, so weakscan links
-#            the uploaded HTML report after the fix
+#            JSON reports, the figures as step outputs, the HTML report (weakscan report); the
+#            Markdown fitted to what the comment's marker and footer leave (--markdown-limit)
+#   comment  on a pull request, one comment found by its hidden marker and its author (the
+#            token's own login): created, then updated; the report in it is the check's
+#            Markdown again with --report-url, so weakscan links the uploaded HTML report after
+#            the fix; nothing in it is cut here
 #   finish   fails the step with the check's exit code
 #
 # Every input arrives as an environment variable (action.yml's env:). Needs bash (3.2 will do),
@@ -168,7 +170,10 @@ build_from_source() {
 
 # The arguments of `weakscan check` from the inputs, in the array `args`.
 check_args() {
-  args=(check "$INPUT_BINARY" --arch "${INPUT_ARCH:-all}")
+  local limit
+  limit=$(markdown_limit)
+  [ "$limit" -ge 1000 ] || die "comment-key: too long (its marker leaves $limit bytes of a comment for the report)"
+  args=(check "$INPUT_BINARY" --arch "${INPUT_ARCH:-all}" --markdown-limit "$limit")
   [ -z "${INPUT_POLICY:-}" ] || args+=(--config "$INPUT_POLICY")
   [ -z "${INPUT_BASELINE:-}" ] || args+=(--baseline "$INPUT_BASELINE")
   local increases value
@@ -278,9 +283,38 @@ check_error() {
 
 # ---- comment ----
 
-# GitHub's limit on a comment's body is 65,536 characters; a character is at least one byte.
-# (WEAKSCAN_COMMENT_LIMIT: for tests.)
-COMMENT_LIMIT="${WEAKSCAN_COMMENT_LIMIT:-60000}"
+# GitHub's limit on a comment's body, in characters ("Body is too long (maximum is 65536
+# characters)"); a character is at least one byte, so bytes are counted.
+COMMENT_LIMIT=65536
+
+# The hidden marker the comment starts with (a line of its own): `<!-- weakscan-action: KEY -->`.
+comment_marker() {
+  printf '<!-- weakscan-action: %s -->' "$(printf '%s' "${INPUT_COMMENT_KEY:-weakscan}" | tr -c 'A-Za-z0-9._-' '_')"
+}
+
+# The comment's last lines: the commit checked, the HTML report at $1 (when given) and the run.
+comment_footer() {
+  local sha run="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/actions/runs/${GITHUB_RUN_ID:-}"
+  sha=$(jq -r '.pull_request.head.sha // empty' "${GITHUB_EVENT_PATH:-/dev/null}" 2>/dev/null || true)
+  [ -n "$sha" ] || sha="${GITHUB_SHA:-}"
+  echo
+  printf '<sub>weakscan check of %s' "${sha:0:12}"
+  [ -z "$1" ] || printf ' · [HTML report](%s)' "$1"
+  printf ' · [workflow run](%s)</sub>\n' "$run"
+}
+
+# Bytes weakscan's Markdown may take (--markdown-limit): GitHub's limit less the marker line and
+# the footer of a comment whose report links the HTML report itself. weakscan owns the one cut:
+# it fits the report to this, cutting whole table rows and saying so.
+markdown_limit() {
+  local frame
+  frame=$({
+    comment_marker
+    echo
+    comment_footer ''
+  } | wc -c | tr -d ' ')
+  echo $((COMMENT_LIMIT - frame))
+}
 
 step_comment() {
   [ -n "${EXIT_CODE:-}" ] || return 0 # the check did not run: the step that failed says why
@@ -300,11 +334,10 @@ step_comment() {
     https://github.com) ;;
     *) export GH_HOST="${GITHUB_SERVER_URL#*://}" ;;
   esac
-  local key body url
-  key=$(printf '%s' "${INPUT_COMMENT_KEY:-weakscan}" | tr -c 'A-Za-z0-9._-' '_')
+  local body url
   body=$(mktemp "${RUNNER_TEMP:-/tmp}/weakscan-comment.XXXXXX")
-  comment_body "<!-- weakscan-action: $key -->" >"$body"
-  if url=$(post_comment "$pr" "<!-- weakscan-action: $key -->" "$body"); then
+  comment_body "$body"
+  if url=$(post_comment "$pr" "$(comment_marker)" "$body"); then
     echo "weakscan comment: $url"
     output comment-url "$url"
   else
@@ -312,30 +345,30 @@ step_comment() {
   fi
 }
 
-# The marker, the report (cut to the limit, on a line boundary) and a footer. weakscan keeps
-# its Markdown within GitHub's comment limit itself, cutting whole table rows; the cut here is
-# for a report of an older weakscan.
+# The comment into the file $1: the marker, the report and the footer, nothing cut (the check
+# step fitted the report to what the marker and footer leave). The report is the check's
+# Markdown again with --report-url, which links the HTML report after the fix; when that cannot
+# be had, the check step's Markdown, with the link in the footer if it still fits.
 comment_body() {
-  echo "$1"
-  local report="$MARKDOWN" linked=false
-  if [ -n "${REPORT_URL:-}" ] && linked_report "$(dirname "$MARKDOWN")/comment.md"; then
+  local report="$MARKDOWN" link="${REPORT_URL:-}"
+  if [ -n "$link" ] && linked_report "$(dirname "$MARKDOWN")/comment.md"; then
     report="$(dirname "$MARKDOWN")/comment.md"
-    linked=true
+    link=''
   fi
-  if [ "$(wc -c <"$report" | tr -d ' ')" -le "$COMMENT_LIMIT" ]; then
-    cat "$report"
-  else
-    head -c "$COMMENT_LIMIT" "$report" | LC_ALL=C sed '$d'
+  {
+    comment_marker
     echo
-    echo "_The report was cut at $COMMENT_LIMIT bytes: the whole of it is in the job summary._"
+    cat "$report"
+    comment_footer "$link"
+  } >"$1"
+  if [ -n "$link" ] && [ "$(wc -c <"$1" | tr -d ' ')" -gt "$COMMENT_LIMIT" ]; then
+    {
+      comment_marker
+      echo
+      cat "$report"
+      comment_footer ''
+    } >"$1"
   fi
-  local sha run="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY}/actions/runs/${GITHUB_RUN_ID:-}"
-  sha=$(jq -r '.pull_request.head.sha // empty' "$GITHUB_EVENT_PATH")
-  [ -n "$sha" ] || sha="${GITHUB_SHA:-}"
-  echo
-  printf '<sub>weakscan check of %s' "${sha:0:12}"
-  [ -z "${REPORT_URL:-}" ] || [ "$linked" = true ] || printf ' · [HTML report](%s)' "$REPORT_URL"
-  printf ' · [workflow run](%s)</sub>\n' "$run"
 }
 
 # The check's Markdown again into $1, with --report-url "$REPORT_URL": weakscan links the HTML
@@ -356,12 +389,35 @@ linked_report() {
   [ "$status" = "$EXIT_CODE" ]
 }
 
-# Updates the first comment of the pull request whose body starts with the marker, or creates
-# one; prints the comment's URL.
+# The login the token comments as. GraphQL's `viewer` answers for every kind of token: a
+# personal access token (its user), the workflow's GITHUB_TOKEN (`github-actions[bot]`) and a
+# GitHub App's installation token (`APP[bot]`); REST's `GET /user` refuses the last two
+# ("Resource not accessible by integration"), so it is only the fallback. This is how
+# marocchino/sticky-pull-request-comment finds its own comment (src/comment.ts: `viewer {
+# login }`, since its pull request #332 "Ignore other users' comments"); a fixed
+# `github-actions[bot]` would never find an App's comment again (wzshiming/gh-ci-bot#156). REST
+# gives a bot's login with its `[bot]`, as `viewer` does.
+token_login() {
+  local login
+  login=$(gh api graphql -f query='query { viewer { login } }' | jq -r '.data.viewer.login // empty') || login=''
+  [ -n "$login" ] || login=$(gh api user | jq -r '.login // empty') || login=''
+  [ -n "$login" ] || {
+    echo "weakscan action: cannot tell which login github-token comments as" >&2
+    return 1
+  }
+  printf '%s\n' "$login"
+}
+
+# Updates the first comment of the pull request that the token's own login wrote and whose body
+# starts with the marker, or creates one (a comment of anyone else is never touched, whatever it
+# holds); prints the comment's URL.
 post_comment() {
-  local pr="$1" marker="$2" body="$3" id
+  local pr="$1" marker="$2" body="$3" login id
+  login=$(token_login) || return 1
   id=$(gh api --paginate "repos/$GITHUB_REPOSITORY/issues/$pr/comments?per_page=100" \
-    | jq -rn --arg m "$marker" '[inputs[] | select(.body | startswith($m)) | .id] | first // empty') || return 1
+    | jq -rn --arg m "$marker" --arg who "$login" '
+      [inputs[] | select(((.user.login // "") | ascii_downcase) == ($who | ascii_downcase)
+        and (.body | startswith($m))) | .id] | first // empty') || return 1
   if [ -n "$id" ]; then
     gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F "body=@$body" | jq -r .html_url
   else

@@ -376,8 +376,12 @@ const MARKER: &str = "<!-- weakscan-action: weakscan -->";
 // ---- the machine: GitHub's files and variables, the stubs ----
 
 /// `gh api` as the action calls it, on the comments of pull request 7 of octo/app, kept as
-/// `$GH_STUB/comments/ID.json`; each call is recorded as a JSON array of its arguments in
-/// `$GH_STUB/calls`. `GH_STUB_FAIL=1` answers every call as a read-only token would.
+/// `$GH_STUB/comments/ID.json` (each with its author's login); each call is recorded as a JSON
+/// array of its arguments in `$GH_STUB/calls`. The token is `$GH_STUB_LOGIN`'s
+/// (`github-actions[bot]` unless set), which GraphQL's `viewer` gives and REST's `GET /user`
+/// gives only for a user (a bot's installation token is refused there, as GitHub refuses it);
+/// comments are written as that login. `GH_STUB_FAIL=1` answers every call as a read-only token
+/// would; `GH_STUB_GRAPHQL_FAIL=1` every GraphQL query.
 const GH_STUB: &str = r#"#!/usr/bin/env bash
 set -euo pipefail
 printf '%s\n' "$@" | jq -Rc . | jq -sc . >>"$GH_STUB/calls"
@@ -386,20 +390,32 @@ if [ "${GH_STUB_FAIL:-}" = 1 ]; then echo "HTTP 403: Resource not accessible by 
 [ "$1" = api ] || exit 3
 shift
 method=GET path= body=
+login=${GH_STUB_LOGIN:-github-actions[bot]}
 while [ $# -gt 0 ]; do
   case "$1" in
     --method) method=$2; shift 2 ;;
     --paginate) shift ;;
     -F) body=${2#body=@}; shift 2 ;;
+    -f) [ "$2" = 'query=query { viewer { login } }' ] || { echo "gh stub: -f $2" >&2; exit 3; }; shift 2 ;;
     -*) echo "gh stub: flag $1" >&2; exit 3 ;;
     *) path=$1; shift ;;
   esac
 done
+[ "$path" != graphql ] || method=POST
 comment() { # ID BODY-FILE
-  jq -n --arg id "$1" --rawfile body "$2" \
-    '{id: ($id | tonumber), body: $body, html_url: ("https://github.com/octo/app/pull/7#issuecomment-" + $id)}'
+  jq -n --arg id "$1" --rawfile body "$2" --arg login "$login" \
+    '{id: ($id | tonumber), body: $body, user: {login: $login},
+      html_url: ("https://github.com/octo/app/pull/7#issuecomment-" + $id)}'
 }
 case "$method $path" in
+  "POST graphql")
+    if [ "${GH_STUB_GRAPHQL_FAIL:-}" = 1 ]; then echo "gh: HTTP 502" >&2; exit 1; fi
+    jq -n --arg login "$login" '{data: {viewer: {login: $login}}}' ;;
+  "GET user")
+    case "$login" in
+      *'[bot]') echo "gh: Resource not accessible by integration (HTTP 403)" >&2; exit 1 ;;
+      *) jq -n --arg login "$login" '{login: $login}' ;;
+    esac ;;
   "GET repos/octo/app/issues/7/comments?per_page=100")
     jq -s '.' "$GH_STUB"/comments/*.json ;;
   "POST repos/octo/app/issues/7/comments")
@@ -447,6 +463,12 @@ mkdir -p "$root/bin"
 cp "$WEAKSCAN_UNDER_TEST" "$root/bin/weakscan"
 "#;
 
+/// A comment of pull request 7 by `login`, kept where the `gh` stub keeps them (`dir`).
+fn add_comment(dir: &Path, id: u64, login: &str, body: &str) {
+    let json = serde_json::json!({"id": id, "body": body, "user": {"login": login}, "html_url": "https://github.com/octo/app/pull/7"});
+    std::fs::write(dir.join(format!("{id}.json")), json.to_string()).unwrap();
+}
+
 /// A temporary machine: a workspace holding the fixture as `out/app` and its baseline, the
 /// runner's files, the stubs, and a pull request with two comments that are not ours (an
 /// unrelated one and one quoting the marker).
@@ -489,17 +511,9 @@ impl World {
         let event =
             format!(r#"{{"pull_request": {{"number": 7, "head": {{"sha": "{HEAD_SHA}"}}}}}}"#);
         std::fs::write(dir.path().join("event.json"), event).unwrap();
-        for (id, body) in [
-            (1, "LGTM".to_string()),
-            (2, format!("> {MARKER}\n> quoted")),
-        ] {
-            let json = serde_json::json!({"id": id, "body": body, "html_url": "https://github.com/octo/app/pull/7"});
-            std::fs::write(
-                dir.path().join(format!("gh/comments/{id}.json")),
-                json.to_string(),
-            )
-            .unwrap();
-        }
+        let comments = dir.path().join("gh/comments");
+        add_comment(&comments, 1, "reviewer", "LGTM");
+        add_comment(&comments, 2, "reviewer", &format!("> {MARKER}\n> quoted"));
         let out = crate::util::weakscan()
             .current_dir(&workspace)
             .args(["baseline", "out/app", "-o", "weakscan-baseline.json"])
@@ -589,21 +603,23 @@ impl World {
         std::fs::read_to_string(self.path("summary.md")).unwrap_or_default()
     }
 
-    /// `gh`'s calls: the method (GET, POST, PATCH) and the API path of each.
+    /// `gh`'s calls: the method (GET, POST, PATCH; POST for `graphql`) and the API path of
+    /// each.
     fn gh_calls(&self) -> Vec<(String, String)> {
         let text = std::fs::read_to_string(self.path("gh/calls")).unwrap_or_default();
         text.lines()
             .map(|l| {
                 let args: Vec<String> = serde_json::from_str(l).unwrap();
-                let method = match args.iter().position(|a| a == "--method") {
-                    Some(i) => args[i + 1].clone(),
-                    None => "GET".into(),
-                };
                 let path = args
                     .iter()
-                    .find(|a| a.starts_with("repos/"))
+                    .find(|a| a.starts_with("repos/") || *a == "graphql" || *a == "user")
                     .unwrap()
                     .clone();
+                let method = match args.iter().position(|a| a == "--method") {
+                    Some(i) => args[i + 1].clone(),
+                    None if path == "graphql" => "POST".into(),
+                    None => "GET".into(),
+                };
                 (method, path)
             })
             .collect()
@@ -615,18 +631,31 @@ impl World {
         calls
     }
 
-    /// The pull request's comments: id → body.
-    fn comments(&self) -> BTreeMap<u64, String> {
+    /// The pull request's comments: id → author's login.
+    fn authors(&self) -> BTreeMap<u64, String> {
+        self.comment_json()
+            .into_iter()
+            .map(|(id, v)| (id, v["user"]["login"].as_str().unwrap().to_string()))
+            .collect()
+    }
+
+    /// The pull request's comments: id → the JSON `gh` keeps.
+    fn comment_json(&self) -> BTreeMap<u64, serde_json::Value> {
         std::fs::read_dir(self.path("gh/comments"))
             .unwrap()
             .map(|e| {
                 let v: serde_json::Value =
                     serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap();
-                (
-                    v["id"].as_u64().unwrap(),
-                    v["body"].as_str().unwrap().to_string(),
-                )
+                (v["id"].as_u64().unwrap(), v)
             })
+            .collect()
+    }
+
+    /// The pull request's comments: id → body.
+    fn comments(&self) -> BTreeMap<u64, String> {
+        self.comment_json()
+            .into_iter()
+            .map(|(id, v)| (id, v["body"].as_str().unwrap().to_string()))
             .collect()
     }
 
@@ -710,6 +739,7 @@ fn action_comments_once_then_updates_and_fails_a_budget_with_exit_1() {
     assert_eq!(
         calls,
         [
+            ("POST".into(), "graphql".into()),
             ("GET".into(), pr.into()),
             ("POST".into(), "repos/octo/app/issues/7/comments".into())
         ]
@@ -764,6 +794,7 @@ fn action_comments_once_then_updates_and_fails_a_budget_with_exit_1() {
     assert_eq!(
         world.take_gh_calls(),
         [
+            ("POST".into(), "graphql".into()),
             ("GET".into(), pr.into()),
             ("PATCH".into(), "repos/octo/app/issues/comments/102".into())
         ]
@@ -895,30 +926,6 @@ fn action_comments_only_on_pull_requests_and_a_refused_comment_is_a_warning() {
     );
     assert_eq!(world.comments().len(), 2);
 
-    // A report longer than a comment may be: cut at a line, saying so.
-    let mut world = World::new("pull_request");
-    world
-        .extra_env
-        .push(("WEAKSCAN_COMMENT_LIMIT".into(), "400".into()));
-    let run = world.run(&inputs, false, &[]);
-    assert_eq!(run.status, 1, "{}", run.log);
-    let markdown = read(&run.outputs["markdown"]);
-    assert!(markdown.len() > 400);
-    let body = &world.comments()[&102];
-    let (cut, rest) = body
-        .split_once("\n_The report was cut at 400 bytes")
-        .expect(body);
-    let cut = cut.strip_prefix(&format!("{MARKER}\n")).unwrap();
-    assert!(cut.len() <= 400 && cut.len() > 200, "{cut:?}");
-    assert!(
-        markdown.starts_with(cut) && cut.ends_with('\n'),
-        "whole lines: {cut:?}"
-    );
-    assert!(
-        rest.contains("the whole of it is in the job summary"),
-        "{rest}"
-    );
-
     // comment: false, and a pass.
     let world = World::new("pull_request");
     let run = world.run(
@@ -932,6 +939,157 @@ fn action_comments_only_on_pull_requests_and_a_refused_comment_is_a_warning() {
     );
     assert_eq!(run.status, 0, "{}", run.log);
     assert!(world.gh_calls().is_empty());
+}
+
+/// A report weakscan had fitted to a comment (63.8 KB: 2,000 offending groups of 300-byte names
+/// under `--top 2000`) was cut again by the action at 60,000 bytes: the comment lost the fix,
+/// the budgets, `</details>` and weakscan's own "rows cut" note. weakscan owns the one limit:
+/// the action passes what its marker and footer leave of GitHub's 65,536 characters
+/// (`--markdown-limit`) and cuts nothing.
+#[test]
+fn regression_the_action_cut_a_fitted_comment_a_second_time() {
+    if !have_jq() {
+        return;
+    }
+    let world = World::new("pull_request");
+    let names: Vec<String> = (0..2000)
+        .map(|i| crate::report::huge_name(i, 300))
+        .collect();
+    std::fs::write(
+        world.workspace.join("out/many"),
+        crate::report::with_weak_imports(&names),
+    )
+    .unwrap();
+    let inputs = [
+        ("binary", "out/many"),
+        ("max-weak-bind-symbols", "1"),
+        ("args", "--top\n2000"),
+    ];
+    let run = world.run(&inputs, false, &[]);
+    assert_eq!(
+        (run.status, run.failed_step.as_deref()),
+        (1, Some("finish")),
+        "{}",
+        run.log
+    );
+    let body = &world.comments()[&102];
+    assert!(body.len() <= 65_536, "{} bytes", body.len());
+    assert!(
+        body.len() > 65_000,
+        "the report has the room: {}",
+        body.len()
+    );
+    assert!(!body.contains("The report was cut"), "not cut again");
+    for part in [
+        "rows cut to keep this comment within GitHub's 65,536-character limit._\n",
+        "**Fix:**",
+        "| max weak_bind_symbols | 2000 | ≤ 1 | ❌ **fail** |",
+        "</details>\n",
+        &format!("[The HTML report]({ARTIFACT_URL_MD})"),
+    ] {
+        assert!(
+            body.contains(part),
+            "{part}: {}",
+            &body[body.len() - 2000..]
+        );
+    }
+    // The limit passed: what the marker line and the footer (without a link) leave.
+    let (head, footer) = body.rsplit_once("\n\n<sub>").unwrap();
+    assert!(head.starts_with(&format!("{MARKER}\n")));
+    let frame = MARKER.len() + 1 + "\n<sub>".len() + footer.len();
+    let args = read(
+        &Path::new(&run.outputs["markdown"])
+            .with_file_name("check-args")
+            .display()
+            .to_string(),
+    );
+    let args: Vec<&str> = args.split('\0').collect();
+    let at = args.iter().position(|a| *a == "--markdown-limit").unwrap();
+    assert_eq!(args[at + 1], (65_536 - frame).to_string(), "{args:?}");
+    // The job summary is the check step's Markdown, fitted the same way.
+    assert_eq!(world.summary(), read(&run.outputs["markdown"]));
+}
+
+/// `post_comment` updated the first comment whose body started with the marker, whoever wrote
+/// it: anyone could post the marker and have the report written into their comment. Only a
+/// comment by the token's own login (GraphQL's `viewer`; REST `GET /user` when that fails) is
+/// updated; else a new one is posted. With the default token, a GitHub App's and a personal
+/// access token.
+#[test]
+fn regression_anyone_could_take_over_the_actions_comment() {
+    if !have_jq() {
+        return;
+    }
+    let inputs = [("binary", "out/app"), ("max-weak-bind-symbols", "1")];
+    let pr = "repos/octo/app/issues/7/comments?per_page=100";
+    let mut world = World::new("pull_request");
+    let comments = world.path("gh/comments");
+    let planted = format!("{MARKER}\n## ✅ weakscan check passed\n");
+    add_comment(&comments, 3, "mallory", &planted);
+    let run = world.run(&inputs, false, &[]);
+    assert_eq!(run.status, 1, "{}", run.log);
+    assert_eq!(
+        world.take_gh_calls(),
+        [
+            ("POST".into(), "graphql".into()),
+            ("GET".into(), pr.into()),
+            ("POST".into(), "repos/octo/app/issues/7/comments".into())
+        ]
+    );
+    let comments = world.comments();
+    assert_eq!(comments[&3], planted, "mallory's comment is left alone");
+    assert!(
+        comments[&103].starts_with(MARKER),
+        "a new one: {comments:?}"
+    );
+    assert_eq!(world.authors()[&103], "github-actions[bot]");
+    // The next run updates the action's own comment.
+    let run = world.run(&inputs, false, &[]);
+    assert_eq!(run.status, 1, "{}", run.log);
+    assert_eq!(
+        world.take_gh_calls().last().unwrap(),
+        &("PATCH".into(), "repos/octo/app/issues/comments/103".into())
+    );
+    assert_eq!(world.comments()[&3], planted);
+
+    // A GitHub App's token: its own comment, not the default token's.
+    world
+        .extra_env
+        .push(("GH_STUB_LOGIN".into(), "weakscan-ci[bot]".into()));
+    add_comment(&world.path("gh/comments"), 4, "weakscan-ci[bot]", MARKER);
+    world.run(&inputs, false, &[]);
+    assert_eq!(
+        world.take_gh_calls().last().unwrap(),
+        &("PATCH".into(), "repos/octo/app/issues/comments/4".into())
+    );
+    assert_eq!(world.comments()[&3], planted);
+
+    // A personal access token when GraphQL fails: REST's `GET /user` names it.
+    world.extra_env = vec![
+        ("GH_STUB_LOGIN".into(), "Octo-Dev".into()),
+        ("GH_STUB_GRAPHQL_FAIL".into(), "1".into()),
+    ];
+    add_comment(&world.path("gh/comments"), 5, "octo-dev", MARKER);
+    world.run(&inputs, false, &[]);
+    let calls = world.take_gh_calls();
+    assert_eq!(calls[1], ("GET".into(), "user".into()), "{calls:?}");
+    assert_eq!(
+        calls.last().unwrap(),
+        &("PATCH".into(), "repos/octo/app/issues/comments/5".into())
+    );
+
+    // A bot token GraphQL cannot name (GET /user refuses it): no comment, a warning.
+    world.extra_env = vec![("GH_STUB_GRAPHQL_FAIL".into(), "1".into())];
+    let before = world.comments();
+    let run = world.run(&inputs, false, &[]);
+    assert_eq!(run.status, 1, "{}", run.log);
+    assert!(
+        run.log
+            .contains("::warning title=weakscan comment::could not comment"),
+        "{}",
+        run.log
+    );
+    assert_eq!(world.comments(), before);
 }
 
 /// The inputs become check's flags: groups and allow one a line, max-increase split at commas,
