@@ -23,6 +23,9 @@
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
 //! * `layering` holds every import in `src/` to the layers of `src/lib.rs`, with no cycle;
+//! * `markdown` feeds every Markdown output (and the job summary) and the HTML report names,
+//!   paths, log text, compile commands and patterns that carry links, images, tags, comments,
+//!   @mentions, backticks and `|`, and holds that none of it is read as markup;
 //! * `parallel` gives the same bytes on one core as on all, and errors in one order;
 //! * `portability` keeps Linux-only APIs out of `src/` unless under `cfg(target_os = "linux")`
 //!   (weakscan's users run it on macOS);
@@ -53,6 +56,7 @@ mod io;
 mod layering;
 mod logs;
 mod malformed;
+mod markdown;
 mod mutation;
 mod names;
 mod node;

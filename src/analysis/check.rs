@@ -141,6 +141,16 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// [`Finding::message`] with the group pattern, the one text of a finding an input gives (a
+    /// policy file, `--group`), set by `quote` (a Markdown code span); the message itself for
+    /// the other kinds.
+    pub fn sentence(&self, quote: impl Fn(&str) -> String) -> String {
+        match (&self.kind, &self.pattern) {
+            (Kind::Group, Some(p)) => group_sentence(&quote(p), self),
+            _ => self.message.clone(),
+        }
+    }
+
     /// A short name: `max predicted_weak_lookups`, `increase weak_bind_symbols`,
     /// `group v8::internal::*`.
     pub fn title(&self) -> String {
@@ -166,6 +176,20 @@ impl Finding {
             None => format!("≤ {}", self.limit),
         }
     }
+}
+
+/// The sentence of a group budget's `finding`, its pattern shown as `pattern`: `groups matching
+/// v8::internal::* (3 groups) have 90 weak_bind_symbols, over the maximum of 50`.
+pub fn group_sentence(pattern: &str, finding: &Finding) -> String {
+    let n = finding.groups_matched.unwrap_or(0);
+    format!(
+        "groups matching {pattern} ({n} group{}) have {} {}, {} the maximum of {}",
+        if n == 1 { "" } else { "s" },
+        finding.value,
+        finding.figure,
+        if finding.passed { "within" } else { "over" },
+        finding.limit
+    )
 }
 
 /// `+3661, +116.6%`, `-4958, -72.9%`, `+5, new` (from 0), `0`.

@@ -20,7 +20,7 @@ use super::pattern::Pattern;
 use super::policy::{Increase, Policy, RuleSet};
 use crate::analysis::attribute::Origin;
 use crate::analysis::check::{
-    EXAMPLES, Figure, FigureLine, Finding, ImageCheck, Kind, Offender, change,
+    EXAMPLES, Figure, FigureLine, Finding, ImageCheck, Kind, Offender, change, group_sentence,
 };
 use crate::analysis::demangle::Demangled;
 use crate::analysis::group::{GroupBy, GroupFrom};
@@ -560,26 +560,20 @@ fn group_findings<'r>(
         if !passed {
             failing_patterns.push(&g.pattern);
         }
-        let n = matched.len();
-        budgets.push(Finding {
+        let mut finding = Finding {
             kind: Kind::Group,
             figure: policy.group_figure,
             pattern: Some(g.pattern.text.clone()),
-            groups_matched: Some(n),
+            groups_matched: Some(matched.len()),
             value,
             baseline: None,
             max_increase: None,
             limit: g.max,
             passed,
-            message: format!(
-                "groups matching {} ({n} group{}) have {value} {}, {} the maximum of {}",
-                g.pattern.text,
-                if n == 1 { "" } else { "s" },
-                policy.group_figure,
-                if passed { "within" } else { "over" },
-                g.max
-            ),
-        });
+            message: String::new(),
+        };
+        finding.message = group_sentence(&g.pattern.text, &finding);
+        budgets.push(finding);
     }
     (budgets, failing_patterns)
 }

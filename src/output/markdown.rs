@@ -11,56 +11,72 @@ use std::io::{self, Write};
 /// Longest example shown, in characters.
 const EXAMPLE_WIDTH: usize = 140;
 
-/// `s` as inline code that is safe inside a table cell: fenced by one backtick more than the
-/// longest run of backticks in `s` (CommonMark 6.1), so a name cannot close the span early and
-/// inject links or markup (fuzz-audit finding). A name over
-/// [`NAME_CHARS`](super::comment::NAME_CHARS) characters is clipped first
-/// ([`super::comment::clip_name`]) and followed, outside the span, by `(clipped from N
-/// characters)`: one long name cannot fill the comment.
+/// Text from an input as Markdown: the one rule every Markdown output (`scan`, `diff`, `check`,
+/// `trend`, processes, importers, the fix, the job summary) follows for a text an input gave
+/// (a symbol, an image's path, file or install name, a log's image name, a compile command's
+/// text, a pattern, a problem that quotes any of them). The text becomes a code span, which
+/// GitHub shows as it is: inside one no link, image, emphasis, HTML tag or comment, entity,
+/// autolink or @mention is read.
+///
+/// * [`crate::text::escape`] first: no line break (a code span in a table cell cannot hold
+///   one), control or bidi character, or workflow command reaches the span;
+/// * each `|` becomes `\|`: GitHub splits a table row at every `|` no backslash escapes before
+///   it reads any code span (GFM 4.10), and gives `\|` back as `|` inside a cell. Outside a
+///   table the backslash shows (`operator\|`): one rule for every place a name goes;
+/// * the fence is one backtick longer than the longest run of backticks in the text, so the
+///   text cannot close the span early (CommonMark 6.1); it is set off by a space inside each
+///   fence when the text holds a backtick or starts and ends with a space (one space each side
+///   is taken off again);
+/// * an empty text gives nothing: two backticks alone are no span and would pair with a later
+///   run of two;
+/// * a text over [`NAME_CHARS`](super::comment::NAME_CHARS) characters is clipped first
+///   ([`super::comment::clip_name`], where names nest) and followed, outside the span, by
+///   `(clipped from N characters)`: one long name cannot fill a comment.
+///
+/// Raw HTML (`<details><summary>`, `<br>`) holds only weakscan's own words: a text from an input
+/// there would be HTML, not Markdown (`html_escape::encode_text`, as the HTML report does).
 pub(crate) fn code(s: &str) -> String {
     let clipped = super::comment::clip_name(s, super::comment::NAME_CHARS);
     let mark = match clipped {
         Cow::Borrowed(_) => String::new(),
         Cow::Owned(_) => format!(" (clipped from {} characters)", s.chars().count()),
     };
-    let s = clipped.replace('|', "\\|");
+    let s = crate::text::escape(&clipped).replace('|', "\\|");
+    if s.is_empty() {
+        return s;
+    }
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    if longest == 0 {
-        format!("`{s}`{mark}")
-    } else {
-        let fence = "`".repeat(longest + 1);
+    let fence = "`".repeat(longest + 1);
+    let all_spaces = s.bytes().all(|b| b == b' ');
+    if longest > 0 || (s.starts_with(' ') && s.ends_with(' ') && !all_spaces) {
         format!("{fence} {s} {fence}{mark}")
+    } else {
+        format!("{fence}{s}{fence}{mark}")
     }
 }
 
-/// Plain text as Markdown: every character that could start emphasis, a link, an HTML tag or
-/// a code span is backslash-escaped (CommonMark 2.4), and `|` for table cells; an `_` between
-/// two letters or digits is left (it starts no emphasis there: `predicted_weak_lookups`).
-pub(crate) fn text(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len());
-    for (i, &c) in chars.iter().enumerate() {
-        let word = |j: Option<usize>| {
-            j.and_then(|j| chars.get(j))
-                .is_some_and(|c| c.is_alphanumeric())
-        };
-        let intraword = c == '_' && word(i.checked_sub(1)) && word(Some(i + 1));
-        if !intraword
-            && matches!(
-                c,
-                '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '|' | '#' | '~'
-            )
-        {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+/// `names` as a list of code spans ([`code`]): `` `a`, `b` ``.
+pub(crate) fn code_list(names: &[impl AsRef<str>]) -> String {
+    names
+        .iter()
+        .map(|n| code(n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// Plain text safe inside a table cell.
-pub(crate) fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
+/// An image's arch, or for a log (which has none) its image name as [`code`]: what `scan`
+/// and `diff` set after an image's path.
+fn arch_or_image(arch: Option<&str>, image: &str) -> String {
+    arch.map_or_else(|| code(image), str::to_string)
+}
+
+/// What a pair of images has in common: its arch as it is, or (a log's) image name as [`code`].
+fn pair_label(p: &PairReport) -> String {
+    if p.new.arch.as_deref() == Some(p.label.as_str()) {
+        p.label.clone()
+    } else {
+        code(&p.label)
+    }
 }
 
 /// Renders a check report as GitHub-flavoured Markdown for a pull-request comment or the job
@@ -90,25 +106,17 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
             "### {} {} ({})\n",
             if img.passed { "✅" } else { "❌" },
             code(&img.path),
-            cell(&img.arch)
+            img.arch
         )?;
-        let headline = story::check_headline(img, code_span);
+        let headline = story::check_headline(img, code);
         if let Some((first, rest)) = headline.split_first() {
-            // The first line starts with the finding's sentence, which quotes a group pattern
-            // (`v8::internal::*`) as it is: escaped, so it cannot end the bold early.
-            let (sentence, others) = first.split_once("; also exceeded: ").unwrap_or((first, ""));
-            let others = if others.is_empty() {
-                String::new()
-            } else {
-                format!("; also exceeded: {others}")
-            };
-            writeln!(out, "**{}{others}**\n", text(sentence))?;
+            writeln!(out, "**{first}**\n")?;
             for l in rest {
                 writeln!(out, "{}.\n", capitalize(l))?;
             }
         }
         offenders(out, r, img)?;
-        let fix = super::process_plan::check_fix(img, code_span);
+        let fix = super::process_plan::check_fix(img, code);
         if !fix.is_empty() {
             writeln!(out, "{}\n", fix_paragraph(&fix))?;
         } else if !img.passed {
@@ -144,7 +152,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
     writeln!(out, "<details><summary>Figures and budgets</summary>\n")?;
     for img in &r.images {
         if r.images.len() > 1 {
-            writeln!(out, "#### {} ({})\n", code(&img.path), cell(&img.arch))?;
+            writeln!(out, "#### {} ({})\n", code(&img.path), img.arch)?;
         }
         figures_and_budgets(out, img)?;
     }
@@ -182,7 +190,7 @@ fn offenders(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck) -> io::Resu
             out,
             "| {} | {} |{from_cell} {example} |",
             code(&o.key),
-            cell(&o.value_text())
+            o.value_text()
         )?;
     }
     writeln!(out, "\n_{}._\n", capitalize(&r.offenders_caption(img)))
@@ -223,8 +231,8 @@ fn figures_and_budgets(out: &mut dyn Write, img: &ImageCheck) -> io::Result<()> 
         writeln!(
             out,
             "| {title} | {} | {} | {} |",
-            cell(&x.value_text()),
-            cell(&x.limit_text()),
+            x.value_text(),
+            x.limit_text(),
             if x.passed { "✅ pass" } else { "❌ **fail**" }
         )?;
     }
@@ -302,7 +310,7 @@ pub(crate) fn group_deltas(
     writeln!(
         out,
         "| {} | lookups old → new | Δ lookups |{from_head}\n|---|---:|---:|{from_rule}",
-        cell(key)
+        key
     )?;
     for g in groups {
         let from_cell = from_column(from, g.from.as_ref());
@@ -364,7 +372,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
     writeln!(out, "## weakscan diff: {headline}\n")?;
     for p in &r.pairs {
         if r.pairs.len() > 1 {
-            writeln!(out, "### {}: {}\n", cell(&p.label), story::diff_lookups(p))?;
+            writeln!(out, "### {}: {}\n", pair_label(p), story::diff_lookups(p))?;
         }
         pair_story(out, r, p)?;
     }
@@ -374,7 +382,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
                 out,
                 "Only in the {side} build: {} ({}).\n",
                 code(&s.path),
-                cell(s.arch.as_deref().unwrap_or(&s.image))
+                arch_or_image(s.arch.as_deref(), &s.image)
             )?;
         }
     }
@@ -427,7 +435,7 @@ fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result
         }
         out.write_all(b"\n")?;
     }
-    let fix = story::diff_fix(p, Some(&p.fix_plan), code_span);
+    let fix = story::diff_fix(p, Some(&p.fix_plan), code);
     if !fix.is_empty() {
         writeln!(out, "{}\n", fix_paragraph(&fix))?;
     }
@@ -441,7 +449,7 @@ fn pair_figures(out: &mut dyn Write, p: &PairReport) -> io::Result<()> {
         "**{} → {} ({})**\n",
         code(&p.old.path),
         code(&p.new.path),
-        cell(&p.label)
+        pair_label(p)
     )?;
     writeln!(out, "| figure | old | new | change |\n|---|---:|---:|---:|")?;
     for (name, a, b) in [
@@ -506,7 +514,7 @@ fn fix_plan(
             story::ms_range(c.hidden.estimated_ms)
         )?;
     }
-    let breaks = story::imported_by(plan, code_span);
+    let breaks = story::imported_by(plan, code);
     if !breaks.is_empty() {
         writeln!(out, "\n{}", breaks.join("<br>\n"))?;
     }
@@ -518,11 +526,6 @@ fn fix_plan(
         out,
         "\n`-fvisibility-inlines-hidden` hides functions only (an upper bound); times are estimates.\n"
     )
-}
-
-/// `s` as a code span ([`code`]), as [`story`] quotes names.
-pub(crate) fn code_span(s: &str) -> String {
-    code(s)
 }
 
 /// A `fix:` block ([`story`]) as one paragraph: the first line bold-led, the rest as lines of it.
@@ -555,12 +558,12 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             out,
             "### {} ({})\n",
             code(&s.path),
-            cell(s.arch.as_deref().unwrap_or(&s.image))
+            arch_or_image(s.arch.as_deref(), &s.image)
         )?;
         let top = r.groups(img).next();
-        let headline = story::scan_headline(s, top.as_ref(), code_span);
+        let headline = story::scan_headline(s, top.as_ref(), code);
         writeln!(out, "**{}**\n", headline.join("; "))?;
-        let fix = story::scan_fix(s, &img.fix_plan, img.visibility.as_ref(), code_span);
+        let fix = story::scan_fix(s, &img.fix_plan, img.visibility.as_ref(), code);
         if !fix.is_empty() {
             writeln!(out, "{}\n", fix_paragraph(&fix))?;
         }
@@ -640,18 +643,6 @@ mod tests {
     /// Fuzz-audit finding: a name with a run of two backticks closed a double-backtick span and
     /// let the rest render as a link.
     #[test]
-    fn text_cannot_start_emphasis_links_or_tags() {
-        assert_eq!(
-            super::text("groups matching v8::internal::* have 90 weak_bind_symbols"),
-            "groups matching v8::internal::\\* have 90 weak_bind_symbols"
-        );
-        assert_eq!(
-            super::text("_a_ [x](y) <b> `c`"),
-            "\\_a\\_ \\[x\\](y) \\<b\\> \\`c\\`"
-        );
-    }
-
-    #[test]
     fn code_spans_cannot_be_closed_by_the_name() {
         assert_eq!(code("v8::A<int>"), "`v8::A<int>`");
         assert_eq!(code("a`b"), "`` a`b ``");
@@ -659,6 +650,17 @@ mod tests {
             code("_a``[pwn](https://evil.example)``"),
             "``` _a``[pwn](https://evil.example)`` ```"
         );
+        assert_eq!(code("`a"), "`` `a ``");
         assert_eq!(code("x|y"), "`x\\|y`");
+    }
+
+    /// Nothing of the text leaves the span's line or its spaces, and an empty text opens no span.
+    #[test]
+    fn code_spans_hold_one_line_and_every_space() {
+        assert_eq!(code("a\n# b\u{202e}"), "`a\\x0a# b\\u{202e}`");
+        assert_eq!(code(" a "), "`  a  `");
+        assert_eq!(code("  "), "`  `");
+        assert_eq!(code(""), "");
+        assert_eq!(code("::error::x"), "`\\x3a:error::x`");
     }
 }

@@ -2,7 +2,7 @@
 //! with what each costs, the process figures, cross-image duplicates and the problems met. Table,
 //! Markdown, GitHub workflow commands and JSON (`command: "process"`, `docs/json.md`).
 
-use super::markdown::{cell as md, code};
+use super::markdown::{code, code_list};
 use super::table::cell;
 use super::table::grid::{Grid, extra, figure, name, text};
 use crate::analysis::coalesce::Coalescing;
@@ -224,7 +224,7 @@ pub fn markdown(
             "### weakscan: process {} ({})
 ",
             code(main),
-            md(&p.arch)
+            p.arch
         )?;
         writeln!(
             out,
@@ -235,7 +235,7 @@ pub fn markdown(
             p.images_searched,
             p.images_outside
         )?;
-        let fix = super::process_plan::fix_block(p, "fix plan below", super::markdown::code_span);
+        let fix = super::process_plan::fix_block(p, "fix plan below", code);
         if !fix.is_empty() {
             writeln!(out, "{}\n", super::markdown::fix_paragraph(&fix))?;
         }
@@ -301,8 +301,8 @@ pub fn markdown(
                     code(&g.template),
                     g.symbols,
                     g.lookups,
-                    md(&g.images.join(", ")),
-                    md(&g.winners.join(", "))
+                    code_list(&g.images),
+                    code_list(&g.winners)
                 )?;
             }
             if p.duplicate_groups.len() > shown {
@@ -317,7 +317,7 @@ pub fn markdown(
         if !p.fix_plan.is_empty() {
             writeln!(out, "{PLAN_INTRO}:\n")?;
             let rows = top.unwrap_or(super::process_plan::PLAN_ROWS);
-            super::process_plan::markdown(out, p, rows, super::markdown::code_span)?;
+            super::process_plan::markdown(out, p, rows, code)?;
         }
         for o in &p.overrides_of_main {
             writeln!(
@@ -336,7 +336,7 @@ pub fn markdown(
                 crate::text::count(p.problems.len(), "problem", "problems")
             )?;
             for pr in &p.problems {
-                writeln!(out, "- {}", md(pr))?;
+                writeln!(out, "- {}", code(pr))?;
             }
         }
         if p.demangle_failures > 0 {

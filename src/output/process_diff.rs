@@ -3,7 +3,7 @@
 //! groups that moved inside each, and the duplicate groups gained and lost. Table, Markdown,
 //! GitHub workflow commands and JSON (`command: "process-diff"`, `docs/json.md`).
 
-use super::markdown::{cell as md, code};
+use super::markdown::code;
 use super::table::grid::{Grid, figure, name, text, word};
 use super::table::{cell, group_deltas};
 use super::{NOT_AVAILABLE, RenderOptions, change, fig, signed};
@@ -57,29 +57,31 @@ fn totals(c: &crate::analysis::process_diff::TotalsDelta) -> [(&'static str, &Ch
     ]
 }
 
-/// The images of a duplicate group, and which joined or left it when that changed.
-fn defined_by(g: &crate::analysis::process_diff::DuplicateGroupDelta) -> String {
-    let now = g.images.join(", ");
+/// The images of a duplicate group, and which joined or left it when that changed; each image
+/// as `q` sets it.
+fn defined_by(
+    g: &crate::analysis::process_diff::DuplicateGroupDelta,
+    q: super::story::Quote,
+) -> String {
+    let list = |images: Vec<&String>| {
+        images
+            .into_iter()
+            .map(|i| q(i))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let now = list(g.images.iter().collect());
     let Some(old) = &g.old_images else {
         return now;
     };
-    let joined: Vec<&str> = g
-        .images
-        .iter()
-        .filter(|i| !old.contains(i))
-        .map(String::as_str)
-        .collect();
-    let left: Vec<&str> = old
-        .iter()
-        .filter(|i| !g.images.contains(i))
-        .map(String::as_str)
-        .collect();
+    let joined: Vec<&String> = g.images.iter().filter(|i| !old.contains(i)).collect();
+    let left: Vec<&String> = old.iter().filter(|i| !g.images.contains(i)).collect();
     let mut moved = Vec::new();
     if !joined.is_empty() {
-        moved.push(format!("+ {}", joined.join(", ")));
+        moved.push(format!("+ {}", list(joined)));
     }
     if !left.is_empty() {
-        moved.push(format!("− {}", left.join(", ")));
+        moved.push(format!("− {}", list(left)));
     }
     format!("{now} ({})", moved.join("; "))
 }
@@ -164,7 +166,10 @@ fn duplicates_table(groups: &[DuplicateGroupDelta], w: Option<u16>) -> Grid {
             arrow(&g.symbols),
             arrow(&g.lookups),
             // Longer than one cell allows: the images that joined and left matter.
-            super::clip_middle(&defined_by(g), 4 * super::table::MAX_CELL_WIDTH),
+            super::clip_middle(
+                &defined_by(g, super::story::plain),
+                4 * super::table::MAX_CELL_WIDTH,
+            ),
         ]);
     }
     t
@@ -269,9 +274,9 @@ pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
             "### weakscan: process {} → {} ({})\n",
             code(&p.old_main),
             code(&p.new_main),
-            md(&p.new_arch)
+            p.new_arch
         )?;
-        let fix = fix(p, super::markdown::code_span);
+        let fix = fix(p, code);
         if !fix.is_empty() {
             writeln!(out, "{}\n", super::markdown::fix_paragraph(&fix))?;
         }
@@ -331,7 +336,7 @@ pub fn markdown(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                     code(&g.template),
                     arrow(&g.symbols),
                     arrow(&g.lookups),
-                    md(&defined_by(g))
+                    defined_by(g, code)
                 )?;
             }
             writeln!(out)?;
@@ -433,7 +438,7 @@ pub fn github(out: &mut dyn Write, r: &ProcessDiffReport) -> io::Result<()> {
                     g.template,
                     arrow(&g.symbols),
                     arrow(&g.lookups),
-                    defined_by(g)
+                    defined_by(g, super::story::plain)
                 );
             }
             let worse = p.duplicate_groups.iter().any(|g| grew(&g.lookups));

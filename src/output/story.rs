@@ -303,7 +303,7 @@ fn compiled_line(source: &str, compiled: &Compiled, q: Quote) -> String {
             q(source)
         ),
         Compiled::Unknown { reason, .. } => {
-            format!("{}: visibility unknown ({reason})", q(source))
+            format!("{}: visibility unknown ({})", q(source), q(reason))
         }
         Compiled::Ambiguous { entries } => {
             format!("{}: {entries} compile commands fit", q(source))
@@ -354,7 +354,7 @@ pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
             figures.join(", ")
         )];
     };
-    let mut line = first.message.clone();
+    let mut line = first.sentence(q);
     // The other failing budgets by title, each once (an increase given as a count and as a
     // percentage is one title).
     let mut others: Vec<(String, usize)> = Vec::new();

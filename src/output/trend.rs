@@ -4,7 +4,7 @@
 //! (`command: "trend"`, `docs/json.md`, `docs/trend.md`).
 
 use super::RenderOptions;
-use super::markdown::{cell as md, code};
+use super::markdown::code;
 use super::table::grid::{Grid, figure, name, word};
 use super::table::{cell, group_deltas};
 use super::{change, fig};
@@ -278,7 +278,9 @@ fn left_out(out: &mut dyn Write, r: &TrendReport, markdown: bool) -> io::Result<
 /// Renders the report as GitHub-flavoured Markdown (ends with a blank line).
 pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
     for s in &r.series {
-        writeln!(out, "## weakscan {}\n", md(&headline(r, s)))?;
+        // The headline, notes and step names hold no text of an input: a build is named by its
+        // version (digits and dots, `analysis::trend::version_in`) or its number.
+        writeln!(out, "## weakscan {}\n", headline(r, s))?;
         let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
         let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
         let mut head = vec!["#", "build"];
@@ -309,7 +311,7 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
                 .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
             let mut row = vec![(b + 1).to_string(), code(&r.builds[p.build].path)];
             if versions {
-                row.push(md(r.builds[p.build].version.as_deref().unwrap_or("")));
+                row.push(r.builds[p.build].version.clone().unwrap_or_default());
             }
             row.extend([
                 fig(f.stats.lookups),
@@ -329,16 +331,16 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
         }
         out.write_all(b"\n")?;
         if let Some(note) = lookups_note(s) {
-            writeln!(out, "{}\n", md(note))?;
+            writeln!(out, "{note}\n")?;
         }
         if let Some(rule) = rule(s) {
-            writeln!(out, "{}\n", md(&rule))?;
+            writeln!(out, "{rule}\n")?;
         }
         for st in flagged(s) {
             writeln!(
                 out,
                 "### Step {} ({}): lookups {} → {}, {}\n",
-                md(&step_name(r, st)),
+                step_name(r, st),
                 if st.largest { "largest" } else { "flagged" },
                 fig(s.points[st.from].figures.stats.lookups),
                 fig(s.points[st.to].figures.stats.lookups),
