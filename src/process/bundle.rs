@@ -392,10 +392,9 @@ mod tests {
         assert!(e.message.contains("larger than 1 MiB"), "{}", e.message);
     }
 
-    // Regression (hostile-input campaign): the property list was parsed on a thread with a
-    // 256 MiB stack, which could not start under `ulimit -v 1500000` (exit 2) where the bundle's
-    // executable scans. Now its nesting is bounded and it is read on the caller's stack, in
-    // each format, deep or not, cut or not.
+    // The bound that lets the property list be read on the caller's stack (the regression under
+    // `ulimit -v` is `io::regression_a_bundle_could_not_be_read_under_a_memory_limit_…`): every
+    // format, to the bound and past it, cut or not.
     #[test]
     fn plists_of_every_format_are_read_to_the_depth_bound_and_refused_past_it() {
         let too_deep = "nested deeper than 256 levels";
