@@ -368,6 +368,9 @@ pub struct ImporterFiles {
 pub const MAX_IMPORTER_DEPTH: usize = 32;
 /// Directory entries looked at, over all directories given; more is an error (exit 2).
 pub const MAX_IMPORTER_ENTRIES: usize = 1 << 20;
+/// Path components walked to resolve the symlinks below the directories given, in all
+/// ([`resolve::walk_counted`]; a `pnpm` link takes some 20); more is an error (exit 2).
+pub const MAX_IMPORTER_LINK_STEPS: usize = 1 << 23;
 
 /// The importers `paths` name: a file as it is; a directory searched (walkdir, names sorted,
 /// [`MAX_IMPORTER_DEPTH`] levels) for Mach-O files, whatever their names (`.node`, `.bundle`,
@@ -383,10 +386,11 @@ pub const MAX_IMPORTER_ENTRIES: usize = 1 << 20;
 /// leads to a FIFO, socket or device is [`Skip::NotAFile`]; each is counted.
 ///
 /// Errors (exit 2): a path that does not exist or cannot be read, a directory that cannot be
-/// listed, more than [`MAX_IMPORTER_ENTRIES`] entries.
+/// listed, more than [`MAX_IMPORTER_ENTRIES`] entries or [`MAX_IMPORTER_LINK_STEPS`] steps.
 pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
     let mut out = ImporterFiles::default();
     let mut entries = 0usize;
+    let mut link_steps = MAX_IMPORTER_LINK_STEPS;
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| Error::io(p, &e))?;
         if !meta.is_dir() {
@@ -429,7 +433,17 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
             } else if kind.is_symlink() {
                 // Its path inside the canonical directory: `e.path()` is `p` joined with it.
                 let inside = root.join(e.path().strip_prefix(p).unwrap_or(e.path()));
-                match resolve::walk(&inside, &roots) {
+                let walked = resolve::walk_counted(&inside, &roots, &mut link_steps);
+                if link_steps == 0 {
+                    return Err(Error::new(
+                        ErrorKind::Usage,
+                        p,
+                        format!(
+                            "more than {MAX_IMPORTER_LINK_STEPS} path components walked to resolve the symlinks below the directories of importers: name a smaller one"
+                        ),
+                    ));
+                }
+                match walked {
                     // Read where it lies: the walk reaches it.
                     Walked::File(_) => continue,
                     // A directory above the one given.
