@@ -433,7 +433,7 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
             } else if kind.is_symlink() {
                 // Its path inside the canonical directory: `e.path()` is `p` joined with it.
                 let inside = root.join(e.path().strip_prefix(p).unwrap_or(e.path()));
-                let walked = resolve::walk_counted(&inside, &roots, &mut link_steps);
+                let skip = symlink_skip(&inside, &roots, &mut link_steps);
                 if link_steps == 0 {
                     return Err(Error::new(
                         ErrorKind::Usage,
@@ -443,15 +443,9 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
                         ),
                     ));
                 }
-                match walked {
-                    // Read where it lies: the walk reaches it.
-                    Walked::File(_) => continue,
-                    // A directory above the one given.
-                    Walked::Other(real) if !roots.contains(&real) => Some(Skip::NotFollowed),
-                    Walked::Other(real) if real.is_dir() => continue,
-                    Walked::Other(_) => Some(Skip::NotAFile),
-                    Walked::Missing { .. } => Some(Skip::Dangling),
-                    Walked::Refused(_) => Some(Skip::NotFollowed),
+                match skip {
+                    Some(why) => Some(why),
+                    None => continue,
                 }
             } else {
                 Some(Skip::NotAFile)
@@ -463,6 +457,22 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
         }
     }
     Ok(out)
+}
+
+/// Why the symlink at `inside` (its path below the canonical directory `roots.dirs[0]`) is
+/// skipped, resolved there with [`resolve::walk_counted`] (its steps taken from `budget`);
+/// `None` when it leads to a file or directory inside, which the walk of the directory reads
+/// where it lies.
+fn symlink_skip(inside: &Path, roots: &Roots, budget: &mut usize) -> Option<Skip> {
+    match resolve::walk_counted(inside, roots, budget) {
+        Walked::File(_) => None,
+        // A directory above the one given.
+        Walked::Other(real) if !roots.contains(&real) => Some(Skip::NotFollowed),
+        Walked::Other(real) if real.is_dir() => None,
+        Walked::Other(_) => Some(Skip::NotAFile),
+        Walked::Missing { .. } => Some(Skip::Dangling),
+        Walked::Refused(_) => Some(Skip::NotFollowed),
+    }
 }
 
 /// Whether the file at `path` is worth reading as an importer, from its first bytes: `None`
