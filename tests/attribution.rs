@@ -602,3 +602,96 @@ fn regression_hidden_as_an_option_value_or_input_hid_a_leaking_translation_unit(
         }
     }
 }
+
+// Regression (hostile-input campaign): `-Xarch_x86_64 -fvisibility=hidden` was read as the
+// value of `-Xarch_x86_64`, so an x86_64 translation unit clang compiled hidden was reported as
+// leaking with default visibility. clang's driver applies the option when compiling for x86_64
+// only (`ToolChain::TranslateXarchArgs`; clang-22 `-###` agrees).
+#[test]
+fn regression_an_xarch_visibility_option_was_read_as_default() {
+    let dir = tempfile::tempdir().unwrap();
+    // (extra arguments, visibility of the x86_64 fixture's translation unit)
+    let cases: &[(&[&str], Option<&str>)] = &[
+        (&["-Xarch_x86_64", "-fvisibility=hidden"], Some("hidden")),
+        (&["-Xarch_arm64", "-fvisibility=hidden"], None),
+        (&["-Xarch_x86_64h", "-fvisibility=hidden"], None),
+        (&["-Xarch_host", "-fvisibility=hidden"], Some("hidden")),
+        (&["-Xarch_device", "-fvisibility=hidden"], None),
+        (
+            &[
+                "-fvisibility=hidden",
+                "-Xarch_x86_64",
+                "-fvisibility=default",
+            ],
+            Some("default"),
+        ),
+    ];
+    for (args, visibility) in cases {
+        let db = db_with_descriptors_a(dir.path(), args);
+        let doc = json(&[
+            "scan",
+            "--format",
+            "json",
+            "--compile-commands",
+            &db,
+            &bin("app-attr-x86_64"),
+        ]);
+        let objects = doc["compile_commands"][0]["objects"].as_array().unwrap();
+        let a = objects
+            .iter()
+            .find(|o| o["object"] == "libdescriptors_a.a(descriptors_a.o)")
+            .unwrap_or_else(|| panic!("{args:?}: {objects:?}"));
+        assert_eq!(a["compiled"]["status"], "found", "{args:?}");
+        assert_eq!(
+            a["compiled"]["visibility"].as_str(),
+            *visibility,
+            "{args:?}"
+        );
+        assert_eq!(
+            a["compiled"]["hidden"],
+            *visibility == Some("hidden"),
+            "{args:?}"
+        );
+    }
+}
+
+// Regression (hostile-input campaign): a newline in a `command` was taken for the end of a shell
+// command, so the options after it were dropped and a translation unit compiled with
+// `-fvisibility=hidden` was reported with default visibility. The format has no shell
+// features: a newline separates arguments, as a space does.
+#[test]
+fn regression_a_newline_in_a_command_dropped_the_options_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(attr("compile_commands.json")).unwrap();
+    let mut db: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let entry = db[1].as_object_mut().unwrap();
+    entry.remove("arguments");
+    entry.insert(
+        "command".into(),
+        serde_json::json!(
+            "clang++ -c ../src/descriptors_a.cc -o obj/attr/descriptors_a.o\n-fvisibility=hidden"
+        ),
+    );
+    entry.insert(
+        "directory".into(),
+        serde_json::json!(dir.path().display().to_string()),
+    );
+    let path = dir.path().join("compile_commands.json");
+    std::fs::write(&path, db.to_string()).unwrap();
+    let doc = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--compile-commands",
+        &path.display().to_string(),
+        &bin("app-attr-x86_64"),
+    ]);
+    let objects = doc["compile_commands"][0]["objects"].as_array().unwrap();
+    let a = objects
+        .iter()
+        .find(|o| o["object"] == "libdescriptors_a.a(descriptors_a.o)")
+        .unwrap_or_else(|| panic!("{objects:?}"));
+    assert_eq!(a["compiled"]["status"], "found");
+    assert_eq!(a["compiled"]["visibility"], "hidden");
+    assert_eq!(a["compiled"]["hidden"], true);
+}

@@ -500,10 +500,10 @@ pub fn compile_db(data: &[u8]) {
         Ok(commands) => {
             let index = CompileDbIndex::new(&commands);
             for c in commands.iter().take(64) {
-                let _ = visibility_flags(&c.arguments).hides_by_default();
+                let _ = visibility_flags(&c.arguments, Some("x86_64")).hides_by_default();
                 // Response files named by the input are opened without blocking, only if
                 // regular, and bounded; a reason is one line.
-                if let Err(reason) = visibility_of(c) {
+                if let Err(reason) = visibility_of(c, Some("x86_64")) {
                     one_line(&reason);
                 }
                 let _ = target_of(c);

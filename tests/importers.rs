@@ -195,7 +195,16 @@ fn a_directory_is_searched_and_what_it_skips_is_counted() {
     copy("addon-arm64.bundle", "prebuilds/darwin-arm64/addon.node");
     std::fs::write(dir.path().join("a/index.js"), "module.exports = 1\n").unwrap();
     std::fs::write(dir.path().join("a/package.json"), "{}\n").unwrap();
+    // A link back up the tree: its target is read where it lies, not again through it.
     std::os::unix::fs::symlink("../a", dir.path().join("a/loop")).unwrap();
+    let fifo = dir.path().join("a/fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let d = dir.path().display().to_string();
     // Two images of one arch: a file without it is still counted once.
     let (code, out, err) = run(&[
@@ -224,10 +233,8 @@ fn a_directory_is_searched_and_what_it_skips_is_counted() {
         skipped.contains("1 without a slice of the arch ("),
         "{skipped}"
     );
-    assert!(
-        skipped.contains("1 not regular files or symlink loops ("),
-        "{skipped}"
-    );
+    assert!(skipped.contains("1 not regular files ("), "{skipped}");
+    assert!(!skipped.contains("loop"), "{skipped}");
     let doc = json(&["scan", &imp("api"), "--importer", &d, "--format", "json"]);
     let counts: Vec<(&str, u64)> = doc["importers_skipped"]
         .as_array()
@@ -240,7 +247,7 @@ fn a_directory_is_searched_and_what_it_skips_is_counted() {
         [
             ("not Mach-O", 2),
             ("without a slice of the arch", 1),
-            ("not regular files or symlink loops", 1)
+            ("not regular files", 1)
         ]
     );
 }
@@ -625,4 +632,113 @@ fn scan_names_the_importers_a_candidate_would_break_through_its_other_exports() 
         out.contains("hiding api.o breaks importers: ") && out.contains("plugin.bundle (2: api::version() (__ZN3api7versionEv), api::write(int) (__ZN3api5writeEi))"),
         "{out}"
     );
+}
+
+/// The skipped reasons and counts of `scan api --importer DIR --format json`, and the importers
+/// read (file names).
+fn importer_dir(dir: &Path) -> (Vec<(String, u64)>, Vec<String>) {
+    let doc = json(&[
+        "scan",
+        &imp("api"),
+        "--importer",
+        &dir.display().to_string(),
+        "--format",
+        "json",
+    ]);
+    let skipped = doc["importers_skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["reason"].as_str().unwrap().to_string(),
+                s["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let read = doc["importers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["importer"].as_str().unwrap().to_string())
+        .collect();
+    (skipped, read)
+}
+
+// Regression (hostile-input campaign): one dangling symlink below `--importer DIR` (common under
+// `node_modules/.bin`) stopped the run with exit 2, where loops and FIFOs were skipped and
+// counted. It is skipped and counted too, and named where the other skips are.
+#[test]
+fn regression_a_dangling_symlink_under_an_importer_directory_failed_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin_dir = dir.path().join("node_modules/.bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::fs::copy(
+        imp("addon.bundle"),
+        dir.path().join("node_modules/addon.node"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("../gone/cli.js", bin_dir.join("gone")).unwrap();
+    let (code, out, err) = run(&[
+        "scan",
+        &imp("api"),
+        "--importer",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("addon.node (x86_64): its 3 imports from "),
+        "{out}"
+    );
+    let skipped = out
+        .lines()
+        .find(|l| l.starts_with("skipped below the directories of importers: "))
+        .unwrap_or_else(|| panic!("no skipped line: {out}"));
+    assert!(
+        skipped.contains("1 dangling symlinks (") && skipped.contains(".bin/gone"),
+        "{skipped}"
+    );
+    let (skipped, read) = importer_dir(dir.path());
+    assert_eq!(skipped, [("dangling symlinks".to_string(), 1)]);
+    assert_eq!(read.len(), 1, "{read:?}");
+}
+
+// Regression (hostile-input campaign): `--importer DIR` followed symlinks wherever they led (a
+// walk reached /etc). As a process's files stay inside its roots, nothing outside DIR is read:
+// a symlink to a file or directory out of it, or in a loop, is skipped and counted, and one to a
+// file or directory inside it is read once, where its target lies.
+#[test]
+fn regression_symlinks_out_of_an_importer_directory_were_followed() {
+    let top = tempfile::tempdir().unwrap();
+    let outside = top.path().join("outside");
+    std::fs::create_dir_all(outside.join("deep")).unwrap();
+    std::fs::copy(imp("plugin.bundle"), outside.join("plugin")).unwrap();
+    std::fs::copy(imp("plugin.bundle"), outside.join("deep/plugin")).unwrap();
+    let dir = top.path().join("dir");
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::copy(imp("addon.bundle"), dir.join("a/addon.node")).unwrap();
+    let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, dir.join(at)).unwrap();
+    // Six not followed: out of the directory (three ways and above it) or in a loop.
+    link(&outside, "out-dir");
+    link(&outside.join("plugin"), "out-file");
+    link(Path::new("../outside/plugin"), "out-relative");
+    link(Path::new("../.."), "a/up");
+    link(Path::new("loop-b"), "loop-a");
+    link(Path::new("loop-a"), "loop-b");
+    // Inside: read where they lead.
+    link(Path::new(".."), "a/top");
+    link(Path::new("a/addon.node"), "in-file");
+    link(Path::new("a"), "in-dir");
+    let (skipped, read) = importer_dir(&dir);
+    assert_eq!(
+        skipped,
+        [(
+            "symlinks out of the directory or in a loop, not followed".to_string(),
+            6
+        )],
+        "{read:?}"
+    );
+    // The addon once, at its own path; nothing from outside.
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert!(read[0].ends_with("dir/a/addon.node"), "{read:?}");
 }

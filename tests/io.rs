@@ -590,3 +590,48 @@ fn regression_report_replaced_its_own_input() {
             .starts_with("<!DOCTYPE html>")
     );
 }
+
+// Regression (hostile-input campaign): under `ulimit -v 1500000` `scan App.app` exited 2 because
+// its Info.plist was parsed on a thread with a 256 MiB stack, which could not start, while
+// `scan --process` of its executable scanned from 500 MB. The property list is now read on the
+// caller's stack, its nesting bounded: a bundle reads under every limit its executable does.
+#[test]
+fn regression_a_bundle_could_not_be_read_under_a_memory_limit_its_executable_scans_under() {
+    let app = testdata().join("process/App.app");
+    let exe = app.join("Contents/MacOS/App");
+    let (app, exe) = (app.to_str().unwrap(), exe.to_str().unwrap());
+    let run = |limit: Option<u32>, threads: &str, args: &[&str]| {
+        let script = match limit {
+            Some(l) => format!(r#"ulimit -v {l} && exec "$0" "$@""#),
+            None => r#"exec "$0" "$@""#.to_string(),
+        };
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg(bin())
+            .args(args)
+            .env("WEAKSCAN_THREADS", threads)
+            .output()
+            .unwrap()
+    };
+    let free = run(None, "2", &["scan", app]);
+    assert_eq!(free.status.code(), Some(0), "{free:?}");
+    for threads in ["1", "2"] {
+        for limit in [500_000, 1_000_000, 1_500_000] {
+            let bundle = run(Some(limit), threads, &["scan", app]);
+            let alone = run(Some(limit), threads, &["scan", "--process", exe]);
+            assert_eq!(
+                bundle.status.code(),
+                alone.status.code(),
+                "ulimit -v {limit}, {threads} threads: the bundle {bundle:?}, its executable {alone:?}"
+            );
+            if bundle.status.code() == Some(0) {
+                assert_eq!(bundle.stdout, free.stdout, "ulimit -v {limit}");
+            } else {
+                let err = String::from_utf8_lossy(&bundle.stderr);
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(err.contains("ulimit -v"), "{err}");
+            }
+        }
+    }
+}

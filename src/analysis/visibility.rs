@@ -6,7 +6,8 @@
 //! debug map records, else by the object path; the entry's arguments give the effective
 //! `-fvisibility=` (the last one wins; none means `default`), `-fvisibility-inlines-hidden`
 //! and `-fvisibility-ms-compat` ([`visibility_of`]: response files read, option values and
-//! inputs after `--` not taken for options). When they cannot be told (a response file that
+//! inputs after `--` not taken for options, `-Xarch_ARCH` options applied when ARCH is the
+//! image's arch). When they cannot be told (a response file that
 //! cannot be read, a NUL in an argument) the object's visibility is [`Compiled::Unknown`],
 //! counted with the objects of no unique entry, not taken for `default`. A translation unit compiled without
 //! hidden visibility exports every template instantiation and inline function it emits as a
@@ -164,7 +165,7 @@ pub fn visibility_report(
             let keys: &ObjectKeys = &origins.objects()[o as usize];
             let path = attribution.map(|a| a.objects[o as usize].path.as_str());
             let compiled = match index.find(keys.source_path.as_deref(), path) {
-                Match::Unique(i) => found(&commands[i]),
+                Match::Unique(i) => found(&commands[i], image.arch.as_deref()),
                 Match::Ambiguous(entries) => Compiled::Ambiguous { entries },
                 Match::None => Compiled::NotFound,
             };
@@ -226,9 +227,11 @@ pub fn visibility_report(
     VisibilityReport { objects, libraries }
 }
 
-fn found(cmd: &CompileCommand) -> Compiled {
+/// What `cmd` compiles with for `arch`, the image's arch (its `-Xarch_` options for that arch
+/// apply).
+fn found(cmd: &CompileCommand, arch: Option<&str>) -> Compiled {
     let one_line = |s: &str| crate::text::escape(s).into_owned();
-    let flags = match visibility_of(cmd) {
+    let flags = match visibility_of(cmd, arch) {
         Ok(f) => f,
         Err(reason) => {
             return Compiled::Unknown {

@@ -10,8 +10,9 @@
 //!
 //! Reading is lenient where the schema may grow (unknown fields and trailing row columns are
 //! ignored, figures are optional) and strict where a comparison would be meaningless: another
-//! `schema_version`, a file that is not a baseline, a symbol list missing for an image, a row
-//! that is not a name and figures, or a symbol listed twice is refused.
+//! `schema_version`, a file that is not a baseline, more images than a universal file has slices
+//! or two images of one arch, a symbol list missing for an image, a row that is not a name and
+//! figures, or a symbol listed twice is refused.
 
 mod list;
 mod v1;
@@ -20,11 +21,13 @@ mod v2;
 use super::Figure;
 use crate::analysis::tally::SymbolEntry;
 use crate::error::{Error, ErrorKind, Result};
+use crate::macho::file::MAX_FAT_ARCHS;
 use crate::schema::BASELINE_SCHEMA_VERSION;
 use crate::text::escape_bytes;
 use list::SymbolList;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub use crate::schema::BASELINE_COMMAND as COMMAND;
@@ -190,28 +193,49 @@ pub fn parse(text: &str, path: &Path) -> Result<Baseline> {
     })
 }
 
-/// The images of a baseline whose symbol lists are `S`s, each with its list's entries.
+/// Images a baseline may hold: one per slice of the file it was made from, and a universal file
+/// has at most [`MAX_FAT_ARCHS`] slices (one image per arch for a process).
+pub const MAX_BASELINE_IMAGES: usize = MAX_FAT_ARCHS as usize;
+
+/// The images of a baseline whose symbol lists are `S`s, each with its list's entries, in work
+/// linear in the images and lists: the arches seen and the first list of each arch are found by
+/// hash. At most [`MAX_BASELINE_IMAGES`] images; two images of one arch are refused.
 fn images_of<S: SymbolList + DeserializeOwned>(
     text: &str,
     path: &Path,
 ) -> Result<Vec<BaselineImage>> {
     let doc: FileJson<S> =
         serde_json::from_str(text).map_err(|e| json_error(path, "malformed baseline", &e))?;
+    if doc.images.len() > MAX_BASELINE_IMAGES {
+        return Err(bad(
+            path,
+            format!(
+                "baseline has {} images, more than {MAX_BASELINE_IMAGES} (one per slice of a \
+                 universal file); {REGENERATE}",
+                doc.images.len()
+            ),
+        ));
+    }
     // Each list is used once, by the first image of its arch (a later list of the same arch is
     // not read).
     let mut lists: Vec<Option<S>> = doc.symbols.into_iter().map(Some).collect();
-    let mut images = Vec::new();
+    let mut first_list: HashMap<String, usize> = HashMap::new();
+    for (i, list) in lists.iter().enumerate() {
+        if let Some(list) = list {
+            first_list.entry(list.arch().to_owned()).or_insert(i);
+        }
+    }
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut images = Vec::with_capacity(doc.images.len());
     for (i, img) in doc.images.into_iter().enumerate() {
         let arch = img
             .arch
             .ok_or_else(|| bad(path, format!("image {i} has no arch; {REGENERATE}")))?;
-        if images.iter().any(|b: &BaselineImage| b.arch == arch) {
+        if !seen.insert(arch.clone()) {
             return Err(bad(path, format!("two {arch} images")));
         }
-        let first = lists
-            .iter_mut()
-            .find(|s| s.as_ref().is_some_and(|s| s.arch() == arch));
-        let Some(symbols) = first.and_then(Option::take) else {
+        let list = first_list.get(&arch).and_then(|&l| lists[l].take());
+        let Some(symbols) = list else {
             return Err(bad(
                 path,
                 format!("no symbol list for {arch}; {REGENERATE}"),
@@ -392,5 +416,70 @@ mod tests {
         let (new, old) = (parsed(&new).unwrap(), parsed(&old).unwrap());
         assert_eq!(new.images[0].entries, old.images[0].entries);
         assert_eq!(new.images[0].entries.len(), 3);
+    }
+
+    /// A version-2 baseline of `images` images with arches `a0`, `a1`, … and one empty symbol
+    /// list per arch, written as `weakscan baseline` writes them.
+    fn many_images(images: usize) -> String {
+        let image: Vec<String> = (0..images)
+            .map(|i| format!(r#"{{"arch":"a{i}","path":"x","weak_bind_symbols":1}}"#))
+            .collect();
+        let list: Vec<String> = (0..images)
+            .map(|i| format!(r#"{{"arch":"a{i}","columns":{COLUMNS},"objects":[]}}"#))
+            .collect();
+        format!(
+            r#"{{"schema_version":2,"command":"baseline","images":[{}],"symbols":[{}]}}"#,
+            image.join(","),
+            list.join(",")
+        )
+    }
+
+    // Regression (hostile-input campaign): each image searched the images before it and the
+    // symbol lists for its arch, so 50,000 images (8.5 MB) took 11–15 s of CPU before any
+    // error. Now a baseline holds at most one image per slice, refused past that before any
+    // image is looked at, and the arches are found by hash.
+    #[test]
+    fn regression_a_baseline_of_50000_images_was_read_in_quadratic_time() {
+        let text = many_images(50_000);
+        assert!(text.len() > 3_000_000, "{}", text.len());
+        let Err(e) = parsed(&text) else {
+            panic!("50,000 images read");
+        };
+        assert!(
+            e.message.starts_with(
+                "b.json: baseline has 50000 images, more than 64 (one per slice of a universal file)"
+            ),
+            "{}",
+            e.message
+        );
+        // The most a universal file can have is read, each image with its own list.
+        let b = parsed(&many_images(MAX_BASELINE_IMAGES)).unwrap();
+        let arches: Vec<String> = (0..MAX_BASELINE_IMAGES).map(|i| format!("a{i}")).collect();
+        assert_eq!(b.arches(), arches);
+        assert!(error(&many_images(MAX_BASELINE_IMAGES + 1)).contains("65 images, more than 64"));
+    }
+
+    #[test]
+    fn two_images_of_one_arch_are_refused_and_the_first_list_of_an_arch_is_read() {
+        let list = |sym: &str| {
+            format!(
+                r#"{{"arch":"x86_64","columns":{COLUMNS},"objects":[{{"origin":null,"symbols":[["{sym}",0,0,0,1,0,0]]}}]}}"#
+            )
+        };
+        let doc = |images: &str, lists: &[String]| {
+            format!(
+                r#"{{"schema_version":2,"command":"baseline","images":[{images}],"symbols":[{}]}}"#,
+                lists.join(",")
+            )
+        };
+        let one = r#"{"arch":"x86_64"}"#;
+        let message = error(&doc(&format!("{one},{one}"), &[list("_a"), list("_b")]));
+        assert!(message.ends_with("b.json: two x86_64 images"), "{message}");
+        let b = parsed(&doc(one, &[list("_a"), list("_b")])).unwrap();
+        assert_eq!(b.images[0].entries.len(), 1);
+        assert_eq!(b.images[0].entries[0].raw, "_a");
+        let arm = r#"{"arch":"arm64"}"#;
+        let message = error(&doc(&format!("{one},{arm}"), &[list("_a")]));
+        assert!(message.contains("no symbol list for arm64"), "{message}");
     }
 }

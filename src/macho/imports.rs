@@ -38,6 +38,7 @@ use super::load_commands::{LinkeditRange, LoadCommands, read_load_commands};
 use super::object::{AR_MAGIC, MH_OBJECT};
 use super::trie_lookup::find_export;
 use crate::error::{Error, ErrorKind, Result};
+use crate::process::resolve::{self, Roots, Walked};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -330,8 +331,12 @@ pub enum Skip {
     Unlinked,
     /// Mach-O, without a slice of the scanned image's arch.
     NoSlice,
-    /// A symlink loop, or not a regular file (a FIFO, a socket, a device).
+    /// Not a regular file (a FIFO, a socket, a device), or a symlink to one.
     NotAFile,
+    /// A symlink to nothing (a dangling link, common under `node_modules/.bin`).
+    Dangling,
+    /// A symlink that leads out of the directory given, loops, or cannot be read: not followed.
+    NotFollowed,
 }
 
 impl Skip {
@@ -341,7 +346,9 @@ impl Skip {
             Skip::NotMachO => "not Mach-O",
             Skip::Unlinked => "object files or archives",
             Skip::NoSlice => "without a slice of the arch",
-            Skip::NotAFile => "not regular files or symlink loops",
+            Skip::NotAFile => "not regular files",
+            Skip::Dangling => "dangling symlinks",
+            Skip::NotFollowed => "symlinks out of the directory or in a loop, not followed",
         }
     }
 }
@@ -361,25 +368,42 @@ pub struct ImporterFiles {
 pub const MAX_IMPORTER_DEPTH: usize = 32;
 /// Directory entries looked at, over all directories given; more is an error (exit 2).
 pub const MAX_IMPORTER_ENTRIES: usize = 1 << 20;
+/// Path components walked to resolve the symlinks below the directories given, in all
+/// ([`resolve::walk_counted`]; a `pnpm` link takes some 20); more is an error (exit 2).
+pub const MAX_IMPORTER_LINK_STEPS: usize = 1 << 23;
 
-/// The importers `paths` name: a file as it is; a directory searched (walkdir: symlinks
-/// followed, loops detected, [`MAX_IMPORTER_DEPTH`] levels, names sorted) for Mach-O files,
-/// whatever their names (`.node`, `.bundle`, `.dylib`, `.so` or none), the rest counted in
-/// [`ImporterFiles::skipped`].
+/// The importers `paths` name: a file as it is; a directory searched (walkdir, names sorted,
+/// [`MAX_IMPORTER_DEPTH`] levels) for Mach-O files, whatever their names (`.node`, `.bundle`,
+/// `.dylib`, `.so` or none), the rest counted in [`ImporterFiles::skipped`].
+///
+/// Nothing outside a directory given is read, as a process's files stay inside its roots
+/// ([`crate::process::resolve::walk`], which follows a path one component at a time and never
+/// `stat`s or reads a link outside): the walk does not follow symlinks, and each one found is
+/// resolved inside the directory. One that leads to a file or directory inside it is not read
+/// through the link: its target is read where it lies, so each file is read once. One that
+/// leads out of the directory (to a file or a directory), loops or cannot be read is skipped
+/// ([`Skip::NotFollowed`]), one that leads to nothing too ([`Skip::Dangling`]), and one that
+/// leads to a FIFO, socket or device is [`Skip::NotAFile`]; each is counted.
 ///
 /// Errors (exit 2): a path that does not exist or cannot be read, a directory that cannot be
-/// listed, more than [`MAX_IMPORTER_ENTRIES`] entries.
+/// listed, more than [`MAX_IMPORTER_ENTRIES`] entries or [`MAX_IMPORTER_LINK_STEPS`] steps.
 pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
     let mut out = ImporterFiles::default();
     let mut entries = 0usize;
+    let mut link_steps = MAX_IMPORTER_LINK_STEPS;
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| Error::io(p, &e))?;
         if !meta.is_dir() {
             out.files.push((p.clone(), false));
             continue;
         }
+        let root = std::fs::canonicalize(p).map_err(|e| Error::io(p, &e))?;
+        let roots = Roots {
+            dirs: vec![root.clone()],
+            ..Roots::default()
+        };
         let walk = walkdir::WalkDir::new(p)
-            .follow_links(true)
+            .follow_links(false)
             .max_depth(MAX_IMPORTER_DEPTH)
             .sort_by_file_name();
         for entry in walk {
@@ -393,28 +417,62 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
                     ),
                 ));
             }
-            match entry {
-                Ok(e) if e.file_type().is_dir() => {}
-                Ok(e) if e.file_type().is_file() => match sniff(e.path())? {
-                    None => out.files.push((e.into_path(), true)),
-                    Some(skip) => out.skipped.push((e.into_path(), skip)),
-                },
-                Ok(e) => out.skipped.push((e.into_path(), Skip::NotAFile)),
-                Err(e) if e.loop_ancestor().is_some() => {
-                    let at = e.path().map(Path::to_path_buf).unwrap_or_else(|| p.clone());
-                    out.skipped.push((at, Skip::NotAFile));
+            let e = entry.map_err(|e| {
+                let at = e.path().map(Path::to_path_buf).unwrap_or_else(|| p.clone());
+                let io = e
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("cannot be read"));
+                Error::io(&at, &io)
+            })?;
+            let kind = e.file_type();
+            if kind.is_dir() {
+                continue;
+            }
+            let skip = if kind.is_file() {
+                sniff(e.path())?
+            } else if kind.is_symlink() {
+                // Its path inside the canonical directory: `e.path()` is `p` joined with it.
+                let inside = root.join(e.path().strip_prefix(p).unwrap_or(e.path()));
+                let skip = symlink_skip(&inside, &roots, &mut link_steps);
+                if link_steps == 0 {
+                    return Err(Error::new(
+                        ErrorKind::Usage,
+                        p,
+                        format!(
+                            "more than {MAX_IMPORTER_LINK_STEPS} path components walked to resolve the symlinks below the directories of importers: name a smaller one"
+                        ),
+                    ));
                 }
-                Err(e) => {
-                    let at = e.path().map(Path::to_path_buf).unwrap_or_else(|| p.clone());
-                    let io = e
-                        .into_io_error()
-                        .unwrap_or_else(|| std::io::Error::other("cannot be read"));
-                    return Err(Error::io(&at, &io));
+                match skip {
+                    Some(why) => Some(why),
+                    None => continue,
                 }
+            } else {
+                Some(Skip::NotAFile)
+            };
+            match skip {
+                None => out.files.push((e.into_path(), true)),
+                Some(why) => out.skipped.push((e.into_path(), why)),
             }
         }
     }
     Ok(out)
+}
+
+/// Why the symlink at `inside` (its path below the canonical directory `roots.dirs[0]`) is
+/// skipped, resolved there with [`resolve::walk_counted`] (its steps taken from `budget`);
+/// `None` when it leads to a file or directory inside, which the walk of the directory reads
+/// where it lies.
+fn symlink_skip(inside: &Path, roots: &Roots, budget: &mut usize) -> Option<Skip> {
+    match resolve::walk_counted(inside, roots, budget) {
+        Walked::File(_) => None,
+        // A directory above the one given.
+        Walked::Other(real) if !roots.contains(&real) => Some(Skip::NotFollowed),
+        Walked::Other(real) if real.is_dir() => None,
+        Walked::Other(_) => Some(Skip::NotAFile),
+        Walked::Missing { .. } => Some(Skip::Dangling),
+        Walked::Refused(_) => Some(Skip::NotFollowed),
+    }
 }
 
 /// Whether the file at `path` is worth reading as an importer, from its first bytes: `None`

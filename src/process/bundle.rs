@@ -8,9 +8,10 @@
 //!   `CFBundleExecutable` beside `Resources/` (a dylib: the analysis starts from it);
 //! * another directory: its one `MH_EXECUTE` file at the top level.
 //!
-//! The property list is read with the `plist` crate (XML and binary). Errors (exit 2): a
-//! bundle without an `Info.plist`, a malformed one, one without `CFBundleExecutable` or naming
-//! a file that is not there, a directory with no or several executables.
+//! The property list is read with the `plist` crate (XML, binary and ASCII), on the calling
+//! thread's stack, at most [`MAX_PLIST_DEPTH`] levels deep. Errors (exit 2): a bundle without
+//! an `Info.plist`, a malformed one (or one nested deeper), one without `CFBundleExecutable` or
+//! naming a file that is not there, a directory with no or several executables.
 
 use super::resolve::{Roots, Walked, walk};
 use crate::error::{Error, ErrorKind, Result};
@@ -177,16 +178,18 @@ fn inside(roots: &Roots, input: &Path, rel: &Path) -> Result<Walked> {
 
 /// Largest `Info.plist` read, in bytes.
 const MAX_PLIST_BYTES: u64 = 1 << 20;
-/// Stack of the thread that parses it, in bytes (reserved, touched only as deep as the nesting).
-const PLIST_STACK_BYTES: usize = 256 << 20;
+
+/// Deepest nesting of arrays and dictionaries read in an `Info.plist` (Apple's own nest a few
+/// levels: `CFBundleDocumentTypes` → a dictionary → `LSItemContentTypes` → a string).
+pub const MAX_PLIST_DEPTH: usize = 256;
 
 /// `CFBundleExecutable` of the property list at `path` (read from `real`, its canonical path):
-/// a plain file name. The file is opened without blocking and read only if it is a regular file.
+/// a plain file name. The file is opened without blocking and read only if it is a regular file,
+/// up to [`MAX_PLIST_BYTES`] (an Info.plist is a few KiB; a sparse 1 GiB one took 1.8 GB).
+/// Errors: larger, not a property list, nested deeper than [`MAX_PLIST_DEPTH`], not a
+/// dictionary, no `CFBundleExecutable` string, or one that is not a file name.
 fn bundle_executable(path: &Path, real: &Path) -> Result<String> {
     let bad = |what: String| Error::new(ErrorKind::Malformed, path, what);
-    // Read whole, up to a cap (an Info.plist is a few KiB; a sparse 1 GiB one took 1.8 GB), and
-    // parsed on a thread with a large stack: the plist crate recurses per nesting level, and
-    // 150k nested <array> overflowed the main thread's 8 MiB (hostile-input campaign).
     use std::io::Read;
     let file = open_regular(real).map_err(|e| Error::io(path, &e))?;
     let mut bytes = Vec::new();
@@ -199,33 +202,77 @@ fn bundle_executable(path: &Path, real: &Path) -> Result<String> {
             MAX_PLIST_BYTES >> 20
         )));
     }
-    // The value is read and dropped on that thread too (dropping recurses as deep).
-    let exe = std::thread::Builder::new()
-        .stack_size(PLIST_STACK_BYTES)
-        .spawn(move || -> std::result::Result<String, String> {
-            let value = plist::Value::from_reader(std::io::Cursor::new(bytes))
-                // The plist crate's errors may span lines; one line is kept by `Error`.
-                .map_err(|e| format!("not a readable property list: {e}"))?;
-            let dict = value
-                .as_dictionary()
-                .ok_or("the property list is not a dictionary")?;
-            let exe = dict
-                .get("CFBundleExecutable")
-                .ok_or("no CFBundleExecutable key")?
-                .as_string()
-                .ok_or("CFBundleExecutable is not a string")?;
-            Ok(exe.to_string())
-        })
-        .map_err(|e| bad(format!("cannot start the property-list reader: {e}")))?
-        .join()
-        .map_err(|_| bad("the property list is nested too deeply".into()))?
-        .map_err(bad)?;
+    let exe = executable_of(&bytes).map_err(bad)?;
     if exe.is_empty() || exe.contains('/') || exe == ".." || exe == "." {
         return Err(bad(format!(
             "CFBundleExecutable {exe:?} is not a file name"
         )));
     }
     Ok(exe)
+}
+
+/// `CFBundleExecutable` of the property list `bytes` (XML, binary or ASCII), read on the
+/// calling thread's stack. The `plist` crate reads events and builds a value without
+/// recursion, but dropping a value recurses once per level of nesting (150k nested `<array>`s
+/// overflowed an 8 MiB stack); so its events pass through [`Nesting`], which ends them past
+/// [`MAX_PLIST_DEPTH`] levels, and no value deeper than that is ever built, dropped or left
+/// half-built. Errors, in words: not a property list (the crate's message, kept to one line by
+/// [`Error`]), too deep, not a dictionary, no `CFBundleExecutable` string.
+fn executable_of(bytes: &[u8]) -> std::result::Result<String, String> {
+    let mut events = Nesting {
+        events: plist::stream::Reader::new(std::io::Cursor::new(bytes)),
+        depth: 0,
+        too_deep: false,
+    };
+    let value = plist::Value::from_events(&mut events);
+    if events.too_deep {
+        return Err(format!(
+            "the property list is nested deeper than {MAX_PLIST_DEPTH} levels: not an Info.plist"
+        ));
+    }
+    let value = value.map_err(|e| format!("not a readable property list: {e}"))?;
+    let dict = value
+        .as_dictionary()
+        .ok_or("the property list is not a dictionary")?;
+    let exe = dict
+        .get("CFBundleExecutable")
+        .ok_or("no CFBundleExecutable key")?
+        .as_string()
+        .ok_or("CFBundleExecutable is not a string")?;
+    Ok(exe.to_string())
+}
+
+/// A property list's events, ended (`None`, which the value builder takes for a cut file) at
+/// the first array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep, with `too_deep` set.
+struct Nesting<I> {
+    events: I,
+    depth: usize,
+    too_deep: bool,
+}
+
+impl<I: Iterator<Item = std::result::Result<plist::stream::OwnedEvent, plist::Error>>> Iterator
+    for Nesting<I>
+{
+    type Item = std::result::Result<plist::stream::OwnedEvent, plist::Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.too_deep {
+            return None;
+        }
+        let event = self.events.next()?;
+        match &event {
+            Ok(plist::stream::Event::StartArray(_) | plist::stream::Event::StartDictionary(_)) => {
+                self.depth += 1;
+                if self.depth > MAX_PLIST_DEPTH {
+                    self.too_deep = true;
+                    return None;
+                }
+            }
+            Ok(plist::stream::Event::EndCollection) => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        Some(event)
+    }
 }
 
 /// `path` opened for reading with `O_NONBLOCK` (a FIFO cannot hang the open), if `fstat` says
@@ -316,26 +363,93 @@ mod tests {
         );
     }
 
+    /// An XML Info.plist naming `App`, with `levels` arrays nested in it (the dictionary is the
+    /// first level).
+    fn nested_xml(levels: usize) -> String {
+        format!(
+            "<plist><dict><key>CFBundleExecutable</key><string>App</string><key>x</key>{}{}</dict></plist>",
+            "<array>".repeat(levels),
+            "</array>".repeat(levels)
+        )
+    }
+
     // Regression (hostile-input campaign): 150k nested arrays overflowed the stack (abort), and
     // a sparse 1 GiB Info.plist was read whole (1.8 GB).
     #[test]
     fn regression_deep_or_huge_plists_aborted_or_took_gigabytes() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("Info.plist");
-        let n = 65_000;
-        std::fs::write(
-            &p,
-            format!(
-                "<plist><dict><key>CFBundleExecutable</key><string>App</string><key>x</key>{}{}</dict></plist>",
-                "<array>".repeat(n),
-                "</array>".repeat(n)
-            ),
-        )
-        .unwrap();
-        assert_eq!(bundle_executable(&p, &p).unwrap(), "App");
+        std::fs::write(&p, nested_xml(65_000)).unwrap();
+        let e = bundle_executable(&p, &p).unwrap_err();
+        assert!(
+            e.message.contains("nested deeper than 256 levels"),
+            "{}",
+            e.message
+        );
         let f = std::fs::File::create(&p).unwrap();
         f.set_len(1 << 30).unwrap();
         let e = bundle_executable(&p, &p).unwrap_err();
         assert!(e.message.contains("larger than 1 MiB"), "{}", e.message);
+    }
+
+    // The bound that lets the property list be read on the caller's stack (the regression under
+    // `ulimit -v` is `io::regression_a_bundle_could_not_be_read_under_a_memory_limit_…`): every
+    // format, to the bound and past it, cut or not.
+    #[test]
+    fn plists_of_every_format_are_read_to_the_depth_bound_and_refused_past_it() {
+        let too_deep = "nested deeper than 256 levels";
+        assert_eq!(
+            executable_of(nested_xml(MAX_PLIST_DEPTH - 1).as_bytes()),
+            Ok("App".into())
+        );
+        let e = executable_of(nested_xml(MAX_PLIST_DEPTH).as_bytes()).unwrap_err();
+        assert!(e.contains(too_deep), "{e}");
+        // Cut in the middle: refused as unreadable or too deep, without building the rest.
+        let xml = nested_xml(100_000);
+        let e = executable_of(&xml.as_bytes()[..xml.len() / 2]).unwrap_err();
+        assert!(e.contains(too_deep), "{e}");
+        let e = executable_of(&nested_xml(10).as_bytes()[..100]).unwrap_err();
+        assert!(e.contains("not a readable property list"), "{e}");
+        // ASCII (NeXTSTEP): two bytes a level, 500k levels in 1 MiB.
+        let ascii = |levels: usize| {
+            format!(
+                "{{ CFBundleExecutable = App; x = {}{}; }}",
+                "(".repeat(levels),
+                ")".repeat(levels)
+            )
+        };
+        assert_eq!(
+            executable_of(ascii(MAX_PLIST_DEPTH - 1).as_bytes()),
+            Ok("App".into())
+        );
+        let e = executable_of(ascii(500_000).as_bytes()).unwrap_err();
+        assert!(e.contains(too_deep), "{e}");
+        // Binary, written by the crate.
+        let binary = |levels: usize| {
+            let mut v = plist::Value::Array(Vec::new());
+            for _ in 1..levels {
+                v = plist::Value::Array(vec![v]);
+            }
+            let mut d = plist::Dictionary::new();
+            d.insert("CFBundleExecutable".into(), "App".into());
+            d.insert("x".into(), v);
+            let mut out = Vec::new();
+            plist::Value::Dictionary(d)
+                .to_writer_binary(&mut out)
+                .unwrap();
+            out
+        };
+        assert_eq!(
+            executable_of(&binary(MAX_PLIST_DEPTH - 1)),
+            Ok("App".into())
+        );
+        let e = executable_of(&binary(MAX_PLIST_DEPTH)).unwrap_err();
+        assert!(e.contains(too_deep), "{e}");
+        // Deep, then closed, then more: the depth is of the deepest point, not the count.
+        let wide = format!(
+            "<plist><dict>{}<key>CFBundleExecutable</key><string>App</string></dict></plist>",
+            "<key>y</key><array><array></array></array>".repeat(10_000)
+        );
+        assert_eq!(executable_of(wide.as_bytes()), Ok("App".into()));
     }
 }

@@ -138,6 +138,15 @@ pub enum Walked {
 /// root, and a symlink's target replaces it only when it is read from inside a root; a step
 /// that leaves the roots ends the walk ([`Walked::Refused`]). At most [`MAX_LINKS`] symlinks.
 pub fn walk(p: &Path, roots: &Roots) -> Walked {
+    let mut unbounded = usize::MAX;
+    walk_counted(p, roots, &mut unbounded)
+}
+
+/// [`walk`], each path component it takes (from `p` and from the symlinks it follows, at most
+/// [`MAX_LINKS`] of up to `PATH_MAX` bytes each) taken from `budget`: when `budget` reaches 0
+/// the walk stops, [`Walked::Refused`]. For a caller that walks many paths and bounds their
+/// work in all (one walk may take some 10⁵ components: 40 links of `x/../x/../…`).
+pub fn walk_counted(p: &Path, roots: &Roots, budget: &mut usize) -> Walked {
     let shown = crate::text::escape_path;
     let mut pending: VecDeque<OsString> = VecDeque::new();
     push_front(&mut pending, p);
@@ -151,6 +160,10 @@ pub fn walk(p: &Path, roots: &Roots) -> Walked {
         missing_dir: (!diverged && !pending.is_empty()).then_some(next),
     };
     while let Some(c) = pending.pop_front() {
+        if *budget == 0 {
+            return Walked::Refused(format!("{}: the walk's budget is spent", shown(p)));
+        }
+        *budget -= 1;
         if c == "." || c.is_empty() {
             continue;
         }
@@ -575,6 +588,38 @@ mod tests {
         assert!(
             matches!(resolve("@rpath/libmissing.dylib", &main_dir, &[main], &roots, &mut Search::default()), Resolution::NotFound(t) if t.len() == 1)
         );
+    }
+
+    #[test]
+    fn a_counted_walk_takes_one_step_a_component_and_stops_when_its_budget_is_spent() {
+        let (_d, roots) = tree();
+        let root = &roots.dirs[0];
+        // Two links of `x/../` padding: every component of both targets is a step.
+        std::fs::create_dir(root.join("x")).unwrap();
+        let pad = "x/../".repeat(100);
+        std::os::unix::fs::symlink(format!("{pad}l2"), root.join("l1")).unwrap();
+        std::os::unix::fs::symlink(format!("{pad}Frameworks/liba.dylib"), root.join("l2")).unwrap();
+        let target = root.join("Frameworks/liba.dylib");
+        let mut budget = usize::MAX;
+        assert_eq!(
+            walk_counted(&root.join("l1"), &roots, &mut budget),
+            Walked::File(target.clone())
+        );
+        let steps = usize::MAX - budget;
+        let components = root.components().count() - 1 + 1 + 2 * 200 + 1 + 2;
+        assert_eq!(steps, components);
+        let mut budget = steps;
+        assert_eq!(
+            walk_counted(&root.join("l1"), &roots, &mut budget),
+            Walked::File(target)
+        );
+        assert_eq!(budget, 0);
+        let mut budget = steps - 1;
+        assert!(matches!(
+            walk_counted(&root.join("l1"), &roots, &mut budget),
+            Walked::Refused(why) if why.contains("budget is spent")
+        ));
+        assert_eq!(budget, 0);
     }
 
     #[test]

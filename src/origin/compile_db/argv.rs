@@ -4,8 +4,14 @@
 use super::path::normalize;
 use super::{Argv, CompileCommand};
 
-/// `command` split into shell commands at `&&`, `||`, `;`, `|`, `&` and newlines outside
-/// quotes (a backslash escapes the next character outside single quotes, as in a POSIX shell).
+/// `command` split into shell commands at `&&`, `||`, `;`, `|` and `&` outside quotes (a
+/// backslash escapes the next character outside single quotes, as in a POSIX shell). A newline
+/// does not split: the format supports no shell features, only `"` and `\` are special
+/// (<https://clang.llvm.org/docs/JSONCompilationDatabase.html>), so it cannot end a command, and
+/// `shlex`, which then splits each command into words, reads it as whitespace between
+/// arguments, as LLVM's GNU tokenizer does (`cl::TokenizeGNUCommandLine`). (clang's own tooling
+/// reader, `CommandLineArgumentParser` in `clang/lib/Tooling/JSONCompilationDatabase.cpp`,
+/// splits at spaces only and would keep the newline inside a word.)
 pub(super) fn shell_commands(command: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut start, mut single, mut double, mut escaped) = (0, false, false, false);
@@ -18,7 +24,7 @@ pub(super) fn shell_commands(command: &str) -> Vec<&str> {
             '\\' if !single => escaped = true,
             '\'' if !double => single = !single,
             '"' if !single => double = !double,
-            '&' | '|' | ';' | '\n' if !single && !double => {
+            '&' | '|' | ';' if !single && !double => {
                 parts.push(&command[start..i]);
                 start = i + 1;
             }
@@ -163,8 +169,9 @@ pub const SEPARATE_VALUE_OPTIONS: &[&str] = &[
 ];
 
 /// Reads `args` as clang's driver does, calling `each` for every argument: the values of
-/// [`SEPARATE_VALUE_OPTIONS`] are operands, the argument after `-Xclang` goes to cc1, and
-/// everything after `--` is an input. A dangling option (no value) ends the walk.
+/// [`SEPARATE_VALUE_OPTIONS`] and of `-Xarch_*` are operands, the argument after `-Xclang`
+/// goes to cc1, and everything after `--` is an input. A dangling option (no value) ends the
+/// walk. [`walk_for`] also applies the `-Xarch_*` arguments of one arch.
 pub(super) fn walk<'a>(args: impl IntoIterator<Item = &'a str>, mut each: impl FnMut(Arg<'a>)) {
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -188,6 +195,46 @@ pub(super) fn walk<'a>(args: impl IntoIterator<Item = &'a str>, mut each: impl F
     }
 }
 
+/// Whether clang's driver passes the argument of `-Xarch_<NAME> ARG` to a compilation for
+/// `arch`: `Some(true)` or `Some(false)`, `None` when `arch` is not known. clang compares `NAME`
+/// with the arch name of the target and the `-arch` being compiled, as strings
+/// (`ToolChain::TranslateXarchArgs(Args, BoundArch, …)` in `clang/lib/Driver/ToolChain.cpp`:
+/// `A->getValue() == getArchName() || A->getValue() == BoundArch`), so `-Xarch_arm64` does not
+/// reach an `arm64e` compilation nor `-Xarch_x86_64` an `x86_64h` one (clang-22 warns
+/// "argument unused"); weakscan's arch names are the `-arch` names
+/// ([`crate::macho::file::arch_name`]). `-Xarch_host ARG` applies to the host compilation,
+/// which every Mach-O compilation without offloading is, and `-Xarch_device ARG` only to an
+/// offload device (CUDA, HIP, OpenMP), which no Mach-O slice is: always and never.
+pub fn xarch_applies(name: &str, arch: Option<&str>) -> Option<bool> {
+    match name {
+        "host" => Some(true),
+        "device" => Some(false),
+        name => arch.map(|a| a == name),
+    }
+}
+
+/// [`walk`] for a compilation for `arch`: the argument of an `-Xarch_*` that applies to it
+/// ([`xarch_applies`]) is read as an option in its place, as clang's driver translates it in
+/// place (`-fvisibility=default -Xarch_x86_64 -fvisibility=hidden` is hidden for x86_64); one
+/// that does not apply, or whose arch is not known, stays an operand.
+pub(super) fn walk_for<'a>(
+    args: impl IntoIterator<Item = &'a str>,
+    arch: Option<&str>,
+    mut each: impl FnMut(Arg<'a>),
+) {
+    walk(args, |arg| match arg {
+        Arg::Operand(opt, value)
+            if opt
+                .strip_prefix("-Xarch_")
+                .and_then(|name| xarch_applies(name, arch))
+                == Some(true) =>
+        {
+            each(Arg::Flag(value))
+        }
+        other => each(other),
+    });
+}
+
 /// The value of the last `-o FILE` (or `-oFILE` when `FILE` ends in `.o` or `.obj`) of an argv
 /// (`args[0]` is the compiler and is not read).
 pub(super) fn last_output<'a>(args: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
@@ -204,6 +251,12 @@ pub(super) fn last_output<'a>(args: impl IntoIterator<Item = &'a str>) -> Option
         _ => {}
     });
     out
+}
+
+/// Whether `arg` is spelled as a visibility option (`-fvisibility…`, `-fno-visibility…`),
+/// look-alikes included.
+pub(super) fn is_visibility_option(arg: &str) -> bool {
+    arg.starts_with("-fvisibility") || arg.starts_with("-fno-visibility")
 }
 
 /// The visibility options of one compilation, as the compiler will apply them.
@@ -232,8 +285,8 @@ impl VisibilityFlags {
     }
 }
 
-/// The visibility options in an argv (`arguments[0]`, the compiler, is read like the rest: it
-/// never matches). Pure: response files are not read (see [`visibility_of`]).
+/// The visibility options in an argv compiled for `arch` (`arguments[0]`, the compiler, is read
+/// like the rest: it never matches). Pure: response files are not read (see [`visibility_of`]).
 ///
 /// The spellings handled are clang's driver options (`clang/include/clang/Driver/Options.td`),
 /// which GCC shares: `-fvisibility=VALUE` (joined only: the driver rejects `-fvisibility VALUE`),
@@ -244,11 +297,12 @@ impl VisibilityFlags {
 /// to the compiler proper with `-Xclang` are handled as cc1 sees them, after every driver option
 /// whatever their position: `-Xclang -fvisibility=VALUE` (cc1 accepts the joined spelling),
 /// `-Xclang -fvisibility -Xclang VALUE` (cc1's older separate spelling) and `-Xclang
-/// -fvisibility-inlines-hidden`. Not handled: `-Xarch_*` values, `-Wp,`, and options that only
-/// look alike (`-fvisibility-inlines-hidden-static-local-var`, `-fvisibility-global-new-delete=…`,
-/// `-ftype-visibility=…`).
-pub fn visibility_flags(arguments: &Argv) -> VisibilityFlags {
-    visibility_of_args(arguments.iter())
+/// -fvisibility-inlines-hidden`. `-Xarch_ARCH OPTION` counts as `OPTION`, in its place, when
+/// it applies to `arch` ([`xarch_applies`]; not when `arch` is `None`). Not handled: `-Wp,`,
+/// and options that only look alike (`-fvisibility-inlines-hidden-static-local-var`,
+/// `-fvisibility-global-new-delete=…`, `-ftype-visibility=…`).
+pub fn visibility_flags(arguments: &Argv, arch: Option<&str>) -> VisibilityFlags {
+    visibility_of_args(arguments.iter(), arch)
 }
 
 /// Applies one visibility option to `flags`, the last one given winning: `-fvisibility=V` (or
@@ -269,10 +323,11 @@ fn apply(flags: &mut VisibilityFlags, arg: &str, value: Option<&str>) {
 
 pub(super) fn visibility_of_args<'a>(
     arguments: impl IntoIterator<Item = &'a str>,
+    arch: Option<&str>,
 ) -> VisibilityFlags {
     let mut flags = VisibilityFlags::default();
     let mut cc1: Vec<&str> = Vec::new();
-    walk(arguments, |arg| match arg {
+    walk_for(arguments, arch, |arg| match arg {
         Arg::Cc1(a) => cc1.push(a),
         Arg::Flag(arg) => apply(&mut flags, arg, None),
         Arg::Operand(..) | Arg::Input(_) => {}
@@ -376,7 +431,7 @@ mod tests {
 
     #[test]
     fn visibility_flags_last_wins() {
-        let v = |args: &[&str]| visibility_flags(&args.iter().collect());
+        let v = |args: &[&str]| visibility_flags(&args.iter().collect(), Some("x86_64"));
         assert_eq!(v(&["c++", "-c", "a.cc"]), VisibilityFlags::default());
         assert!(!v(&["c++"]).hides_by_default());
         let f = v(&["c++", "-fvisibility=hidden", "-fvisibility-inlines-hidden"]);
@@ -558,7 +613,7 @@ mod tests {
             ("a && b", &["a ", "", " b"]),
             ("a;b|c", &["a", "b", "c"]),
             ("'a;b' \"c|d\" e\\;f", &["'a;b' \"c|d\" e\\;f"]),
-            ("a\nb", &["a", "b"]),
+            ("a\nb", &["a\nb"]),
         ];
         for (command, want) in cases {
             assert_eq!(shell_commands(command), *want, "{command:?}");

@@ -466,8 +466,8 @@ mod tests {
 ]"#,
         )
         .unwrap();
-        assert!(visibility_flags(&db[0].arguments).hides_by_default());
-        assert!(!visibility_flags(&db[1].arguments).hides_by_default());
+        assert!(visibility_flags(&db[0].arguments, Some("x86_64")).hides_by_default());
+        assert!(!visibility_flags(&db[1].arguments, Some("x86_64")).hides_by_default());
         assert_eq!(output_of(&db[0]), None);
         let idx = CompileDbIndex::new(&db);
         assert_eq!(

@@ -10,11 +10,11 @@ use super::*;
 /// strings (boxed, the argv in one allocation, one copy of each distinct `directory`), not a
 /// tree several times the text's size.
 ///
-/// A `command` holding several commands, joined by `&&`, `||`, `;`, `|`, `&` or a newline
-/// outside quotes (as separate words or attached, `a.o&&`), keeps only the compiler invocation
-/// that makes the entry, the first that fits of: the one whose last `-o` is the entry's `output`
-/// (both normalized against `directory`); the one with `-c` and an argument that is the entry's
-/// `file`; the only one with `-c`. When none fits, `arguments` holds every command's words and
+/// A `command` holding several commands, joined by `&&`, `||`, `;`, `|` or `&` outside quotes
+/// (as separate words or attached, `a.o&&`; a newline is whitespace between arguments, not a
+/// separator), keeps only the compiler invocation that makes the entry, the first that fits of:
+/// the one whose last `-o` is the entry's `output` (both normalized against `directory`); the
+/// one with `-c` and an argument that is the entry's `file`; the only one with `-c`. When none fits, `arguments` holds every command's words and
 /// [`CompileCommand::unknown`] says why the visibility is unknown.
 pub fn parse_compile_db(bytes: &[u8]) -> Result<Vec<CompileCommand>, CompileDbError> {
     let top: Top = serde_json::from_slice(bytes).map_err(|e| {
@@ -532,6 +532,6 @@ mod tests {
         assert_eq!(db[0].unknown, Some(NUL_ARGUMENT));
         assert_eq!(db[1].unknown, None);
         assert_eq!(db[2].unknown, None);
-        assert!(visibility_of(&db[2]).is_ok());
+        assert!(visibility_of(&db[2], Some("x86_64")).is_ok());
     }
 }

@@ -28,10 +28,13 @@ pub const RESPONSE_FILES_MAX: usize = 64;
 /// [`RESPONSE_FILES_MAX`] files. Any `@FILE` that cannot be read so makes the visibility
 /// unknown (`Err("response file @FILE: …")`) rather than `default`: clang would have read it.
 ///
+/// The entry is read for a compilation for `arch` (the slice being attributed, `None` when not
+/// known): an `-Xarch_ARCH OPTION` counts as `OPTION` when it applies to it ([`xarch_applies`]).
+///
 /// Also unknown: an argument holding a NUL (no real argv can: it is a C string), a visibility
-/// option (or a `-Xclang` value) holding another control character, and an entry whose
-/// [`CompileCommand::unknown`] is set.
-pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
+/// option (or a `-Xclang` value) holding another control character, an `-Xarch_ARCH` visibility
+/// option when `arch` is `None`, and an entry whose [`CompileCommand::unknown`] is set.
+pub fn visibility_of(cmd: &CompileCommand, arch: Option<&str>) -> Result<VisibilityFlags, String> {
     if let Some(u) = cmd.unknown {
         return Err(u.to_owned());
     }
@@ -57,17 +60,25 @@ pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
     }
     args.extend(rest.map(Into::into));
     let mut bad = None;
-    walk(args.iter().map(|a| a.as_ref()), |arg| {
+    walk_for(args.iter().map(|a| a.as_ref()), arch, |arg| {
         let (Arg::Flag(a) | Arg::Cc1(a) | Arg::Operand(_, a) | Arg::Input(a)) = arg;
         if bad.is_some() {
             return;
         }
         if a.contains('\0') {
             bad = Some(NUL_ARGUMENT.to_owned());
+        } else if let Arg::Operand(xarch, _) = arg
+            && let Some(name) = xarch.strip_prefix("-Xarch_")
+            && is_visibility_option(a)
+            && xarch_applies(name, arch).is_none()
+        {
+            bad = Some(format!(
+                "{} {}: the arch of the image is not known",
+                escape(xarch),
+                escape(a)
+            ));
         } else if matches!(arg, Arg::Flag(_) | Arg::Cc1(_))
-            && (a.starts_with("-fvisibility")
-                || a.starts_with("-fno-visibility")
-                || matches!(arg, Arg::Cc1(_)))
+            && (is_visibility_option(a) || matches!(arg, Arg::Cc1(_)))
             && a.chars().any(char::is_control)
         {
             bad = Some("a visibility option holds a control character".to_owned());
@@ -76,7 +87,7 @@ pub fn visibility_of(cmd: &CompileCommand) -> Result<VisibilityFlags, String> {
     if let Some(b) = bad {
         return Err(b);
     }
-    Ok(visibility_of_args(args.iter().map(|a| a.as_ref())))
+    Ok(visibility_of_args(args.iter().map(|a| a.as_ref()), arch))
 }
 
 /// What is left to read of an entry's response files.
@@ -499,7 +510,7 @@ mod tests {
         for (what, extra, want) in cases {
             let db = parse_compile_db(entry(dir_s, extra).as_bytes())
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let got = visibility_of(&db[0]);
+            let got = visibility_of(&db[0], Some("x86_64"));
             match (want, &got) {
                 (Vis(v), Ok(f)) => assert_eq!(f.visibility.as_deref(), *v, "{what}"),
                 (Unknown(why), Err(reason)) => {
@@ -508,6 +519,131 @@ mod tests {
                 }
                 _ => panic!("{what}: got {got:?}, want {want:?}"),
             }
+        }
+    }
+
+    /// `-Xarch_ARCH OPTION` as clang-22's driver reads it for each arch (checked with `clang-22
+    /// -target ARCH-apple-macos11 … -###`), and a newline in `command`.
+    #[test]
+    fn xarch_options_apply_to_their_arch_and_a_newline_separates_arguments() {
+        let x = "-Xarch_x86_64";
+        let cases: &[(&[&str], Option<&str>, Want)] = &[
+            (
+                &[x, "-fvisibility=hidden"],
+                Some("x86_64"),
+                Vis(Some("hidden")),
+            ),
+            (&[x, "-fvisibility=hidden"], Some("arm64"), Vis(None)),
+            (&[x, "-fvisibility=hidden"], Some("x86_64h"), Vis(None)),
+            (
+                &["-Xarch_arm64", "-fvisibility=hidden"],
+                Some("arm64e"),
+                Vis(None),
+            ),
+            (
+                &[x, "-fvisibility=hidden"],
+                None,
+                Unknown("-Xarch_x86_64 -fvisibility=hidden: the arch of the image is not known"),
+            ),
+            (
+                &[x, "-O2", "-fvisibility=hidden"],
+                None,
+                Vis(Some("hidden")),
+            ),
+            (
+                &["-Xarch_host", "-fvisibility=hidden"],
+                None,
+                Vis(Some("hidden")),
+            ),
+            (
+                &["-Xarch_device", "-fvisibility=hidden"],
+                Some("x86_64"),
+                Vis(None),
+            ),
+            // In its place: the last one wins.
+            (
+                &["-fvisibility=hidden", x, "-fvisibility=default"],
+                Some("x86_64"),
+                Vis(Some("default")),
+            ),
+            (
+                &[x, "-fvisibility=default", "-fvisibility=hidden"],
+                Some("x86_64"),
+                Vis(Some("hidden")),
+            ),
+            (
+                &[
+                    "-Xarch_arm64",
+                    "-fvisibility=hidden",
+                    x,
+                    "-fvisibility=default",
+                ],
+                Some("arm64"),
+                Vis(Some("hidden")),
+            ),
+            (
+                &[
+                    "-Xarch_arm64",
+                    "-fvisibility=hidden",
+                    x,
+                    "-fvisibility=default",
+                ],
+                Some("x86_64"),
+                Vis(Some("default")),
+            ),
+            (
+                &[x, "-fvisibility=hid\u{1b}den"],
+                Some("x86_64"),
+                Unknown("control character"),
+            ),
+            (
+                &["-fvisibility=hidden", x],
+                Some("x86_64"),
+                Vis(Some("hidden")),
+            ),
+            (
+                &["-D", x, "-fvisibility=hidden"],
+                Some("x86_64"),
+                Vis(Some("hidden")),
+            ),
+        ];
+        for (args, arch, want) in cases {
+            let argv: Vec<String> = std::iter::once("cc")
+                .chain(args.iter().copied())
+                .map(|a| serde_json::to_string(a).unwrap())
+                .collect();
+            let db = parse_compile_db(
+                entry("/b", &format!(r#""arguments": [{}]"#, argv.join(", "))).as_bytes(),
+            )
+            .unwrap();
+            let got = visibility_of(&db[0], *arch);
+            match (want, &got) {
+                (Vis(v), Ok(f)) => assert_eq!(f.visibility.as_deref(), *v, "{args:?} {arch:?}"),
+                (Unknown(why), Err(reason)) => assert!(reason.contains(why), "{reason:?}"),
+                _ => panic!("{args:?} {arch:?}: got {got:?}, want {want:?}"),
+            }
+        }
+        let f = visibility_flags(
+            &["cc", x, "-fvisibility-ms-compat"].iter().collect(),
+            Some("x86_64"),
+        );
+        assert!(f.ms_compat && f.hides_by_default());
+        // A newline in `command` separates arguments; it does not end a command.
+        for (command, want) in [
+            (r#"cc -c a.cc -o a.o\n-fvisibility=hidden"#, Some("hidden")),
+            (r#"cc -fvisibility=hidden\n-c a.cc"#, Some("hidden")),
+            (r#"cc -fvisibility=hidden -c a.cc\r\n"#, Some("hidden")),
+            (
+                r#"cc -c a.cc\n-fvisibility=hidden && cc -fvisibility=default -c b.cc"#,
+                Some("hidden"),
+            ),
+            (r#"cc -c a.cc '\n-fvisibility=hidden'"#, None),
+        ] {
+            let db =
+                parse_compile_db(entry("/b", &format!(r#""command": "{command}""#)).as_bytes())
+                    .unwrap();
+            let f = visibility_of(&db[0], Some("x86_64")).unwrap();
+            assert_eq!(f.visibility.as_deref(), want, "{command:?}");
         }
     }
 
