@@ -37,12 +37,13 @@
 //! stops ([`ProcessCandidate::defined_nowhere_else`]).
 
 use super::attribute::Origins;
-use super::demangle::{Entity, entity_of_raw};
+use super::demangle::{Entity, InlinesHidden, kinds_of_raw};
 use super::estimate::US_PER_PROBE;
 use super::fix_plan::{
     EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, fix_plan_of, hideable,
 };
 use super::weak_def_map::WeakDefMap;
+use super::weak_defines::lookup_goes;
 use crate::model::{Image, LookupReason};
 use foldhash::HashMap;
 use serde::Serialize;
@@ -121,7 +122,8 @@ pub struct ProcessCandidate {
     pub flag: Flag,
     /// Saved by `-fvisibility=hidden` on the library.
     pub hidden: ProcessSavings,
-    /// Saved by `-fvisibility-inlines-hidden` (its functions only; an upper bound).
+    /// Saved by `-fvisibility-inlines-hidden` at most (the symbols it hides or may hide,
+    /// [`super::demangle::InlinesHidden::at_most`]; an upper bound).
     pub inlines_hidden: ProcessSavings,
     /// Its weak-bound symbols by kind.
     pub kinds: Kinds,
@@ -179,12 +181,12 @@ fn saving(
     let checks_go = leaves && !(launch.checks_remain)(i);
     let (gone, probes) = replay(launch, searched, |s| {
         let own = s.requester as usize == i;
-        match s.reason {
-            LookupReason::BindTarget => own && hidden[s.name as usize],
-            // A chained main executable appends them only with MH_WEAK_DEFINES.
-            LookupReason::TreatAsWeakTarget => own && leaves,
-            LookupReason::StrongOverrideCheck => checks_go,
-        }
+        lookup_goes(
+            s.reason,
+            own && hidden[s.name as usize],
+            own && leaves,
+            checks_go,
+        )
     });
     (gone, launch.probes as i64 - probes as i64)
 }
@@ -206,10 +208,10 @@ pub fn whole_image_saving(launch: &Launch<'_, '_>, i: usize, image: &Image) -> (
 
 /// The entity of each name of a process's images, found by the address of its text: a
 /// process's names are interned (one copy of each text, [`crate::process::load`]), so each is
-/// read once ([`entity_of_raw`], on the pool), then found by address in every image that has
+/// read once ([`kinds_of_raw`], on the pool), then found by address in every image that has
 /// it.
 pub struct EntityIndex {
-    by_address: HashMap<(usize, usize), Entity>,
+    by_address: HashMap<(usize, usize), (Entity, InlinesHidden)>,
 }
 
 impl EntityIndex {
@@ -231,18 +233,28 @@ impl EntityIndex {
             }
         }
         let names: Vec<((usize, usize), &str)> = distinct.into_iter().collect();
-        let entities = crate::pool::map(&names, |(_, raw)| entity_of_raw(raw));
+        let entities = crate::pool::map(&names, |(_, raw)| kinds_of_raw(raw));
         let by_address = names.iter().map(|(k, _)| *k).zip(entities).collect();
         EntityIndex { by_address }
     }
 }
 
+impl EntityIndex {
+    fn kinds(&self, raw: &str) -> (Entity, InlinesHidden) {
+        match self.by_address.get(&(raw.as_ptr() as usize, raw.len())) {
+            Some(&k) => k,
+            None => kinds_of_raw(raw),
+        }
+    }
+}
+
 impl EntityOf for EntityIndex {
     fn entity_of(&self, raw: &str) -> Entity {
-        match self.by_address.get(&(raw.as_ptr() as usize, raw.len())) {
-            Some(&e) => e,
-            None => entity_of_raw(raw),
-        }
+        self.kinds(raw).0
+    }
+
+    fn inlines_hidden_of(&self, raw: &str) -> InlinesHidden {
+        self.kinds(raw).1
     }
 }
 
