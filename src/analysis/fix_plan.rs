@@ -529,8 +529,8 @@ pub struct Hideable<'i> {
     pub name: &'i str,
     /// Its candidate's key ([`Candidate::library`]).
     pub library: &'i str,
-    /// `-fvisibility-inlines-hidden` may hide it too ([`InlinesHidden::at_most`]).
-    pub function: bool,
+    /// What `-fvisibility-inlines-hidden` does to it ([`InlinesHidden`]).
+    pub inlines: InlinesHidden,
 }
 
 /// Each weak definition of `image` (its export trie's, in order) with the candidate of
@@ -551,7 +551,7 @@ pub fn hideable<'i>(
             Some(Hideable {
                 name: w.name.as_str(),
                 library,
-                function: names.inlines_hidden_of(&w.name).at_most(),
+                inlines: names.inlines_hidden_of(&w.name),
             })
         })
         .collect()

@@ -8,7 +8,7 @@
 //!                    hidden:         ProcessSavings { weak_bound_symbols, lookups,
 //!                                                     trie_probes, weak_def_exports,
 //!                                                     estimated_ms },
-//!                    inlines_hidden: ProcessSavings,
+//!                    inlines_hidden: ProcessSavings, inlines_hidden_at_least,
 //!                    leaves_search, supplied_to_others, defined_nowhere_else,
 //!                    supplied_examples }
 //! ```
@@ -122,9 +122,13 @@ pub struct ProcessCandidate {
     pub flag: Flag,
     /// Saved by `-fvisibility=hidden` on the library.
     pub hidden: ProcessSavings,
-    /// Saved by `-fvisibility-inlines-hidden` at most (the symbols it hides or may hide,
-    /// [`super::demangle::InlinesHidden::at_most`]; an upper bound).
+    /// Saved by `-fvisibility-inlines-hidden` hiding what it hides or may hide
+    /// ([`super::demangle::InlinesHidden::at_most`]): at most.
     pub inlines_hidden: ProcessSavings,
+    /// Saved by `-fvisibility-inlines-hidden` hiding what it hides for sure
+    /// ([`super::demangle::InlinesHidden::surely`]): at least, unless hiding fewer definitions
+    /// makes dyld's weakDefMap answer fewer lookups (module docs).
+    pub inlines_hidden_at_least: ProcessSavings,
     /// Its weak-bound symbols by kind.
     pub kinds: Kinds,
     /// Its objects with the most lookups (as [`super::fix_plan::Candidate::objects`]).
@@ -279,11 +283,12 @@ pub fn image_candidates(
                 .get(c.library.as_str())
                 .map_or(&[], Vec::as_slice);
             let mine = || defs.iter();
-            // Per flag: the ids hidden, whether any is, and the weak definitions left.
-            let ids = |functions_only: bool| {
+            // Per change (which definitions it hides): the ids hidden, whether any is, and the
+            // weak definitions left.
+            let ids = |hides: fn(&Hideable<'_>) -> bool| {
                 let mut hidden = vec![false; launch.text.len()];
                 let (mut n, mut any) = (0, false);
-                for d in mine().filter(|d| d.function || !functions_only) {
+                for d in mine().filter(|d| hides(d)) {
                     n += 1;
                     if let Some(&id) = launch.id_of.get(d.name) {
                         hidden[id as usize] = true;
@@ -292,22 +297,32 @@ pub fn image_candidates(
                 }
                 (hidden, any, image.weak_definitions.len() - n)
             };
-            let (all, any, left) = ids(false);
+            let (all, any, left) = ids(|_| true);
             let hidden_saving = if left == 0 {
                 // The candidate is the whole image.
                 whole
             } else {
                 saving(launch, i, (&all, any), left)
             };
-            let inlines_saving = if mine().all(|d| d.function) {
-                // The flags hide the same definitions.
-                hidden_saving
+            // -fvisibility-inlines-hidden: what it may hide, and what it hides for sure.
+            let inlines = |hides: fn(&Hideable<'_>) -> bool| {
+                if mine().all(hides) {
+                    // The flags hide the same definitions.
+                    hidden_saving
+                } else {
+                    let (ids, any, left) = ids(hides);
+                    saving(launch, i, (&ids, any), left)
+                }
+            };
+            let at_most = inlines(|d| d.inlines.at_most());
+            let at_least = if mine().all(|d| d.inlines.surely() == d.inlines.at_most()) {
+                at_most
             } else {
-                let (functions, any, left) = ids(true);
-                saving(launch, i, (&functions, any), left)
+                inlines(|d| d.inlines.surely())
             };
             let hidden = savings(&c.hidden, hidden_saving);
-            let inlines = savings(&c.inlines_hidden, inlines_saving);
+            let inlines_at_least = savings(&c.inlines_hidden_at_least, at_least);
+            let inlines = savings(&c.inlines_hidden, at_most);
             let supplied = supplied(launch, i, &all);
             ProcessCandidate {
                 image: shown.to_string(),
@@ -316,6 +331,7 @@ pub fn image_candidates(
                 flag: c.flag,
                 hidden,
                 inlines_hidden: inlines,
+                inlines_hidden_at_least: inlines_at_least,
                 kinds: c.kinds,
                 objects: c.objects,
                 leaves_search: left == 0 && !(launch.overrides)(i),

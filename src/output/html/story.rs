@@ -170,7 +170,7 @@ fn process_fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             c.flag.option(),
             c.hidden.trie_probes,
             c.hidden.lookups,
-            c.inlines_hidden.trie_probes,
+            crate::output::process_plan::inlines_range(c),
             crate::output::story::ms_range(c.hidden.estimated_ms),
             crate::output::process_plan::others(c)
         )?;
