@@ -715,6 +715,18 @@ mod tests {
     }
 
     #[test]
+    fn regression_inlines_hidden_upper_bound_left_out_the_local_statics_darwin_hides() {
+        // clang's Darwin driver adds -fvisibility-inlines-hidden-static-local-var: an inline
+        // function's local static and guard go with it (a real rebuild exceeded the old "upper
+        // bound", functions only).
+        let defs = [("__Z3onev", 0), ("__ZZ3onevE1s", 0), ("__ZGVZ3onevE1s", 0)];
+        let p = plan(&image(&defs, &["/b/liba.a(a.o)"], FixupFormat::Chained));
+        let c = &p.candidates[0];
+        assert_eq!(c.inlines_hidden.weak_bound_symbols, 3);
+        assert_eq!(c.inlines_hidden_at_least.weak_bound_symbols, 3);
+    }
+
+    #[test]
     fn inlines_hidden_is_a_range_from_what_the_name_proves() {
         // A template's member may be inline or not: counted at most; a data member stays.
         let defs = [
