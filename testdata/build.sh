@@ -131,6 +131,111 @@ build_uselib() {
     "$objdir/uselib.o" "$OUT/libweak-$fixups-$arch.dylib"
 }
 
+# Fix-plan fixtures (testdata/plan/, sources testdata/src/plan/; tests/fix_plan_rebuilt.rs):
+# programs linked from static libraries, and each candidate of weakscan's fix plan rebuilt with
+# each flag and relinked, to hold the plan's predictions to the real thing. -O0, so that every
+# inline function used is emitted. Names: PROGRAM-FIXUPS-ARCH (the base build), and
+# PROGRAM-FIXUPS-ARCH.LIBRARY.FLAG with FLAG `hidden` (-fvisibility=hidden) or `inlines`
+# (-fvisibility-inlines-hidden, to which clang's Darwin driver adds
+# -fvisibility-inlines-hidden-static-local-var) on LIBRARY's objects only.
+#   app      main.o (hidden) + libalpha.a + libbeta.a; arm64, chained fixups
+#   solo     main.o (hidden) + libleak.a, the last leaker; arm64 chained and x86_64 opcodes
+#   plug_ref.bundle, plug_inst.bundle  -bundle -bundle_loader app-chained-arm64: beta::Reg<int>
+#            bound by weak lookup, declared only / instantiated too
+#   breaks-PLUGIN.LIBRARY.FLAG.txt  the symbols ld64.lld reports undefined when the plug-in
+#            is relinked against app-chained-arm64.LIBRARY.FLAG (sorted; empty: it links)
+PLAN="$WORK/plan"
+plan_flag() {
+  case $1 in
+    default) ;;
+    hidden) echo -fvisibility=hidden ;;
+    inlines) echo -fvisibility-inlines-hidden ;;
+  esac
+}
+# plan_obj OBJDIR ARCH MIN FLAG SOURCE: one object of the plan fixtures.
+plan_obj() {
+  local objdir=$1 arch=$2 min=$3 flag=$4 src=$5 f
+  f="$(plan_flag "$flag")"
+  mkdir -p "$objdir"
+  # shellcheck disable=SC2086 # $f is one flag or none
+  "$CXX" -target "$arch-apple-macos$min" "${CXXFLAGS[@]}" -O0 $f \
+    -c "$SRC/plan/$src.cc" -o "$objdir/$src.o"
+}
+# plan_lib OBJDIR ARCH MIN FLAG NAME: libNAME.a of NAME.o.
+plan_lib() {
+  local objdir=$1/$5-$4
+  plan_obj "$objdir" "$2" "$3" "$4" "$5"
+  rm -f "$objdir/lib$5.a"
+  "$AR" rcs "$objdir/lib$5.a" "$objdir/$5.o"
+}
+# plan_link OUT OBJDIR ARCH FIXUPS MAIN LIB FLAG LIBS...: MAIN.o and the libraries LIBS, LIB
+# built with FLAG and the others with default visibility.
+plan_link() {
+  local out=$1 o=$2 arch=$3 fixups=$4 main=$5 lib=$6 flag=$7 l libs=()
+  shift 7
+  for l in "$@"; do
+    if [[ $l == "$lib" ]]; then libs+=("$o/$l-$flag/lib$l.a"); else libs+=("$o/$l-default/lib$l.a"); fi
+  done
+  link "$out" "$arch" "$fixups" "$o/$main.o" "${libs[@]}"
+}
+# plan_program NAME FIXUPS ARCH MAIN LIBS...: NAME-FIXUPS-ARCH and its rebuilds.
+plan_program() {
+  local name=$1 fixups=$2 arch=$3 main=$4 o="$WORK/obj/plan/$1-$2-$3" min lib flag
+  shift 4
+  min="$(min_for "$fixups")"
+  plan_obj "$o" "$arch" "$min" hidden "$main"
+  for lib in "$@"; do
+    for flag in default hidden inlines; do
+      plan_lib "$o" "$arch" "$min" "$flag" "$lib"
+    done
+  done
+  plan_link "$PLAN/$name-$fixups-$arch" "$o" "$arch" "$fixups" "$main" none default "$@"
+  for lib in "$@"; do
+    for flag in hidden inlines; do
+      plan_link "$PLAN/$name-$fixups-$arch.lib$lib.$flag" "$o" "$arch" "$fixups" "$main" \
+        "$lib" "$flag" "$@"
+    done
+  done
+}
+build_plan() {
+  mkdir -p "$PLAN"
+  plan_program app chained arm64 main alpha beta
+  plan_program solo chained arm64 solo leak
+  plan_program solo opcodes x86_64 solo leak
+  local o="$WORK/obj/plan/plugins" app="$PLAN/app-chained-arm64" lib flag out
+  plan_obj "$o" arm64 12.0 default plug_ref
+  plan_obj "$o" arm64 12.0 default plug_inst
+  for p in plug_ref plug_inst; do
+    link "$PLAN/$p.bundle" arm64 chained -bundle -bundle_loader "$app" "$o/$p.o"
+  done
+  for p in plug_ref plug_inst; do
+    for lib in alpha beta; do
+      for flag in hidden inlines; do
+        out="$PLAN/breaks-$p.lib$lib.$flag.txt"
+        if link "$WORK/$p.relinked" arm64 chained -bundle -bundle_loader \
+          "$app.lib$lib.$flag" "$o/$p.o" 2>"$WORK/relink.err"; then
+          : >"$out"
+        else
+          sed -n 's/^.*undefined symbol: \(.*\)$/\1/p' "$WORK/relink.err" |
+            LC_ALL=C sort -u >"$out"
+        fi
+      done
+    done
+  done
+}
+install_plan() {
+  rm -rf "$HERE/plan"
+  cp -R "$PLAN" "$HERE/plan"
+}
+if [[ ${1:-} == plan ]]; then
+  # `bash testdata/build.sh plan`: the fix-plan fixtures alone.
+  build_plan
+  install_plan
+  echo "plan fixtures in $HERE/plan:"
+  (cd "$HERE/plan" && find . -type f | sed "s|^\./||" | LC_ALL=C sort | xargs wc -c | sed "$ d")
+  exit 0
+fi
+
 echo "building fixtures..."
 for vis in default hidden; do
   for fixups in opcodes chained; do
@@ -389,6 +494,7 @@ build_importers() {
     "$o/x86_64/importers/client.o" "$IMP/libapi.dylib"
 }
 build_importers
+build_plan
 
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
@@ -618,6 +724,7 @@ cp "$OUT"/* "$BIN"/
 cp -R "$ATTR" "$HERE/attr"
 rm -rf "$HERE/importers"
 cp -R "$IMP" "$HERE/importers"
+install_plan
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
 rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/Reexport" \

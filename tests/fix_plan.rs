@@ -39,7 +39,11 @@ fn by_library_and_plan(path: &str) -> (Rows, Rows, Value) {
         let arch = image["arch"].as_str().unwrap_or_default().to_string();
         for c in image["candidates"].as_array().unwrap() {
             let key = c["library"].as_str().unwrap().to_string();
-            plan.insert((arch.clone(), key), figures(&c["hidden"]));
+            // A last leaker's row of `--by library` has not the lookups that go with
+            // MH_WEAK_DEFINES (operator new and delete, defined in another image).
+            let mut f = figures(&c["hidden"]);
+            f.0 -= c["hidden"]["weak_defines_lookups"].as_u64().unwrap();
+            plan.insert((arch.clone(), key), f);
         }
     }
     (by_library, plan, scan)
@@ -82,7 +86,8 @@ fn fix_plan_saves_each_librarys_row_of_scan_by_library() {
     }
 }
 
-/// Kinds add up, the narrower flag never saves more, candidates come best first.
+/// Kinds add up, the narrower flag never saves more (and its lower bound never more than its
+/// upper), candidates come best first.
 #[test]
 fn fix_plan_kinds_add_up_and_candidates_are_ranked() {
     for f in all_fixtures() {
@@ -102,12 +107,16 @@ fn fix_plan_kinds_add_up_and_candidates_are_ranked() {
                 .map(|n| k[*n].as_u64().unwrap())
                 .sum();
                 assert_eq!(kinds, c["hidden"]["weak_bound_symbols"], "{}", f.display());
-                assert_eq!(k["functions"], c["inlines_hidden"]["weak_bound_symbols"]);
-                let (h, i) = (figures(&c["hidden"]), figures(&c["inlines_hidden"]));
-                assert!(i.0 <= h.0 && i.1 <= h.1 && i.2 <= h.2 && i.3 <= h.3, "{c}");
+                let h = figures(&c["hidden"]);
+                let i = figures(&c["inlines_hidden"]);
+                let l = figures(&c["inlines_hidden_at_least"]);
+                let le = |a: (u64, u64, u64, u64), b: (u64, u64, u64, u64)| {
+                    a.0 <= b.0 && a.1 <= b.1 && a.2 <= b.2 && a.3 <= b.3
+                };
+                assert!(le(l, i) && le(i, h), "{c}");
                 let flag = c["flag"].as_str().unwrap();
-                let only_functions = kinds > 0 && k["functions"].as_u64() == Some(kinds);
-                assert_eq!(flag == "visibility_inlines_hidden", only_functions, "{c}");
+                let all_surely = kinds > 0 && (l.0, l.1, l.3) == (h.0, h.1, h.3);
+                assert_eq!(flag == "visibility_inlines_hidden", all_surely, "{c}");
             }
             let lookups: Vec<u64> = candidates
                 .iter()

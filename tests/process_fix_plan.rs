@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use weakscan::analysis::attribute::Origins;
 use weakscan::analysis::coalesce::{Coalescing, coalesce, coalesce_with};
-use weakscan::analysis::demangle::{Demangled, Keys, NameStyle};
+use weakscan::analysis::demangle::{Demangled, InlinesHidden, Keys, NameStyle};
 use weakscan::analysis::fix_plan::hideable;
 use weakscan::model::{MH_WEAK_DEFINES, predict_lookups};
 use weakscan::process::Process;
@@ -20,8 +20,8 @@ fn processes(path: &std::path::Path) -> Vec<Process> {
 }
 
 /// The raw names image `index` of `p` would hide for the candidate keyed `library`, and with
-/// `-fvisibility-inlines-hidden` (its functions).
-fn hidden_names(p: &Process, index: usize, library: &str) -> (HashSet<String>, HashSet<String>) {
+/// `-fvisibility-inlines-hidden`: those it may hide, and those it hides for sure.
+fn hidden_names(p: &Process, index: usize, library: &str) -> [HashSet<String>; 3] {
     let image = p.images[index].image.as_ref().unwrap();
     let mut raw: Vec<&str> = image
         .weak_definitions
@@ -36,13 +36,13 @@ fn hidden_names(p: &Process, index: usize, library: &str) -> (HashSet<String>, H
         .into_iter()
         .filter(|d| d.library == library)
         .collect();
-    let all = defs.iter().map(|d| d.name.to_string()).collect();
-    let functions = defs
-        .iter()
-        .filter(|d| d.function)
-        .map(|d| d.name.to_string())
-        .collect();
-    (all, functions)
+    let of = |keep: fn(&InlinesHidden) -> bool| {
+        defs.iter()
+            .filter(|d| keep(&d.inlines))
+            .map(|d| d.name.to_string())
+            .collect()
+    };
+    [of(|_| true), of(|i| i.at_most()), of(|i| i.surely())]
 }
 
 /// `p` as if image `index` were linked again with `hidden` not exported: no longer weak
@@ -92,7 +92,7 @@ fn process_fix_plan_savings_equal_a_coalescing_with_the_definitions_hidden() {
         assert!(!c.fix_plan.is_empty(), "{}: no fix plan", path.display());
         for cand in &c.fix_plan {
             let what = format!("{} {} {}", path.display(), cand.image, cand.library);
-            let (all, functions) = hidden_names(&base, cand.index, &cand.library);
+            let [all, at_most, at_least] = hidden_names(&base, cand.index, &cand.library);
             let fresh = || processes(&path).remove(0);
             let hidden = coalesced_hiding(fresh(), cand.index, &all, cand.leaves_search);
             assert_eq!(c.lookups - hidden.lookups, cand.hidden.lookups, "{what}");
@@ -101,29 +101,29 @@ fn process_fix_plan_savings_equal_a_coalescing_with_the_definitions_hidden() {
                 cand.hidden.trie_probes,
                 "{what}"
             );
-            let weak_left = base.images[cand.index]
+            let weak = base.images[cand.index]
                 .image
                 .as_ref()
                 .unwrap()
                 .weak_definitions
-                .len()
-                - functions.len();
-            let inlines = coalesced_hiding(
-                fresh(),
-                cand.index,
-                &functions,
-                weak_left == 0 && cand.leaves_search,
-            );
-            assert_eq!(
-                c.lookups - inlines.lookups,
-                cand.inlines_hidden.lookups,
-                "{what}"
-            );
-            assert_eq!(
-                c.trie_probes as i64 - inlines.trie_probes as i64,
-                cand.inlines_hidden.trie_probes,
-                "{what} (inlines hidden)"
-            );
+                .len();
+            for (names, saved, bound) in [
+                (&at_most, &cand.inlines_hidden, "at most"),
+                (&at_least, &cand.inlines_hidden_at_least, "at least"),
+            ] {
+                let leaves = weak == names.len() && cand.leaves_search;
+                let inlines = coalesced_hiding(fresh(), cand.index, names, leaves);
+                assert_eq!(
+                    c.lookups - inlines.lookups,
+                    saved.lookups,
+                    "{what} (inlines hidden, {bound})"
+                );
+                assert_eq!(
+                    c.trie_probes as i64 - inlines.trie_probes as i64,
+                    saved.trie_probes,
+                    "{what} (inlines hidden, {bound})"
+                );
+            }
             checked += 1;
         }
     }

@@ -48,6 +48,7 @@ mod check;
 mod cli;
 mod differential;
 mod fix_plan;
+mod fix_plan_rebuilt;
 mod fuzz_regressions;
 mod harness;
 mod importers;

@@ -935,10 +935,7 @@ fn overriding_images(defs: &PerName<Def>, distinct_names: usize) -> HashSet<u32>
 fn overriding_treat_as_weak(process: &Process) -> impl Iterator<Item = u32> + '_ {
     process.images.iter().enumerate().filter_map(|(i, pi)| {
         let im = pi.image.as_ref()?;
-        let strong = |n: &[u8]| TREAT_AS_WEAK.iter().any(|t| t.as_bytes() == n);
-        (0..im.other_exports.len())
-            .any(|k| strong(im.other_exports.name_bytes(k)))
-            .then_some(i as u32)
+        super::weak_defines::exports_treat_as_weak(im).then_some(i as u32)
     })
 }
 

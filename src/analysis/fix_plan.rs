@@ -5,14 +5,20 @@
 //! its own uses of it and dyld no longer looks it up at launch. Hiding one library's weak
 //! definitions (`-fvisibility=hidden` on its translation units) therefore saves exactly its
 //! row of `scan --by library`: its weak-bound symbols, their lookups and fixup sites, and its
-//! weak-def exports. `-fvisibility-inlines-hidden` saves only the functions among them
-//! ([`Entity::hidden_by_inlines_hidden`], an upper bound: the binary cannot tell an inline
-//! function from an out-of-line template instantiation); function-local statics, their guard
-//! variables and static data members of class templates stay exported.
+//! weak-def exports. What `-fvisibility-inlines-hidden` saves is a range
+//! ([`Candidate::inlines_hidden_at_least`] to [`Candidate::inlines_hidden`]): on Darwin it
+//! hides inline functions and the function-local statics and guard variables of the functions
+//! it hides, and keeps variables, explicit instantiations and non-inline templates; the name
+//! tells which for some symbols only ([`InlinesHidden`]).
+//!
+//! A candidate that leaves the image with no exported weak definition takes `MH_WEAK_DEFINES`
+//! away, and with it a main executable's treat-as-weak lookups of operator new and delete (22
+//! with opcode fixups, 44 with chained fixups): they are counted in its lookups
+//! ([`Savings::weak_defines_lookups`], [`super::weak_defines`]).
 //!
 //! The launch time saved is an estimate, milliseconds (low, high): each lookup costs between
 //! one trie probe at [`US_PER_PROBE`]`.0` and the measured [`US_PER_PROBE`]`.1` (nodejs/node#56275,
-//! docs/process.md). In a whole process, where the probes are known, `weakscan process`'s
+//! docs/process.md; [`super::estimate`]). In a whole process, where the probes are known, `weakscan process`'s
 //! figures are the finer ones.
 //!
 //! Hiding a library also takes away its other exports, those that are not weak definitions
@@ -25,9 +31,9 @@
 //! change here and are left out.
 
 use super::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO, Origin, Origins};
-use super::demangle::{Demangled, Entity, NameRef};
+use super::demangle::{Demangled, Entity, InlinesHidden, NameRef};
 use super::estimate::US_PER_PROBE;
-use crate::model::Image;
+use crate::model::{Image, LookupReason};
 use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
 
@@ -45,8 +51,15 @@ pub struct Savings {
     pub sites: usize,
     /// Weak definitions no longer exported.
     pub weak_def_exports: usize,
-    /// Estimated launch time saved, milliseconds (low, high): an estimate (module docs).
+    /// Estimated launch time saved, milliseconds (low, high): the lookups saved at 0.99 and at
+    /// 2.97 µs each ([`US_PER_PROBE`]), the cost per lookup measured on Node.js for macOS
+    /// (nodejs/node#56275: 5562 fewer lookups, 16.5 ms faster), from one trie probe per lookup
+    /// (low) to three (high). An estimate.
     pub estimated_ms: (f64, f64),
+    /// Of [`Self::lookups`], those that go with `MH_WEAK_DEFINES` because the change leaves
+    /// the image with no exported weak definition: a main executable's treat-as-weak lookups
+    /// of operator new and delete (22 with opcode fixups, 44 with chained fixups).
+    pub weak_defines_lookups: usize,
 }
 
 impl Savings {
@@ -68,7 +81,7 @@ impl Savings {
 /// How many of a candidate's weak-bound symbols are of each kind ([`Entity`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Kinds {
-    /// Functions (the only kind `-fvisibility-inlines-hidden` hides).
+    /// Functions.
     pub functions: usize,
     /// Variables and static data members.
     pub data: usize,
@@ -96,9 +109,11 @@ impl Kinds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Flag {
-    /// `-fvisibility=hidden`: data, local statics or guard variables leak too.
+    /// `-fvisibility=hidden`: `-fvisibility-inlines-hidden` would keep some of its symbols
+    /// exported, or may.
     VisibilityHidden,
-    /// `-fvisibility-inlines-hidden`: only functions leak, and it saves them all.
+    /// `-fvisibility-inlines-hidden`: it hides every one of its symbols for sure (its lower
+    /// bound saves all that `-fvisibility=hidden` would).
     VisibilityInlinesHidden,
 }
 
@@ -135,8 +150,12 @@ pub struct Candidate {
     pub flag: Flag,
     /// Saved by `-fvisibility=hidden` on the whole library.
     pub hidden: Savings,
-    /// Saved by `-fvisibility-inlines-hidden` (its functions only; an upper bound).
+    /// Saved by `-fvisibility-inlines-hidden` at most: the symbols it hides or may hide
+    /// ([`InlinesHidden::at_most`]), an upper bound.
     pub inlines_hidden: Savings,
+    /// Saved by `-fvisibility-inlines-hidden` at least: the symbols it hides for sure
+    /// ([`InlinesHidden::surely`]), a lower bound.
+    pub inlines_hidden_at_least: Savings,
     /// Its weak-bound symbols by kind.
     pub kinds: Kinds,
     /// Its objects with the most lookups, at most [`OBJECTS_PER_CANDIDATE`].
@@ -281,7 +300,21 @@ struct Tally {
     sites: usize,
     exports: usize,
     kinds: Kinds,
-    functions: Savings,
+    /// What `-fvisibility-inlines-hidden` saves at most, and at least.
+    inlines: (Savings, Savings),
+}
+
+impl Tally {
+    /// Counts a symbol's `figures` (weak-bound symbols, lookups, sites, exports) as
+    /// `-fvisibility-inlines-hidden` saves them, by its `fate`.
+    fn add_inlines(&mut self, fate: InlinesHidden, f: impl Fn(&mut Savings)) {
+        if fate.at_most() {
+            f(&mut self.inlines.0);
+        }
+        if fate.surely() {
+            f(&mut self.inlines.1);
+        }
+    }
 }
 
 /// Whose change a symbol is: an object of the attribution, or a group of unnamed symbols.
@@ -291,11 +324,14 @@ enum Owner {
     Unnamed(&'static str),
 }
 
-/// What kind of entity each raw name names ([`Entity`]): a scan's [`Demangled`] names, or an
-/// index of them (a process: [`super::process_fix_plan::EntityIndex`]).
+/// What kind of entity each raw name names ([`Entity`]) and what `-fvisibility-inlines-hidden`
+/// does to it ([`InlinesHidden`]): a scan's [`Demangled`] names, or an index of them (a
+/// process: [`super::process_fix_plan::EntityIndex`]).
 pub trait EntityOf {
     /// The entity `raw` names ([`Entity::Other`] for a name that is not C++).
     fn entity_of(&self, raw: &str) -> Entity;
+    /// What `-fvisibility-inlines-hidden` does to `raw` ([`InlinesHidden::Stays`] for a C name).
+    fn inlines_hidden_of(&self, raw: &str) -> InlinesHidden;
 }
 
 impl EntityOf for Demangled<'_> {
@@ -303,6 +339,13 @@ impl EntityOf for Demangled<'_> {
         match self.get(raw) {
             NameRef::Cxx(n) => n.entity(),
             NameRef::Plain(_) => Entity::Other,
+        }
+    }
+
+    fn inlines_hidden_of(&self, raw: &str) -> InlinesHidden {
+        match self.get(raw) {
+            NameRef::Cxx(n) => n.inlines_hidden(),
+            NameRef::Plain(_) => InlinesHidden::Stays,
         }
     }
 }
@@ -319,7 +362,8 @@ pub fn fix_plan_of(
     names: &(impl EntityOf + ?Sized),
 ) -> FixPlan {
     let tallies = tally_owners(image, names, origins);
-    let mut libraries: HashMap<&str, (Savings, Savings, Kinds, Vec<PlanObject>)> = HashMap::new();
+    type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>);
+    let mut libraries: HashMap<&str, Sums> = HashMap::new();
     for (owner, t) in &tallies {
         let (library, object) = match *owner {
             Owner::Unnamed(key) => (key, None),
@@ -336,15 +380,18 @@ pub fn fix_plan_of(
         };
         let entry = libraries.entry(library).or_default();
         entry.0.add(t);
-        add_savings(&mut entry.1, &t.functions);
+        add_savings(&mut entry.1.0, &t.inlines.0);
+        add_savings(&mut entry.1.1, &t.inlines.1);
         add_kinds(&mut entry.2, &t.kinds);
         entry.3.extend(object);
     }
     let mut others = other_exports_by_library(image, origins);
+    let last = LastLeaker::of(image, origins);
     let mut candidates: Vec<Candidate> = libraries
         .into_iter()
-        .map(|(library, (hidden, inlines, kinds, objects))| {
-            let mut c = candidate(library, hidden, inlines, kinds, objects);
+        .map(|(library, (hidden, (at_most, at_least), kinds, objects))| {
+            let [hidden, at_most, at_least] = [hidden, at_most, at_least].map(|s| last.apply(s));
+            let mut c = candidate(library, hidden, (at_most, at_least), kinds, objects);
             if let Some((n, examples)) = others.remove(library) {
                 c.other_exports = n;
                 c.other_export_examples = examples
@@ -375,7 +422,7 @@ pub fn fix_plan_of(
 fn candidate(
     library: &str,
     hidden: Savings,
-    inlines: Savings,
+    (at_most, at_least): (Savings, Savings),
     kinds: Kinds,
     mut objects: Vec<PlanObject>,
 ) -> Candidate {
@@ -386,22 +433,24 @@ fn candidate(
             .then_with(|| a.object.cmp(&b.object))
     });
     objects.truncate(OBJECTS_PER_CANDIDATE);
-    let only_functions = kinds.functions > 0
-        && (
-            kinds.data,
-            kinds.local_statics,
-            kinds.guard_variables,
-            kinds.other,
-        ) == (0, 0, 0, 0);
+    let same = |s: &Savings| {
+        (s.weak_bound_symbols, s.lookups, s.weak_def_exports)
+            == (
+                hidden.weak_bound_symbols,
+                hidden.lookups,
+                hidden.weak_def_exports,
+            )
+    };
     Candidate {
         library: library.to_string(),
-        flag: if only_functions {
+        flag: if hidden.weak_bound_symbols > 0 && same(&at_least) {
             Flag::VisibilityInlinesHidden
         } else {
             Flag::VisibilityHidden
         },
         hidden: hidden.with_estimate(),
-        inlines_hidden: inlines.with_estimate(),
+        inlines_hidden: at_most.with_estimate(),
+        inlines_hidden_at_least: at_least.with_estimate(),
         kinds,
         objects,
         objects_total,
@@ -419,57 +468,45 @@ fn tally_owners(
     origins: &Origins<'_>,
 ) -> Vec<(Owner, Tally)> {
     let owner_of = |raw: &str| owner_of(origins, raw);
-    let entity = |raw: &str| names.entity_of(raw);
+    let fate = |raw: &str| names.inlines_hidden_of(raw);
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
-    // Per bound name defined here: its owner and whether it is a function.
-    let mut bound: HashMap<&str, (Owner, bool)> = HashMap::new();
+    // Per bound name defined here: its owner and what -fvisibility-inlines-hidden does to it.
+    let mut bound: HashMap<&str, (Owner, InlinesHidden)> = HashMap::new();
     for t in image.bind_targets.iter().filter(|t| t.defined_here) {
         let Some(owner) = owner_of(&t.symbol) else {
             continue;
         };
-        let e = entity(&t.symbol);
-        let function = e.hidden_by_inlines_hidden();
+        let f = fate(&t.symbol);
         let tally = tallies.entry(owner).or_default();
         tally.sites += t.sites.len();
-        if function {
-            tally.functions.sites += t.sites.len();
-        }
-        if bound.insert(t.symbol.as_str(), (owner, function)).is_none() {
+        let sites = t.sites.len();
+        tally.add_inlines(f, |s| s.sites += sites);
+        if bound.insert(t.symbol.as_str(), (owner, f)).is_none() {
             tally.weak_bound += 1;
-            tally.kinds.add(e);
-            if function {
-                tally.functions.weak_bound_symbols += 1;
-            }
+            tally.kinds.add(names.entity_of(&t.symbol));
+            tally.add_inlines(f, |s| s.weak_bound_symbols += 1);
         }
     }
+    let known = |raw: &str| match bound.get(raw) {
+        Some(&known) => Some(known),
+        None => owner_of(raw).map(|owner| (owner, fate(raw))),
+    };
     // Lookups by their symbol's owner, as `--by library` counts them.
     for l in &image.lookups {
-        let (owner, function) = match bound.get(l.symbol.as_str()) {
-            Some(&known) => known,
-            None => match owner_of(&l.symbol) {
-                Some(owner) => (owner, entity(&l.symbol).hidden_by_inlines_hidden()),
-                None => continue,
-            },
+        let Some((owner, f)) = known(&l.symbol) else {
+            continue;
         };
         let tally = tallies.entry(owner).or_default();
         tally.lookups += 1;
-        if function {
-            tally.functions.lookups += 1;
-        }
+        tally.add_inlines(f, |s| s.lookups += 1);
     }
     for w in &image.weak_definitions {
-        let (owner, function) = match bound.get(w.name.as_str()) {
-            Some(&known) => known,
-            None => match owner_of(&w.name) {
-                Some(owner) => (owner, entity(&w.name).hidden_by_inlines_hidden()),
-                None => continue,
-            },
+        let Some((owner, f)) = known(&w.name) else {
+            continue;
         };
         let tally = tallies.entry(owner).or_default();
         tally.exports += 1;
-        if function {
-            tally.functions.weak_def_exports += 1;
-        }
+        tally.add_inlines(f, |s| s.weak_def_exports += 1);
     }
     tallies.into_iter().collect()
 }
@@ -492,8 +529,8 @@ pub struct Hideable<'i> {
     pub name: &'i str,
     /// Its candidate's key ([`Candidate::library`]).
     pub library: &'i str,
-    /// `-fvisibility-inlines-hidden` hides it too ([`Entity::hidden_by_inlines_hidden`]).
-    pub function: bool,
+    /// What `-fvisibility-inlines-hidden` does to it ([`InlinesHidden`]).
+    pub inlines: InlinesHidden,
 }
 
 /// Each weak definition of `image` (its export trie's, in order) with the candidate of
@@ -514,10 +551,48 @@ pub fn hideable<'i>(
             Some(Hideable {
                 name: w.name.as_str(),
                 library,
-                function: names.entity_of(&w.name).hidden_by_inlines_hidden(),
+                inlines: names.inlines_hidden_of(&w.name),
             })
         })
         .collect()
+}
+
+/// What a change that leaves the image with no exported weak definition also saves: its
+/// lookups that go with `MH_WEAK_DEFINES` ([`super::weak_defines`]).
+struct LastLeaker {
+    /// The image's weak definitions that a candidate must hide to be the last leaker.
+    weak_definitions: usize,
+    /// The lookups that then go (0: the image keeps the flag, or makes none).
+    lookups: usize,
+}
+
+impl LastLeaker {
+    fn of(image: &Image, origins: &Origins<'_>) -> Self {
+        use super::weak_defines::{lookup_goes, overrides_weak_definitions};
+        let keeps = overrides_weak_definitions(image);
+        // A single image is the only one requesting its treat-as-weak checks: they go too.
+        // Lookups of a name the image defines are its owner's already.
+        let lookups = image
+            .lookups
+            .iter()
+            .filter(|l| l.reason != LookupReason::BindTarget)
+            .filter(|l| lookup_goes(l.reason, false, !keeps, !keeps))
+            .filter(|l| owner_of(origins, &l.symbol).is_none())
+            .count();
+        LastLeaker {
+            weak_definitions: image.weak_definitions.len(),
+            lookups,
+        }
+    }
+
+    /// `s` with the lookups that go with the flag, if it hides every weak definition.
+    fn apply(&self, mut s: Savings) -> Savings {
+        if self.weak_definitions > 0 && s.weak_def_exports == self.weak_definitions {
+            s.lookups += self.lookups;
+            s.weak_defines_lookups = self.lookups;
+        }
+        s
+    }
 }
 
 fn add_savings(to: &mut Savings, s: &Savings) {
@@ -533,4 +608,137 @@ fn add_kinds(to: &mut Kinds, k: &Kinds) {
     to.local_statics += k.local_statics;
     to.guard_variables += k.guard_variables;
     to.other += k.other;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::demangle::{NameStyle, demangle_all};
+    use crate::model::{
+        Attribution, AttributionSource, BindTarget, FixupFormat, MH_EXECUTE, MH_WEAK_DEFINES, Name,
+        ObjectOrigin, Site, WeakDefinition, predict_lookups,
+    };
+
+    /// A main executable whose objects (`libX.a(x.o)`, one per library) define and weak-bind
+    /// `defs` (name, object); `flags` besides `MH_WEAK_DEFINES`.
+    fn image(defs: &[(&str, u32)], objects: &[&str], fixups: FixupFormat) -> Image {
+        let bind_targets: Vec<BindTarget> = defs
+            .iter()
+            .map(|&(d, _)| BindTarget {
+                symbol: Name::from(d),
+                addend: 0,
+                sites: vec![Site {
+                    address: 0x1000,
+                    segment_index: None,
+                }],
+                defined_here: true,
+                supplier: None,
+            })
+            .collect();
+        let flags = MH_WEAK_DEFINES;
+        Image {
+            filetype: Some(MH_EXECUTE),
+            flags: Some(flags),
+            fixup_format: Some(fixups),
+            lookups: predict_lookups(MH_EXECUTE, flags, fixups, &bind_targets),
+            bind_targets,
+            weak_definitions: defs
+                .iter()
+                .map(|&(d, _)| WeakDefinition {
+                    name: Name::from(d),
+                    thread_local: false,
+                    address: None,
+                })
+                .collect(),
+            attribution: Some(Box::new(Attribution {
+                from: AttributionSource::DebugMap,
+                objects: objects
+                    .iter()
+                    .map(|p| ObjectOrigin {
+                        path: Name::from(*p),
+                        source: None,
+                    })
+                    .collect(),
+                symbols: defs.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
+                other_exports: Vec::new(),
+                unplaced: 0,
+            })),
+            ..Image::bare()
+        }
+    }
+
+    fn plan(image: &Image) -> FixPlan {
+        let names = demangle_all(
+            image.weak_definitions.iter().map(|w| w.name.as_str()),
+            NameStyle::Demangled,
+        )
+        .unwrap();
+        fix_plan(image, &names)
+    }
+
+    #[test]
+    fn regression_the_last_leaker_did_not_count_the_lookups_that_go_with_mh_weak_defines() {
+        let defs = [("__Z3onev", 0), ("__ZZ3onevE1s", 0), ("__Z3twov", 1)];
+        let objects = ["/b/liba.a(a.o)", "/b/libb.a(b.o)"];
+        for (fixups, extra) in [(FixupFormat::Opcodes, 22), (FixupFormat::Chained, 44)] {
+            // Two leakers: hiding either leaves the other, and the flag.
+            let p = plan(&image(&defs, &objects, fixups));
+            let a = p
+                .candidates
+                .iter()
+                .find(|c| c.library.contains("liba"))
+                .unwrap_or_else(|| panic!("{:?}", p.candidates));
+            assert_eq!((a.hidden.lookups, a.hidden.weak_defines_lookups), (2, 0));
+            // The last leaker: its hiding takes MH_WEAK_DEFINES and the operator new/delete
+            // lookups with it, with either flag (its symbols are inline functions and their
+            // statics, which -fvisibility-inlines-hidden hides on Darwin).
+            let p = plan(&image(&defs[..2], &objects[..1], fixups));
+            let a = &p.candidates[0];
+            assert_eq!(a.hidden.lookups, 2 + extra, "{fixups:?}");
+            assert_eq!(a.hidden.weak_defines_lookups, extra);
+            assert_eq!(a.inlines_hidden_at_least, a.hidden);
+            assert_eq!(a.inlines_hidden, a.hidden);
+            assert_eq!(a.flag, Flag::VisibilityInlinesHidden);
+        }
+    }
+
+    #[test]
+    fn an_image_that_overrides_operator_new_keeps_mh_weak_defines() {
+        let mut im = image(
+            &[("__Z3onev", 0)],
+            &["/b/liba.a(a.o)"],
+            FixupFormat::Opcodes,
+        );
+        im.strong_overrides = vec![Name::from("__Znwm")];
+        let c = &plan(&im).candidates[0];
+        assert_eq!((c.hidden.lookups, c.hidden.weak_defines_lookups), (1, 0));
+    }
+
+    #[test]
+    fn regression_inlines_hidden_upper_bound_left_out_the_local_statics_darwin_hides() {
+        // clang's Darwin driver adds -fvisibility-inlines-hidden-static-local-var: an inline
+        // function's local static and guard go with it (a real rebuild exceeded the old "upper
+        // bound", functions only).
+        let defs = [("__Z3onev", 0), ("__ZZ3onevE1s", 0), ("__ZGVZ3onevE1s", 0)];
+        let p = plan(&image(&defs, &["/b/liba.a(a.o)"], FixupFormat::Chained));
+        let c = &p.candidates[0];
+        assert_eq!(c.inlines_hidden.weak_bound_symbols, 3);
+        assert_eq!(c.inlines_hidden_at_least.weak_bound_symbols, 3);
+    }
+
+    #[test]
+    fn inlines_hidden_is_a_range_from_what_the_name_proves() {
+        // A template's member may be inline or not: counted at most; a data member stays.
+        let defs = [
+            ("__Z3onev", 0),
+            ("__ZN3BoxIiE3getEv", 0),
+            ("__ZN3BoxIiE3sdmE", 0),
+        ];
+        let p = plan(&image(&defs, &["/b/liba.a(a.o)"], FixupFormat::Chained));
+        let c = &p.candidates[0];
+        assert_eq!(c.hidden.weak_bound_symbols, 3);
+        assert_eq!(c.inlines_hidden.weak_bound_symbols, 2);
+        assert_eq!(c.inlines_hidden_at_least.weak_bound_symbols, 1);
+        assert_eq!(c.flag, Flag::VisibilityHidden);
+    }
 }

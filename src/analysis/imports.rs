@@ -6,8 +6,15 @@
 //! The imports kept are those dyld's `Loader::resolveSymbol` (dyld-1378 dyld/Loader.cpp) would
 //! look up in the scanned image ([`resolves_against`]): flat lookups (library ordinal -2, and
 //! every bind of an image without `MH_TWOLEVEL`, which dyld looks up flat), main-executable
-//! binds (-1) when the image is an executable, and two-level binds whose ordinal names the
-//! image's install name. A flat lookup searches every loaded image in load order, so one the
+//! binds (-1) when the image is an executable, two-level binds whose ordinal names the
+//! image's install name, and weak-def lookups (-3) of names the importer does not define
+//! itself. With chained fixups a `-bundle_loader` plug-in binds every template instantiation it
+//! shares with the executable by weak lookup, never -1 (lld SyntheticSections.cpp
+//! `ordinalForSymbol`: `needsWeakBind` gives `BIND_SPECIAL_DYLIB_WEAK_LOOKUP`; ld64-956.6
+//! `OutputFile::needsBind` the same): hiding it in the executable fails the plug-in's load
+//! ("weak-def symbol not found"). A weak lookup the importer answers with its own copy does not
+//! fail (it only gets its own instance), and one the image does not export is looked for in
+//! every other image (libc++'s operator new): neither is held against the image. A flat lookup searches every loaded image in load order, so one the
 //! image does not export may still be found in another (libSystem): the check reports it as
 //! missing from this image.
 
@@ -30,6 +37,10 @@ pub enum Via {
     MainExecutable,
     /// A two-level bind whose ordinal names the image's install name.
     InstallName,
+    /// `BIND_SPECIAL_DYLIB_WEAK_LOOKUP` of a name the importer does not define itself: a
+    /// plug-in's use of a template instantiation of its `-bundle_loader` executable (chained
+    /// fixups), found in whichever image exports it.
+    WeakLookup,
 }
 
 /// What the importers are held against: the scanned image's file type and install name.
@@ -45,8 +56,11 @@ pub struct Target<'a> {
 /// for it elsewhere (another dylib, the importer itself, weak-def coalescing).
 pub fn resolves_against(importer: &ImporterSlice, import: &Import, target: &Target) -> Option<Via> {
     let ordinal = import.library_ordinal;
-    if ordinal == BIND_SPECIAL_DYLIB_WEAK_LOOKUP || ordinal == BIND_SPECIAL_DYLIB_SELF {
+    if ordinal == BIND_SPECIAL_DYLIB_SELF {
         return None;
+    }
+    if ordinal == BIND_SPECIAL_DYLIB_WEAK_LOOKUP {
+        return (!importer.defines(&import.name)).then_some(Via::WeakLookup);
     }
     if ordinal == BIND_SPECIAL_DYLIB_FLAT_LOOKUP || importer.flat_namespace() {
         return Some(Via::FlatLookup);
@@ -118,8 +132,13 @@ pub fn check_importer(
         let Some(via) = resolves_against(importer, import, target) else {
             continue;
         };
+        let found = exported(&import.name)?;
+        if via == Via::WeakLookup && !found {
+            // Looked for in every image: another (libc++) may define it.
+            continue;
+        }
         imports += 1;
-        if !exported(&import.name)? {
+        if !found {
             missing.push(missing_import(import, via));
         }
     }
@@ -173,8 +192,13 @@ pub fn removed_but_needed(
         let Some(via) = resolves_against(importer, import, target) else {
             continue;
         };
+        let in_old = old(&import.name)?;
+        if via == Via::WeakLookup && !in_old && !new(&import.name)? {
+            // Looked for in every image: neither build is where it is found.
+            continue;
+        }
         imports += 1;
-        if old(&import.name)? && !new(&import.name)? {
+        if in_old && !new(&import.name)? {
             removed.push(missing_import(import, via));
         }
     }
@@ -258,6 +282,7 @@ mod tests {
                 "/usr/lib/libSystem.B.dylib".into(),
                 "@rpath/libapi.dylib".into(),
             ],
+            defines_itself: vec!["_own".into()],
             imports: imports
                 .iter()
                 .map(|&(n, o)| Import {
@@ -282,6 +307,7 @@ mod tests {
                 ("_e", 0),
                 ("_f", -3),
                 ("_g", 9),
+                ("_own", -3),
             ],
         );
         let via = |imp: &ImporterSlice, t: &Target| -> Vec<Option<Via>> {
@@ -307,6 +333,7 @@ mod tests {
                 None,
                 None,
                 None,
+                Some(WeakLookup),
                 None,
                 None
             ]
@@ -319,6 +346,7 @@ mod tests {
                 Some(InstallName),
                 None,
                 None,
+                Some(WeakLookup),
                 None,
                 None
             ]
@@ -336,10 +364,36 @@ mod tests {
                 Some(FlatLookup),
                 Some(FlatLookup),
                 None,
-                None,
-                Some(FlatLookup)
+                Some(WeakLookup),
+                Some(FlatLookup),
+                None
             ]
         );
+    }
+
+    #[test]
+    fn regression_weak_lookup_imports_of_a_bundle_loader_plugin_were_not_held_against_the_executable()
+     {
+        // A chained plug-in binds the executable's template instantiations by weak lookup
+        // (-3); `_own` it defines itself, `__Znwm` is libc++'s.
+        let imp = importer(
+            0x80,
+            &[("__ZN3RegIiE3addEi", -3), ("_own", -3), ("__Znwm", -3)],
+        );
+        let exe = Target {
+            filetype: Some(MH_EXECUTE),
+            install_name: None,
+        };
+        let hidden: HashSet<std::borrow::Cow<str>> =
+            ["__ZN3RegIiE3addEi", "_own"].map(Into::into).into();
+        let who = importers_of(&hidden, std::slice::from_ref(&imp), &exe);
+        assert_eq!(who[0].1, ["__ZN3RegIiE3addEi"]);
+        // Exported: held; not exported by this image: looked for elsewhere, not missing.
+        let c = check_importer(&imp, &exe, "app", |n| Ok(n == "__ZN3RegIiE3addEi")).unwrap();
+        assert_eq!((c.imports, c.exported, c.passed), (1, 1, true));
+        let r = removed_but_needed(&imp, &exe, |n| Ok(n != "__Znwm"), |_| Ok(false)).unwrap();
+        assert_eq!(r.removed.len(), 1);
+        assert_eq!(r.removed[0].via, Via::WeakLookup);
     }
 
     #[test]

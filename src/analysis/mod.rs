@@ -22,3 +22,4 @@ pub mod trend;
 pub mod verify;
 pub mod visibility;
 pub mod weak_def_map;
+pub mod weak_defines;

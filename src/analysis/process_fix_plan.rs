@@ -8,7 +8,7 @@
 //!                    hidden:         ProcessSavings { weak_bound_symbols, lookups,
 //!                                                     trie_probes, weak_def_exports,
 //!                                                     estimated_ms },
-//!                    inlines_hidden: ProcessSavings,
+//!                    inlines_hidden: ProcessSavings, inlines_hidden_at_least,
 //!                    leaves_search, supplied_to_others, defined_nowhere_else,
 //!                    supplied_examples }
 //! ```
@@ -37,12 +37,13 @@
 //! stops ([`ProcessCandidate::defined_nowhere_else`]).
 
 use super::attribute::Origins;
-use super::demangle::{Entity, entity_of_raw};
+use super::demangle::{Entity, InlinesHidden, kinds_of_raw};
 use super::estimate::US_PER_PROBE;
 use super::fix_plan::{
     EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, fix_plan_of, hideable,
 };
 use super::weak_def_map::WeakDefMap;
+use super::weak_defines::lookup_goes;
 use crate::model::{Image, LookupReason};
 use foldhash::HashMap;
 use serde::Serialize;
@@ -121,8 +122,13 @@ pub struct ProcessCandidate {
     pub flag: Flag,
     /// Saved by `-fvisibility=hidden` on the library.
     pub hidden: ProcessSavings,
-    /// Saved by `-fvisibility-inlines-hidden` (its functions only; an upper bound).
+    /// Saved by `-fvisibility-inlines-hidden` hiding what it hides or may hide
+    /// ([`super::demangle::InlinesHidden::at_most`]): at most.
     pub inlines_hidden: ProcessSavings,
+    /// Saved by `-fvisibility-inlines-hidden` hiding what it hides for sure
+    /// ([`super::demangle::InlinesHidden::surely`]): at least, unless hiding fewer definitions
+    /// makes dyld's weakDefMap answer fewer lookups (module docs).
+    pub inlines_hidden_at_least: ProcessSavings,
     /// Its weak-bound symbols by kind.
     pub kinds: Kinds,
     /// Its objects with the most lookups (as [`super::fix_plan::Candidate::objects`]).
@@ -179,12 +185,12 @@ fn saving(
     let checks_go = leaves && !(launch.checks_remain)(i);
     let (gone, probes) = replay(launch, searched, |s| {
         let own = s.requester as usize == i;
-        match s.reason {
-            LookupReason::BindTarget => own && hidden[s.name as usize],
-            // A chained main executable appends them only with MH_WEAK_DEFINES.
-            LookupReason::TreatAsWeakTarget => own && leaves,
-            LookupReason::StrongOverrideCheck => checks_go,
-        }
+        lookup_goes(
+            s.reason,
+            own && hidden[s.name as usize],
+            own && leaves,
+            checks_go,
+        )
     });
     (gone, launch.probes as i64 - probes as i64)
 }
@@ -206,10 +212,10 @@ pub fn whole_image_saving(launch: &Launch<'_, '_>, i: usize, image: &Image) -> (
 
 /// The entity of each name of a process's images, found by the address of its text: a
 /// process's names are interned (one copy of each text, [`crate::process::load`]), so each is
-/// read once ([`entity_of_raw`], on the pool), then found by address in every image that has
+/// read once ([`kinds_of_raw`], on the pool), then found by address in every image that has
 /// it.
 pub struct EntityIndex {
-    by_address: HashMap<(usize, usize), Entity>,
+    by_address: HashMap<(usize, usize), (Entity, InlinesHidden)>,
 }
 
 impl EntityIndex {
@@ -231,18 +237,28 @@ impl EntityIndex {
             }
         }
         let names: Vec<((usize, usize), &str)> = distinct.into_iter().collect();
-        let entities = crate::pool::map(&names, |(_, raw)| entity_of_raw(raw));
+        let entities = crate::pool::map(&names, |(_, raw)| kinds_of_raw(raw));
         let by_address = names.iter().map(|(k, _)| *k).zip(entities).collect();
         EntityIndex { by_address }
     }
 }
 
+impl EntityIndex {
+    fn kinds(&self, raw: &str) -> (Entity, InlinesHidden) {
+        match self.by_address.get(&(raw.as_ptr() as usize, raw.len())) {
+            Some(&k) => k,
+            None => kinds_of_raw(raw),
+        }
+    }
+}
+
 impl EntityOf for EntityIndex {
     fn entity_of(&self, raw: &str) -> Entity {
-        match self.by_address.get(&(raw.as_ptr() as usize, raw.len())) {
-            Some(&e) => e,
-            None => entity_of_raw(raw),
-        }
+        self.kinds(raw).0
+    }
+
+    fn inlines_hidden_of(&self, raw: &str) -> InlinesHidden {
+        self.kinds(raw).1
     }
 }
 
@@ -267,11 +283,12 @@ pub fn image_candidates(
                 .get(c.library.as_str())
                 .map_or(&[], Vec::as_slice);
             let mine = || defs.iter();
-            // Per flag: the ids hidden, whether any is, and the weak definitions left.
-            let ids = |functions_only: bool| {
+            // Per change (which definitions it hides): the ids hidden, whether any is, and the
+            // weak definitions left.
+            let ids = |hides: fn(&Hideable<'_>) -> bool| {
                 let mut hidden = vec![false; launch.text.len()];
                 let (mut n, mut any) = (0, false);
-                for d in mine().filter(|d| d.function || !functions_only) {
+                for d in mine().filter(|d| hides(d)) {
                     n += 1;
                     if let Some(&id) = launch.id_of.get(d.name) {
                         hidden[id as usize] = true;
@@ -280,22 +297,32 @@ pub fn image_candidates(
                 }
                 (hidden, any, image.weak_definitions.len() - n)
             };
-            let (all, any, left) = ids(false);
+            let (all, any, left) = ids(|_| true);
             let hidden_saving = if left == 0 {
                 // The candidate is the whole image.
                 whole
             } else {
                 saving(launch, i, (&all, any), left)
             };
-            let inlines_saving = if mine().all(|d| d.function) {
-                // The flags hide the same definitions.
-                hidden_saving
+            // -fvisibility-inlines-hidden: what it may hide, and what it hides for sure.
+            let inlines = |hides: fn(&Hideable<'_>) -> bool| {
+                if mine().all(hides) {
+                    // The flags hide the same definitions.
+                    hidden_saving
+                } else {
+                    let (ids, any, left) = ids(hides);
+                    saving(launch, i, (&ids, any), left)
+                }
+            };
+            let at_most = inlines(|d| d.inlines.at_most());
+            let at_least = if mine().all(|d| d.inlines.surely() == d.inlines.at_most()) {
+                at_most
             } else {
-                let (functions, any, left) = ids(true);
-                saving(launch, i, (&functions, any), left)
+                inlines(|d| d.inlines.surely())
             };
             let hidden = savings(&c.hidden, hidden_saving);
-            let inlines = savings(&c.inlines_hidden, inlines_saving);
+            let inlines_at_least = savings(&c.inlines_hidden_at_least, at_least);
+            let inlines = savings(&c.inlines_hidden, at_most);
             let supplied = supplied(launch, i, &all);
             ProcessCandidate {
                 image: shown.to_string(),
@@ -304,6 +331,7 @@ pub fn image_candidates(
                 flag: c.flag,
                 hidden,
                 inlines_hidden: inlines,
+                inlines_hidden_at_least: inlines_at_least,
                 kinds: c.kinds,
                 objects: c.objects,
                 leaves_search: left == 0 && !(launch.overrides)(i),

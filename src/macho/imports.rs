@@ -81,9 +81,20 @@ pub struct ImporterSlice {
     /// Every distinct (name, ordinal) it binds, in the order of first bind (the regular
     /// stream's, then the lazy and weak streams', or the chained imports table's).
     pub imports: Vec<Import>,
+    /// Its weak-lookup imports (ordinal -3) that its own export trie exports, sorted: it has
+    /// its own definition of them, which a weak-def lookup finds when no image before it
+    /// exports the name.
+    pub defines_itself: Vec<String>,
 }
 
 impl ImporterSlice {
+    /// It exports `name` itself, and binds it by weak lookup ([`Self::defines_itself`]).
+    pub fn defines(&self, name: &str) -> bool {
+        self.defines_itself
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .is_ok()
+    }
+
     /// The image looks every symbol up flat (no [`MH_TWOLEVEL`]).
     pub fn flat_namespace(&self) -> bool {
         self.flags & MH_TWOLEVEL == 0
@@ -141,6 +152,7 @@ pub fn read_importer_slice(file: &MachOFile, loc: &SliceLocation) -> Result<Impo
     }
     let mut imports = ImportList::default();
     read_binds(file, loc, &lc, &mut imports)?;
+    let defines_itself = own_definitions(file, loc, &lc, &imports.list)?;
     Ok(ImporterSlice {
         path: crate::text::escape_path(file.path()),
         arch: loc.arch.clone(),
@@ -153,7 +165,49 @@ pub fn read_importer_slice(file: &MachOFile, loc: &SliceLocation) -> Result<Impo
             .map(|d| d.install_name.clone())
             .collect(),
         imports: imports.list,
+        defines_itself,
     })
+}
+
+/// The weak-lookup imports (ordinal -3) of `imports` that the slice's own export trie exports,
+/// sorted and distinct: one trie lookup per such import ([`find_export`], bounded by the
+/// name's length). Errors: a malformed trie on a name's path.
+fn own_definitions(
+    file: &MachOFile,
+    loc: &SliceLocation,
+    lc: &LoadCommands,
+    imports: &[Import],
+) -> Result<Vec<String>> {
+    use super::bind_opcodes::BIND_SPECIAL_DYLIB_WEAK_LOOKUP;
+    let weak = || {
+        imports
+            .iter()
+            .filter(|i| i.library_ordinal == BIND_SPECIAL_DYLIB_WEAK_LOOKUP)
+    };
+    let Some(r) = lc.exports_trie.or(lc.dyld_info_exports) else {
+        return Ok(Vec::new());
+    };
+    if weak().next().is_none() {
+        return Ok(Vec::new());
+    }
+    let trie = ExportTrie::from_bytes(
+        file.path(),
+        &loc.arch,
+        file.read_range(
+            loc.offset + u64::from(r.offset),
+            u64::from(r.size),
+            "export trie",
+        )?,
+    );
+    let mut own = Vec::new();
+    for i in weak() {
+        if trie.find(&i.name)?.is_some() {
+            own.push(i.name.clone());
+        }
+    }
+    own.sort_unstable();
+    own.dedup();
+    Ok(own)
 }
 
 /// Every bind of the slice into `out`: the chained imports, or the three opcode streams.

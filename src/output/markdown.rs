@@ -510,9 +510,14 @@ fn fix_plan(
             c.hidden.lookups,
             c.hidden.weak_def_exports,
             c.other_exports,
-            c.inlines_hidden.lookups,
+            story::inlines_range(c),
             story::ms_range(c.hidden.estimated_ms)
         )?;
+    }
+    for c in saving().take(rows) {
+        if let Some(line) = story::weak_defines_line(c) {
+            writeln!(out, "\n{}: {line}", code(&c.library))?;
+        }
     }
     let breaks = story::imported_by(plan, code);
     if !breaks.is_empty() {
@@ -524,7 +529,8 @@ fn fix_plan(
     }
     writeln!(
         out,
-        "\n`-fvisibility-inlines-hidden` hides functions only (an upper bound); times are estimates.\n"
+        "\n`-fvisibility-inlines-hidden` saves, on Darwin, at least–at most (inline functions and their local statics; docs/fix-plan.md). T{}.\n",
+        &crate::analysis::estimate::per_lookup_source()[1..]
     )
 }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 /// What the fix plan table of a process shows.
-const PLAN_INTRO: &str = "fix plan: what hiding each library's weak definitions would save across the process (trie probes replayed through dyld's lookups; time an estimate)";
+const PLAN_INTRO: &str = "fix plan: what hiding each library's weak definitions would save across the process (trie probes replayed through dyld's lookups; inlines-hidden: at least–at most, docs/fix-plan.md; time an estimate)";
 
 fn yes_no(v: Option<bool>) -> String {
     match v {

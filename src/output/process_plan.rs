@@ -116,6 +116,20 @@ pub fn others(c: &ProcessCandidate) -> String {
     }
 }
 
+/// The trie probes `-fvisibility-inlines-hidden` saves: `12`, or `3–12` (at least–at most)
+/// when the names do not prove which of the candidate's definitions it hides.
+pub fn inlines_range(c: &ProcessCandidate) -> String {
+    let (lo, hi) = (
+        c.inlines_hidden_at_least.trie_probes,
+        c.inlines_hidden.trie_probes,
+    );
+    if lo == hi {
+        hi.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
 /// The plan's first `rows` candidates as a table (the flag is in the `fix:` block and the
 /// Markdown; the terminal keeps the width for the figures).
 pub(crate) fn table(p: &Coalescing, w: Option<u16>, rows: usize) -> Grid {
@@ -135,7 +149,7 @@ pub(crate) fn table(p: &Coalescing, w: Option<u16>, rows: usize) -> Grid {
             cell(&target(c, super::story::plain)),
             c.hidden.trie_probes.to_string(),
             c.hidden.lookups.to_string(),
-            c.inlines_hidden.trie_probes.to_string(),
+            inlines_range(c),
             ms_range(c.hidden.estimated_ms),
             others(c),
         ]);
@@ -158,7 +172,7 @@ pub fn markdown(out: &mut dyn Write, p: &Coalescing, rows: usize, code: Quote) -
             code(c.flag.option()),
             c.hidden.trie_probes,
             c.hidden.lookups,
-            c.inlines_hidden.trie_probes,
+            inlines_range(c),
             ms_range(c.hidden.estimated_ms),
             others(c)
         )?;

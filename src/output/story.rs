@@ -133,12 +133,14 @@ fn plan_fix(
     };
     let total = total.max(1);
     let mut lines = vec![format!(
-        "fix: {}: -{} ({}%), about {}",
+        "fix: {}: -{} ({}%), about {} ({})",
         change_of(best, q),
         count(best.hidden.lookups, "lookup", "lookups"),
         best.hidden.lookups * 100 / total,
-        ms_range(best.hidden.estimated_ms)
+        ms_range(best.hidden.estimated_ms),
+        crate::analysis::estimate::per_lookup_short()
     )];
+    lines.extend(weak_defines_line(best));
     lines.extend(objects_line(best, visibility, q));
     let next: Vec<String> = plan.candidates[1..]
         .iter()
@@ -217,9 +219,10 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
         let same = grown.is_some_and(|(_, f)| library_of(&f.object) == best.library);
         lines.push(if same {
             format!(
-                "in the new build that saves -{}, about {}",
+                "in the new build that saves -{}, about {} ({})",
                 count(best.hidden.lookups, "lookup", "lookups"),
-                ms_range(best.hidden.estimated_ms)
+                ms_range(best.hidden.estimated_ms),
+                crate::analysis::estimate::per_lookup_short()
             )
         } else {
             format!(
@@ -319,6 +322,30 @@ pub fn ms_range((lo, hi): (f64, f64)) -> String {
     } else {
         format!("{lo:.1}–{hi:.1} ms")
     }
+}
+
+/// What `-fvisibility-inlines-hidden` saves of `c`'s lookups: `12` when the name proves it,
+/// else `3–12` (at least – at most).
+pub fn inlines_range(c: &Candidate) -> String {
+    let (lo, hi) = (c.inlines_hidden_at_least.lookups, c.inlines_hidden.lookups);
+    if lo == hi {
+        hi.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
+/// The line saying that hiding `c` leaves the image with no exported weak definition, and the
+/// lookups that go with `MH_WEAK_DEFINES`; `None` when it does not.
+pub fn weak_defines_line(c: &Candidate) -> Option<String> {
+    let n = c.hidden.weak_defines_lookups;
+    (n > 0).then(|| {
+        format!(
+            "it is the last leaker: the image is left with no weak definition, so MH_WEAK_DEFINES \
+             goes and with it {} of operator new and delete (counted)",
+            count(n, "lookup", "lookups")
+        )
+    })
 }
 
 /// The block's lines after the first, set under its text.

@@ -15,11 +15,9 @@
 //! | `_Z…` otherwise (a variable or static data member) | [`Entity::Data`] |
 //! | anything else (C names, names that could not be read) | [`Entity::Other`] |
 //!
-//! clang's `-fvisibility-inlines-hidden` hides inline functions only
-//! (`LangOptions::InlineVisibilityHidden`, clang/lib/AST/Decl.cpp `getLVForClassMember`): the
-//! function-local statics of inline functions (unless
-//! `-fvisibility-inlines-hidden-static-local-var`), their guard variables, static data
-//! members of class templates, vtables and typeinfo keep default visibility.
+//! What `-fvisibility-inlines-hidden` does to each is [`super::InlinesHidden`]'s question: on
+//! Darwin it hides the function-local statics and guard variables of the inline functions it
+//! hides too, not functions only.
 
 use serde::Serialize;
 
@@ -60,12 +58,6 @@ impl Entity {
         } else {
             Entity::Data
         }
-    }
-
-    /// `-fvisibility-inlines-hidden` can hide it (an inline function; the binary cannot tell an
-    /// inline function from an out-of-line template instantiation, so this is an upper bound).
-    pub fn hidden_by_inlines_hidden(self) -> bool {
-        self == Entity::Function
     }
 }
 
@@ -123,18 +115,5 @@ mod tests {
         );
         assert_eq!(Entity::of("_malloc", Some("malloc")), Entity::Other);
         assert_eq!(Entity::of("__ZN1A3fooEv", None), Entity::Other);
-    }
-
-    #[test]
-    fn only_functions_go_with_inlines_hidden() {
-        assert!(Entity::Function.hidden_by_inlines_hidden());
-        for e in [
-            Entity::Data,
-            Entity::LocalStatic,
-            Entity::GuardVariable,
-            Entity::Other,
-        ] {
-            assert!(!e.hidden_by_inlines_hidden());
-        }
     }
 }

@@ -28,6 +28,7 @@
 
 mod classes;
 mod entity;
+mod inlines;
 pub mod printer;
 mod structure;
 pub mod watchdog;
@@ -43,6 +44,7 @@ pub use structure::KeyParts;
 use structure::structure;
 
 pub use entity::Entity;
+pub use inlines::InlinesHidden;
 
 /// Recursion limit for cpp_demangle's parser and printer.
 pub const RECURSION_LIMIT: u32 = 2048;
@@ -95,6 +97,8 @@ pub struct SymbolName {
     pub kind: NameKind,
     /// What it names, read before any key was cut ([`Entity::of`]).
     entity: Entity,
+    /// What `-fvisibility-inlines-hidden` does to it ([`InlinesHidden::of`]).
+    inlines: InlinesHidden,
     /// Which keys it still holds.
     keys: Keys,
 }
@@ -167,6 +171,7 @@ impl SymbolName {
         }
         n.keys = keys;
         n.entity = self.entity;
+        n.inlines = self.inlines;
         n
     }
 
@@ -191,6 +196,7 @@ impl SymbolName {
             namespace_ends: Box::default(),
             kind,
             entity: Entity::Other,
+            inlines: InlinesHidden::Stays,
             keys: Keys::All,
         }
     }
@@ -198,6 +204,11 @@ impl SymbolName {
     /// What the name names: function, data, function-local static … ([`Entity`]).
     pub fn entity(&self) -> Entity {
         self.entity
+    }
+
+    /// What `-fvisibility-inlines-hidden` does to it on Darwin ([`InlinesHidden`]).
+    pub fn inlines_hidden(&self) -> InlinesHidden {
+        self.inlines
     }
 
     /// Readable name (as c++filt prints it), or the raw name if not demangled.
@@ -239,6 +250,7 @@ impl SymbolName {
         n.namespace_ends = self.namespace_ends.clone();
         n.keys = self.keys;
         n.entity = self.entity;
+        n.inlines = self.inlines;
         n
     }
 
@@ -635,7 +647,9 @@ pub fn needs_demangling(raw: &str) -> bool {
 
 /// A `_Z` name kept raw.
 fn failed(raw: &str) -> SymbolName {
-    SymbolName::plain(raw, NameKind::Failed)
+    let mut n = SymbolName::plain(raw, NameKind::Failed);
+    n.inlines = InlinesHidden::of(raw, Entity::Other, None);
+    n
 }
 
 /// `raw` without demangling: C names lose the Mach-O `_` (unless `style` shows them raw), `_Z`
@@ -701,9 +715,16 @@ fn demangle_keeping(
 /// from cpp_demangle's structure alone ([`Entity::of`]). A name that is not C++, or that
 /// cpp_demangle cannot parse or print within the bound, is [`Entity::Other`].
 pub fn entity_of_raw(raw: &str) -> Entity {
+    kinds_of_raw(raw).0
+}
+
+/// [`entity_of_raw`] and what `-fvisibility-inlines-hidden` does to the name
+/// ([`SymbolName::inlines_hidden`] of [`demangle_one`]'s name).
+pub fn kinds_of_raw(raw: &str) -> (Entity, InlinesHidden) {
     let plain = raw.strip_prefix('_').unwrap_or(raw);
+    let unread = (Entity::Other, InlinesHidden::of(raw, Entity::Other, None));
     if !plain.starts_with("_Z") || plain.len() > printer::MAX_NAME_BYTES {
-        return Entity::Other;
+        return unread;
     }
     match structure(plain, print_limit(plain), false) {
         // As demangle_keeping refuses a pattern that reads as a workflow command.
@@ -711,9 +732,10 @@ pub fn entity_of_raw(raw: &str) -> Entity {
             if !(crate::text::holds_either(raw.as_bytes(), b'#', b':')
                 && crate::text::has_workflow_command(pattern.as_bytes())) =>
         {
-            Entity::of(raw, Some(&pattern))
+            let entity = Entity::of(raw, Some(&pattern));
+            (entity, InlinesHidden::of(raw, entity, Some(&pattern)))
         }
-        _ => Entity::Other,
+        _ => unread,
     }
 }
 
@@ -769,6 +791,7 @@ fn print_keeping(
     let (pattern, name_start, template_end, namespace_ends) = parts;
     let mut name = SymbolName::new(shown, &pattern, kind);
     name.entity = Entity::of(raw, Some(&pattern));
+    name.inlines = InlinesHidden::of(raw, name.entity, Some(&pattern));
     name.name_start = name_start;
     name.template_end = template_end;
     name.namespace_ends = namespace_ends;
@@ -804,6 +827,8 @@ mod tests {
             "__Znwm",
         ] {
             assert_eq!(entity_of_raw(raw), demangle_one(raw).entity(), "{raw}");
+            let n = demangle_one(raw);
+            assert_eq!(kinds_of_raw(raw), (n.entity(), n.inlines_hidden()), "{raw}");
         }
     }
 

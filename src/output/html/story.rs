@@ -109,10 +109,11 @@ fn fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     let shown = &all[..all.len().min(FIX_PLAN_ROWS)];
     writeln!(
         out,
-        r#"<div class="scroll"><table id="fix-plan-table"><caption>Fix plan of {}: what hiding each library's weak definitions saves, best first ({} of {} candidates; times are estimates)</caption><thead><tr><th scope="col">hide</th><th scope="col">flag</th><th scope="col">lookups saved</th><th scope="col">weak-bound symbols</th><th scope="col">weak-def exports</th><th scope="col">with -fvisibility-inlines-hidden</th><th scope="col">estimated time</th><th scope="col">most lookups from</th></tr></thead><tbody>"#,
+        r#"<div class="scroll"><table id="fix-plan-table"><caption>Fix plan of {}: what hiding each library's weak definitions saves, best first ({} of {} candidates; {})</caption><thead><tr><th scope="col">hide</th><th scope="col">flag</th><th scope="col">lookups saved</th><th scope="col">weak-bound symbols</th><th scope="col">weak-def exports</th><th scope="col">with -fvisibility-inlines-hidden</th><th scope="col">estimated time</th><th scope="col">most lookups from</th></tr></thead><tbody>"#,
         text(&short_label(&page.fix_of)),
         shown.len(),
-        all.len()
+        all.len(),
+        text(&crate::analysis::estimate::per_lookup_source())
     )?;
     for c in shown {
         let objects: Vec<String> = c
@@ -129,12 +130,18 @@ fn fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             c.hidden.lookups,
             c.hidden.weak_bound_symbols,
             c.hidden.weak_def_exports,
-            c.inlines_hidden.lookups,
+            crate::output::story::inlines_range(c),
             crate::output::story::ms_range(c.hidden.estimated_ms),
             text(&objects.join(", "))
         )?;
     }
-    writeln!(out, "</tbody></table></div>")
+    writeln!(out, "</tbody></table></div>")?;
+    for c in shown {
+        if let Some(line) = crate::output::story::weak_defines_line(c) {
+            writeln!(out, "<p>{}: {}</p>", text(&clip(&c.library)), text(&line))?;
+        }
+    }
+    Ok(())
 }
 
 /// The fix plan table of a whole process: what hiding each library of each image saves in
@@ -163,7 +170,7 @@ fn process_fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             c.flag.option(),
             c.hidden.trie_probes,
             c.hidden.lookups,
-            c.inlines_hidden.trie_probes,
+            crate::output::process_plan::inlines_range(c),
             crate::output::story::ms_range(c.hidden.estimated_ms),
             crate::output::process_plan::others(c)
         )?;

@@ -44,11 +44,16 @@ pub(super) fn fix_plan(
             c.hidden.lookups.to_string(),
             c.hidden.weak_def_exports.to_string(),
             c.other_exports.to_string(),
-            c.inlines_hidden.lookups.to_string(),
+            story::inlines_range(c),
             story::ms_range(c.hidden.estimated_ms),
         ]);
     }
     writeln!(out, "{t}")?;
+    for c in &shown {
+        if let Some(line) = story::weak_defines_line(c) {
+            writeln!(out, "{}: {line}", cell(&c.library))?;
+        }
+    }
     for line in story::imported_by(plan, story::plain) {
         writeln!(out, "{line}")?;
     }
@@ -66,7 +71,9 @@ pub(super) fn fix_plan(
     }
     writeln!(
         out,
-        "inlines-hidden: -fvisibility-inlines-hidden hides functions only (an upper bound); times are estimates\n"
+        "inlines-hidden: lookups -fvisibility-inlines-hidden saves on Darwin, at least–at most \
+         (inline functions and their local statics; docs/fix-plan.md)\n{}\n",
+        crate::analysis::estimate::per_lookup_source()
     )
 }
 

@@ -1,0 +1,3 @@
+// The executable of the last-leaker fixtures (compiled with -fvisibility=hidden).
+#include "leak.h"
+int main() { return leak::run(); }

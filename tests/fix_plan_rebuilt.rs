@@ -1,0 +1,251 @@
+//! The fix plan held to real rebuilds (`testdata/plan/`, built by `testdata/build.sh plan` from
+//! `testdata/src/plan/`): each candidate of each program rebuilt with each flag and relinked by
+//! ld64.lld-22. What the plan claims exactly (`-fvisibility=hidden`, the last leaker's
+//! `MH_WEAK_DEFINES` lookups) equals what weakscan then counts in the rebuilt binary; what it
+//! bounds (`-fvisibility-inlines-hidden`) holds the rebuilt binary between its bounds; and the
+//! plug-in that binds the executable's instantiations by weak lookup is predicted to break
+//! exactly where ld64.lld refuses to relink it. llvm-objdump-22 agrees on the exports and the
+//! plug-in's weak-lookup imports.
+
+use crate::util::{json, llvm_objdump, required, skip, testdata};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `(weak-def exports, weak-bound symbols, sites, lookups)` of a scan's image or a saving.
+type Figures = [u64; 4];
+
+fn plan_fixture(name: &str) -> PathBuf {
+    testdata().join("plan").join(name)
+}
+
+fn scan(name: &str) -> Value {
+    json(&[
+        "scan",
+        "--format",
+        "json",
+        plan_fixture(name).to_str().unwrap(),
+    ])
+}
+
+/// What a scan counts in the binary.
+fn totals(scan: &Value) -> Figures {
+    let i = &scan["images"][0];
+    let n = |k: &str| i[k].as_u64().unwrap();
+    [
+        n("weak_def_exports"),
+        n("weak_bind_symbols"),
+        n("weak_bind_sites"),
+        n("predicted_weak_lookups"),
+    ]
+}
+
+/// What a saving of the plan says goes.
+fn saving(s: &Value) -> Figures {
+    let n = |k: &str| s[k].as_u64().unwrap();
+    [
+        n("weak_def_exports"),
+        n("weak_bound_symbols"),
+        n("sites"),
+        n("lookups"),
+    ]
+}
+
+/// The programs, the libraries of each (their candidate keys), and their base builds.
+const PROGRAMS: [(&str, &[&str]); 3] = [
+    ("app-chained-arm64", &["libalpha", "libbeta"]),
+    ("solo-chained-arm64", &["libleak"]),
+    ("solo-opcodes-x86_64", &["libleak"]),
+];
+
+/// Each candidate and flag: the plan's figures against the rebuilt binary's drop.
+#[test]
+fn every_candidate_rebuilt_with_each_flag_saves_what_the_plan_says() {
+    let mut checked = 0;
+    for (program, libraries) in PROGRAMS {
+        let base = scan(program);
+        let before = totals(&base);
+        let candidates = base["fix_plan"][0]["candidates"].as_array().unwrap();
+        assert_eq!(
+            candidates.len(),
+            libraries.len(),
+            "{program}: {candidates:?}"
+        );
+        for lib in libraries {
+            let c = candidates
+                .iter()
+                .find(|c| c["library"] == format!("{lib}.a"))
+                .unwrap_or_else(|| panic!("{program}: no candidate {lib}.a"));
+            let actual = |flag: &str| -> Figures {
+                let after = totals(&scan(&format!("{program}.{lib}.{flag}")));
+                std::array::from_fn(|k| before[k] - after[k])
+            };
+            let hidden = actual("hidden");
+            assert_eq!(saving(&c["hidden"]), hidden, "{program} {lib} hidden");
+            let inlines = actual("inlines");
+            let (lo, hi) = (
+                saving(&c["inlines_hidden_at_least"]),
+                saving(&c["inlines_hidden"]),
+            );
+            for k in 0..4 {
+                assert!(
+                    lo[k] <= inlines[k] && inlines[k] <= hi[k],
+                    "{program} {lib} inlines, figure {k}: {} ≤ {} ≤ {}",
+                    lo[k],
+                    inlines[k],
+                    hi[k]
+                );
+            }
+            checked += 2;
+        }
+    }
+    assert_eq!(checked, 8);
+}
+
+/// The last leaker: hiding libleak.a leaves the image with no weak definition, and the plan
+/// counts the operator new/delete lookups that go with `MH_WEAK_DEFINES` (22 with opcode
+/// fixups, 44 with chained), as the rebuilt binary shows.
+#[test]
+fn the_last_leaker_takes_mh_weak_defines_and_its_lookups() {
+    for (program, extra) in [("solo-opcodes-x86_64", 22), ("solo-chained-arm64", 44)] {
+        let base = scan(program);
+        let c = &base["fix_plan"][0]["candidates"][0];
+        for s in ["hidden", "inlines_hidden", "inlines_hidden_at_least"] {
+            assert_eq!(c[s]["weak_defines_lookups"], extra, "{program} {s}");
+        }
+        assert_eq!(c["flag"], "visibility_inlines_hidden");
+        for flag in ["hidden", "inlines"] {
+            let rebuilt = scan(&format!("{program}.libleak.{flag}"));
+            let flags = &rebuilt["images"][0]["flags"];
+            assert!(
+                !flags
+                    .as_array()
+                    .unwrap()
+                    .contains(&"MH_WEAK_DEFINES".into()),
+                "{program} {flag}: {flags}"
+            );
+            assert_eq!(totals(&rebuilt), [0, 0, 0, 0]);
+        }
+        let text = crate::util::stdout_of(&["scan", plan_fixture(program).to_str().unwrap()]);
+        assert!(
+            text.contains(&format!(
+                "MH_WEAK_DEFINES goes and with it {extra} lookups of operator new"
+            )),
+            "{text}"
+        );
+    }
+}
+
+/// The symbols ld64.lld-22 reported undefined when `plugin` was relinked against a rebuild
+/// (build.sh wrote them).
+fn relink_breaks(plugin: &str, lib: &str, flag: &str) -> Vec<String> {
+    let f = plan_fixture(&format!("breaks-{plugin}.{lib}.{flag}.txt"));
+    std::fs::read_to_string(f)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// `scan --importer`: the plug-in that binds beta::Reg<int> by weak lookup (ordinal -3)
+/// breaks when libbeta.a is hidden, as ld64.lld's relink shows; the plug-in with its own copy
+/// does not break on it (only on the strong beta::run() it binds from the executable). Per
+/// plug-in and library, the names predicted are exactly what the relink against the
+/// `-fvisibility=hidden` rebuild misses, and include what it misses against the
+/// `-fvisibility-inlines-hidden` one.
+#[test]
+fn a_plugin_binding_by_weak_lookup_is_predicted_to_break() {
+    let app = plan_fixture("app-chained-arm64");
+    let plugins = ["plug_ref", "plug_inst"];
+    let paths = plugins.map(|p| plan_fixture(&format!("{p}.bundle")));
+    let v = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--importer",
+        paths[0].to_str().unwrap(),
+        "--importer",
+        paths[1].to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
+    let candidates = v["fix_plan"][0]["candidates"].as_array().unwrap();
+    let mut breaks = 0;
+    for lib in ["libalpha", "libbeta"] {
+        let c = candidates
+            .iter()
+            .find(|c| c["library"] == format!("{lib}.a"))
+            .unwrap();
+        for plugin in plugins {
+            let mut predicted: Vec<String> = c["imported_by"]
+                .as_array()
+                .map(|a| a.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .filter(|i| {
+                    i["importer"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with(&format!("/{plugin}.bundle"))
+                })
+                .flat_map(|i| i["examples"].as_array().unwrap())
+                .map(|e| e["symbol"].as_str().unwrap().to_string())
+                .collect();
+            predicted.sort();
+            let hidden = relink_breaks(plugin, lib, "hidden");
+            assert_eq!(predicted, hidden, "{plugin} {lib}");
+            for b in relink_breaks(plugin, lib, "inlines") {
+                assert!(predicted.contains(&b), "{plugin} {lib}: {b} not predicted");
+            }
+            breaks += hidden.len();
+        }
+    }
+    assert_eq!(
+        relink_breaks("plug_ref", "libbeta", "hidden"),
+        ["__ZN4beta3RegIiE3addEi", "__ZN4beta3RegIiE5countEv"],
+        "the weak-lookup break the fixture is for"
+    );
+    assert_eq!(breaks, 3);
+}
+
+/// llvm-objdump-22 on the plan fixtures: the weak-def exports of every build are weakscan's,
+/// and plug_ref.bundle's beta::Reg<int> imports have ordinal -3 (weak).
+#[test]
+fn plan_fixtures_agree_with_llvm_objdump() {
+    let Some(objdump) = llvm_objdump() else {
+        assert!(
+            !required("WEAKSCAN_REQUIRE_LLVM"),
+            "llvm-objdump from LLVM 22 is required but missing"
+        );
+        skip("llvm-objdump from LLVM 22 not found (apt-get install llvm-22)");
+        return;
+    };
+    let run = |args: &[&str], f: &PathBuf| -> String {
+        let out = Command::new(&objdump).args(args).arg(f).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let mut names: Vec<String> = std::fs::read_dir(testdata().join("plan"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".txt") && !n.ends_with(".bundle"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 11, "{names:?}");
+    for n in &names {
+        let trie = run(&["--macho", "--exports-trie"], &plan_fixture(n));
+        let weak = trie.lines().filter(|l| l.contains("[weak_def]")).count() as u64;
+        assert_eq!(weak, totals(&scan(n))[0], "{n}");
+    }
+    let fixups = run(
+        &["--macho", "--dyld-info"],
+        &plan_fixture("plug_ref.bundle"),
+    );
+    let weak: Vec<&str> = fixups
+        .lines()
+        .filter(|l| l.split_whitespace().nth(6) == Some("weak"))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    for s in ["__ZN4beta3RegIiE3addEi", "__ZN4beta3RegIiE5countEv"] {
+        assert!(weak.contains(&s), "{s} not bound by weak lookup: {fixups}");
+    }
+}
