@@ -149,12 +149,15 @@ pub fn lookup_counting<'a>(
 }
 
 /// The nodes one lookup entered, to refuse a node entered twice. dyld keeps them in a list it
-/// searches at every step (`visitedNodeOffsets`: 128 on the stack, then grown), which makes a
-/// chain of nodes joined by empty edge labels cost its depth squared. Here the first
-/// [`Visited::LIST`] are in a list (real lookups enter at most 30: Node.js's deepest name);
-/// past them, every node is a bit of a bitmap of the trie's offsets, so a step costs O(1) and a
-/// lookup O(depth). The bitmap is kept from lookup to lookup (cleared bit by bit), so lookups
-/// that share a `Visited` allocate it once.
+/// searches at every step, which makes a chain of nodes joined by empty edge labels cost its
+/// depth squared; the list has no limit (dyld-1231.3 to dyld-1378 common/MachOFile.cpp
+/// `MachOFile::trieWalk`: `STACK_ALLOC_OVERFLOW_SAFE_ARRAY(uint32_t, visitedNodeOffsets, 128)`,
+/// 128 on the stack, then common/Array.h `OverflowSafeArray::growTo` doubles it with
+/// `vm_allocate`), so no depth is refused here either. Here the first 32 are in a list (real
+/// lookups enter at most 30: the deepest name of Node.js); past them, every node is a bit of a
+/// bitmap of the trie's offsets, so a step costs O(1) and a lookup O(depth). The bitmap is
+/// kept from lookup to lookup (only the words a lookup set are cleared), so lookups that share
+/// a `Visited` allocate it once.
 #[derive(Debug, Default)]
 pub struct Visited {
     list: [usize; Visited::LIST],
