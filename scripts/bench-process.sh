@@ -43,7 +43,8 @@ die() {
 # The bounded dependency search (docs/process.md, "Bounds"): the hostile processes of
 # scripts/gen-rpath-hostile.py, each scanned once by a release build, against its target:
 # 3,000 missing LC_RPATHs × 3,000 @rpath dependencies ≤ 2 s, a 4,096-deep chain of dylibs each
-# with its own missing LC_RPATH ≤ 5 s. With strace, the file-system calls are counted too.
+# with its own missing LC_RPATH ≤ 5 s. With strace, the file-system calls are counted too. Then
+# the export-trie lookups of scripts/gen-trie-hostile.py.
 # `scripts/bench-process.sh hostile` runs only these.
 hostile() {
   local dir=$bench/hostile bin=$root/target/release/weakscan status=0
@@ -68,6 +69,27 @@ hostile() {
     python3 -c "import sys; sys.exit(0 if $s <= $target else 1)" || status=1
   done
   [[ $status = 0 ]] || die "a hostile dependency search missed its target"
+  # Export-trie lookups by name (scripts/gen-trie-hostile.py): renamed re-exports fanned out into
+  # 14 dylibs with 8,000-deep tries (refused past the process walk's work limit: exit 2), and
+  # 200 imports held against a 49,000-deep trie (the check's result: exit 1), each <= 2 s.
+  python3 "$root/scripts/gen-trie-hostile.py" reexport "$dir/trie-reexport"
+  python3 "$root/scripts/gen-trie-hostile.py" importer "$dir/trie-importer"
+  echo "hostile export-trie lookups (exit code, target, seconds):"
+  local code
+  for name in trie-reexport:2 trie-importer:1; do
+    code=${name#*:} name=${name%%:*}
+    local args=(scan --format json "$dir/$name")
+    [[ $name = trie-importer ]] &&
+      args=(check --no-config "$dir/$name/libdeep.dylib" --importer "$dir/$name/addon.node")
+    t0=$(now)
+    "$bin" "${args[@]}" >/dev/null 2>&1 && s=0 || s=$?
+    [[ $s = "$code" ]] || die "$name: exit $s, not $code"
+    t1=$(now)
+    s=$(secs "$t0" "$t1")
+    printf '  %-14s exit %s, target <= 2 s: %s s\n' "$name" "$code" "$s"
+    python3 -c "import sys; sys.exit(0 if $s <= 2 else 1)" || status=1
+  done
+  [[ $status = 0 ]] || die "a hostile export-trie lookup missed its target"
 }
 if [[ ${1:-} == hostile ]]; then
   now() { date +%s%N; }

@@ -35,6 +35,7 @@ use weakscan::macho::export_trie::{
     walk_export_trie_split,
 };
 use weakscan::macho::imports::{ExportTrie, ImporterSlice, read_importer_from};
+use weakscan::macho::lookup_budget::LookupBudget;
 use weakscan::macho::{ArchFilter, MachOFile, read_bytes};
 use weakscan::model::Image;
 
@@ -134,13 +135,25 @@ pub fn export_trie(data: &[u8]) {
 /// walk accepted, for the first 64 names it reported and a few it did not: a terminal found is
 /// one the walk reported under that name, with the same flags and re-export. (Not every name is
 /// found: dyld takes the first edge that is a prefix of the name, and a trie not built by a
-/// linker may have another edge first.)
+/// linker may have another edge first.) A lookup that ends walks at most the trie's bytes, and
+/// at least 2 a node.
 fn lookups_agree_with_the_walk(data: &[u8], whole: &[(Vec<u8>, u64, ExportTarget)]) {
-    use weakscan::macho::trie_lookup::{Terminal, lookup};
+    use weakscan::macho::trie_lookup::{Terminal, Visited, Walked, lookup_counting};
     let absent: [&[u8]; 3] = [b"", b"_", b"__ZN\xff"];
     let names = whole.iter().map(|(n, ..)| n.as_slice()).take(64);
+    let mut visited = Visited::default();
     for name in names.chain(absent) {
-        let Some(found) = lookup(data, name).unwrap_or_else(|e| {
+        let mut walked = Walked::default();
+        let result = lookup_counting(data, name, &mut walked, &mut visited);
+        if result.is_ok() {
+            assert!(
+                walked.bytes <= data.len() as u64,
+                "{walked:?} in {} bytes",
+                data.len()
+            );
+            assert!(2 * walked.nodes <= walked.bytes, "{walked:?}");
+        }
+        let Some(found) = result.unwrap_or_else(|e| {
             one_line(&e.to_string());
             None
         }) else {
@@ -389,8 +402,9 @@ pub fn macho(data: &[u8]) {
         let file = MachOFile::from_bytes(Path::new("fuzz-input"), data.to_vec());
         match ExportTrie::read_from(&file, arch) {
             Ok(trie) => {
+                let mut budget = LookupBudget::default();
                 for i in imp.imports.iter().take(64) {
-                    if let Err(e) = trie.find(&i.name) {
+                    if let Err(e) = trie.find(&i.name, &mut budget) {
                         one_line(&e.message);
                     }
                 }
@@ -1999,7 +2013,10 @@ fn importer_checks(old: &[Image], a: &[u8], b: &[u8]) -> Vec<ImporterCheck> {
                 .as_ref()
                 .and_then(|l| l.install_name.as_deref()),
         };
-        match check_importer(&imp, &target, &image.path, |n| Ok(trie.find(n)?.is_some())) {
+        let mut budget = LookupBudget::default();
+        match check_importer(&imp, &target, &image.path, |n| {
+            Ok(trie.find(n, &mut budget)?.is_some())
+        }) {
             Ok(c) => {
                 assert_eq!(c.exported + c.missing.len(), c.imports, "{c:?}");
                 assert_eq!(c.passed, c.missing.iter().all(|m| m.weak_import));

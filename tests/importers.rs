@@ -8,7 +8,10 @@
 //! API. The importer reader is checked against llvm-objdump-22's view of the binds, and bad
 //! importers against their one-line errors.
 
-use crate::util::{fails_with, json, llvm_objdump, required, skip, testdata, weakscan};
+use crate::util::{
+    deep_trie, dylib_command, fails_with, flat_imports, json, linked_macho, llvm_objdump, required,
+    skip, testdata, weakscan,
+};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -394,6 +397,47 @@ fn bad_importers_are_one_line_and_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not -"));
+}
+
+// Imports held against a deep trie took its depth squared each: a lookup searched its list
+// of nodes entered at every step, and 200 flat imports against a dylib whose trie is a chain of
+// 49,000 nodes joined by empty edge labels (296 KB; `scripts/gen-trie-hostile.py importer`)
+// took 41 s of CPU. A lookup now costs its depth (that check: 9.8 M nodes, 0.3 s; here a chain
+// of 10,000), and one check's lookups share a budget of trie nodes: against a chain of 98,000,
+// one line, exit 2.
+#[test]
+fn regression_imports_held_against_a_deep_trie_took_its_depth_squared_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..200).map(|k| format!("_f{k}")).collect();
+    let addon = dir.path().join("addon.node");
+    std::fs::write(
+        &addon,
+        linked_macho(8, 0x85, &[], &[], &flat_imports(&names)),
+    )
+    .unwrap();
+    let addon = addon.display().to_string();
+    let lib = |depth: usize| {
+        let path = dir.path().join(format!("libdeep{depth}.dylib"));
+        let id = dylib_command(0xd, "@rpath/libdeep.dylib");
+        std::fs::write(&path, linked_macho(6, 0x85, &[id], &deep_trie(depth), &[])).unwrap();
+        path.display().to_string()
+    };
+    let shallow = lib(10_000);
+    let (code, out, err) = run(&["check", "--no-config", &shallow, "--importer", &addon]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("weakscan check FAILED: 200 of 200 imports of 1 importer not exported"),
+        "{out}"
+    );
+    let deep = lib(98_000);
+    let (code, out, err) = run(&["check", "--no-config", &deep, "--importer", &addon]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!(
+            "weakscan: {deep}: x86_64: importer check stopped: the export-trie lookups of the importers' imports entered more than 16777216 trie nodes (weakscan's work limit for one check, docs/robustness.md)\n"
+        )
+    );
 }
 
 /// The file offset of the x86_64 slice of a universal file (FAT_MAGIC, big-endian entries).

@@ -7,7 +7,7 @@
 //! trie rebuilt with extra entries (appended to `__LINKEDIT`), and a dylib load command rewritten
 //! in place — each checked with llvm-objdump when it is installed.
 
-use crate::util::{llvm_objdump, testdata, uleb, weakscan};
+use crate::util::{deep_trie, dylib_command, linked_macho, llvm_objdump, testdata, uleb, weakscan};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -588,4 +588,95 @@ fn the_reexport_fuzz_seed_reaches_every_outcome() {
         );
     }
     crate::harness::export_trie(&seed);
+}
+
+/// A process whose re-export searches fan out into deep tries (`scripts/gen-trie-hostile.py
+/// reexport DIR DYLIBS DEPTH`): `main` (MH_WEAK_DEFINES: it looks up dyld's 22 treat-as-weak
+/// names) loads `lib1.dylib`, searched, whose trie re-exports each of the 22 names from
+/// `lib2.dylib` renamed `_impl` (so the search goes on in staticLink mode); `libK.dylib`, K = 2
+/// to `dylibs`, has a chain of `depth` nodes joined by empty edge labels as its trie
+/// ([`deep_trie`]: `_impl` walks all of it and is not there) and two `LC_REEXPORT_DYLIB`s of the
+/// next one: one search would probe 2^(dylibs - 1) tries, `depth` nodes each.
+fn write_fanned_out_process(dir: &Path, dylibs: usize, depth: usize) {
+    const LC_ID_DYLIB: u32 = 0xd;
+    const LC_REEXPORT_DYLIB: u32 = 0x8000_001f;
+    const FLAGS: u32 = 0x85; // MH_NOUNDEFS | MH_DYLDLINK | MH_TWOLEVEL
+    const MH_WEAK_DEFINES: u32 = 0x8000;
+    let main = dylib_command(LC_LOAD_DYLIB, "@executable_path/lib1.dylib");
+    let main = linked_macho(2, FLAGS | MH_WEAK_DEFINES, &[main], &[], &[]);
+    std::fs::write(dir.join("main"), main).unwrap();
+    let entries: Vec<(String, Entry)> = weakscan::model::TREAT_AS_WEAK
+        .iter()
+        .map(|n| {
+            let to = Entry::Reexport {
+                ordinal: 1,
+                import: "_impl",
+            };
+            (n.to_string(), to)
+        })
+        .collect();
+    let cmds = [
+        dylib_command(LC_ID_DYLIB, "@loader_path/lib1.dylib"),
+        dylib_command(LC_LOAD_DYLIB, "@loader_path/lib2.dylib"),
+    ];
+    let lib1 = linked_macho(6, FLAGS | MH_WEAK_DEFINES, &cmds, &flat_trie(&entries), &[]);
+    std::fs::write(dir.join("lib1.dylib"), lib1).unwrap();
+    let trie = deep_trie(depth);
+    for k in 2..=dylibs {
+        let mut cmds = vec![dylib_command(
+            LC_ID_DYLIB,
+            &format!("@loader_path/lib{k}.dylib"),
+        )];
+        if k < dylibs {
+            let next = dylib_command(
+                LC_REEXPORT_DYLIB,
+                &format!("@loader_path/lib{}.dylib", k + 1),
+            );
+            cmds.extend([next.clone(), next]);
+        }
+        let lib = linked_macho(6, FLAGS, &cmds, &trie, &[]);
+        std::fs::write(dir.join(format!("lib{k}.dylib")), lib).unwrap();
+    }
+}
+
+// A deep trie behind renamed re-exports that fan out hung the process walk: each lookup searched
+// its list of nodes entered at every step (an 8,000-deep chain of empty edge labels: 32 M
+// comparisons a name), and each search probed 4,096 such tries, the limits counting probes, not
+// the work inside them (the 14-dylib directory of 690 KB: still running after 120 s, 96 s of
+// CPU). A lookup now costs its depth, and the lookups of a process walk share one budget of trie
+// nodes: past it, one line and exit 2. A shallow chain in the same process is walked to the end,
+// each search stopped at its 4,096 probes as before.
+#[test]
+fn regression_renamed_reexports_fanned_out_into_deep_tries_hung_the_process_walk() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_fanned_out_process(tmp.path(), 14, 8000);
+    let out = weakscan()
+        .args(["scan", "--format", "json"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    let main = tmp.path().join("main").canonicalize().unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "weakscan: {}: x86_64: process walk stopped: the export-trie lookups following re-exports entered more than 16777216 trie nodes (weakscan's work limit for one process, docs/robustness.md)\n",
+            main.display()
+        )
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    write_fanned_out_process(tmp.path(), 14, 20);
+    let p = scan(tmp.path());
+    let stopped: Vec<&str> = problems(&p)
+        .into_iter()
+        .filter(|l| l.contains("re-export search"))
+        .collect();
+    assert_eq!(stopped.len(), 22, "{stopped:?}");
+    assert_eq!(
+        stopped[0],
+        "lib1.dylib: re-export search for __ZnwmSt19__type_descriptor_t stopped after 4096 trie probes (1048576 for the whole process): taken as not defined"
+    );
 }

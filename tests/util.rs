@@ -415,3 +415,132 @@ pub fn baseline_names(doc: &serde_json::Value, arch: usize, column: &str) -> Vec
         .map(|r| r[0].as_str().expect("symbol").to_string())
         .collect()
 }
+
+/// A deep export trie (`<mach-o/loader.h>`; dyld-1378 `MachOFile::trieWalk`): a chain of
+/// `depth` nodes, each without a terminal and with one empty edge label (a prefix of every
+/// name) to the next, 6 bytes each (3-byte child offsets); the last has no children. Every
+/// name looked up walks the whole chain and is not found. `scripts/gen-trie-hostile.py`'s
+/// `deep_trie`.
+pub fn deep_trie(depth: usize) -> Vec<u8> {
+    let mut t = Vec::with_capacity(6 * depth);
+    for k in 1..depth {
+        let at = 6 * k;
+        assert!(at < 1 << 21);
+        t.extend_from_slice(&[
+            0,
+            1,
+            0,
+            0x80 | (at & 0x7f) as u8,
+            0x80 | (at >> 7 & 0x7f) as u8,
+        ]);
+        t.push((at >> 14) as u8);
+    }
+    t.extend_from_slice(&[0, 0]);
+    t
+}
+
+/// A `dylib_command` (`LC_LOAD_DYLIB` 0xc, `LC_ID_DYLIB` 0xd, `LC_REEXPORT_DYLIB`
+/// 0x8000001f, …) naming `name`, padded to 8 bytes.
+pub fn dylib_command(cmd: u32, name: &str) -> Vec<u8> {
+    let size = (24 + name.len() + 1).next_multiple_of(8);
+    let mut c = Vec::with_capacity(size);
+    for v in [cmd, size as u32, 24, 2, 0x10000, 0x10000] {
+        c.extend_from_slice(&v.to_le_bytes());
+    }
+    c.extend_from_slice(name.as_bytes());
+    c.resize(size, 0);
+    c
+}
+
+/// A minimal linked x86_64 Mach-O (`<mach-o/loader.h>`) of `filetype` and header `flags`:
+/// `__TEXT` (the header and commands), `__LINKEDIT` (`trie`, then `fixups`, each 8-aligned),
+/// `cmds`, then `LC_DYLD_EXPORTS_TRIE` and `LC_DYLD_CHAINED_FIXUPS` for those not empty.
+/// `scripts/gen-trie-hostile.py`'s `macho`.
+pub fn linked_macho(
+    filetype: u32,
+    flags: u32,
+    cmds: &[Vec<u8>],
+    trie: &[u8],
+    fixups: &[u8],
+) -> Vec<u8> {
+    let blobs = [(0x8000_0033_u32, trie), (0x8000_0034, fixups)];
+    let blobs: Vec<(u32, &[u8])> = blobs.into_iter().filter(|b| !b.1.is_empty()).collect();
+    let sizeofcmds = cmds.iter().map(Vec::len).sum::<usize>() + 144 + 16 * blobs.len();
+    let text = (32 + sizeofcmds).next_multiple_of(0x1000);
+    let mut offsets = Vec::new();
+    let mut end = text;
+    for (_, b) in &blobs {
+        offsets.push(end);
+        end = (end + b.len()).next_multiple_of(8);
+    }
+    let mut out = Vec::with_capacity(end);
+    let ncmds = (cmds.len() + 2 + blobs.len()) as u32;
+    for v in [
+        0xfeed_facf_u32,
+        0x0100_0007,
+        3,
+        filetype,
+        ncmds,
+        sizeofcmds as u32,
+        flags,
+        0,
+    ] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    let segments: [(&[u8], usize, usize, u32); 2] = [
+        (b"__TEXT", 0, text, 5),
+        (b"__LINKEDIT", text, end - text, 1),
+    ];
+    for (name, at, size, prot) in segments {
+        out.extend_from_slice(&0x19_u32.to_le_bytes()); // LC_SEGMENT_64
+        out.extend_from_slice(&72_u32.to_le_bytes());
+        let mut segname = [0u8; 16];
+        segname[..name.len()].copy_from_slice(name);
+        out.extend_from_slice(&segname);
+        for v in [at as u64, size as u64, at as u64, size as u64] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in [prot, prot, 0, 0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for c in cmds {
+        out.extend_from_slice(c);
+    }
+    for ((cmd, b), at) in blobs.iter().zip(&offsets) {
+        for v in [*cmd, 16, *at as u32, b.len() as u32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    for ((_, b), at) in blobs.iter().zip(&offsets) {
+        out.resize(*at, 0);
+        out.extend_from_slice(b);
+    }
+    out.resize(end, 0);
+    out
+}
+
+/// A chained-fixups blob (`<mach-o/fixup-chains.h>`) for an image of two segments, with no
+/// chain starts and one `DYLD_CHAINED_IMPORT` per name, library ordinal 0xfe (-2: flat
+/// lookup). `scripts/gen-trie-hostile.py`'s `flat_imports`.
+pub fn flat_imports(names: &[String]) -> Vec<u8> {
+    let (mut pool, mut table) = (vec![0u8], Vec::new());
+    for n in names {
+        table.extend_from_slice(&(0xfe | (pool.len() as u32) << 9).to_le_bytes());
+        pool.extend_from_slice(n.as_bytes());
+        pool.push(0);
+    }
+    let (starts, imports) = (32u32, 32 + 12);
+    let symbols = imports + table.len() as u32;
+    let mut blob = Vec::new();
+    for v in [0, starts, imports, symbols, names.len() as u32, 1, 0] {
+        blob.extend_from_slice(&v.to_le_bytes());
+    }
+    blob.resize(starts as usize, 0);
+    for v in [2u32, 0, 0] {
+        blob.extend_from_slice(&v.to_le_bytes());
+    }
+    blob.extend_from_slice(&table);
+    blob.extend_from_slice(&pool);
+    blob
+}

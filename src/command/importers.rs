@@ -11,8 +11,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::macho::imports::{
     ExportTrie, ImporterFiles, ImporterSlice, Skip, find_importers, read_importer, slice_archs,
 };
+use crate::macho::lookup_budget::LookupBudget;
 use crate::model::{Image, Source};
 use rayon::prelude::*;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 /// The importers of a run, found once; each scanned image reads them in its arch.
@@ -113,10 +115,11 @@ fn target_of<'i>(image: &'i Image, file: &Path) -> Result<(Target<'i>, &'i str)>
     Ok((target, arch))
 }
 
-/// Holds every importer against `image`, read from `file`.
+/// Holds every importer against `image`, read from `file`: their imports' lookups in its
+/// export trie share one [`LookupBudget`].
 ///
-/// Errors: those of [`Importers::read`], of reading `file`'s export trie, and of
-/// [`target_of`].
+/// Errors: those of [`Importers::read`], of reading `file`'s export trie and looking names up
+/// in it (a malformed path; the budget run out), and of [`target_of`].
 pub fn check_image(
     importers: &mut Importers,
     image: &Image,
@@ -134,9 +137,14 @@ pub fn check_image_keeping(
     let (target, arch) = target_of(image, file)?;
     let slices = importers.read(arch)?;
     let trie = ExportTrie::read(file, arch)?;
+    let mut budget = LookupBudget::default();
     let checks = slices
         .iter()
-        .map(|s| check_importer(s, &target, &image.path, |n| Ok(trie.find(n)?.is_some())))
+        .map(|s| {
+            check_importer(s, &target, &image.path, |n| {
+                Ok(trie.find(n, &mut budget)?.is_some())
+            })
+        })
         .collect::<Result<_>>()?;
     Ok((checks, slices))
 }
@@ -176,7 +184,7 @@ pub fn imported_by(plan: &mut FixPlan, image: &Image, slices: &[ImporterSlice]) 
 /// The exports removed from `old` (read from `old_file`) to `new` that each importer still
 /// imports (an importer that imports none has an empty list).
 ///
-/// Errors: as [`check_image`], for both images.
+/// Errors: as [`check_image`], for both images (whose lookups share one budget).
 pub fn removed_needed(
     importers: &mut Importers,
     (old, old_file): (&Image, &Path),
@@ -189,14 +197,17 @@ pub fn removed_needed(
         ExportTrie::read(old_file, old_arch)?,
         ExportTrie::read(new_file, arch)?,
     );
+    let budget = RefCell::new(LookupBudget::default());
+    let exported =
+        |trie: &ExportTrie, n: &str| Ok(trie.find(n, &mut budget.borrow_mut())?.is_some());
     slices
         .iter()
         .map(|s| {
             removed_but_needed(
                 s,
                 &target,
-                |n| Ok(old_trie.find(n)?.is_some()),
-                |n| Ok(new_trie.find(n)?.is_some()),
+                |n| exported(&old_trie, n),
+                |n| exported(&new_trie, n),
             )
         })
         .collect()

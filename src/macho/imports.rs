@@ -35,8 +35,8 @@ use super::chained_fixups::parse_chained_fixups_with;
 use super::cursor::symbol_name;
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::{LinkeditRange, LoadCommands, read_load_commands};
+use super::lookup_budget::LookupBudget;
 use super::object::{AR_MAGIC, MH_OBJECT};
-use super::trie_lookup::find_export;
 use crate::error::{Error, ErrorKind, Result};
 use crate::process::resolve::{self, Roots, Walked};
 use std::borrow::Cow;
@@ -363,16 +363,28 @@ impl ExportTrie {
     }
 
     /// The `EXPORT_SYMBOL_FLAGS_*` of `name` (as stored, with its leading `_`), `None` when
-    /// the trie does not export it ([`find_export`]). Errors: a malformed node on the name's
-    /// path, naming the file and slice.
-    pub fn find(&self, name: &str) -> Result<Option<u64>> {
-        find_export(&self.bytes, name.as_bytes()).map_err(|e| {
+    /// the trie does not export it ([`LookupBudget::lookup`]), its work added to `budget`, which one
+    /// check's lookups share. Errors, naming the file and slice: a malformed node on the name's
+    /// path; the lookups so far went past the budget.
+    pub fn find(&self, name: &str, budget: &mut LookupBudget) -> Result<Option<u64>> {
+        let found = budget.lookup(&self.bytes, name.as_bytes()).map_err(|e| {
             Error::new(
                 e.kind,
                 &self.path,
                 format!("{}: export trie: {e}", self.arch),
             )
-        })
+        })?;
+        budget.check().map_err(|e| {
+            Error::new(
+                ErrorKind::Unsupported,
+                &self.path,
+                format!(
+                    "{}: importer check stopped: the export-trie lookups of the importers' imports {e} (weakscan's work limit for one check, docs/robustness.md)",
+                    self.arch
+                ),
+            )
+        })?;
+        Ok(found.map(|t| t.flags()))
     }
 }
 

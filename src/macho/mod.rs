@@ -13,6 +13,7 @@ pub mod file;
 pub mod image;
 pub mod imports;
 pub mod load_commands;
+pub mod lookup_budget;
 pub mod object;
 pub mod symtab;
 pub mod trie_lookup;

@@ -17,8 +17,13 @@
 //!
 //! The whole-trie walker ([`super::export_trie`]) reports every terminal; this reads only the
 //! nodes on one path, so following a re-export into a large dylib costs the length of the name,
-//! not the size of its trie. Every offset is bounds-checked and each node is entered at most
-//! once, so a lookup ends in time linear in the trie's size.
+//! not the size of its trie. Every offset is bounds-checked; each node is entered at most once,
+//! found so in O(1) a step ([`Visited`]; dyld searches the list of nodes entered: quadratic
+//! in the depth);
+//! and the bytes a lookup walks may not pass the trie's size, which only overlapping nodes
+//! could do. So a lookup ends in time linear in the trie's size, whatever its depth. A run of
+//! many lookups counts what they did ([`lookup_counting`]) against a
+//! [`super::lookup_budget::LookupBudget`].
 
 use super::cursor::Cursor;
 use super::export_trie::{EXPORT_SYMBOL_FLAGS_REEXPORT, EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION};
@@ -61,21 +66,50 @@ impl Terminal<'_> {
     }
 }
 
+/// What lookups did: trie nodes entered and bytes walked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Walked {
+    /// Trie nodes entered (the root included).
+    pub nodes: u64,
+    /// Bytes walked: each node's from its start to the end of the last edge read (to the end
+    /// of its terminal when the name ends there); callers add the names they copy or compare.
+    pub bytes: u64,
+}
+
 /// Looks `name` (raw bytes, as stored: `__ZN…`) up in `trie` (the bytes of
 /// `LC_DYLD_EXPORTS_TRIE` or of `LC_DYLD_INFO`'s export range). `Ok(None)`: not exported.
-/// Errors: an offset or string past the end, a ULEB over 64 bits, a child offset of 0 or past
-/// the end, a node entered twice, a terminal whose contents do not fit its size.
+/// Errors: those of [`lookup_counting`].
 pub fn lookup<'a>(
     trie: &'a [u8],
     name: &[u8],
 ) -> std::result::Result<Option<Terminal<'a>>, ParseError> {
+    lookup_counting(trie, name, &mut Walked::default(), &mut Visited::default())
+}
+
+/// [`lookup`], adding to `walked` the nodes it entered and the bytes it walked (each node's,
+/// from its start to the end of the last edge read, or of its terminal when the name ends
+/// there). Those are at most the trie's bytes: its nodes, entered once each, hold them apart.
+/// `visited` is scratch space a run's lookups may share (it keeps its memory).
+///
+/// Errors: an offset or string past the end, a ULEB over 64 bits, a child offset of 0 or past
+/// the end, a node entered twice (dyld: "malformed trie child, cycle to nodeOffset"), a
+/// terminal whose contents do not fit its size, and nodes that overlap: a lookup that walked
+/// more bytes than the trie holds (dyld walks them; no linker writes them).
+pub fn lookup_counting<'a>(
+    trie: &'a [u8],
+    name: &[u8],
+    walked: &mut Walked,
+    visited: &mut Visited,
+) -> std::result::Result<Option<Terminal<'a>>, ParseError> {
     if trie.is_empty() {
         return Ok(None);
     }
-    let mut visited: Vec<usize> = vec![0];
+    visited.clear();
     let mut node = 0usize;
     let mut rest = name;
+    let mut bytes = 0usize;
     loop {
+        walked.nodes += 1;
         let mut c = Cursor::new(trie, node);
         let terminal_size = c.uleb()?;
         let info = c.pos();
@@ -84,31 +118,115 @@ pub fn lookup<'a>(
             .filter(|&end| end < trie.len() as u64)
             .ok_or_else(|| ParseError::new("terminal size past the end of the trie", node as u64))?
             as usize;
-        if rest.is_empty() && terminal_size > 0 {
+        let found = rest.is_empty() && terminal_size > 0;
+        let (child, end) = if found {
+            (None, children)
+        } else {
+            matching_child(trie, children, &mut rest)?
+        };
+        walked.bytes += (end - node) as u64;
+        bytes += end - node;
+        if bytes > trie.len() {
+            return Err(ParseError::new(
+                "nodes overlap (a lookup walked more bytes than the trie holds)",
+                node as u64,
+            ));
+        }
+        if found {
             return terminal(&trie[..children], info).map(Some);
         }
-        let Some(child) = matching_child(trie, children, &mut rest)? else {
+        let Some(child) = child else {
             return Ok(None);
         };
-        if visited.contains(&child) {
+        if !visited.insert(child, trie.len()) {
             return Err(ParseError::new(
                 "node reached twice (loop in trie)",
                 child as u64,
             ));
         }
-        visited.push(child);
         node = child;
     }
 }
 
+/// The nodes one lookup entered, to refuse a node entered twice. dyld keeps them in a list it
+/// searches at every step, which makes a chain of nodes joined by empty edge labels cost its
+/// depth squared; the list has no limit (dyld-1231.3 to dyld-1378 common/MachOFile.cpp
+/// `MachOFile::trieWalk`: `STACK_ALLOC_OVERFLOW_SAFE_ARRAY(uint32_t, visitedNodeOffsets, 128)`,
+/// 128 on the stack, then common/Array.h `OverflowSafeArray::growTo` doubles it with
+/// `vm_allocate`), so no depth is refused here either. Here the first 32 are in a list (real
+/// lookups enter at most 30: the deepest name of Node.js); past them, every node is a bit of a
+/// bitmap of the trie's offsets, so a step costs O(1) and a lookup O(depth). The bitmap is
+/// kept from lookup to lookup (only the words a lookup set are cleared), so lookups that share
+/// a `Visited` allocate it once.
+#[derive(Debug, Default)]
+pub struct Visited {
+    list: [usize; Visited::LIST],
+    len: usize,
+    /// In bitmap mode: the bitmap (1 bit per trie offset) and the offsets set in it.
+    bits: Vec<u64>,
+    set: Vec<usize>,
+    deep: bool,
+}
+
+impl Visited {
+    /// Nodes kept in the list before the bitmap is used.
+    const LIST: usize = 32;
+
+    /// Forgets the nodes of the last lookup.
+    fn clear(&mut self) {
+        for &n in &self.set {
+            self.bits[n / 64] = 0;
+        }
+        self.set.clear();
+        self.len = 0;
+        self.deep = false;
+    }
+
+    /// Adds `node`, an offset below `size` (the root is always in); `false` if it was in.
+    fn insert(&mut self, node: usize, size: usize) -> bool {
+        if node == 0 {
+            return false;
+        }
+        if !self.deep {
+            if self.list[..self.len].contains(&node) {
+                return false;
+            }
+            if self.len < Visited::LIST {
+                self.list[self.len] = node;
+                self.len += 1;
+                return true;
+            }
+            self.deep = true;
+            if self.bits.len() < size.div_ceil(64) {
+                self.bits.resize(size.div_ceil(64), 0);
+            }
+            for k in 0..self.len {
+                let n = self.list[k];
+                self.set_bit(n);
+            }
+        }
+        let (word, bit) = (node / 64, 1u64 << (node % 64));
+        if self.bits[word] & bit != 0 {
+            return false;
+        }
+        self.set_bit(node);
+        true
+    }
+
+    fn set_bit(&mut self, n: usize) {
+        self.bits[n / 64] |= 1u64 << (n % 64);
+        self.set.push(n);
+    }
+}
+
 /// The child of the node whose child list starts at `at` (its count byte) that `rest` goes on
-/// to: the first whose edge label is a prefix of `rest`, which loses the label. `None`: no such
-/// child.
+/// to: the first whose edge label is a prefix of `rest`, which loses the label; `None`: no such
+/// child. With it, the offset just past the last edge read.
 fn matching_child(
     trie: &[u8],
     at: usize,
     rest: &mut &[u8],
-) -> std::result::Result<Option<usize>, ParseError> {
+) -> std::result::Result<(Option<usize>, usize), ParseError> {
     let mut c = Cursor::new(trie, at);
     let count = c.u8()?;
     for _ in 0..count {
@@ -125,10 +243,10 @@ fn matching_child(
                 ));
             }
             *rest = &rest[label.len()..];
-            return Ok(Some(child as usize));
+            return Ok((Some(child as usize), c.pos()));
         }
     }
-    Ok(None)
+    Ok((None, c.pos()))
 }
 
 /// The terminal whose contents start at `at` in `info` (the trie up to the terminal's end).
@@ -169,7 +287,7 @@ pub fn read_export_trie(file: &MachOFile, loc: &SliceLocation) -> Result<Vec<u8>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::macho::export_trie::parse_export_trie;
     use crate::macho::export_trie::tests::two_symbol_trie;
@@ -275,5 +393,88 @@ mod tests {
         // Truncated child lists.
         assert!(lookup(&[0x00], b"_").is_err());
         assert!(lookup(&[0x00, 0x02, b'_'], b"_").is_err());
+    }
+
+    /// A chain of `depth` nodes joined by empty edge labels (6 bytes each: no terminal, one
+    /// child, "", a 3-byte offset); the last has no children, or an empty edge back to node
+    /// `back_to`. Every name walks the whole chain.
+    pub(crate) fn chain(depth: usize, back_to: Option<usize>) -> Vec<u8> {
+        let edge = |to: usize| {
+            [
+                0,
+                1,
+                0,
+                0x80 | (to & 0x7f) as u8,
+                0x80 | (to >> 7 & 0x7f) as u8,
+                (to >> 14) as u8,
+            ]
+        };
+        let mut t: Vec<u8> = (1..depth).flat_map(|k| edge(6 * k)).collect();
+        match back_to {
+            Some(k) => t.extend_from_slice(&edge(6 * k)),
+            None => t.extend_from_slice(&[0, 0]),
+        }
+        t
+    }
+
+    #[test]
+    fn a_lookup_enters_each_node_once_and_walks_at_most_the_trie() {
+        // 8,000 deep: dyld's list of nodes entered makes it 32 M comparisons a name; here one
+        // step a node, each counted, and the nodes' bytes walked once.
+        let t = chain(8000, None);
+        let (mut walked, mut visited) = (Walked::default(), Visited::default());
+        for name in [&b"_a"[..], b"", b"__ZN2v88internal"] {
+            assert_eq!(
+                lookup_counting(&t, name, &mut walked, &mut visited),
+                Ok(None)
+            );
+        }
+        let bytes = 3 * t.len() as u64;
+        assert_eq!(
+            walked,
+            Walked {
+                nodes: 3 * 8000,
+                bytes
+            }
+        );
+        // A loop past the first 32 nodes (in the bitmap), and one among them (in the list).
+        for back_to in [40, 7] {
+            let looped = chain(8000, Some(back_to));
+            let e = lookup_counting(&looped, b"_a", &mut walked, &mut visited).unwrap_err();
+            assert_eq!(
+                e,
+                ParseError::new("node reached twice (loop in trie)", 6 * back_to as u64)
+            );
+        }
+        // The scratch space shared by lookups keeps no node of the last one.
+        assert_eq!(
+            lookup_counting(&t, b"_a", &mut walked, &mut visited),
+            Ok(None)
+        );
+        assert_eq!(lookup(&chain(33, None), b"_a"), Ok(None));
+    }
+
+    #[test]
+    fn overlapping_nodes_are_refused_once_a_lookup_walked_more_than_the_trie() {
+        // Nodes 0..9 are one byte each, a terminal size that puts all their child lists at 10:
+        // a junk edge of 100 bytes, then "A" → node 1, "B" → node 2, … "I" → node 9. dyld walks
+        // "ABCDEFGHI" through all ten, reading the junk edge each time.
+        let mut t: Vec<u8> = (0..10u8).map(|i| 9 - i).collect();
+        t.push(10);
+        t.extend(std::iter::repeat_n(1, 100));
+        t.extend_from_slice(&[0, 1]);
+        for (k, letter) in (b'A'..=b'I').enumerate() {
+            t.extend_from_slice(&[letter, 0, k as u8 + 1]);
+        }
+        let e = lookup(&t, b"ABCDEFGHI").unwrap_err();
+        assert_eq!(
+            e,
+            ParseError::new(
+                "nodes overlap (a lookup walked more bytes than the trie holds)",
+                1
+            )
+        );
+        // One step alone walks less than the trie.
+        assert_eq!(lookup(&t, b"Z"), Ok(None));
     }
 }

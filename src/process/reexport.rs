@@ -26,11 +26,18 @@
 //! image, name and mode reached twice on one chain, and the trie probes of one search and of a
 //! whole process are bounded ([`MAX_PROBES_PER_SEARCH`], [`MAX_PROBES_PER_PROCESS`]): each is an
 //! [`Outcome`] the caller reports as one counted problem, never a panic or a hang.
+//!
+//! A probe may cost a whole trie (a deep one: every node on the name's path), so probes do not
+//! bound the work: the follower's lookups, over all its searches, share one
+//! [`LookupBudget`] of trie nodes entered and bytes walked (the names each search step copies
+//! and compares count as bytes); past it, [`Follower::follow`] errors, naming the main
+//! executable (one line, exit 2).
 
 use super::{DepState, Process, unchanged_since_load};
 use crate::error::{Error, ErrorKind, Result};
 use crate::macho::file::MachOFile;
-use crate::macho::trie_lookup::{Terminal, lookup, read_export_trie};
+use crate::macho::lookup_budget::{Exhausted, LookupBudget};
+use crate::macho::trie_lookup::{Terminal, read_export_trie};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -134,6 +141,7 @@ pub struct Follower<'a> {
     tries: Vec<Option<TrieOf>>,
     read: Reader<'a>,
     budget: usize,
+    work: LookupBudget,
 }
 
 /// One chain in progress: the images, names and modes entered, and the probes made.
@@ -158,6 +166,7 @@ impl<'a> Follower<'a> {
             arch: arch.to_string(),
             read: Box::new(read),
             budget: MAX_PROBES_PER_PROCESS,
+            work: LookupBudget::default(),
         }
     }
 
@@ -195,7 +204,8 @@ impl<'a> Follower<'a> {
 
     /// Follows `name` (raw) from `image`, as a weak-def lookup's `hasExportedSymbol(image,
     /// name, shallow)` does (the probe of `image` itself is the caller's). Errors: an image's
-    /// trie cannot be read, or is malformed on the path looked up.
+    /// trie cannot be read, or is malformed on the path looked up; the follower's lookups went
+    /// past their [`LookupBudget`] (naming the main executable).
     pub fn follow(&mut self, image: usize, name: &[u8]) -> Result<Followed> {
         let mut chain = Chain {
             path: Vec::new(),
@@ -216,11 +226,7 @@ impl<'a> Follower<'a> {
         mode: Mode,
         chain: &mut Chain,
     ) -> Result<Outcome> {
-        if let Some(at) = chain
-            .path
-            .iter()
-            .position(|(i, n, m)| *i == image && n == name && *m == mode)
-        {
+        if let Some(at) = self.on_chain(chain, image, name, mode)? {
             let mut images: Vec<usize> = chain.path[at..].iter().map(|p| p.0).collect();
             images.push(image);
             return Ok(Outcome::Loop { images });
@@ -239,6 +245,9 @@ impl<'a> Follower<'a> {
             chain.probes += 1;
             self.budget -= 1;
         }
+        self.work
+            .charge_bytes(name.len())
+            .map_err(|e| self.exhausted(e))?;
         chain.path.push((image, name.to_vec(), mode));
         let outcome = self.search_trie(image, &trie, name, mode, chain);
         chain.path.pop();
@@ -254,13 +263,14 @@ impl<'a> Follower<'a> {
         mode: Mode,
         chain: &mut Chain,
     ) -> Result<Outcome> {
-        let terminal = lookup(trie, name).map_err(|e| {
+        let terminal = self.work.lookup(trie, name).map_err(|e| {
             Error::new(
-                ErrorKind::Malformed,
+                e.kind,
                 &self.files[image],
                 format!("{}: export trie: {e}", self.arch),
             )
         })?;
+        self.work.check().map_err(|e| self.exhausted(e))?;
         match terminal {
             Some(t @ Terminal::Definition { .. }) => Ok(Outcome::Found {
                 image,
@@ -335,6 +345,40 @@ impl<'a> Follower<'a> {
             }
         }
         Ok(Outcome::NotFound)
+    }
+
+    /// Where on `chain` the same image, name and mode were entered, if they were; each name
+    /// compared is charged to the budget.
+    fn on_chain(
+        &mut self,
+        chain: &Chain,
+        image: usize,
+        name: &[u8],
+        mode: Mode,
+    ) -> Result<Option<usize>> {
+        for (at, (i, n, m)) in chain.path.iter().enumerate() {
+            if *i == image && *m == mode && n.len() == name.len() {
+                self.work
+                    .charge_bytes(name.len())
+                    .map_err(|e| self.exhausted(e))?;
+                if n == name {
+                    return Ok(Some(at));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The error of a budget run out: one line naming the main executable.
+    fn exhausted(&self, e: Exhausted) -> Error {
+        Error::new(
+            ErrorKind::Unsupported,
+            &self.files[0],
+            format!(
+                "{}: process walk stopped: the export-trie lookups following re-exports {e} (weakscan's work limit for one process, docs/robustness.md)",
+                self.arch
+            ),
+        )
     }
 
     /// The trie of `image`, read once.
@@ -556,6 +600,42 @@ mod tests {
             Outcome::Found { .. }
         ));
         assert_eq!(f.follow(0, b"_a").unwrap().outcome, Outcome::Stopped);
+    }
+
+    #[test]
+    fn the_lookups_work_is_bounded_not_their_probes() {
+        // 0 re-exports _a from 1 as _b: a staticLink search of 1 (a 100-node chain, no _b),
+        // then of the dylib it re-exports twice, 2 (the same chain): 3 probes past 0's.
+        use crate::macho::trie_lookup::tests::chain;
+        let t0 = flat_trie(&[(b"_a", reexport(1, b"_b"))]);
+        let tries = vec![Some(t0), Some(chain(100, None)), Some(chain(100, None))];
+        let deps = vec![
+            vec![edge(1, false)],
+            vec![edge(2, true), edge(2, true)],
+            vec![],
+        ];
+        let with_limits = |nodes, bytes| {
+            let mut f = follower(tries.clone(), deps.clone());
+            f.work = LookupBudget::with_limits(nodes, bytes);
+            f
+        };
+        let mut f = with_limits(u64::MAX, u64::MAX);
+        let r = f.follow(0, b"_a").unwrap();
+        assert_eq!((r.outcome, r.probes), (Outcome::NotFound, 3));
+        // Nodes: 0's root and entry, 100 a chain. Bytes: 0's (6 + 6), the chains' (6 a node,
+        // 2 for the last), and the name each search step copies (_a, then _b three times).
+        let (nodes, bytes) = (2 + 3 * 100, 12 + 3 * 596 + 8);
+        assert_eq!((f.work.walked.nodes, f.work.walked.bytes), (nodes, bytes));
+        assert!(with_limits(nodes, bytes).follow(0, b"_a").is_ok());
+        // One node less: the third probe goes past it, an error naming the main executable.
+        let e = with_limits(nodes - 1, bytes).follow(0, b"_a").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unsupported);
+        assert_eq!(
+            e.message,
+            "img0: x86_64: process walk stopped: the export-trie lookups following re-exports entered more than 301 trie nodes (weakscan's work limit for one process, docs/robustness.md)"
+        );
+        let e = with_limits(nodes, bytes - 1).follow(0, b"_a").unwrap_err();
+        assert!(e.message.contains("walked more than 1807 bytes"), "{e}");
     }
 
     #[test]
