@@ -170,8 +170,9 @@ pub fn read_importer_slice(file: &MachOFile, loc: &SliceLocation) -> Result<Impo
 }
 
 /// The weak-lookup imports (ordinal -3) of `imports` that the slice's own export trie exports,
-/// sorted and distinct: one trie lookup per such import ([`find_export`], bounded by the
-/// name's length). Errors: a malformed trie on a name's path.
+/// sorted and distinct: one trie lookup per such import ([`ExportTrie::find`], O(depth) each),
+/// the lookups of one importer sharing one [`LookupBudget`]. Errors: a malformed trie on a
+/// name's path; the lookups went past the budget.
 fn own_definitions(
     file: &MachOFile,
     loc: &SliceLocation,
@@ -200,8 +201,9 @@ fn own_definitions(
         )?,
     );
     let mut own = Vec::new();
+    let mut budget = LookupBudget::default();
     for i in weak() {
-        if trie.find(&i.name)?.is_some() {
+        if trie.find(&i.name, &mut budget)?.is_some() {
             own.push(i.name.clone());
         }
     }
