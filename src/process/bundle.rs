@@ -9,9 +9,10 @@
 //! * another directory: its one `MH_EXECUTE` file at the top level.
 //!
 //! The property list is read with the `plist` crate (XML, binary and ASCII), on the calling
-//! thread's stack, at most [`MAX_PLIST_DEPTH`] levels deep. Errors (exit 2): a bundle without
-//! an `Info.plist`, a malformed one (or one nested deeper), one without `CFBundleExecutable` or
-//! naming a file that is not there, a directory with no or several executables.
+//! thread's stack, at most [`MAX_PLIST_DEPTH`] levels deep and [`MAX_PLIST_VALUES`] values.
+//! Errors (exit 2): a bundle without an `Info.plist`, a malformed one (or one nested deeper or
+//! larger), one without `CFBundleExecutable` or naming a file that is not there, a directory
+//! with no or several executables.
 
 use super::resolve::{Roots, Walked, walk};
 use crate::error::{Error, ErrorKind, Result};
@@ -186,8 +187,9 @@ pub const MAX_PLIST_DEPTH: usize = 256;
 /// `CFBundleExecutable` of the property list at `path` (read from `real`, its canonical path):
 /// a plain file name. The file is opened without blocking and read only if it is a regular file,
 /// up to [`MAX_PLIST_BYTES`] (an Info.plist is a few KiB; a sparse 1 GiB one took 1.8 GB).
-/// Errors: larger, not a property list, nested deeper than [`MAX_PLIST_DEPTH`], not a
-/// dictionary, no `CFBundleExecutable` string, or one that is not a file name.
+/// Errors: larger, not a property list, nested deeper than [`MAX_PLIST_DEPTH`] or holding more
+/// than [`MAX_PLIST_VALUES`] values, not a dictionary, no `CFBundleExecutable` string, or one
+/// that is not a file name.
 fn bundle_executable(path: &Path, real: &Path) -> Result<String> {
     let bad = |what: String| Error::new(ErrorKind::Malformed, path, what);
     use std::io::Read;
@@ -214,21 +216,23 @@ fn bundle_executable(path: &Path, real: &Path) -> Result<String> {
 /// `CFBundleExecutable` of the property list `bytes` (XML, binary or ASCII), read on the
 /// calling thread's stack. The `plist` crate reads events and builds a value without
 /// recursion, but dropping a value recurses once per level of nesting (150k nested `<array>`s
-/// overflowed an 8 MiB stack); so its events pass through [`Nesting`], which ends them past
-/// [`MAX_PLIST_DEPTH`] levels, and no value deeper than that is ever built, dropped or left
-/// half-built. Errors, in words: not a property list (the crate's message, kept to one line by
-/// [`Error`]), too deep, not a dictionary, no `CFBundleExecutable` string.
+/// overflowed an 8 MiB stack), and a binary list's objects may be referenced many times, each
+/// reference read again (40 arrays of two references to the one before: 242 bytes, 2⁴⁰
+/// values). So its events pass through [`Bounded`], which ends them past [`MAX_PLIST_DEPTH`]
+/// levels or [`MAX_PLIST_VALUES`] values: no value deeper or larger is ever built, dropped or
+/// left half-built. Errors, in words: not a property list (the crate's message, kept to one
+/// line by [`Error`]), too deep, too many values, not a dictionary, no `CFBundleExecutable`
+/// string.
 fn executable_of(bytes: &[u8]) -> std::result::Result<String, String> {
-    let mut events = Nesting {
+    let mut events = Bounded {
         events: plist::stream::Reader::new(std::io::Cursor::new(bytes)),
         depth: 0,
-        too_deep: false,
+        values: 0,
+        stopped: None,
     };
     let value = plist::Value::from_events(&mut events);
-    if events.too_deep {
-        return Err(format!(
-            "the property list is nested deeper than {MAX_PLIST_DEPTH} levels: not an Info.plist"
-        ));
+    if let Some(why) = events.stopped {
+        return Err(format!("the property list {why}: not an Info.plist"));
     }
     let value = value.map_err(|e| format!("not a readable property list: {e}"))?;
     let dict = value
@@ -242,29 +246,62 @@ fn executable_of(bytes: &[u8]) -> std::result::Result<String, String> {
     Ok(exe.to_string())
 }
 
+/// Most values (events) read from an `Info.plist`: one per byte of the largest read
+/// ([`MAX_PLIST_BYTES`]). Without shared references no property list holds more values than
+/// bytes (each XML value takes several, each binary reference at least one).
+pub const MAX_PLIST_VALUES: usize = MAX_PLIST_BYTES as usize;
+
+/// Why [`Bounded`] ended a property list's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    /// An array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep.
+    TooDeep,
+    /// More than [`MAX_PLIST_VALUES`] events.
+    TooManyValues,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::TooDeep => write!(f, "is nested deeper than {MAX_PLIST_DEPTH} levels"),
+            Stopped::TooManyValues => write!(
+                f,
+                "holds more than {MAX_PLIST_VALUES} values (shared references read again)"
+            ),
+        }
+    }
+}
+
 /// A property list's events, ended (`None`, which the value builder takes for a cut file) at
-/// the first array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep, with `too_deep` set.
-struct Nesting<I> {
+/// the first array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep or at the event past
+/// [`MAX_PLIST_VALUES`], with `stopped` saying which.
+struct Bounded<I> {
     events: I,
     depth: usize,
-    too_deep: bool,
+    values: usize,
+    stopped: Option<Stopped>,
 }
 
 impl<I: Iterator<Item = std::result::Result<plist::stream::OwnedEvent, plist::Error>>> Iterator
-    for Nesting<I>
+    for Bounded<I>
 {
     type Item = std::result::Result<plist::stream::OwnedEvent, plist::Error>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.too_deep {
+        if self.stopped.is_some() {
             return None;
         }
         let event = self.events.next()?;
+        self.values += 1;
+        if self.values > MAX_PLIST_VALUES {
+            self.stopped = Some(Stopped::TooManyValues);
+            return None;
+        }
         match &event {
             Ok(plist::stream::Event::StartArray(_) | plist::stream::Event::StartDictionary(_)) => {
                 self.depth += 1;
                 if self.depth > MAX_PLIST_DEPTH {
-                    self.too_deep = true;
+                    self.stopped = Some(Stopped::TooDeep);
                     return None;
                 }
             }
@@ -451,5 +488,47 @@ mod tests {
             "<key>y</key><array><array></array></array>".repeat(10_000)
         );
         assert_eq!(executable_of(wide.as_bytes()), Ok("App".into()));
+    }
+
+    /// A binary property list (`bplist00`, CoreFoundation's CFBinaryPList.c layout: objects,
+    /// offset table, 32-byte trailer) naming `App`, whose key `X` holds the last of `levels`
+    /// arrays, each of two references to the one before (the first: the string `x`). 1-byte
+    /// offsets and references: `levels` ≤ 40.
+    fn shared_references(levels: u8) -> Vec<u8> {
+        let mut out = b"bplist00".to_vec();
+        let mut offsets = Vec::new();
+        let mut object = |out: &mut Vec<u8>, bytes: &[u8]| {
+            offsets.push(out.len() as u8);
+            out.extend_from_slice(bytes);
+        };
+        let top = 4 + levels;
+        object(&mut out, &[0xD2, 1, 3, 2, top]); // {1: 2, 3: top}
+        object(&mut out, b"\x5F\x10\x12CFBundleExecutable");
+        object(&mut out, b"\x53App");
+        object(&mut out, b"\x51X");
+        object(&mut out, b"\x51x");
+        for k in 0..levels {
+            object(&mut out, &[0xA2, 4 + k, 4 + k]);
+        }
+        let table = out.len() as u64;
+        out.extend_from_slice(&offsets);
+        out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 1, 1]);
+        out.extend_from_slice(&u64::from(top + 1).to_be_bytes());
+        out.extend_from_slice(&0u64.to_be_bytes());
+        out.extend_from_slice(&table.to_be_bytes());
+        out
+    }
+
+    // Regression (hostile-input review): a binary Info.plist whose arrays reference the one
+    // before twice, 40 levels in 242 bytes, expands to 2⁴⁰ values: `scan App.app` ran until
+    // killed, before and after the depth bound. Now its values are counted and it is refused.
+    #[test]
+    fn regression_a_binary_plist_of_shared_references_expanded_without_end() {
+        assert_eq!(executable_of(&shared_references(3)), Ok("App".into()));
+        let e = executable_of(&shared_references(40)).unwrap_err();
+        assert!(
+            e.contains("holds more than 1048576 values (shared references read again)"),
+            "{e}"
+        );
     }
 }
