@@ -9,8 +9,8 @@
 //! importers against their one-line errors.
 
 use crate::util::{
-    deep_trie, dylib_command, fails_with, flat_imports, json, linked_macho, llvm_objdump, required,
-    skip, testdata, weakscan,
+    chained_imports_of, deep_trie, dylib_command, fails_with, flat_imports, json, linked_macho,
+    llvm_objdump, required, skip, testdata, weakscan,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -436,6 +436,46 @@ fn regression_imports_held_against_a_deep_trie_took_its_depth_squared_each() {
         err,
         format!(
             "weakscan: {deep}: x86_64: importer check stopped: the export-trie lookups of the importers' imports entered more than 16777216 trie nodes (weakscan's work limit for one check, docs/robustness.md)\n"
+        )
+    );
+}
+
+// Regression (hostile-input review): an importer's weak-lookup imports looked up in its own
+// deep export trie had a budget of 2²⁴ nodes each, so K copies of one 300 KB importer cost
+// K × 2²⁴ nodes (64 copies: past 60 s). Each importer's budget is now linear in its size.
+#[test]
+fn regression_an_importers_own_deep_trie_had_a_whole_checks_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..340).map(|k| format!("_f{k}")).collect();
+    let importer = |depth: usize| {
+        let path = dir.path().join(format!("plugin{depth}.bundle"));
+        let bytes = linked_macho(
+            8,
+            0x85,
+            &[],
+            &deep_trie(depth),
+            &chained_imports_of(&names, 0xfd),
+        );
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let lib = dir.path().join("libt.dylib");
+    let id = dylib_command(0xd, "@rpath/libt.dylib");
+    std::fs::write(&lib, linked_macho(6, 0x85, &[id], &deep_trie(2), &[])).unwrap();
+    let lib = lib.display().to_string();
+    // Shallow: every import looked up in the importer's own trie, none found there.
+    let shallow = importer(20);
+    let (code, _, err) = run(&["check", "--no-config", &lib, "--importer", &shallow]);
+    assert_eq!(code, 0, "{err}");
+    let deep = importer(49_000);
+    let (code, out, err) = run(&["check", "--no-config", &lib, "--importer", &deep]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    let size = std::fs::metadata(&deep).unwrap().len();
+    assert_eq!(
+        err,
+        format!(
+            "weakscan: {deep}: x86_64: the lookups of its weak-lookup imports in its own export trie entered more than {} trie nodes (weakscan's work limit for an importer of this size, docs/robustness.md)\n",
+            2 * size + 65_536
         )
     );
 }

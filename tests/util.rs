@@ -524,9 +524,14 @@ pub fn linked_macho(
 /// chain starts and one `DYLD_CHAINED_IMPORT` per name, library ordinal 0xfe (-2: flat
 /// lookup). `scripts/gen-trie-hostile.py`'s `flat_imports`.
 pub fn flat_imports(names: &[String]) -> Vec<u8> {
+    chained_imports_of(names, 0xfe)
+}
+
+/// [`flat_imports`] with library ordinal `ordinal` (8 bits as stored: 0xfd is -3, weak lookup).
+pub fn chained_imports_of(names: &[String], ordinal: u32) -> Vec<u8> {
     let (mut pool, mut table) = (vec![0u8], Vec::new());
     for n in names {
-        table.extend_from_slice(&(0xfe | (pool.len() as u32) << 9).to_le_bytes());
+        table.extend_from_slice(&(ordinal | (pool.len() as u32) << 9).to_le_bytes());
         pool.extend_from_slice(n.as_bytes());
         pool.push(0);
     }

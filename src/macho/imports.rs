@@ -170,9 +170,9 @@ pub fn read_importer_slice(file: &MachOFile, loc: &SliceLocation) -> Result<Impo
 }
 
 /// The weak-lookup imports (ordinal -3) of `imports` that the slice's own export trie exports,
-/// sorted and distinct: one trie lookup per such import ([`ExportTrie::find`], O(depth) each),
-/// the lookups of one importer sharing one [`LookupBudget`]. Errors: a malformed trie on a
-/// name's path; the lookups went past the budget.
+/// sorted and distinct: one trie lookup per such import (O(depth) each), the lookups of one
+/// importer sharing one budget linear in its file's size ([`LookupBudget::for_importer`]).
+/// Errors: a malformed trie on a name's path; the lookups went past the budget.
 fn own_definitions(
     file: &MachOFile,
     loc: &SliceLocation,
@@ -191,19 +191,28 @@ fn own_definitions(
     if weak().next().is_none() {
         return Ok(Vec::new());
     }
-    let trie = ExportTrie::from_bytes(
-        file.path(),
-        &loc.arch,
-        file.read_range(
-            loc.offset + u64::from(r.offset),
-            u64::from(r.size),
-            "export trie",
-        )?,
-    );
+    let trie = file.read_range(
+        loc.offset + u64::from(r.offset),
+        u64::from(r.size),
+        "export trie",
+    )?;
+    let mut budget = LookupBudget::for_importer(file.len());
+    let arch = &loc.arch;
     let mut own = Vec::new();
-    let mut budget = LookupBudget::default();
     for i in weak() {
-        if trie.find(&i.name, &mut budget)?.is_some() {
+        let found = budget
+            .lookup(&trie, i.name.as_bytes())
+            .map_err(|e| file.error(e.kind, format!("{arch}: export trie: {e}")))?;
+        budget.check().map_err(|e| {
+            file.error(
+                ErrorKind::Unsupported,
+                format!(
+                    "{arch}: the lookups of its weak-lookup imports in its own export trie {e} \
+                     (weakscan's work limit for an importer of this size, docs/robustness.md)"
+                ),
+            )
+        })?;
+        if found.is_some() {
             own.push(i.name.clone());
         }
     }

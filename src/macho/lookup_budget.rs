@@ -27,6 +27,14 @@ pub const MAX_LOOKUP_NODES: u64 = 1 << 24;
 /// far faster than nodes are entered, so this limit leaves 256 a node.
 pub const MAX_LOOKUP_BYTES: u64 = 1 << 32;
 
+/// Trie nodes an importer's own-definition lookups may enter, a byte of its file: a real
+/// lookup enters at most one node a byte of the name looked up, and the names are in the file.
+pub const OWN_NODES_PER_BYTE: u64 = 2;
+/// Bytes those lookups may walk, a byte of the file (a real lookup walks ≤ 3 KB).
+pub const OWN_BYTES_PER_BYTE: u64 = 64;
+/// Nodes and bytes every importer's own-definition lookups may use whatever its size.
+pub const OWN_BASE: u64 = 1 << 16;
+
 /// The work of one process walk or one importer check: what its lookups did, against the
 /// limits ([`MAX_LOOKUP_NODES`], [`MAX_LOOKUP_BYTES`] unless made with others).
 #[derive(Debug)]
@@ -72,6 +80,25 @@ impl LookupBudget {
             limit: Walked { nodes, bytes },
             visited: Visited::default(),
         }
+    }
+
+    /// The budget of looking an importer's weak-lookup imports up in its own export trie
+    /// ([`super::imports::ImporterSlice::defines_itself`]), for a file of `file_bytes` bytes:
+    /// [`OWN_NODES_PER_BYTE`] nodes and [`OWN_BYTES_PER_BYTE`] bytes walked a byte of the file,
+    /// plus [`OWN_BASE`] of each (never more than the defaults). Importers are read apart (in
+    /// parallel, once per arch checked), so each has its own budget; one linear in its size
+    /// makes the reading of all of them linear in what they hold.
+    pub fn for_importer(file_bytes: u64) -> Self {
+        let scaled = |per_byte: u64, max: u64| {
+            file_bytes
+                .saturating_mul(per_byte)
+                .saturating_add(OWN_BASE)
+                .min(max)
+        };
+        LookupBudget::with_limits(
+            scaled(OWN_NODES_PER_BYTE, MAX_LOOKUP_NODES),
+            scaled(OWN_BYTES_PER_BYTE, MAX_LOOKUP_BYTES),
+        )
     }
 
     /// Looks `name` up in `trie` ([`lookup_counting`]), counting its work; the caller then

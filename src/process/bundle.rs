@@ -218,9 +218,10 @@ fn bundle_executable(path: &Path, real: &Path) -> Result<String> {
 /// recursion, but dropping a value recurses once per level of nesting (150k nested `<array>`s
 /// overflowed an 8 MiB stack), and a binary list's objects may be referenced many times, each
 /// reference read again (40 arrays of two references to the one before: 242 bytes, 2⁴⁰
-/// values). So its events pass through [`Bounded`], which ends them past [`MAX_PLIST_DEPTH`]
-/// levels or [`MAX_PLIST_VALUES`] values: no value deeper or larger is ever built, dropped or
-/// left half-built. Errors, in words: not a property list (the crate's message, kept to one
+/// values; 4,000 references to one 1 MB `<data>`: 4 GB). So its events pass through
+/// [`Bounded`], which ends them past [`MAX_PLIST_DEPTH`] levels, [`MAX_PLIST_VALUES`] values or
+/// [`MAX_PLIST_VALUE_BYTES`] bytes of strings and data: no value deeper or larger is ever
+/// built, dropped or left half-built. Errors, in words: not a property list (the crate's message, kept to one
 /// line by [`Error`]), too deep, too many values, not a dictionary, no `CFBundleExecutable`
 /// string.
 fn executable_of(bytes: &[u8]) -> std::result::Result<String, String> {
@@ -228,6 +229,7 @@ fn executable_of(bytes: &[u8]) -> std::result::Result<String, String> {
         events: plist::stream::Reader::new(std::io::Cursor::new(bytes)),
         depth: 0,
         values: 0,
+        bytes: 0,
         stopped: None,
     };
     let value = plist::Value::from_events(&mut events);
@@ -251,6 +253,11 @@ fn executable_of(bytes: &[u8]) -> std::result::Result<String, String> {
 /// bytes (each XML value takes several, each binary reference at least one).
 pub const MAX_PLIST_VALUES: usize = MAX_PLIST_BYTES as usize;
 
+/// Most bytes of strings and data (UTF-8) read from an `Info.plist`: 4 × [`MAX_PLIST_BYTES`]
+/// (a UTF-16 string of the file grows to at most 1.5 × its bytes in UTF-8; shared references
+/// are counted each time read).
+pub const MAX_PLIST_VALUE_BYTES: usize = 4 * MAX_PLIST_BYTES as usize;
+
 /// Why [`Bounded`] ended a property list's events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stopped {
@@ -258,6 +265,8 @@ enum Stopped {
     TooDeep,
     /// More than [`MAX_PLIST_VALUES`] events.
     TooManyValues,
+    /// More than [`MAX_PLIST_VALUE_BYTES`] bytes of strings and data.
+    TooManyBytes,
 }
 
 impl std::fmt::Display for Stopped {
@@ -268,17 +277,24 @@ impl std::fmt::Display for Stopped {
                 f,
                 "holds more than {MAX_PLIST_VALUES} values (shared references read again)"
             ),
+            Stopped::TooManyBytes => write!(
+                f,
+                "holds more than {MAX_PLIST_VALUE_BYTES} bytes of strings and data (shared \
+                 references read again)"
+            ),
         }
     }
 }
 
 /// A property list's events, ended (`None`, which the value builder takes for a cut file) at
-/// the first array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep or at the event past
-/// [`MAX_PLIST_VALUES`], with `stopped` saying which.
+/// the first array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep, at the event past
+/// [`MAX_PLIST_VALUES`] or the string or data past [`MAX_PLIST_VALUE_BYTES`], with `stopped`
+/// saying which.
 struct Bounded<I> {
     events: I,
     depth: usize,
     values: usize,
+    bytes: usize,
     stopped: Option<Stopped>,
 }
 
@@ -295,6 +311,15 @@ impl<I: Iterator<Item = std::result::Result<plist::stream::OwnedEvent, plist::Er
         self.values += 1;
         if self.values > MAX_PLIST_VALUES {
             self.stopped = Some(Stopped::TooManyValues);
+            return None;
+        }
+        self.bytes += match &event {
+            Ok(plist::stream::Event::String(s)) => s.len(),
+            Ok(plist::stream::Event::Data(d)) => d.len(),
+            _ => 0,
+        };
+        if self.bytes > MAX_PLIST_VALUE_BYTES {
+            self.stopped = Some(Stopped::TooManyBytes);
             return None;
         }
         match &event {
@@ -491,32 +516,43 @@ mod tests {
     }
 
     /// A binary property list (`bplist00`, CoreFoundation's CFBinaryPList.c layout: objects,
-    /// offset table, 32-byte trailer) naming `App`, whose key `X` holds the last of `levels`
-    /// arrays, each of two references to the one before (the first: the string `x`). 1-byte
-    /// offsets and references: `levels` ≤ 40.
-    fn shared_references(levels: u8) -> Vec<u8> {
+    /// offset table, 32-byte trailer) of `objects` (encoded; 4-byte offsets, 1-byte references)
+    /// whose object 0 is the top.
+    fn bplist(objects: &[Vec<u8>]) -> Vec<u8> {
         let mut out = b"bplist00".to_vec();
         let mut offsets = Vec::new();
-        let mut object = |out: &mut Vec<u8>, bytes: &[u8]| {
-            offsets.push(out.len() as u8);
-            out.extend_from_slice(bytes);
-        };
-        let top = 4 + levels;
-        object(&mut out, &[0xD2, 1, 3, 2, top]); // {1: 2, 3: top}
-        object(&mut out, b"\x5F\x10\x12CFBundleExecutable");
-        object(&mut out, b"\x53App");
-        object(&mut out, b"\x51X");
-        object(&mut out, b"\x51x");
-        for k in 0..levels {
-            object(&mut out, &[0xA2, 4 + k, 4 + k]);
+        for o in objects {
+            offsets.extend_from_slice(&(out.len() as u32).to_be_bytes());
+            out.extend_from_slice(o);
         }
         let table = out.len() as u64;
         out.extend_from_slice(&offsets);
-        out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 1, 1]);
-        out.extend_from_slice(&u64::from(top + 1).to_be_bytes());
+        out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 4, 1]);
+        out.extend_from_slice(&(objects.len() as u64).to_be_bytes());
         out.extend_from_slice(&0u64.to_be_bytes());
         out.extend_from_slice(&table.to_be_bytes());
         out
+    }
+
+    /// A binary property list naming `App` whose key `X` holds object 4 + `extra.len()` - 1
+    /// (the last of `extra`, objects 4 and on).
+    fn app_with(extra: Vec<Vec<u8>>) -> Vec<u8> {
+        let x = 3 + extra.len() as u8;
+        let mut objects = vec![
+            vec![0xD2, 1, 3, 2, x], // {1: 2, 3: x}
+            b"\x5F\x10\x12CFBundleExecutable".to_vec(),
+            b"\x53App".to_vec(),
+            b"\x51X".to_vec(),
+        ];
+        objects.extend(extra);
+        bplist(&objects)
+    }
+
+    /// `levels` arrays (≤ 40), each of two references to the one before; the first is `x`.
+    fn shared_references(levels: u8) -> Vec<u8> {
+        let mut extra = vec![b"\x51x".to_vec()];
+        extra.extend((0..levels).map(|k| vec![0xA2, 4 + k, 4 + k]));
+        app_with(extra)
     }
 
     // Regression (hostile-input review): a binary Info.plist whose arrays reference the one
@@ -528,6 +564,27 @@ mod tests {
         let e = executable_of(&shared_references(40)).unwrap_err();
         assert!(
             e.contains("holds more than 1048576 values (shared references read again)"),
+            "{e}"
+        );
+    }
+
+    // Regression (hostile-input review): values were counted, not their bytes: a binary
+    // Info.plist of 4,000 references to one 1 MB `<data>` took 4 GB (an abort under `ulimit
+    // -v`), and a UTF-16 string referenced 3,000 times ran past 60 s.
+    #[test]
+    fn regression_shared_references_to_one_large_value_took_gigabytes() {
+        let data = |len: usize, refs: u8| {
+            let mut d = vec![0x4F, 0x12];
+            d.extend_from_slice(&(len as u32).to_be_bytes());
+            d.resize(6 + len, b'd');
+            let mut array = vec![0xAF, 0x10, refs];
+            array.extend(std::iter::repeat_n(4, refs.into()));
+            app_with(vec![d, array])
+        };
+        assert_eq!(executable_of(&data(1 << 16, 60)), Ok("App".into()));
+        let e = executable_of(&data(1 << 16, 200)).unwrap_err();
+        assert!(
+            e.contains("holds more than 4194304 bytes of strings and data"),
             "{e}"
         );
     }
