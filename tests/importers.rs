@@ -440,6 +440,30 @@ fn regression_imports_held_against_a_deep_trie_took_its_depth_squared_each() {
     );
 }
 
+// Regression (hostile-input review): importers more than 32 levels below the directory given
+// were dropped without a word (walkdir's `max_depth`), and a symlink to one with them.
+#[test]
+fn regression_importers_too_deep_in_a_directory_were_dropped_without_a_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut deep = dir.path().join("d");
+    for k in 0..40 {
+        deep.push(format!("{k}"));
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::copy(imp("addon.bundle"), deep.join("deep.node")).unwrap();
+    std::os::unix::fs::symlink(deep.join("deep.node"), dir.path().join("link.node")).unwrap();
+    let d = dir.path().display().to_string();
+    let doc = json(&["scan", &imp("api"), "--importer", &d, "--format", "json"]);
+    let skipped = &doc["importers_skipped"];
+    let too_deep = skipped
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["reason"] == "directories or symlinks too deep, not searched")
+        .unwrap_or_else(|| panic!("no too-deep count in {skipped}"));
+    assert_eq!(too_deep["count"], 2, "{skipped}");
+}
+
 // Regression (hostile-input review): an importer's weak-lookup imports looked up in its own
 // deep export trie had a budget of 2²⁴ nodes each, so K copies of one 300 KB importer cost
 // K × 2²⁴ nodes (64 copies: past 60 s). Each importer's budget is now linear in its size.

@@ -414,6 +414,9 @@ pub enum Skip {
     Dangling,
     /// A symlink that leads out of the directory given, loops, or cannot be read: not followed.
     NotFollowed,
+    /// A directory more than [`MAX_IMPORTER_DEPTH`] levels below the one given (not searched),
+    /// or a symlink to a file or directory there.
+    TooDeep,
 }
 
 impl Skip {
@@ -426,6 +429,7 @@ impl Skip {
             Skip::NotAFile => "not regular files",
             Skip::Dangling => "dangling symlinks",
             Skip::NotFollowed => "symlinks out of the directory or in a loop, not followed",
+            Skip::TooDeep => "directories or symlinks too deep, not searched",
         }
     }
 }
@@ -460,7 +464,9 @@ pub const MAX_IMPORTER_LINK_STEPS: usize = 1 << 23;
 /// through the link: its target is read where it lies, so each file is read once. One that
 /// leads out of the directory (to a file or a directory), loops or cannot be read is skipped
 /// ([`Skip::NotFollowed`]), one that leads to nothing too ([`Skip::Dangling`]), and one that
-/// leads to a FIFO, socket or device is [`Skip::NotAFile`]; each is counted.
+/// leads to a FIFO, socket or device is [`Skip::NotAFile`]; a directory deeper than
+/// [`MAX_IMPORTER_DEPTH`], or a link to one or to a file below it, is [`Skip::TooDeep`]; each is
+/// counted.
 ///
 /// Errors (exit 2): a path that does not exist or cannot be read, a directory that cannot be
 /// listed, more than [`MAX_IMPORTER_ENTRIES`] entries or [`MAX_IMPORTER_LINK_STEPS`] steps.
@@ -479,11 +485,11 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
             dirs: vec![root.clone()],
             ..Roots::default()
         };
-        let walk = walkdir::WalkDir::new(p)
+        let mut walk = walkdir::WalkDir::new(p)
             .follow_links(false)
-            .max_depth(MAX_IMPORTER_DEPTH)
-            .sort_by_file_name();
-        for entry in walk {
+            .sort_by_file_name()
+            .into_iter();
+        while let Some(entry) = walk.next() {
             entries += 1;
             if entries > MAX_IMPORTER_ENTRIES {
                 return Err(Error::new(
@@ -503,6 +509,10 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
             })?;
             let kind = e.file_type();
             if kind.is_dir() {
+                if e.depth() >= MAX_IMPORTER_DEPTH {
+                    walk.skip_current_dir();
+                    out.skipped.push((e.into_path(), Skip::TooDeep));
+                }
                 continue;
             }
             let skip = if kind.is_file() {
@@ -541,10 +551,27 @@ pub fn find_importers(paths: &[PathBuf]) -> Result<ImporterFiles> {
 /// `None` when it leads to a file or directory inside, which the walk of the directory reads
 /// where it lies.
 fn symlink_skip(inside: &Path, roots: &Roots, budget: &mut usize) -> Option<Skip> {
+    // Levels below the directory given: a file at `MAX_IMPORTER_DEPTH` + 1 or a directory at
+    // `MAX_IMPORTER_DEPTH` is one the walk does not reach.
+    let depth = |real: &Path| {
+        roots
+            .dirs
+            .first()
+            .and_then(|root| real.strip_prefix(root).ok())
+            .map(|rel| rel.components().count())
+    };
     match resolve::walk_counted(inside, roots, budget) {
+        Walked::File(real) if depth(&real).is_some_and(|d| d > MAX_IMPORTER_DEPTH) => {
+            Some(Skip::TooDeep)
+        }
         Walked::File(_) => None,
         // A directory above the one given.
         Walked::Other(real) if !roots.contains(&real) => Some(Skip::NotFollowed),
+        Walked::Other(real)
+            if real.is_dir() && depth(&real).is_some_and(|d| d >= MAX_IMPORTER_DEPTH) =>
+        {
+            Some(Skip::TooDeep)
+        }
         Walked::Other(real) if real.is_dir() => None,
         Walked::Other(_) => Some(Skip::NotAFile),
         Walked::Missing { .. } => Some(Skip::Dangling),
