@@ -341,7 +341,7 @@ step_comment() {
     echo "weakscan comment: $url"
     output comment-url "$url"
   else
-    echo "::warning title=weakscan comment::could not comment on pull request #$pr (a pull request from a fork gets a read-only token; the comment needs pull-requests: write)"
+    echo "::warning title=weakscan comment::could not comment on pull request #$pr (the error above says why: a pull request from a fork gets a read-only token, and the comment needs pull-requests: write)"
   fi
 }
 

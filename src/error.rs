@@ -78,14 +78,31 @@ pub struct Error {
     pub message: String,
 }
 
+/// The most characters of what an error says after its path ([`Error::new`], [`Error::at`],
+/// [`Error::usage`]); a longer text (one quoting a 100 KB name or value from an input) keeps
+/// its head and tail around `…` ([`crate::text::clip_middle`]), so an error line stays one
+/// short line wherever it goes (a terminal, a CI log, the Action's comment).
+pub const MAX_ERROR_CHARS: usize = 2048;
+
+/// `what` escaped to one line ([`escape`]) and clipped to [`MAX_ERROR_CHARS`].
+fn one_line(what: &str) -> String {
+    let escaped = escape(what);
+    if escaped.len() <= MAX_ERROR_CHARS {
+        escaped.into_owned()
+    } else {
+        crate::text::clip_middle(&escaped, MAX_ERROR_CHARS)
+    }
+}
+
 impl Error {
     /// An error of `kind` about `path`: `"{path}: {what}"`.
     ///
-    /// The message is one line: the path and `what` go through [`crate::text::escape`].
+    /// The message is one line: the path and `what` go through [`crate::text::escape`], and
+    /// `what` is clipped to [`MAX_ERROR_CHARS`].
     pub fn new(kind: ErrorKind, path: &Path, what: impl fmt::Display) -> Self {
         Error {
             kind,
-            message: format!("{}: {}", escape_path(path), escape(&what.to_string())),
+            message: format!("{}: {}", escape_path(path), one_line(&what.to_string())),
         }
     }
 
@@ -108,16 +125,16 @@ impl Error {
             message: format!(
                 "{}:{line}:{column}: {}",
                 escape_path(path),
-                escape(&what.to_string())
+                one_line(&what.to_string())
             ),
         }
     }
 
-    /// A usage error without a file (escaped to one line).
+    /// A usage error without a file (escaped to one line, clipped to [`MAX_ERROR_CHARS`]).
     pub fn usage(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Usage,
-            message: escape(&message.into()).into_owned(),
+            message: one_line(&message.into()),
         }
     }
 }

@@ -249,3 +249,29 @@ fn node_baseline_fits_in_a_repository_and_checks_as_version_1_did() {
         );
     }
 }
+
+// Regression (hostile-input review): an error quoting a value of the input was as long as the
+// value: a baseline whose arch is 100,000 characters gave a 100,207-byte error line, which the
+// Action then could not post as a comment (over GitHub's 65,536 characters).
+#[test]
+fn regression_an_error_quoting_a_100_kb_value_was_100_kb_long() {
+    let bin = fixture("app-default-chained-x86_64");
+    let mut doc: Value = serde_json::from_slice(&baseline_of(&bin)).unwrap();
+    let arch = "A".repeat(100_000);
+    doc["images"][0]["arch"] = json!(arch);
+    doc["symbols"][0]["arch"] = json!(arch);
+    let dir = gate_dir(&serde_json::to_vec(&doc).unwrap());
+    let (code, out, err) = run_in(
+        dir.path(),
+        &["check", bin.to_str().unwrap(), "--baseline", BASELINE],
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let what = err.trim_end().splitn(3, ": ").nth(2).unwrap();
+    assert_eq!(
+        what.chars().count(),
+        weakscan::error::MAX_ERROR_CHARS,
+        "{err}"
+    );
+    assert!(what.contains("AAA…AAA"), "{err}");
+}

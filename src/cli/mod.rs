@@ -209,7 +209,8 @@ pub fn overview() -> String {
 }
 
 /// A clap error as one line: its message without the `error: ` prefix, the usage and the
-/// `--help` tip, continuation lines joined with spaces, escaped ([`crate::text::escape`]).
+/// `--help` tip, continuation lines joined with spaces, escaped and clipped
+/// ([`crate::error::Error::usage`]).
 pub fn one_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let mut parts = Vec::new();
@@ -222,5 +223,5 @@ pub fn one_line(e: &clap::Error) -> String {
             parts.push(l.strip_prefix("error: ").unwrap_or(l));
         }
     }
-    crate::text::escape(&parts.join(" ")).into_owned()
+    crate::error::Error::usage(parts.join(" ")).message
 }
