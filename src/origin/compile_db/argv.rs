@@ -46,7 +46,14 @@ pub(super) fn split_command(
     output: Option<&str>,
 ) -> Result<Split, &'static str> {
     const CANNOT: &str = "`command` cannot be split (unbalanced quote or trailing backslash)";
-    let parts = shell_commands(command);
+    // CRLF line ends (a database written on Windows): `\r` is whitespace to LLVM's GNU
+    // tokenizer (`cl::TokenizeGNUCommandLine`), not to `shlex`.
+    let command = if command.contains("\r\n") {
+        std::borrow::Cow::Owned(command.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(command)
+    };
+    let parts = shell_commands(&command);
     let mut commands: Vec<Vec<String>> = Vec::new();
     for p in &parts {
         let words = shlex::split(p).ok_or(CANNOT)?;

@@ -633,6 +633,9 @@ mod tests {
             (r#"cc -c a.cc -o a.o\n-fvisibility=hidden"#, Some("hidden")),
             (r#"cc -fvisibility=hidden\n-c a.cc"#, Some("hidden")),
             (r#"cc -fvisibility=hidden -c a.cc\r\n"#, Some("hidden")),
+            // CRLF line ends between arguments (regression: the `\r` stayed in a word, a
+            // control character, and the visibility was unknown).
+            (r#"cc -c a.cc\r\n-fvisibility=hidden\r\n"#, Some("hidden")),
             (
                 r#"cc -c a.cc\n-fvisibility=hidden && cc -fvisibility=default -c b.cc"#,
                 Some("hidden"),
