@@ -208,10 +208,12 @@ pub fn hidden_by<'i>(
     library: &str,
 ) -> std::collections::HashSet<std::borrow::Cow<'i, str>> {
     let origins = Origins::of(image);
+    let sharing = Sharing::of(&origins);
     let mut hidden: std::collections::HashSet<std::borrow::Cow<'i, str>> = image
         .weak_definitions
         .iter()
         .map(|w| w.name.as_str())
+        .filter(|n| !sharing.names.contains_key(n))
         .filter(|n| match origins.origin(n) {
             Origin::Object(o) => o.library == library,
             Origin::NoDebugInfo => library == NO_DEBUG_INFO,
@@ -290,6 +292,91 @@ fn other_exports_by_library<'o>(
 pub struct FixPlan {
     /// Best first: lookups saved, then weak-bound symbols, then exports (descending), then key.
     pub candidates: Vec<Candidate>,
+    /// Whether every definer of the image's weak symbols was read ([`DefinersRead`]).
+    pub definers: DefinersRead,
+    /// Symbols that more than one library defines without hiding them: hiding all of those
+    /// libraries together hides them, hiding one saves nothing of them. Most lookups first.
+    pub shared: Vec<Shared>,
+    /// The smallest set of libraries whose hiding removes the most lookups, when it takes
+    /// more than one library (shared symbols) and saves more than the best candidate alone:
+    /// every library that defines a looked-up symbol without hiding it (leaving one out keeps
+    /// that symbol exported), so the choice is exact, not greedy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub together: Option<Together>,
+}
+
+/// Whether the plan knows every definition of the image's weak symbols
+/// ([`crate::origin::definers`]). When not, a candidate's figures are upper bounds ("at
+/// most"): another library may define some of its symbols too, and keep them exported.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct DefinersRead {
+    /// Every object the attribution names was read (or the image has no attribution: the
+    /// whole image is one candidate): the figures are exact.
+    pub exact: bool,
+    /// Objects the attribution names.
+    pub objects: usize,
+    /// Of those, the ones read.
+    pub read: usize,
+    /// Of those, the ones found neither at their path nor among `--objects`.
+    pub not_on_disk: usize,
+    /// Of those, the ones found but not readable as objects of the image's arch.
+    pub unreadable: usize,
+    /// The first object not read, as the attribution names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_missing: Option<String>,
+}
+
+impl DefinersRead {
+    fn of(origins: &Origins<'_>) -> Self {
+        let Some(a) = origins.attribution() else {
+            return DefinersRead {
+                exact: true,
+                ..Default::default()
+            };
+        };
+        match a.definers.as_deref() {
+            Some(d) => DefinersRead {
+                exact: d.complete(),
+                objects: d.objects,
+                read: d.read,
+                not_on_disk: d.not_on_disk,
+                unreadable: d.unreadable,
+                first_missing: d.first_missing.clone(),
+            },
+            None => DefinersRead {
+                objects: a.objects.len(),
+                not_on_disk: a.objects.len(),
+                first_missing: a.objects.first().map(|o| o.path.to_string()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// Symbols that a set of libraries all define without hiding them.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Shared {
+    /// The libraries (candidate keys), sorted: all of them must be hidden together.
+    pub libraries: Vec<String>,
+    /// What hiding them saves of these symbols (the last leaker's lookups not included).
+    pub hidden: Savings,
+    /// Up to [`SHARED_EXAMPLES`] of the symbols, raw, sorted.
+    pub examples: Vec<String>,
+}
+
+/// Examples named per set of libraries that share symbols.
+pub const SHARED_EXAMPLES: usize = 3;
+
+/// Sets of libraries sharing symbols listed at most.
+pub const SHARED_SETS: usize = 64;
+
+/// Hiding several libraries at once.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Together {
+    /// The libraries, sorted.
+    pub libraries: Vec<String>,
+    /// What hiding all of them saves (with the last leaker's lookups when it is one).
+    pub hidden: Savings,
 }
 
 /// One object's (or one unattributed group's) figures while the plan is summed.
@@ -322,6 +409,63 @@ impl Tally {
 enum Owner {
     Object(u32),
     Unnamed(&'static str),
+    /// A symbol more than one library defines unhidden: the set of libraries (an index of
+    /// [`Sharing::sets`]).
+    Shared(u32),
+}
+
+/// The image's symbols that more than one library defines without hiding them (from the
+/// attribution's [`crate::model::Definers`]): each with the set of those libraries.
+#[derive(Default)]
+struct Sharing<'o> {
+    /// Each set of libraries, sorted.
+    sets: Vec<Vec<&'o str>>,
+    /// Raw name → its set.
+    names: HashMap<&'o str, u32>,
+}
+
+impl<'o> Sharing<'o> {
+    fn of(origins: &'o Origins<'_>) -> Self {
+        let mut sharing = Sharing::default();
+        let Some(d) = origins.attribution().and_then(|a| a.definers.as_deref()) else {
+            return sharing;
+        };
+        let mut index: HashMap<Vec<&'o str>, u32> = HashMap::new();
+        let mut names: Vec<(&'o str, &Vec<u32>)> =
+            d.symbols.iter().map(|(n, l)| (n.as_str(), l)).collect();
+        names.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (raw, libs) in names {
+            let Some(Owner::Object(o)) = owner_of(origins, raw) else {
+                continue;
+            };
+            let kept = origins.objects()[o as usize].library.as_str();
+            let mut set: Vec<&'o str> = libs
+                .iter()
+                .map(|&l| d.libraries[l as usize].as_str())
+                .chain([kept])
+                .collect();
+            set.sort_unstable();
+            set.dedup();
+            if set.len() < 2 {
+                continue;
+            }
+            let next = sharing.sets.len() as u32;
+            let i = *index.entry(set.clone()).or_insert_with(|| {
+                sharing.sets.push(set);
+                next
+            });
+            sharing.names.insert(raw, i);
+        }
+        sharing
+    }
+
+    /// `owner`, or the shared set of `raw` when it has one.
+    fn route(&self, owner: Owner, raw: &str) -> Owner {
+        match self.names.get(raw) {
+            Some(&i) => Owner::Shared(i),
+            None => owner,
+        }
+    }
 }
 
 /// What kind of entity each raw name names ([`Entity`]) and what `-fvisibility-inlines-hidden`
@@ -350,6 +494,10 @@ impl EntityOf for Demangled<'_> {
     }
 }
 
+/// A library's summed figures: `-fvisibility=hidden`, `-fvisibility-inlines-hidden` (at most,
+/// at least), kinds, objects.
+type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>);
+
 /// The fix plan of `image`, whose names `names` holds (as a scan demangles them).
 pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
     fix_plan_of(image, &Origins::of(image), names)
@@ -361,11 +509,25 @@ pub fn fix_plan_of(
     origins: &Origins<'_>,
     names: &(impl EntityOf + ?Sized),
 ) -> FixPlan {
-    let tallies = tally_owners(image, names, origins);
-    type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>);
+    let sharing = Sharing::of(origins);
+    let tallies = tally_owners(image, names, origins, &sharing);
     let mut libraries: HashMap<&str, Sums> = HashMap::new();
+    let mut shared: Vec<Shared> = Vec::new();
     for (owner, t) in &tallies {
         let (library, object) = match *owner {
+            Owner::Shared(i) => {
+                let mut hidden = Savings::default();
+                hidden.add(t);
+                shared.push(Shared {
+                    libraries: sharing.sets[i as usize]
+                        .iter()
+                        .map(|l| l.to_string())
+                        .collect(),
+                    hidden,
+                    examples: Vec::new(),
+                });
+                continue;
+            }
             Owner::Unnamed(key) => (key, None),
             Owner::Object(o) => {
                 let keys = &origins.objects()[o as usize];
@@ -387,6 +549,9 @@ pub fn fix_plan_of(
     }
     let mut others = other_exports_by_library(image, origins);
     let last = LastLeaker::of(image, origins);
+    let definers = DefinersRead::of(origins);
+    let together = together(&libraries, &shared, &last, definers.exact);
+    let shared = shared_list(shared, &sharing);
     let mut candidates: Vec<Candidate> = libraries
         .into_iter()
         .map(|(library, (hidden, (at_most, at_least), kinds, objects))| {
@@ -415,7 +580,93 @@ pub fn fix_plan_of(
             ))
             .then_with(|| a.library.cmp(&b.library))
     });
-    FixPlan { candidates }
+    let together = together.filter(|t| {
+        t.libraries.len() > 1
+            && candidates
+                .first()
+                .is_none_or(|c| t.hidden.lookups > c.hidden.lookups)
+    });
+    FixPlan {
+        candidates,
+        definers,
+        shared,
+        together,
+    }
+}
+
+/// The shared sets, most lookups first (then by libraries), at most [`SHARED_SETS`], each with
+/// its first [`SHARED_EXAMPLES`] names.
+fn shared_list(mut shared: Vec<Shared>, sharing: &Sharing<'_>) -> Vec<Shared> {
+    let mut examples: Vec<Vec<&str>> = vec![Vec::new(); sharing.sets.len()];
+    for (&raw, &i) in &sharing.names {
+        examples[i as usize].push(raw);
+    }
+    let index: HashMap<Vec<&str>, usize> = sharing
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.clone(), i))
+        .collect();
+    for sh in &mut shared {
+        let key: Vec<&str> = sh.libraries.iter().map(String::as_str).collect();
+        if let Some(&i) = index.get(&key) {
+            let e = &mut examples[i];
+            e.sort_unstable();
+            sh.examples = e
+                .iter()
+                .take(SHARED_EXAMPLES)
+                .map(|n| n.to_string())
+                .collect();
+        }
+        sh.hidden = sh.hidden.with_estimate();
+    }
+    shared.sort_by(|a, b| {
+        (
+            b.hidden.lookups,
+            b.hidden.weak_bound_symbols,
+            b.hidden.weak_def_exports,
+        )
+            .cmp(&(
+                a.hidden.lookups,
+                a.hidden.weak_bound_symbols,
+                a.hidden.weak_def_exports,
+            ))
+            .then_with(|| a.libraries.cmp(&b.libraries))
+    });
+    shared.truncate(SHARED_SETS);
+    shared
+}
+
+/// Every library that defines a looked-up symbol unhidden (a candidate's own or a shared
+/// one), hidden together, when the definers are all known: no smaller set removes as many
+/// lookups, since leaving any of them out keeps one of its symbols exported.
+fn together(
+    libraries: &HashMap<&str, Sums>,
+    shared: &[Shared],
+    last: &LastLeaker,
+    exact: bool,
+) -> Option<Together> {
+    if !exact || shared.is_empty() {
+        return None;
+    }
+    let mut set: Vec<String> = Vec::new();
+    let mut hidden = Savings::default();
+    for (library, (h, _, _, objects)) in libraries {
+        if h.lookups > 0 && !objects.is_empty() {
+            set.push(library.to_string());
+            add_savings(&mut hidden, h);
+        }
+    }
+    for sh in shared.iter().filter(|sh| sh.hidden.lookups > 0) {
+        set.extend(sh.libraries.iter().cloned());
+        add_savings(&mut hidden, &sh.hidden);
+    }
+    set.sort_unstable();
+    set.dedup();
+    Some(Together {
+        libraries: set,
+        hidden: last.apply(hidden).with_estimate(),
+    })
 }
 
 /// One candidate from its summed figures.
@@ -466,8 +717,9 @@ fn tally_owners(
     image: &Image,
     names: &(impl EntityOf + ?Sized),
     origins: &Origins<'_>,
+    sharing: &Sharing<'_>,
 ) -> Vec<(Owner, Tally)> {
-    let owner_of = |raw: &str| owner_of(origins, raw);
+    let owner_of = |raw: &str| owner_of(origins, raw).map(|o| sharing.route(o, raw));
     let fate = |raw: &str| names.inlines_hidden_of(raw);
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
     // Per bound name defined here: its owner and what -fvisibility-inlines-hidden does to it.
@@ -547,6 +799,7 @@ pub fn hideable<'i>(
             let library = match owner_of(origins, &w.name)? {
                 Owner::Object(o) => origins.objects()[o as usize].library.as_str(),
                 Owner::Unnamed(key) => key,
+                Owner::Shared(_) => return None,
             };
             Some(Hideable {
                 name: w.name.as_str(),
@@ -662,6 +915,7 @@ mod tests {
                 symbols: defs.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
                 other_exports: Vec::new(),
                 unplaced: 0,
+                definers: None,
             })),
             ..Image::bare()
         }

@@ -32,6 +32,9 @@ pub struct OriginFiles {
     pub map: Option<PathBuf>,
     /// `--dsym PATH` (a `.dSYM` bundle or its DWARF file).
     pub dsym: Option<PathBuf>,
+    /// `--objects PATH…`: archives, objects and directories holding the objects the
+    /// attribution names, where they are not at the path it names ([`super::definers`]).
+    pub objects: Vec<PathBuf>,
 }
 
 impl OriginFiles {
@@ -41,12 +44,21 @@ impl OriginFiles {
     }
 }
 
-/// Replaces the attribution of each binary image in `images` with the one `files` give.
+/// Replaces the attribution of each binary image in `images` with the one `files` give, then
+/// reads the definers of its weak symbols ([`super::definers::attach_definers`]) from the
+/// objects it names, on disk or among `files.objects`.
 ///
 /// Errors: both files given (usage), a log among `images` (usage), an unreadable or malformed
 /// map or dSYM (naming the file), a map of another arch, a dSYM of another binary (UUID), a
 /// binary with no `LC_UUID` given a dSYM.
 pub fn attach(images: &mut [Image], files: &OriginFiles) -> Result<()> {
+    attach_files(images, files)?;
+    let objects = super::definers::ObjectFiles::find(&files.objects)?;
+    super::definers::attach_definers(images, &objects)
+}
+
+/// [`attach`] but for the definers.
+fn attach_files(images: &mut [Image], files: &OriginFiles) -> Result<()> {
     if files.is_empty() {
         return Ok(());
     }
@@ -123,6 +135,7 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
         symbols,
         other_exports,
         unplaced: synthesized,
+        definers: None,
     })
 }
 
@@ -240,5 +253,6 @@ fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
         symbols,
         other_exports,
         unplaced: misses,
+        definers: None,
     })
 }
