@@ -366,3 +366,59 @@ fn without_the_objects_the_plan_says_at_most_and_how_to_make_it_exact() {
         "{fix:?}"
     );
 }
+
+/// `--objects`: a malformed archive found for an object the debug map names is refused with
+/// one line (exit 2); an object of another arch, or a path that holds no such object, is only
+/// counted, and the figures stay at most; a path that does not exist is an error.
+#[test]
+fn objects_that_cannot_be_read_are_refused_or_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = plan_fixture("app-chained-arm64");
+    let app = app.to_str().unwrap();
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(bad.join("libalpha.a"), b"!<arch>\nnot a header").unwrap();
+    let line = crate::util::fails_with(
+        &["scan", "--objects", bad.to_str().unwrap(), app],
+        "libalpha.a",
+    );
+    assert!(line.starts_with("weakscan: "), "{line}");
+    // main.o is read; an empty libbeta.a holds no beta.o (counted unreadable); libalpha.a is
+    // nowhere (counted not on disk).
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(
+        plan_fixture("obj/plan/app-chained-arm64/main.o"),
+        other.join("main.o"),
+    )
+    .unwrap();
+    std::fs::write(other.join("libbeta.a"), b"!<arch>\n").unwrap();
+    let v = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--objects",
+        other.to_str().unwrap(),
+        app,
+    ]);
+    let d = &v["fix_plan"][0]["definers"];
+    assert_eq!(d["exact"], false, "{d}");
+    assert_eq!(
+        (
+            d["read"].as_u64(),
+            d["unreadable"].as_u64(),
+            d["not_on_disk"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{d}"
+    );
+    crate::util::fails_with(
+        &[
+            "scan",
+            "--objects",
+            dir.path().join("missing").to_str().unwrap(),
+            app,
+        ],
+        "missing",
+    );
+}

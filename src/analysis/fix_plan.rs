@@ -956,6 +956,55 @@ mod tests {
         }
     }
 
+    /// `image` with the definers read: `shared` names are also defined, unhidden, by libb.a.
+    fn with_definers(mut im: Image, shared: &[&str], complete: bool) -> Image {
+        let a = im.attribution.as_deref_mut().unwrap();
+        let mut symbols: foldhash::HashMap<Name, Vec<u32>> = Default::default();
+        for s in shared {
+            symbols.insert(Name::from(*s), vec![0, 1]);
+        }
+        a.definers = Some(Box::new(crate::model::Definers {
+            libraries: vec!["liba.a".into(), "libb.a".into()],
+            symbols,
+            objects: a.objects.len(),
+            read: if complete { a.objects.len() } else { 0 },
+            not_on_disk: if complete { 0 } else { a.objects.len() },
+            unreadable: 0,
+            first_missing: None,
+        }));
+        im
+    }
+
+    #[test]
+    fn regression_a_symbol_another_library_defines_was_counted_as_saved_by_hiding_the_kept_copy() {
+        // liba.a's copy of __Z6sharedv was kept; libb.a defines it too, unhidden: hiding liba.a
+        // alone leaves it exported (ld64 pickBetweenRegularAtoms, lld addDefined).
+        let defs = [("__Z3onev", 0), ("__Z6sharedv", 0), ("__Z3twov", 1)];
+        let objects = ["/b/liba.a(a.o)", "/b/libb.a(b.o)"];
+        let im = with_definers(
+            image(&defs, &objects, FixupFormat::Opcodes),
+            &["__Z6sharedv"],
+            true,
+        );
+        let p = plan(&im);
+        assert!(p.definers.exact);
+        let a = p.candidates.iter().find(|c| c.library == "liba.a").unwrap();
+        assert_eq!((a.hidden.lookups, a.hidden.weak_def_exports), (1, 1));
+        assert_eq!(p.shared.len(), 1);
+        assert_eq!(p.shared[0].libraries, ["liba.a", "libb.a"]);
+        assert_eq!(p.shared[0].examples, ["__Z6sharedv"]);
+        assert_eq!(p.shared[0].hidden.lookups, 1);
+        // Both together hide everything: the last leaker's 22 go too.
+        let t = p.together.as_ref().unwrap();
+        assert_eq!(t.libraries, ["liba.a", "libb.a"]);
+        assert_eq!(t.hidden.lookups, 3 + 22);
+        // The objects not read: nothing is known to be shared, the figures are at most.
+        let im = with_definers(image(&defs, &objects, FixupFormat::Opcodes), &[], false);
+        let p = plan(&im);
+        assert!(!p.definers.exact);
+        assert!(p.shared.is_empty() && p.together.is_none());
+    }
+
     #[test]
     fn an_image_that_overrides_operator_new_keeps_mh_weak_defines() {
         let mut im = image(

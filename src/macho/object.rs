@@ -353,6 +353,22 @@ mod tests {
     }
 
     #[test]
+    fn a_weak_definition_is_hidden_when_private_extern_or_auto_hide() {
+        let ext = N_SECT | N_EXT;
+        assert_eq!(weak_definition_hidden(&nlist(ext, N_WEAK_DEF)), Some(false));
+        assert_eq!(
+            weak_definition_hidden(&nlist(ext | N_PEXT, N_WEAK_DEF)),
+            Some(true)
+        );
+        assert_eq!(
+            weak_definition_hidden(&nlist(ext, N_WEAK_DEF | N_WEAK_REF)),
+            Some(true)
+        );
+        assert_eq!(weak_definition_hidden(&nlist(ext, 0)), None);
+        assert_eq!(weak_definition_hidden(&nlist(N_SECT, N_WEAK_DEF)), None);
+    }
+
+    #[test]
     fn which_symbols_the_link_exports_weak() {
         let ext = N_SECT | N_EXT;
         assert!(exports_weak_definition(&nlist(ext, N_WEAK_DEF)));
