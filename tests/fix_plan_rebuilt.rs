@@ -383,16 +383,16 @@ fn objects_that_cannot_be_read_are_refused_or_counted() {
         "libalpha.a",
     );
     assert!(line.starts_with("weakscan: "), "{line}");
-    // main.o is read; an empty libbeta.a holds no beta.o (counted unreadable); libalpha.a is
-    // nowhere (counted not on disk).
+    // libbeta.a is read; a main.o of LLVM bitcode (an LTO build) is counted unreadable;
+    // libalpha.a is nowhere (counted not on disk).
     let other = dir.path().join("other");
     std::fs::create_dir(&other).unwrap();
     std::fs::copy(
-        plan_fixture("obj/plan/app-chained-arm64/main.o"),
-        other.join("main.o"),
+        plan_fixture("obj/plan/app-chained-arm64/beta-default/libbeta.a"),
+        other.join("libbeta.a"),
     )
     .unwrap();
-    std::fs::write(other.join("libbeta.a"), b"!<arch>\n").unwrap();
+    std::fs::write(other.join("main.o"), b"BC\xc0\xde\x35\x14\x00\x00").unwrap();
     let v = json(&[
         "scan",
         "--format",

@@ -19,10 +19,11 @@
 //! first in path order). A universal file gives the slice of the image's arch.
 //!
 //! **Counted, never guessed.** An object found nowhere ([`Definers::not_on_disk`]) or found but
-//! not readable as an object of the image's arch ([`Definers::unreadable`]: LLVM bitcode,
-//! another arch, a missing member, an I/O error) leaves the definitions it may hold unknown:
-//! the plan's figures are then upper bounds ([`Definers::complete`]). A malformed Mach-O or
-//! archive is an error (`weakscan: PATH: what is wrong`).
+//! not readable as an object of the image's arch ([`Definers::unreadable`]: LLVM bitcode, ELF
+//! or another format, another arch, a missing member, an I/O error) leaves the definitions it
+//! may hold unknown: the plan's figures are then upper bounds ([`Definers::complete`]). A
+//! malformed Mach-O file, Mach-O member or archive is an error (`weakscan: PATH: what is
+//! wrong`).
 //!
 //! **Bounds.** Below `--objects`, at most [`MAX_WALK_ENTRIES`] directory entries are looked at
 //! (symlinks are not followed) and files named `*.a` or `*.o` kept; each file is read once,
@@ -171,6 +172,8 @@ fn read_file(path: &Path, arch: &str) -> Result<FileDefinitions> {
     let head = file.read_range(0, file.len().min(8), "magic")?;
     let slices = if is_archive(&head) {
         vec![(0, file.len())]
+    } else if !is_macho(&head) {
+        return Ok(None); // ELF, LLVM bitcode (LTO), anything else: not read, counted
     } else {
         match file.slices() {
             Ok(s) => s
@@ -192,6 +195,10 @@ fn read_file(path: &Path, arch: &str) -> Result<FileDefinitions> {
                 Err(_) => return Ok(None),
             };
             for m in &members.members {
+                let magic = file.read_range(m.offset, m.size.min(4), "member magic")?;
+                if !is_macho(&magic) {
+                    continue; // bitcode or another format: this member is counted unreadable
+                }
                 let label = format!("{}({})", file_name(&path.to_string_lossy()), m.name);
                 if let Some((a, names)) =
                     usable(object_weak_symbols(&file, m.offset, m.size, &label))?
@@ -207,6 +214,14 @@ fn read_file(path: &Path, arch: &str) -> Result<FileDefinitions> {
         }
     }
     Ok((!out.is_empty()).then_some(out))
+}
+
+/// `head` starts like a 64-bit little-endian Mach-O file or a universal file.
+fn is_macho(head: &[u8]) -> bool {
+    matches!(
+        head.get(..4),
+        Some([0xcf, 0xfa, 0xed, 0xfe] | [0xca, 0xfe, 0xba, 0xbe] | [0xca, 0xfe, 0xba, 0xbf])
+    )
 }
 
 /// Sets each binary image's [`crate::model::Attribution::definers`]: the definers of its weak
