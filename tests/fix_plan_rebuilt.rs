@@ -422,3 +422,24 @@ fn objects_that_cannot_be_read_are_refused_or_counted() {
         "missing",
     );
 }
+
+/// In the build with libalpha.a hidden, ld64.lld kept libalpha.a's hidden copy of
+/// core::Registry<int> (first in link order), exported through libbeta.a's: the plan read from
+/// that build's objects (`--objects` finds `alpha-hidden/libalpha.a` by its trailing path
+/// components, beside `alpha-default/libalpha.a`) gives the symbols to libbeta.a alone, and
+/// hiding it then saves what the rebuild with both hidden shows, the last leaker's 44 included.
+#[test]
+fn regression_a_hidden_kept_copy_made_the_other_definer_look_shared() {
+    let base = scan("app-chained-arm64.libalpha.hidden");
+    let plan = &base["fix_plan"][0];
+    assert_eq!(plan["definers"]["exact"], true, "{plan}");
+    assert!(plan["shared"].is_null(), "{plan}");
+    let candidates = plan["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 1, "{candidates:?}");
+    assert_eq!(candidates[0]["library"], "libbeta.a");
+    let before = totals(&base);
+    let after = totals(&scan("app-chained-arm64.libalpha+libbeta.hidden"));
+    let drop: Figures = std::array::from_fn(|k| before[k] - after[k]);
+    assert_eq!(saving(&candidates[0]["hidden"]), drop);
+    assert_eq!(drop, [7, 7, 7, 51]);
+}

@@ -213,12 +213,18 @@ pub fn hidden_by<'i>(
         .weak_definitions
         .iter()
         .map(|w| w.name.as_str())
-        .filter(|n| !sharing.names.contains_key(n))
-        .filter(|n| match origins.origin(n) {
-            Origin::Object(o) => o.library == library,
-            Origin::NoDebugInfo => library == NO_DEBUG_INFO,
-            Origin::Unattributed => library == NO_ATTRIBUTION,
-            Origin::AnotherImage => false,
+        .filter(|n| match sharing.names.get(n) {
+            Some(&i) => sharing.sets[i as usize] == [library],
+            None => true,
+        })
+        .filter(|n| {
+            sharing.names.contains_key(n)
+                || match origins.origin(n) {
+                    Origin::Object(o) => o.library == library,
+                    Origin::NoDebugInfo => library == NO_DEBUG_INFO,
+                    Origin::Unattributed => library == NO_ATTRIBUTION,
+                    Origin::AnotherImage => false,
+                }
         })
         .map(std::borrow::Cow::Borrowed)
         .collect();
@@ -414,8 +420,10 @@ enum Owner {
     Shared(u32),
 }
 
-/// The image's symbols that more than one library defines without hiding them (from the
-/// attribution's [`crate::model::Definers`]): each with the set of those libraries.
+/// The image's symbols whose unhidden definers are not just the kept copy's library (from the
+/// attribution's [`crate::model::Definers`]): each with the set of the libraries that define it
+/// unhidden. A set of one library (the kept copy was hidden, another library's is not) is that
+/// library's to hide; a larger set needs all of them.
 #[derive(Default)]
 struct Sharing<'o> {
     /// Each set of libraries, sorted.
@@ -431,6 +439,8 @@ impl<'o> Sharing<'o> {
             return sharing;
         };
         let mut index: HashMap<Vec<&'o str>, u32> = HashMap::new();
+        let read: std::collections::HashSet<&str> =
+            d.libraries.iter().map(String::as_str).collect();
         let mut names: Vec<(&'o str, &Vec<u32>)> =
             d.symbols.iter().map(|(n, l)| (n.as_str(), l)).collect();
         names.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -442,11 +452,16 @@ impl<'o> Sharing<'o> {
             let mut set: Vec<&'o str> = libs
                 .iter()
                 .map(|&l| d.libraries[l as usize].as_str())
-                .chain([kept])
                 .collect();
+            // The kept copy's library, when none of its objects was read, may define it
+            // unhidden; when read, it is in the set only if it does (lld keeps the first
+            // copy's contents, hidden or not, and exports it if any definition is unhidden).
+            if !read.contains(kept) {
+                set.push(kept);
+            }
             set.sort_unstable();
             set.dedup();
-            if set.len() < 2 {
+            if set.is_empty() || set == [kept] {
                 continue;
             }
             let next = sharing.sets.len() as u32;
@@ -515,6 +530,14 @@ pub fn fix_plan_of(
     let mut shared: Vec<Shared> = Vec::new();
     for (owner, t) in &tallies {
         let (library, object) = match *owner {
+            Owner::Shared(i) if sharing.sets[i as usize].len() == 1 => {
+                let entry = libraries.entry(sharing.sets[i as usize][0]).or_default();
+                entry.0.add(t);
+                add_savings(&mut entry.1.0, &t.inlines.0);
+                add_savings(&mut entry.1.1, &t.inlines.1);
+                add_kinds(&mut entry.2, &t.kinds);
+                continue;
+            }
             Owner::Shared(i) => {
                 let mut hidden = Savings::default();
                 hidden.add(t);
@@ -651,8 +674,8 @@ fn together(
     }
     let mut set: Vec<String> = Vec::new();
     let mut hidden = Savings::default();
-    for (library, (h, _, _, objects)) in libraries {
-        if h.lookups > 0 && !objects.is_empty() {
+    for (library, (h, ..)) in libraries {
+        if h.lookups > 0 && ![NO_DEBUG_INFO, NO_ATTRIBUTION].contains(library) {
             set.push(library.to_string());
             add_savings(&mut hidden, h);
         }
@@ -792,14 +815,19 @@ pub fn hideable<'i>(
     origins: &'i Origins<'i>,
     names: &(impl EntityOf + ?Sized),
 ) -> Vec<Hideable<'i>> {
+    let sharing = Sharing::of(origins);
     image
         .weak_definitions
         .iter()
         .filter_map(|w| {
-            let library = match owner_of(origins, &w.name)? {
+            let owner = owner_of(origins, &w.name)?;
+            let library = match sharing.route(owner, &w.name) {
                 Owner::Object(o) => origins.objects()[o as usize].library.as_str(),
                 Owner::Unnamed(key) => key,
-                Owner::Shared(_) => return None,
+                Owner::Shared(i) => match sharing.sets[i as usize].as_slice() {
+                    [library] => library,
+                    _ => return None,
+                },
             };
             Some(Hideable {
                 name: w.name.as_str(),
@@ -1003,6 +1031,46 @@ mod tests {
         let p = plan(&im);
         assert!(!p.definers.exact);
         assert!(p.shared.is_empty() && p.together.is_none());
+    }
+
+    #[test]
+    fn a_symbol_whose_kept_copy_is_hidden_is_the_other_definers_to_hide() {
+        // lld kept liba.a's copy (first in link order), compiled hidden; libb.a's unhidden
+        // copy keeps it exported: hiding libb.a hides it, hiding liba.a does nothing to it.
+        let defs = [("__Z3onev", 0), ("__Z6sharedv", 0), ("__Z3twov", 1)];
+        let objects = ["/b/liba.a(a.o)", "/b/libb.a(b.o)"];
+        let mut im = with_definers(image(&defs, &objects, FixupFormat::Opcodes), &[], true);
+        let d = im
+            .attribution
+            .as_deref_mut()
+            .unwrap()
+            .definers
+            .as_deref_mut()
+            .unwrap();
+        d.symbols.insert(Name::from("__Z3onev"), vec![0]);
+        d.symbols.insert(Name::from("__Z6sharedv"), vec![1]);
+        d.symbols.insert(Name::from("__Z3twov"), vec![1]);
+        let p = plan(&im);
+        let lib = |k: &str| p.candidates.iter().find(|c| c.library == k).unwrap();
+        assert_eq!(lib("liba.a").hidden.lookups, 1);
+        assert_eq!(lib("libb.a").hidden.lookups, 2);
+        assert!(p.shared.is_empty() && p.together.is_none());
+        let origins = Origins::of(&im);
+        let h = hideable(
+            &im,
+            &origins,
+            &demangle_all(
+                im.weak_definitions.iter().map(|w| w.name.as_str()),
+                NameStyle::Demangled,
+            )
+            .unwrap(),
+        );
+        assert_eq!(h[1].name, "__Z6sharedv");
+        assert_eq!(h[1].library, "libb.a");
+        let hidden = hidden_by(&im, "libb.a");
+        assert!(
+            hidden.contains("__Z6sharedv") && !hidden_by(&im, "liba.a").contains("__Z6sharedv")
+        );
     }
 
     #[test]
