@@ -232,6 +232,7 @@ fn is_macho(head: &[u8]) -> bool {
 /// Errors: those of [`ObjectFiles::find`]; a malformed object or archive.
 pub fn attach_definers(images: &mut [Image], objects: &ObjectFiles) -> Result<()> {
     let mut cache: HashMap<(PathBuf, String), FileDefinitions> = HashMap::new();
+    let mut found: HashMap<String, Option<PathBuf>> = HashMap::new();
     for image in images.iter_mut() {
         let Some(arch) = image.arch.clone() else {
             continue;
@@ -267,9 +268,15 @@ pub fn attach_definers(images: &mut [Image], objects: &ObjectFiles) -> Result<()
         for o in &a.objects {
             let named = o.path.as_str();
             let (file, member) = split_member(named);
-            let on_disk = (!file.is_empty() && Path::new(file).is_file())
-                .then(|| PathBuf::from(file))
-                .or_else(|| objects.lookup(file).map(Path::to_path_buf));
+            // One look per archive, however many of its members the debug map names.
+            let on_disk = found
+                .entry(file.to_string())
+                .or_insert_with(|| {
+                    (!file.is_empty() && Path::new(file).is_file())
+                        .then(|| PathBuf::from(file))
+                        .or_else(|| objects.lookup(file).map(Path::to_path_buf))
+                })
+                .clone();
             let Some(path) = on_disk else {
                 d.not_on_disk += 1;
                 d.first_missing.get_or_insert_with(|| named.to_string());
