@@ -362,7 +362,7 @@ fn without_the_objects_the_plan_says_at_most_and_how_to_make_it_exact() {
         "{fix:?}"
     );
     assert!(
-        fix[1].contains("the objects the debug map names are not on this disk (3 of 3): for exact figures give --objects obj or run in the build tree"),
+        fix[1].contains("the objects the image was linked from are not on this disk (3 of 3): for exact figures give --objects obj or run in the build tree"),
         "{fix:?}"
     );
 }

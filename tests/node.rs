@@ -753,7 +753,7 @@ fn node_22_fix_plan_is_at_most_without_its_objects() {
     let screen = screen.split_whitespace().collect::<Vec<_>>().join(" ");
     for needle in [
         "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: at most -3939 lookups",
-        "at most: another library may define the same symbols, and the objects the debug map names are not on this disk (2654 of 2654)",
+        "at most: another library may define the same symbols, and the objects the image was linked from are not on this disk (2654 of 2654)",
         "for exact figures give --objects /Users/admin/build/ws/out/Release or run in the build tree",
     ] {
         assert!(

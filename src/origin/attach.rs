@@ -115,8 +115,11 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
             *u = true;
         }
     }
-    // One shared empty path for every object no symbol comes from.
+    // One shared empty path for every entry no symbol comes from, unless it names an object
+    // file or archive member, whose path the definers are read from
+    // (`super::definers`): linker-synthesized entries, dylibs and text stubs.
     let unused = Name::from("");
+    let object = |o: &str| o.ends_with(".o") || o.ends_with(')');
     Ok(Attribution {
         from: AttributionSource::LinkMap,
         objects: header
@@ -124,7 +127,7 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
             .iter()
             .zip(used)
             .map(|(o, used)| ObjectOrigin {
-                path: if used {
+                path: if used || object(o) {
                     Name::from(crate::text::escape(o).into_owned())
                 } else {
                     unused.clone()

@@ -259,13 +259,16 @@ pub fn attach_definers(images: &mut [Image], objects: &ObjectFiles) -> Result<()
             )
             .map(|n| (n.as_str(), n))
             .collect();
+        // A link map also lists dylibs, text stubs and the linker's own entry, with an empty
+        // path (`super::attach`): they define nothing in the image.
+        let objects_named = a.objects.iter().filter(|o| !o.path.as_str().is_empty());
         let mut d = Definers {
-            objects: a.objects.len(),
+            objects: objects_named.clone().count(),
             ..Definers::default()
         };
         let mut libraries: HashMap<String, u32> = HashMap::new();
         let mut symbols: foldhash::HashMap<Name, Vec<u32>> = Default::default();
-        for o in &a.objects {
+        for o in objects_named {
             let named = o.path.as_str();
             let (file, member) = split_member(named);
             // One look per archive, however many of its members the debug map names.
@@ -279,7 +282,9 @@ pub fn attach_definers(images: &mut [Image], objects: &ObjectFiles) -> Result<()
                 .clone();
             let Some(path) = on_disk else {
                 d.not_on_disk += 1;
-                d.first_missing.get_or_insert_with(|| named.to_string());
+                if !named.is_empty() {
+                    d.first_missing.get_or_insert_with(|| named.to_string());
+                }
                 continue;
             };
             let key = (path.clone(), arch.clone());

@@ -251,14 +251,16 @@ fn change_of(c: &Candidate, q: Quote) -> String {
 }
 
 /// What the definers of the plan's symbols say: that its figures are at most and how to make
-/// them exact (the objects were not read), or the first `shared` sets of libraries that must
-/// be hidden together and the smallest set that removes the most lookups.
+/// them exact (not every object was read), the first `shared` sets of libraries that must be
+/// hidden together (as far as the objects read show), and the smallest set that removes the
+/// most lookups (when every object was read).
 pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
     let d = &plan.definers;
+    if plan.candidates.iter().all(|c| c.hidden.lookups == 0) && plan.shared.is_empty() {
+        return Vec::new();
+    }
+    let mut at_most = None;
     if !d.exact {
-        if plan.candidates.iter().all(|c| c.hidden.lookups == 0) {
-            return Vec::new();
-        }
         let missing = d.not_on_disk + d.unreadable;
         let why = if d.unreadable > 0 && d.not_on_disk == 0 {
             "could not be read"
@@ -266,38 +268,40 @@ pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
             "are not on this disk"
         };
         let dir = d.first_missing.as_deref().map(objects_dir).unwrap_or("DIR");
-        return vec![format!(
-            "at most: another library may define the same symbols, and the objects the debug map \
-             names {why} ({missing} of {}): for exact figures give {} or run in the build tree",
+        at_most = Some(format!(
+            "at most: another library may define the same symbols, and the objects the image \
+             was linked from {why} ({missing} of {}): for exact figures give {} or run in the \
+             build tree",
             d.objects,
             q(&format!("--objects {dir}"))
-        )];
+        ));
     }
-    let mut lines: Vec<String> = plan
-        .shared
-        .iter()
-        .filter(|sh| sh.hidden.lookups > 0)
-        .take(shared)
-        .map(|sh| {
-            let e: Vec<String> = sh
-                .examples
-                .iter()
-                .map(|raw| q(crate::analysis::demangle::demangle_one(raw).demangled()))
-                .collect();
-            format!(
-                "needs {} together: -{} of {} they all define ({}{})",
-                and_list(&sh.libraries, q),
-                count(sh.hidden.lookups, "lookup", "lookups"),
-                count(sh.hidden.weak_bound_symbols, "symbol", "symbols"),
-                e.join(", "),
-                if sh.hidden.weak_bound_symbols > e.len() {
-                    ", …"
-                } else {
-                    ""
-                }
-            )
-        })
-        .collect();
+    let mut lines: Vec<String> = at_most.into_iter().collect();
+    lines.extend(
+        plan.shared
+            .iter()
+            .filter(|sh| sh.hidden.lookups > 0)
+            .take(shared)
+            .map(|sh| {
+                let e: Vec<String> = sh
+                    .examples
+                    .iter()
+                    .map(|raw| q(crate::analysis::demangle::demangle_one(raw).demangled()))
+                    .collect();
+                format!(
+                    "needs {} together: -{} of {} they all define ({}{})",
+                    and_list(&sh.libraries, q),
+                    count(sh.hidden.lookups, "lookup", "lookups"),
+                    count(sh.hidden.weak_bound_symbols, "symbol", "symbols"),
+                    e.join(", "),
+                    if sh.hidden.weak_bound_symbols > e.len() {
+                        ", …"
+                    } else {
+                        ""
+                    }
+                )
+            }),
+    );
     if let Some(t) = &plan.together {
         lines.push(format!(
             "hide {} together: -{}, about {}",
