@@ -9,9 +9,10 @@
 //!   first), ld64.lld the first in link order — and the map names the object whose copy was
 //!   kept; other objects may define the same instantiation (see `docs/attribution.md`). The
 //!   map's `# Arch:` must be the slice's arch. Memory: the map's text is read whole and dropped
-//!   once parsed; the attribution keeps the path of each object a symbol comes from, and for the
-//!   others (most of a big map's objects) only their place, with an empty path (nothing reads
-//!   it: object keys and common directories are taken over the used objects). Peak memory
+//!   once parsed; the attribution keeps the path of each object file or archive member (to
+//!   read every definer from, [`super::definers`]) and of each other entry a symbol comes
+//!   from; the other entries (dylibs, text stubs, the linker's own) keep only their place,
+//!   with an empty path. Object keys and common directories are taken over the used objects. Peak memory
 //!   stays under 3 × the map's size + 50 MB (`scripts/bench-malformed.sh`).
 //! * **dSYM**: each weak definition's address (from the export trie) is looked up among the
 //!   compile units' code and data ranges, else its name among their linkage names
