@@ -711,6 +711,44 @@ pub struct Attribution {
     /// Entries of the source that named no object (stray stabs, runs without `N_OSO`), for
     /// the report: nothing is dropped silently.
     pub unplaced: u64,
+    /// Every definition of the image's weak symbols in the objects the source names, as far
+    /// as they could be read ([`crate::origin::definers`]); `None` when they were not looked
+    /// for.
+    pub definers: Option<Box<Definers>>,
+}
+
+/// Every library that defines each of an image's weak symbols, read from the objects its
+/// attribution names (on disk, or given with `--objects`), and whether each definition is
+/// hidden (`N_PEXT`, or auto-hide). A weak symbol stays exported unless every definition of
+/// it is hidden (ld64-956.6 `NameCollisionResolution::pickBetweenRegularAtoms`; lld/MachO
+/// `SymbolTable::addDefined`, `privateExtern &= isPrivateExtern`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Definers {
+    /// The library keys (archive file name, or a loose object's file name), numbered as
+    /// [`Definers::symbols`] refers to them.
+    pub libraries: Vec<String>,
+    /// Raw name → the libraries with a definition of it that is not hidden, ascending, each
+    /// once. Only the image's weak definitions and weak-bound names defined here; a name
+    /// absent has no such definition in the objects read.
+    pub symbols: foldhash::HashMap<Name, Vec<u32>>,
+    /// Objects the attribution names.
+    pub objects: usize,
+    /// Of those, the ones read.
+    pub read: usize,
+    /// Of those, the ones found nowhere (not at their path, not among `--objects`).
+    pub not_on_disk: usize,
+    /// Of those, the ones found but not readable as objects of the image's arch (LLVM
+    /// bitcode, another arch, malformed): their definitions are unknown.
+    pub unreadable: usize,
+    /// The first object not read, as the attribution names it (for the message).
+    pub first_missing: Option<String>,
+}
+
+impl Definers {
+    /// Every object the attribution names was read: the definitions are all known.
+    pub fn complete(&self) -> bool {
+        self.objects > 0 && self.read == self.objects
+    }
 }
 
 impl Image {

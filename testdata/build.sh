@@ -138,7 +138,11 @@ build_uselib() {
 # PROGRAM-FIXUPS-ARCH.LIBRARY.FLAG with FLAG `hidden` (-fvisibility=hidden) or `inlines`
 # (-fvisibility-inlines-hidden, to which clang's Darwin driver adds
 # -fvisibility-inlines-hidden-static-local-var) on LIBRARY's objects only.
-#   app      main.o (hidden) + libalpha.a + libbeta.a; arm64, chained fixups
+#   app      main.o (hidden) + libalpha.a + libbeta.a; arm64, chained fixups. Both libraries
+#            instantiate core::Registry<int> (core.h): app-chained-arm64.libalpha+libbeta.hidden
+#            hides the two together, and obj/ holds the objects the debug maps of the base build
+#            and of app-chained-arm64.libalpha.hidden name (at their N_OSO paths: scanned from
+#            testdata/plan, or with --objects)
 #   solo     main.o (hidden) + libleak.a, the last leaker; arm64 chained and x86_64 opcodes
 #   plug_ref.bundle, plug_inst.bundle  -bundle -bundle_loader app-chained-arm64: beta::Reg<int>
 #            bound by weak lookup, declared only / instantiated too
@@ -200,6 +204,13 @@ plan_program() {
 build_plan() {
   mkdir -p "$PLAN"
   plan_program app chained arm64 main alpha beta
+  local a="$WORK/obj/plan/app-chained-arm64"
+  link "$PLAN/app-chained-arm64.libalpha+libbeta.hidden" arm64 chained "$a/main.o" \
+    "$a/alpha-hidden/libalpha.a" "$a/beta-hidden/libbeta.a"
+  for f in main.o alpha-default/libalpha.a alpha-hidden/libalpha.a beta-default/libbeta.a; do
+    mkdir -p "$(dirname "$PLAN/obj/plan/app-chained-arm64/$f")"
+    cp "$a/$f" "$PLAN/obj/plan/app-chained-arm64/$f"
+  done
   plan_program solo chained arm64 solo leak
   plan_program solo opcodes x86_64 solo leak
   local o="$WORK/obj/plan/plugins" app="$PLAN/app-chained-arm64" lib flag out

@@ -203,7 +203,7 @@ fn node_scan_and_diff_tell_the_story_on_the_first_screen() {
         "6822 weak-def lookups at launch",
         "largest: v8::internal::StaticCallInterfaceDescriptor<…> 2158",
         "libv8_base_without_compiler.a(interface-descriptors.o)",
-        "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: -3939",
+        "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: at most -3939",
     ] {
         assert!(
             scan.contains(needle),
@@ -445,4 +445,71 @@ fn node_fix_plan_names_other_exports_llvm_nm_defines_strongly() {
             "{name}: not a strong defined external"
         );
     }
+}
+
+/// The attribution fixture's main.o and libdescriptors_a.a both define two weak symbols
+/// unhidden (ada's `EMPTY` and `weakscan_call_count()::count`): read from the objects (the
+/// renamed `descriptors_b-hidden.o` put back at its name), the plan is exact, with the debug
+/// map and with the link map of the stripped build alike, and lists them as needing both. A
+/// link map's dylibs and the linker's own entry are not objects to read.
+#[test]
+fn regression_a_link_map_counted_its_dylibs_as_objects_not_on_disk() {
+    let attr = crate::util::testdata().join("attr");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("hidden")).unwrap();
+    std::fs::copy(
+        attr.join("descriptors_b-hidden.o"),
+        dir.path().join("hidden/descriptors_b.o"),
+    )
+    .unwrap();
+    let (attr_s, tmp) = (attr.to_str().unwrap(), dir.path().to_str().unwrap());
+    let map = attr.join("app-attr-x86_64.map");
+    let bin = crate::util::testdata().join("bin");
+    let runs: [Vec<String>; 2] = [
+        vec![bin.join("app-attr-x86_64").to_str().unwrap().into()],
+        vec![
+            "--map".into(),
+            map.to_str().unwrap().into(),
+            bin.join("app-attr-x86_64-stripped")
+                .to_str()
+                .unwrap()
+                .into(),
+        ],
+    ];
+    for run in &runs {
+        let mut args = vec![
+            "scan",
+            "--format",
+            "json",
+            "--objects",
+            attr_s,
+            "--objects",
+            tmp,
+        ];
+        args.extend(run.iter().map(String::as_str));
+        let v = crate::util::json(&args);
+        let plan = &v["fix_plan"][0];
+        assert_eq!(plan["definers"]["exact"], true, "{run:?}: {plan}");
+        assert_eq!(plan["definers"]["objects"], 3, "{run:?}");
+        assert_eq!(
+            plan["shared"][0]["libraries"],
+            serde_json::json!(["libdescriptors_a.a", "main.o"]),
+            "{run:?}"
+        );
+        assert_eq!(plan["shared"][0]["hidden"]["weak_bound_symbols"], 2);
+    }
+    // Without the renamed object: at most, 1 of 3 not on disk.
+    let v = crate::util::json(&[
+        "scan",
+        "--format",
+        "json",
+        "--objects",
+        attr_s,
+        bin.join("app-attr-x86_64").to_str().unwrap(),
+    ]);
+    let d = &v["fix_plan"][0]["definers"];
+    assert_eq!(
+        (d["exact"].as_bool(), d["not_on_disk"].as_u64()),
+        (Some(false), Some(1))
+    );
 }

@@ -19,11 +19,15 @@ fn plan_fixture(name: &str) -> PathBuf {
     testdata().join("plan").join(name)
 }
 
+/// A scan of `name`, every definer read from the objects committed in `testdata/plan/obj`.
 fn scan(name: &str) -> Value {
+    let objects = plan_fixture("obj");
     json(&[
         "scan",
         "--format",
         "json",
+        "--objects",
+        objects.to_str().unwrap(),
         plan_fixture(name).to_str().unwrap(),
     ])
 }
@@ -226,11 +230,13 @@ fn plan_fixtures_agree_with_llvm_objdump() {
     };
     let mut names: Vec<String> = std::fs::read_dir(testdata().join("plan"))
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| !n.ends_with(".txt") && !n.ends_with(".bundle"))
         .collect();
     names.sort();
-    assert_eq!(names.len(), 11, "{names:?}");
+    assert_eq!(names.len(), 12, "{names:?}");
     for n in &names {
         let trie = run(&["--macho", "--exports-trie"], &plan_fixture(n));
         let weak = trie.lines().filter(|l| l.contains("[weak_def]")).count() as u64;
@@ -248,4 +254,192 @@ fn plan_fixtures_agree_with_llvm_objdump() {
     for s in ["__ZN4beta3RegIiE3addEi", "__ZN4beta3RegIiE5countEv"] {
         assert!(weak.contains(&s), "{s} not bound by weak lookup: {fixups}");
     }
+}
+
+/// The core::Registry<int> members both libalpha.a and libbeta.a define.
+const SHARED: [&str; 2] = [
+    "__ZN4core8RegistryIiE3addEi",
+    "__ZN4core8RegistryIiE4sizeEv",
+];
+
+/// The weak definitions a scan of the build `name` counts.
+fn weak_definitions(name: &str) -> Vec<String> {
+    let v = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--by",
+        "symbol",
+        "--top",
+        "1000",
+        plan_fixture(name).to_str().unwrap(),
+    ]);
+    v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["weak_def_exports"].as_u64().unwrap() > 0)
+        .map(|g| g["mangled"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Every definer: a symbol libalpha.a and libbeta.a both define stays exported when either is
+/// hidden alone, so neither candidate counts it; the plan lists it as needing both, and hiding
+/// both together saves what the rebuild with both hidden shows (every lookup, with the last
+/// leaker's 44).
+#[test]
+fn regression_a_symbol_two_libraries_define_was_counted_as_saved_by_hiding_one() {
+    let base = scan("app-chained-arm64");
+    let plan = &base["fix_plan"][0];
+    assert_eq!(plan["definers"]["exact"], true, "{plan}");
+    assert_eq!(plan["definers"]["read"], 3);
+    let shared = plan["shared"].as_array().unwrap();
+    assert_eq!(shared.len(), 1, "{shared:?}");
+    assert_eq!(
+        shared[0]["libraries"],
+        serde_json::json!(["libalpha.a", "libbeta.a"])
+    );
+    assert_eq!(shared[0]["examples"], serde_json::json!(SHARED));
+    assert_eq!(saving(&shared[0]["hidden"]), [2, 2, 2, 2]);
+    // Hiding one library leaves the shared symbols exported (the rebuilds show it), so the
+    // candidates' figures, equal to the rebuilds' drops, leave them out.
+    for lib in ["libalpha", "libbeta"] {
+        let defs = weak_definitions(&format!("app-chained-arm64.{lib}.hidden"));
+        for s in SHARED {
+            assert!(
+                defs.iter().any(|d| d == s),
+                "{lib} hidden: {s} gone: {defs:?}"
+            );
+        }
+    }
+    let both = totals(&scan("app-chained-arm64.libalpha+libbeta.hidden"));
+    let before = totals(&base);
+    let drop: Figures = std::array::from_fn(|k| before[k] - both[k]);
+    let together = &plan["together"];
+    assert_eq!(
+        together["libraries"],
+        serde_json::json!(["libalpha.a", "libbeta.a"])
+    );
+    assert_eq!(saving(&together["hidden"]), drop);
+    assert_eq!(together["hidden"]["weak_defines_lookups"], 44);
+    assert_eq!(both, [0, 0, 0, 0]);
+    let text = crate::util::stdout_of(&["scan", "--objects", "plan/obj", "plan/app-chained-arm64"]);
+    assert!(
+        text.contains("needs libalpha.a and libbeta.a together: -2 lookups of 2 symbols"),
+        "{text}"
+    );
+    assert!(
+        text.contains("hide libalpha.a and libbeta.a together: -79 lookups"),
+        "{text}"
+    );
+}
+
+/// The objects are read where the debug map names them, relative to the working directory
+/// (the build tree); elsewhere, without `--objects`, the figures are "at most" and the first
+/// screen says how to make them exact.
+#[test]
+fn without_the_objects_the_plan_says_at_most_and_how_to_make_it_exact() {
+    let in_tree = crate::util::weakscan()
+        .current_dir(testdata().join("plan"))
+        .args(["scan", "--format", "json", "app-chained-arm64"])
+        .output()
+        .unwrap();
+    assert!(in_tree.status.success());
+    let v: Value = serde_json::from_slice(&in_tree.stdout).unwrap();
+    assert_eq!(v["fix_plan"][0]["definers"]["exact"], true);
+    assert_eq!(
+        v["fix_plan"][0]["candidates"],
+        scan("app-chained-arm64")["fix_plan"][0]["candidates"]
+    );
+    let text = crate::util::stdout_of(&["scan", "plan/app-chained-arm64"]);
+    let fix: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("fix: "))
+        .take(3)
+        .collect();
+    assert!(
+        fix[0].contains("with -fvisibility=hidden: at most -30 lookups"),
+        "{fix:?}"
+    );
+    assert!(
+        fix[1].contains("the objects the image was linked from are not on this disk (3 of 3): for exact figures give --objects obj or run in the build tree"),
+        "{fix:?}"
+    );
+}
+
+/// `--objects`: a malformed archive found for an object the debug map names is refused with
+/// one line (exit 2); an object of another arch, or a path that holds no such object, is only
+/// counted, and the figures stay at most; a path that does not exist is an error.
+#[test]
+fn objects_that_cannot_be_read_are_refused_or_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = plan_fixture("app-chained-arm64");
+    let app = app.to_str().unwrap();
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(bad.join("libalpha.a"), b"!<arch>\nnot a header").unwrap();
+    let line = crate::util::fails_with(
+        &["scan", "--objects", bad.to_str().unwrap(), app],
+        "libalpha.a",
+    );
+    assert!(line.starts_with("weakscan: "), "{line}");
+    // libbeta.a is read; a main.o of LLVM bitcode (an LTO build) is counted unreadable;
+    // libalpha.a is nowhere (counted not on disk).
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(
+        plan_fixture("obj/plan/app-chained-arm64/beta-default/libbeta.a"),
+        other.join("libbeta.a"),
+    )
+    .unwrap();
+    std::fs::write(other.join("main.o"), b"BC\xc0\xde\x35\x14\x00\x00").unwrap();
+    let v = json(&[
+        "scan",
+        "--format",
+        "json",
+        "--objects",
+        other.to_str().unwrap(),
+        app,
+    ]);
+    let d = &v["fix_plan"][0]["definers"];
+    assert_eq!(d["exact"], false, "{d}");
+    assert_eq!(
+        (
+            d["read"].as_u64(),
+            d["unreadable"].as_u64(),
+            d["not_on_disk"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1)),
+        "{d}"
+    );
+    crate::util::fails_with(
+        &[
+            "scan",
+            "--objects",
+            dir.path().join("missing").to_str().unwrap(),
+            app,
+        ],
+        "missing",
+    );
+}
+
+/// In the build with libalpha.a hidden, ld64.lld kept libalpha.a's hidden copy of
+/// core::Registry<int> (first in link order), exported through libbeta.a's: the plan read from
+/// that build's objects (`--objects` finds `alpha-hidden/libalpha.a` by its trailing path
+/// components, beside `alpha-default/libalpha.a`) gives the symbols to libbeta.a alone, and
+/// hiding it then saves what the rebuild with both hidden shows, the last leaker's 44 included.
+#[test]
+fn regression_a_hidden_kept_copy_made_the_other_definer_look_shared() {
+    let base = scan("app-chained-arm64.libalpha.hidden");
+    let plan = &base["fix_plan"][0];
+    assert_eq!(plan["definers"]["exact"], true, "{plan}");
+    assert!(plan["shared"].is_null(), "{plan}");
+    let candidates = plan["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 1, "{candidates:?}");
+    assert_eq!(candidates[0]["library"], "libbeta.a");
+    let before = totals(&base);
+    let after = totals(&scan("app-chained-arm64.libalpha+libbeta.hidden"));
+    let drop: Figures = std::array::from_fn(|k| before[k] - after[k]);
+    assert_eq!(saving(&candidates[0]["hidden"]), drop);
+    assert_eq!(drop, [7, 7, 7, 51]);
 }

@@ -734,3 +734,42 @@ fn node_diff_markdown_fits_one_comment() {
         assert!(line.ends_with('|'), "a whole row: {line}");
     }
 }
+
+/// Node.js 22.11.0's debug map names objects under /Users/admin/build/ws/out/Release, not on
+/// this disk: the fix plan cannot see the other definers of a symbol, so its figures are "at
+/// most", and the first screen says so and how to make them exact.
+#[test]
+fn node_22_fix_plan_is_at_most_without_its_objects() {
+    let Some(bin) = node_binary("22.11.0") else {
+        return;
+    };
+    let out = weakscan()
+        .args(["scan", "--width", "100", bin.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let screen: String = text.lines().take(12).collect::<Vec<_>>().join(" ");
+    let screen = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    for needle in [
+        "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: at most -3939 lookups",
+        "at most: another library may define the same symbols, and the objects the image was linked from are not on this disk (2654 of 2654)",
+        "for exact figures give --objects /Users/admin/build/ws/out/Release or run in the build tree",
+    ] {
+        assert!(
+            screen.contains(needle),
+            "{needle:?} not on the first screen:\n{text}"
+        );
+    }
+    let v = json(&["scan", "--format", "json", bin.to_str().unwrap()]);
+    let d = &v["fix_plan"][0]["definers"];
+    assert_eq!(d["exact"], false);
+    assert_eq!(
+        (d["objects"].as_u64(), d["not_on_disk"].as_u64()),
+        (Some(2654), Some(2654))
+    );
+    assert!(
+        v["fix_plan"][0]["shared"].is_null(),
+        "no shared sets without the objects"
+    );
+}

@@ -406,6 +406,7 @@ mod tests {
             symbols: Default::default(),
             other_exports: Vec::new(),
             unplaced: 0,
+            definers: None,
         }
     }
 

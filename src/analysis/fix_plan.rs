@@ -208,15 +208,23 @@ pub fn hidden_by<'i>(
     library: &str,
 ) -> std::collections::HashSet<std::borrow::Cow<'i, str>> {
     let origins = Origins::of(image);
+    let sharing = Sharing::of(&origins);
     let mut hidden: std::collections::HashSet<std::borrow::Cow<'i, str>> = image
         .weak_definitions
         .iter()
         .map(|w| w.name.as_str())
-        .filter(|n| match origins.origin(n) {
-            Origin::Object(o) => o.library == library,
-            Origin::NoDebugInfo => library == NO_DEBUG_INFO,
-            Origin::Unattributed => library == NO_ATTRIBUTION,
-            Origin::AnotherImage => false,
+        .filter(|n| match sharing.names.get(n) {
+            Some(&i) => sharing.sets[i as usize] == [library],
+            None => true,
+        })
+        .filter(|n| {
+            sharing.names.contains_key(n)
+                || match origins.origin(n) {
+                    Origin::Object(o) => o.library == library,
+                    Origin::NoDebugInfo => library == NO_DEBUG_INFO,
+                    Origin::Unattributed => library == NO_ATTRIBUTION,
+                    Origin::AnotherImage => false,
+                }
         })
         .map(std::borrow::Cow::Borrowed)
         .collect();
@@ -290,6 +298,91 @@ fn other_exports_by_library<'o>(
 pub struct FixPlan {
     /// Best first: lookups saved, then weak-bound symbols, then exports (descending), then key.
     pub candidates: Vec<Candidate>,
+    /// Whether every definer of the image's weak symbols was read ([`DefinersRead`]).
+    pub definers: DefinersRead,
+    /// Symbols that more than one library defines without hiding them: hiding all of those
+    /// libraries together hides them, hiding one saves nothing of them. Most lookups first.
+    pub shared: Vec<Shared>,
+    /// The smallest set of libraries whose hiding removes the most lookups, when it takes
+    /// more than one library (shared symbols) and saves more than the best candidate alone:
+    /// every library that defines a looked-up symbol without hiding it (leaving one out keeps
+    /// that symbol exported), so the choice is exact, not greedy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub together: Option<Together>,
+}
+
+/// Whether the plan knows every definition of the image's weak symbols
+/// ([`crate::origin::definers`]). When not, a candidate's figures are upper bounds ("at
+/// most"): another library may define some of its symbols too, and keep them exported.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct DefinersRead {
+    /// Every object the attribution names was read (or the image has no attribution: the
+    /// whole image is one candidate): the figures are exact.
+    pub exact: bool,
+    /// Objects the attribution names.
+    pub objects: usize,
+    /// Of those, the ones read.
+    pub read: usize,
+    /// Of those, the ones found neither at their path nor among `--objects`.
+    pub not_on_disk: usize,
+    /// Of those, the ones found but not readable as objects of the image's arch.
+    pub unreadable: usize,
+    /// The first object not read, as the attribution names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_missing: Option<String>,
+}
+
+impl DefinersRead {
+    fn of(origins: &Origins<'_>) -> Self {
+        let Some(a) = origins.attribution() else {
+            return DefinersRead {
+                exact: true,
+                ..Default::default()
+            };
+        };
+        match a.definers.as_deref() {
+            Some(d) => DefinersRead {
+                exact: d.complete(),
+                objects: d.objects,
+                read: d.read,
+                not_on_disk: d.not_on_disk,
+                unreadable: d.unreadable,
+                first_missing: d.first_missing.clone(),
+            },
+            None => DefinersRead {
+                objects: a.objects.len(),
+                not_on_disk: a.objects.len(),
+                first_missing: a.objects.first().map(|o| o.path.to_string()),
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// Symbols that a set of libraries all define without hiding them.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Shared {
+    /// The libraries (candidate keys), sorted: all of them must be hidden together.
+    pub libraries: Vec<String>,
+    /// What hiding them saves of these symbols (the last leaker's lookups not included).
+    pub hidden: Savings,
+    /// Up to [`SHARED_EXAMPLES`] of the symbols, raw, sorted.
+    pub examples: Vec<String>,
+}
+
+/// Examples named per set of libraries that share symbols.
+pub const SHARED_EXAMPLES: usize = 3;
+
+/// Sets of libraries sharing symbols listed at most.
+pub const SHARED_SETS: usize = 64;
+
+/// Hiding several libraries at once.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Together {
+    /// The libraries, sorted.
+    pub libraries: Vec<String>,
+    /// What hiding all of them saves (with the last leaker's lookups when it is one).
+    pub hidden: Savings,
 }
 
 /// One object's (or one unattributed group's) figures while the plan is summed.
@@ -322,6 +415,72 @@ impl Tally {
 enum Owner {
     Object(u32),
     Unnamed(&'static str),
+    /// A symbol more than one library defines unhidden: the set of libraries (an index of
+    /// [`Sharing::sets`]).
+    Shared(u32),
+}
+
+/// The image's symbols whose unhidden definers are not just the kept copy's library (from the
+/// attribution's [`crate::model::Definers`]): each with the set of the libraries that define it
+/// unhidden. A set of one library (the kept copy was hidden, another library's is not) is that
+/// library's to hide; a larger set needs all of them.
+#[derive(Default)]
+struct Sharing<'o> {
+    /// Each set of libraries, sorted.
+    sets: Vec<Vec<&'o str>>,
+    /// Raw name → its set.
+    names: HashMap<&'o str, u32>,
+}
+
+impl<'o> Sharing<'o> {
+    fn of(origins: &'o Origins<'_>) -> Self {
+        let mut sharing = Sharing::default();
+        let Some(d) = origins.attribution().and_then(|a| a.definers.as_deref()) else {
+            return sharing;
+        };
+        let mut index: HashMap<Vec<&'o str>, u32> = HashMap::new();
+        let read: std::collections::HashSet<&str> =
+            d.libraries.iter().map(String::as_str).collect();
+        let mut names: Vec<(&'o str, &Vec<u32>)> =
+            d.symbols.iter().map(|(n, l)| (n.as_str(), l)).collect();
+        names.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (raw, libs) in names {
+            let Some(Owner::Object(o)) = owner_of(origins, raw) else {
+                continue;
+            };
+            let kept = origins.objects()[o as usize].library.as_str();
+            let mut set: Vec<&'o str> = libs
+                .iter()
+                .map(|&l| d.libraries[l as usize].as_str())
+                .collect();
+            // The kept copy's library, when none of its objects was read, may define it
+            // unhidden; when read, it is in the set only if it does (lld keeps the first
+            // copy's contents, hidden or not, and exports it if any definition is unhidden).
+            if !read.contains(kept) {
+                set.push(kept);
+            }
+            set.sort_unstable();
+            set.dedup();
+            if set.is_empty() || set == [kept] {
+                continue;
+            }
+            let next = sharing.sets.len() as u32;
+            let i = *index.entry(set.clone()).or_insert_with(|| {
+                sharing.sets.push(set);
+                next
+            });
+            sharing.names.insert(raw, i);
+        }
+        sharing
+    }
+
+    /// `owner`, or the shared set of `raw` when it has one.
+    fn route(&self, owner: Owner, raw: &str) -> Owner {
+        match self.names.get(raw) {
+            Some(&i) => Owner::Shared(i),
+            None => owner,
+        }
+    }
 }
 
 /// What kind of entity each raw name names ([`Entity`]) and what `-fvisibility-inlines-hidden`
@@ -350,6 +509,10 @@ impl EntityOf for Demangled<'_> {
     }
 }
 
+/// A library's summed figures: `-fvisibility=hidden`, `-fvisibility-inlines-hidden` (at most,
+/// at least), kinds, objects.
+type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>);
+
 /// The fix plan of `image`, whose names `names` holds (as a scan demangles them).
 pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
     fix_plan_of(image, &Origins::of(image), names)
@@ -361,11 +524,33 @@ pub fn fix_plan_of(
     origins: &Origins<'_>,
     names: &(impl EntityOf + ?Sized),
 ) -> FixPlan {
-    let tallies = tally_owners(image, names, origins);
-    type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>);
+    let sharing = Sharing::of(origins);
+    let tallies = tally_owners(image, names, origins, &sharing);
     let mut libraries: HashMap<&str, Sums> = HashMap::new();
+    let mut shared: Vec<Shared> = Vec::new();
     for (owner, t) in &tallies {
         let (library, object) = match *owner {
+            Owner::Shared(i) if sharing.sets[i as usize].len() == 1 => {
+                let entry = libraries.entry(sharing.sets[i as usize][0]).or_default();
+                entry.0.add(t);
+                add_savings(&mut entry.1.0, &t.inlines.0);
+                add_savings(&mut entry.1.1, &t.inlines.1);
+                add_kinds(&mut entry.2, &t.kinds);
+                continue;
+            }
+            Owner::Shared(i) => {
+                let mut hidden = Savings::default();
+                hidden.add(t);
+                shared.push(Shared {
+                    libraries: sharing.sets[i as usize]
+                        .iter()
+                        .map(|l| l.to_string())
+                        .collect(),
+                    hidden,
+                    examples: Vec::new(),
+                });
+                continue;
+            }
             Owner::Unnamed(key) => (key, None),
             Owner::Object(o) => {
                 let keys = &origins.objects()[o as usize];
@@ -387,6 +572,9 @@ pub fn fix_plan_of(
     }
     let mut others = other_exports_by_library(image, origins);
     let last = LastLeaker::of(image, origins);
+    let definers = DefinersRead::of(origins);
+    let together = together(&libraries, &shared, &last, definers.exact);
+    let shared = shared_list(shared, &sharing);
     let mut candidates: Vec<Candidate> = libraries
         .into_iter()
         .map(|(library, (hidden, (at_most, at_least), kinds, objects))| {
@@ -415,7 +603,93 @@ pub fn fix_plan_of(
             ))
             .then_with(|| a.library.cmp(&b.library))
     });
-    FixPlan { candidates }
+    let together = together.filter(|t| {
+        t.libraries.len() > 1
+            && candidates
+                .first()
+                .is_none_or(|c| t.hidden.lookups > c.hidden.lookups)
+    });
+    FixPlan {
+        candidates,
+        definers,
+        shared,
+        together,
+    }
+}
+
+/// The shared sets, most lookups first (then by libraries), at most [`SHARED_SETS`], each with
+/// its first [`SHARED_EXAMPLES`] names.
+fn shared_list(mut shared: Vec<Shared>, sharing: &Sharing<'_>) -> Vec<Shared> {
+    let mut examples: Vec<Vec<&str>> = vec![Vec::new(); sharing.sets.len()];
+    for (&raw, &i) in &sharing.names {
+        examples[i as usize].push(raw);
+    }
+    let index: HashMap<Vec<&str>, usize> = sharing
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.clone(), i))
+        .collect();
+    for sh in &mut shared {
+        let key: Vec<&str> = sh.libraries.iter().map(String::as_str).collect();
+        if let Some(&i) = index.get(&key) {
+            let e = &mut examples[i];
+            e.sort_unstable();
+            sh.examples = e
+                .iter()
+                .take(SHARED_EXAMPLES)
+                .map(|n| n.to_string())
+                .collect();
+        }
+        sh.hidden = sh.hidden.with_estimate();
+    }
+    shared.sort_by(|a, b| {
+        (
+            b.hidden.lookups,
+            b.hidden.weak_bound_symbols,
+            b.hidden.weak_def_exports,
+        )
+            .cmp(&(
+                a.hidden.lookups,
+                a.hidden.weak_bound_symbols,
+                a.hidden.weak_def_exports,
+            ))
+            .then_with(|| a.libraries.cmp(&b.libraries))
+    });
+    shared.truncate(SHARED_SETS);
+    shared
+}
+
+/// Every library that defines a looked-up symbol unhidden (a candidate's own or a shared
+/// one), hidden together, when the definers are all known: no smaller set removes as many
+/// lookups, since leaving any of them out keeps one of its symbols exported.
+fn together(
+    libraries: &HashMap<&str, Sums>,
+    shared: &[Shared],
+    last: &LastLeaker,
+    exact: bool,
+) -> Option<Together> {
+    if !exact || shared.is_empty() {
+        return None;
+    }
+    let mut set: Vec<String> = Vec::new();
+    let mut hidden = Savings::default();
+    for (library, (h, ..)) in libraries {
+        if h.lookups > 0 && ![NO_DEBUG_INFO, NO_ATTRIBUTION].contains(library) {
+            set.push(library.to_string());
+            add_savings(&mut hidden, h);
+        }
+    }
+    for sh in shared.iter().filter(|sh| sh.hidden.lookups > 0) {
+        set.extend(sh.libraries.iter().cloned());
+        add_savings(&mut hidden, &sh.hidden);
+    }
+    set.sort_unstable();
+    set.dedup();
+    Some(Together {
+        libraries: set,
+        hidden: last.apply(hidden).with_estimate(),
+    })
 }
 
 /// One candidate from its summed figures.
@@ -466,8 +740,9 @@ fn tally_owners(
     image: &Image,
     names: &(impl EntityOf + ?Sized),
     origins: &Origins<'_>,
+    sharing: &Sharing<'_>,
 ) -> Vec<(Owner, Tally)> {
-    let owner_of = |raw: &str| owner_of(origins, raw);
+    let owner_of = |raw: &str| owner_of(origins, raw).map(|o| sharing.route(o, raw));
     let fate = |raw: &str| names.inlines_hidden_of(raw);
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
     // Per bound name defined here: its owner and what -fvisibility-inlines-hidden does to it.
@@ -540,13 +815,19 @@ pub fn hideable<'i>(
     origins: &'i Origins<'i>,
     names: &(impl EntityOf + ?Sized),
 ) -> Vec<Hideable<'i>> {
+    let sharing = Sharing::of(origins);
     image
         .weak_definitions
         .iter()
         .filter_map(|w| {
-            let library = match owner_of(origins, &w.name)? {
+            let owner = owner_of(origins, &w.name)?;
+            let library = match sharing.route(owner, &w.name) {
                 Owner::Object(o) => origins.objects()[o as usize].library.as_str(),
                 Owner::Unnamed(key) => key,
+                Owner::Shared(i) => match sharing.sets[i as usize].as_slice() {
+                    [library] => library,
+                    _ => return None,
+                },
             };
             Some(Hideable {
                 name: w.name.as_str(),
@@ -662,6 +943,7 @@ mod tests {
                 symbols: defs.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
                 other_exports: Vec::new(),
                 unplaced: 0,
+                definers: None,
             })),
             ..Image::bare()
         }
@@ -700,6 +982,95 @@ mod tests {
             assert_eq!(a.inlines_hidden, a.hidden);
             assert_eq!(a.flag, Flag::VisibilityInlinesHidden);
         }
+    }
+
+    /// `image` with the definers read: `shared` names are also defined, unhidden, by libb.a.
+    fn with_definers(mut im: Image, shared: &[&str], complete: bool) -> Image {
+        let a = im.attribution.as_deref_mut().unwrap();
+        let mut symbols: foldhash::HashMap<Name, Vec<u32>> = Default::default();
+        for s in shared {
+            symbols.insert(Name::from(*s), vec![0, 1]);
+        }
+        a.definers = Some(Box::new(crate::model::Definers {
+            libraries: vec!["liba.a".into(), "libb.a".into()],
+            symbols,
+            objects: a.objects.len(),
+            read: if complete { a.objects.len() } else { 0 },
+            not_on_disk: if complete { 0 } else { a.objects.len() },
+            unreadable: 0,
+            first_missing: None,
+        }));
+        im
+    }
+
+    #[test]
+    fn regression_a_symbol_another_library_defines_was_counted_as_saved_by_hiding_the_kept_copy() {
+        // liba.a's copy of __Z6sharedv was kept; libb.a defines it too, unhidden: hiding liba.a
+        // alone leaves it exported (ld64 pickBetweenRegularAtoms, lld addDefined).
+        let defs = [("__Z3onev", 0), ("__Z6sharedv", 0), ("__Z3twov", 1)];
+        let objects = ["/b/liba.a(a.o)", "/b/libb.a(b.o)"];
+        let im = with_definers(
+            image(&defs, &objects, FixupFormat::Opcodes),
+            &["__Z6sharedv"],
+            true,
+        );
+        let p = plan(&im);
+        assert!(p.definers.exact);
+        let a = p.candidates.iter().find(|c| c.library == "liba.a").unwrap();
+        assert_eq!((a.hidden.lookups, a.hidden.weak_def_exports), (1, 1));
+        assert_eq!(p.shared.len(), 1);
+        assert_eq!(p.shared[0].libraries, ["liba.a", "libb.a"]);
+        assert_eq!(p.shared[0].examples, ["__Z6sharedv"]);
+        assert_eq!(p.shared[0].hidden.lookups, 1);
+        // Both together hide everything: the last leaker's 22 go too.
+        let t = p.together.as_ref().unwrap();
+        assert_eq!(t.libraries, ["liba.a", "libb.a"]);
+        assert_eq!(t.hidden.lookups, 3 + 22);
+        // The objects not read: nothing is known to be shared, the figures are at most.
+        let im = with_definers(image(&defs, &objects, FixupFormat::Opcodes), &[], false);
+        let p = plan(&im);
+        assert!(!p.definers.exact);
+        assert!(p.shared.is_empty() && p.together.is_none());
+    }
+
+    #[test]
+    fn a_symbol_whose_kept_copy_is_hidden_is_the_other_definers_to_hide() {
+        // lld kept liba.a's copy (first in link order), compiled hidden; libb.a's unhidden
+        // copy keeps it exported: hiding libb.a hides it, hiding liba.a does nothing to it.
+        let defs = [("__Z3onev", 0), ("__Z6sharedv", 0), ("__Z3twov", 1)];
+        let objects = ["/b/liba.a(a.o)", "/b/libb.a(b.o)"];
+        let mut im = with_definers(image(&defs, &objects, FixupFormat::Opcodes), &[], true);
+        let d = im
+            .attribution
+            .as_deref_mut()
+            .unwrap()
+            .definers
+            .as_deref_mut()
+            .unwrap();
+        d.symbols.insert(Name::from("__Z3onev"), vec![0]);
+        d.symbols.insert(Name::from("__Z6sharedv"), vec![1]);
+        d.symbols.insert(Name::from("__Z3twov"), vec![1]);
+        let p = plan(&im);
+        let lib = |k: &str| p.candidates.iter().find(|c| c.library == k).unwrap();
+        assert_eq!(lib("liba.a").hidden.lookups, 1);
+        assert_eq!(lib("libb.a").hidden.lookups, 2);
+        assert!(p.shared.is_empty() && p.together.is_none());
+        let origins = Origins::of(&im);
+        let h = hideable(
+            &im,
+            &origins,
+            &demangle_all(
+                im.weak_definitions.iter().map(|w| w.name.as_str()),
+                NameStyle::Demangled,
+            )
+            .unwrap(),
+        );
+        assert_eq!(h[1].name, "__Z6sharedv");
+        assert_eq!(h[1].library, "libb.a");
+        let hidden = hidden_by(&im, "libb.a");
+        assert!(
+            hidden.contains("__Z6sharedv") && !hidden_by(&im, "liba.a").contains("__Z6sharedv")
+        );
     }
 
     #[test]

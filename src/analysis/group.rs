@@ -875,6 +875,7 @@ mod tests {
                 symbols: symbols.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
                 other_exports: Vec::new(),
                 unplaced: 0,
+                definers: None,
             })),
             ..Image::bare()
         }

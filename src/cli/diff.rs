@@ -82,10 +82,12 @@ impl DiffArgs {
                 OriginFiles {
                     map: self.old_map.clone(),
                     dsym: self.old_dsym.clone(),
+                    objects: Vec::new(),
                 },
                 OriginFiles {
                     map: self.new_map.clone(),
                     dsym: self.new_dsym.clone(),
+                    objects: Vec::new(),
                 },
             ],
             compile_commands: self.compile_commands.clone(),

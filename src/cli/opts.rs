@@ -156,6 +156,14 @@ pub struct OriginOpts {
     /// address; its UUID must match the binary's.
     #[arg(long, value_name = "PATH")]
     pub dsym: Option<PathBuf>,
+    /// Where the objects the debug map names are (archives, objects, directories).
+    ///
+    /// Every definer of a weak symbol counts: it stays exported unless every library that
+    /// defines it is hidden. The objects the debug map (or --map) names are read where it says
+    /// (relative paths from the working directory); those not there are looked for by file
+    /// name below these paths (repeatable). Without them the fix plan's figures are "at most".
+    #[arg(long = "objects", value_name = "PATH")]
+    pub objects: Vec<PathBuf>,
 }
 
 impl OriginOpts {
@@ -164,6 +172,7 @@ impl OriginOpts {
         OriginFiles {
             map: self.map.clone(),
             dsym: self.dsym.clone(),
+            objects: self.objects.clone(),
         }
     }
 }

@@ -576,6 +576,7 @@ fn read_attribution(
         symbols,
         other_exports: other_objects,
         unplaced: map.stats.stray_symbol_stabs,
+        definers: None,
     })))
 }
 

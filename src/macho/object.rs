@@ -64,6 +64,45 @@ pub fn object_weak_definitions(
     size: u64,
     what: &str,
 ) -> Result<(String, Vec<Name>)> {
+    let (arch, names) = object_symbols(file, offset, size, what, |n| {
+        exports_weak_definition(n).then_some(false)
+    })?;
+    Ok((arch, names.into_iter().map(|(n, _)| n).collect()))
+}
+
+/// `nlist` is an external weak definition (`N_SECT`, `N_EXT`, `N_WEAK_DEF`): `Some(hidden)`,
+/// hidden when it is private extern (`N_PEXT`) or auto-hide (`N_WEAK_DEF | N_WEAK_REF`), which
+/// both linkers keep out of the exports (ld64-956.6 `Parser<A>::scopeFromSymbol` and
+/// `OutputFile::partitionSymbolTable`; lld/MachO `createDefined`); `None` for any other entry.
+pub fn weak_definition_hidden(n: &Nlist) -> Option<bool> {
+    let weak = n.n_type & N_STAB == 0
+        && n.n_type & N_TYPE == N_SECT
+        && n.n_type & N_EXT != 0
+        && n.n_desc & N_WEAK_DEF != 0;
+    weak.then_some(n.n_type & N_PEXT != 0 || n.n_desc & N_WEAK_REF != 0)
+}
+
+/// The arch and every external weak definition of the `MH_OBJECT` at `offset` (`size` bytes)
+/// of `file`, each with whether it is hidden ([`weak_definition_hidden`]); sorted by name, a
+/// name defined twice once (hidden only if both are). Errors as [`object_weak_definitions`].
+pub fn object_weak_symbols(
+    file: &MachOFile,
+    offset: u64,
+    size: u64,
+    what: &str,
+) -> Result<(String, Vec<(Name, bool)>)> {
+    object_symbols(file, offset, size, what, weak_definition_hidden)
+}
+
+/// The arch and the symbols `keep` selects (with the flag it gives), sorted by name, each name
+/// once (its flags ANDed).
+fn object_symbols(
+    file: &MachOFile,
+    offset: u64,
+    size: u64,
+    what: &str,
+    keep: impl Fn(&Nlist) -> Option<bool>,
+) -> Result<(String, Vec<(Name, bool)>)> {
     let bad = |m: String| file.error(ErrorKind::Malformed, format!("{what}: {m}"));
     if size < 32 {
         return Err(bad("truncated mach header".into()));
@@ -146,28 +185,35 @@ pub fn object_weak_definitions(
                 .map_err(Failure::Read)
         }
     };
-    let mut strx: Vec<u32> = Vec::new();
+    let mut kept: Vec<(u32, bool)> = Vec::new();
     for_each_nlist(nsyms, table(symoff, "symbol table"), |n| {
-        if exports_weak_definition(&n) {
-            strx.push(n.strx);
+        if let Some(flag) = keep(&n) {
+            kept.push((n.strx, flag));
         }
         Ok(())
     })
     .map_err(|e| e.into_error(file, what, "symbol table"))?;
-    strx.sort_unstable();
-    let mut names = Vec::with_capacity(strx.len());
+    kept.sort_unstable();
+    let strx: Vec<u32> = kept.iter().map(|k| k.0).collect();
+    let mut names: Vec<(Name, bool)> = Vec::with_capacity(strx.len());
     for_each_string(
         u64::from(strsize),
         &strx,
         table(stroff, "string table"),
-        |_, s| {
-            names.push(Name::from(symbol_name(s)));
+        |i, s| {
+            names.push((Name::from(symbol_name(s)), kept[i].1));
             Ok(())
         },
     )
     .map_err(|e| e.into_error(file, what, "string table"))?;
-    names.sort_unstable();
-    names.dedup();
+    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    names.dedup_by(|later, first| {
+        let same = later.0 == first.0;
+        if same {
+            first.1 &= later.1;
+        }
+        same
+    });
     Ok((arch, names))
 }
 
@@ -283,6 +329,7 @@ pub fn read_object_image(file: &MachOFile, loc: &SliceLocation, archive: bool) -
             symbols,
             other_exports: Vec::new(),
             unplaced: 0,
+            definers: None,
         })),
         uuid: None,
         linkage: None,
@@ -303,6 +350,22 @@ mod tests {
             n_desc,
             n_value: 0,
         }
+    }
+
+    #[test]
+    fn a_weak_definition_is_hidden_when_private_extern_or_auto_hide() {
+        let ext = N_SECT | N_EXT;
+        assert_eq!(weak_definition_hidden(&nlist(ext, N_WEAK_DEF)), Some(false));
+        assert_eq!(
+            weak_definition_hidden(&nlist(ext | N_PEXT, N_WEAK_DEF)),
+            Some(true)
+        );
+        assert_eq!(
+            weak_definition_hidden(&nlist(ext, N_WEAK_DEF | N_WEAK_REF)),
+            Some(true)
+        );
+        assert_eq!(weak_definition_hidden(&nlist(ext, 0)), None);
+        assert_eq!(weak_definition_hidden(&nlist(N_SECT, N_WEAK_DEF)), None);
     }
 
     #[test]

@@ -9,9 +9,10 @@
 //!   first), ld64.lld the first in link order — and the map names the object whose copy was
 //!   kept; other objects may define the same instantiation (see `docs/attribution.md`). The
 //!   map's `# Arch:` must be the slice's arch. Memory: the map's text is read whole and dropped
-//!   once parsed; the attribution keeps the path of each object a symbol comes from, and for the
-//!   others (most of a big map's objects) only their place, with an empty path (nothing reads
-//!   it: object keys and common directories are taken over the used objects). Peak memory
+//!   once parsed; the attribution keeps the path of each object file or archive member (to
+//!   read every definer from, [`super::definers`]) and of each other entry a symbol comes
+//!   from; the other entries (dylibs, text stubs, the linker's own) keep only their place,
+//!   with an empty path. Object keys and common directories are taken over the used objects. Peak memory
 //!   stays under 3 × the map's size + 50 MB (`scripts/bench-malformed.sh`).
 //! * **dSYM**: each weak definition's address (from the export trie) is looked up among the
 //!   compile units' code and data ranges, else its name among their linkage names
@@ -32,6 +33,9 @@ pub struct OriginFiles {
     pub map: Option<PathBuf>,
     /// `--dsym PATH` (a `.dSYM` bundle or its DWARF file).
     pub dsym: Option<PathBuf>,
+    /// `--objects PATH…`: archives, objects and directories holding the objects the
+    /// attribution names, where they are not at the path it names ([`super::definers`]).
+    pub objects: Vec<PathBuf>,
 }
 
 impl OriginFiles {
@@ -41,12 +45,21 @@ impl OriginFiles {
     }
 }
 
-/// Replaces the attribution of each binary image in `images` with the one `files` give.
+/// Replaces the attribution of each binary image in `images` with the one `files` give, then
+/// reads the definers of its weak symbols ([`super::definers::attach_definers`]) from the
+/// objects it names, on disk or among `files.objects`.
 ///
 /// Errors: both files given (usage), a log among `images` (usage), an unreadable or malformed
 /// map or dSYM (naming the file), a map of another arch, a dSYM of another binary (UUID), a
 /// binary with no `LC_UUID` given a dSYM.
 pub fn attach(images: &mut [Image], files: &OriginFiles) -> Result<()> {
+    attach_files(images, files)?;
+    let objects = super::definers::ObjectFiles::find(&files.objects)?;
+    super::definers::attach_definers(images, &objects)
+}
+
+/// [`attach`] but for the definers.
+fn attach_files(images: &mut [Image], files: &OriginFiles) -> Result<()> {
     if files.is_empty() {
         return Ok(());
     }
@@ -103,8 +116,11 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
             *u = true;
         }
     }
-    // One shared empty path for every object no symbol comes from.
+    // One shared empty path for every entry no symbol comes from, unless it names an object
+    // file or archive member, whose path the definers are read from
+    // (`super::definers`): linker-synthesized entries, dylibs and text stubs.
     let unused = Name::from("");
+    let object = |o: &str| o.ends_with(".o") || o.ends_with(')');
     Ok(Attribution {
         from: AttributionSource::LinkMap,
         objects: header
@@ -112,7 +128,7 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
             .iter()
             .zip(used)
             .map(|(o, used)| ObjectOrigin {
-                path: if used {
+                path: if used || object(o) {
                     Name::from(crate::text::escape(o).into_owned())
                 } else {
                     unused.clone()
@@ -123,6 +139,7 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
         symbols,
         other_exports,
         unplaced: synthesized,
+        definers: None,
     })
 }
 
@@ -240,5 +257,6 @@ fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
         symbols,
         other_exports,
         unplaced: misses,
+        definers: None,
     })
 }

@@ -7,9 +7,12 @@
 //! * [`compile_db`] — clang's JSON compilation database (`compile_commands.json`): the command
 //!   that compiled each source file, its visibility flags, and an index that finds the entry of a
 //!   source path or an object file;
+//! * [`definers`] — every object that defines an image's weak symbols, hidden or not, read
+//!   from the objects its debug map names (on disk or among `--objects`);
 //! * [`attach`] — a link map or dSYM joined to the images of one binary (`--map`, `--dsym`).
 
 pub mod attach;
 pub mod compile_db;
+pub mod definers;
 pub mod dsym;
 pub mod link_map;

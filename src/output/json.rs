@@ -42,6 +42,14 @@ struct ArchFixPlan<'a> {
     path: &'a str,
     arch: Option<&'a str>,
     candidates: &'a [crate::analysis::fix_plan::Candidate],
+    /// Whether every definer of its weak symbols was read (else the figures are at most).
+    definers: &'a crate::analysis::fix_plan::DefinersRead,
+    /// Symbols several libraries define unhidden: hidden only by hiding them all together.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    shared: &'a [crate::analysis::fix_plan::Shared],
+    /// The smallest set of libraries removing the most lookups, when it is more than one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    together: Option<&'a crate::analysis::fix_plan::Together>,
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
@@ -209,6 +217,9 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
                 path: &i.summary.path,
                 arch: i.summary.arch.as_deref(),
                 candidates: &i.fix_plan.candidates,
+                definers: &i.fix_plan.definers,
+                shared: &i.fix_plan.shared,
+                together: i.fix_plan.together.as_ref(),
             })
             .collect(),
         importers: &report.importers,

@@ -519,6 +519,10 @@ fn fix_plan(
             writeln!(out, "\n{}: {line}", code(&c.library))?;
         }
     }
+    let definers = story::definers_lines(plan, FIX_PLAN_ROWS, code);
+    if !definers.is_empty() {
+        writeln!(out, "\n{}", definers.join("<br>\n"))?;
+    }
     let breaks = story::imported_by(plan, code);
     if !breaks.is_empty() {
         writeln!(out, "\n{}", breaks.join("<br>\n"))?;

@@ -133,14 +133,16 @@ fn plan_fix(
     };
     let total = total.max(1);
     let mut lines = vec![format!(
-        "fix: {}: -{} ({}%), about {} ({})",
+        "fix: {}: {}-{} ({}%), about {} ({})",
         change_of(best, q),
+        if plan.definers.exact { "" } else { "at most " },
         count(best.hidden.lookups, "lookup", "lookups"),
         best.hidden.lookups * 100 / total,
         ms_range(best.hidden.estimated_ms),
         crate::analysis::estimate::per_lookup_short()
     )];
     lines.extend(weak_defines_line(best));
+    lines.extend(definers_lines(plan, 1, q));
     lines.extend(objects_line(best, visibility, q));
     let next: Vec<String> = plan.candidates[1..]
         .iter()
@@ -246,6 +248,95 @@ fn change_of(c: &Candidate, q: Quote) -> String {
         NO_DEBUG_INFO => format!("compile the sources the debug map does not name with {flag}"),
         library => format!("compile {} with {flag}", q(library)),
     }
+}
+
+/// What the definers of the plan's symbols say: that its figures are at most and how to make
+/// them exact (not every object was read), the first `shared` sets of libraries that must be
+/// hidden together (as far as the objects read show), and the smallest set that removes the
+/// most lookups (when every object was read).
+pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
+    let d = &plan.definers;
+    if plan.candidates.iter().all(|c| c.hidden.lookups == 0) && plan.shared.is_empty() {
+        return Vec::new();
+    }
+    let mut at_most = None;
+    if !d.exact {
+        let missing = d.not_on_disk + d.unreadable;
+        let why = if d.unreadable > 0 && d.not_on_disk == 0 {
+            "could not be read"
+        } else {
+            "are not on this disk"
+        };
+        let dir = d.first_missing.as_deref().map(objects_dir).unwrap_or("DIR");
+        at_most = Some(format!(
+            "at most: another library may define the same symbols, and the objects the image \
+             was linked from {why} ({missing} of {}): for exact figures give {} or run in the \
+             build tree",
+            d.objects,
+            q(&format!("--objects {dir}"))
+        ));
+    }
+    let mut lines: Vec<String> = at_most.into_iter().collect();
+    lines.extend(
+        plan.shared
+            .iter()
+            .filter(|sh| sh.hidden.lookups > 0)
+            .take(shared)
+            .map(|sh| {
+                let e: Vec<String> = sh
+                    .examples
+                    .iter()
+                    .map(|raw| q(crate::analysis::demangle::demangle_one(raw).demangled()))
+                    .collect();
+                format!(
+                    "needs {} together: -{} of {} they all define ({}{})",
+                    and_list(&sh.libraries, q),
+                    count(sh.hidden.lookups, "lookup", "lookups"),
+                    count(sh.hidden.weak_bound_symbols, "symbol", "symbols"),
+                    e.join(", "),
+                    if sh.hidden.weak_bound_symbols > e.len() {
+                        ", …"
+                    } else {
+                        ""
+                    }
+                )
+            }),
+    );
+    if let Some(t) = &plan.together {
+        lines.push(format!(
+            "hide {} together: -{}, about {}",
+            and_list(&t.libraries, q),
+            count(t.hidden.lookups, "lookup", "lookups"),
+            ms_range(t.hidden.estimated_ms)
+        ));
+    }
+    lines
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String], q: Quote) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| q(i)).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        Some((last, _)) => last.clone(),
+        None => String::new(),
+    }
+}
+
+/// Where to point `--objects` for an object not found: the build's `…/obj` directory when the
+/// path has one, else the directory of its archive or file.
+fn objects_dir(named: &str) -> &str {
+    let file = named
+        .strip_suffix(')')
+        .and_then(|p| p.rfind('(').map(|i| &p[..i]))
+        .unwrap_or(named);
+    if let Some(i) = file.find("/obj/") {
+        return &file[..i + 4];
+    }
+    if file.starts_with("obj/") {
+        return "obj";
+    }
+    file.rfind('/').map_or(".", |i| &file[..i])
 }
 
 /// A candidate named by the attribution (not a group of unnamed symbols).

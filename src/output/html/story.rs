@@ -141,6 +141,10 @@ fn fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             writeln!(out, "<p>{}: {}</p>", text(&clip(&c.library)), text(&line))?;
         }
     }
+    let plain = crate::output::story::plain;
+    for line in crate::output::story::definers_lines(&page.fix_plan, FIX_PLAN_ROWS, plain) {
+        writeln!(out, "<p>{}</p>", text(&line))?;
+    }
     Ok(())
 }
 

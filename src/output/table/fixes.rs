@@ -54,6 +54,9 @@ pub(super) fn fix_plan(
             writeln!(out, "{}: {line}", cell(&c.library))?;
         }
     }
+    for line in story::definers_lines(plan, FIX_PLAN_ROWS, story::plain) {
+        writeln!(out, "{line}")?;
+    }
     for line in story::imported_by(plan, story::plain) {
         writeln!(out, "{line}")?;
     }

@@ -1,4 +1,5 @@
 #include "alpha.h"
+#include "core.h"
 
 namespace alpha {
 int seed() { return 7; }
@@ -16,7 +17,9 @@ template struct Box<short>;
 int run() {
   Box<int> b;
   Box<short> s;
-  return counter() + with_lambda() + twice(3) + tmpl(1) + int(tmpl(2L)) + b.get() +
+  core::Registry<int> r;
+  r.add(1);
+  return r.size() + counter() + with_lambda() + twice(3) + tmpl(1) + int(tmpl(2L)) + b.get() +
          b.out() + s.get() + s.out();
 }
 } // namespace alpha

@@ -1,4 +1,5 @@
 #include "beta.h"
+#include "core.h"
 
 namespace beta {
 int run() { return 3; }
@@ -8,5 +9,7 @@ int run() { return 3; }
 int beta_use() {
   beta::Reg<int> r;
   r.add(2);
-  return r.count();
+  core::Registry<int> c;
+  c.add(2);
+  return r.count() + c.size();
 }
