@@ -156,9 +156,11 @@ type FileDefinitions = Option<HashMap<String, Vec<(Name, bool)>>>;
 type ObjectSymbols = (String, Vec<(Name, bool)>);
 
 /// Reads the file at `path` for `arch`: `Ok(None)` when it is not an object or archive of that
-/// arch (bitcode, another arch, unreadable); errors when it is malformed.
+/// arch (bitcode, another arch, unreadable, not a regular file: a path a debug map names may be
+/// a FIFO or a device, opened without blocking and not read, [`MachOFile::open_regular`]);
+/// errors when it is malformed.
 fn read_file(path: &Path, arch: &str) -> Result<FileDefinitions> {
-    let file = match MachOFile::open(path) {
+    let file = match MachOFile::open_regular(path) {
         Ok(f) => f,
         Err(_) => return Ok(None),
     };
