@@ -262,22 +262,22 @@ pub const MAX_PLIST_VALUE_BYTES: usize = 4 * MAX_PLIST_BYTES as usize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stopped {
     /// An array or dictionary opened [`MAX_PLIST_DEPTH`] levels deep.
-    TooDeep,
+    Nesting,
     /// More than [`MAX_PLIST_VALUES`] events.
-    TooManyValues,
+    Values,
     /// More than [`MAX_PLIST_VALUE_BYTES`] bytes of strings and data.
-    TooManyBytes,
+    Bytes,
 }
 
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Stopped::TooDeep => write!(f, "is nested deeper than {MAX_PLIST_DEPTH} levels"),
-            Stopped::TooManyValues => write!(
+            Stopped::Nesting => write!(f, "is nested deeper than {MAX_PLIST_DEPTH} levels"),
+            Stopped::Values => write!(
                 f,
                 "holds more than {MAX_PLIST_VALUES} values (shared references read again)"
             ),
-            Stopped::TooManyBytes => write!(
+            Stopped::Bytes => write!(
                 f,
                 "holds more than {MAX_PLIST_VALUE_BYTES} bytes of strings and data (shared \
                  references read again)"
@@ -310,7 +310,7 @@ impl<I: Iterator<Item = std::result::Result<plist::stream::OwnedEvent, plist::Er
         let event = self.events.next()?;
         self.values += 1;
         if self.values > MAX_PLIST_VALUES {
-            self.stopped = Some(Stopped::TooManyValues);
+            self.stopped = Some(Stopped::Values);
             return None;
         }
         self.bytes += match &event {
@@ -319,14 +319,14 @@ impl<I: Iterator<Item = std::result::Result<plist::stream::OwnedEvent, plist::Er
             _ => 0,
         };
         if self.bytes > MAX_PLIST_VALUE_BYTES {
-            self.stopped = Some(Stopped::TooManyBytes);
+            self.stopped = Some(Stopped::Bytes);
             return None;
         }
         match &event {
             Ok(plist::stream::Event::StartArray(_) | plist::stream::Event::StartDictionary(_)) => {
                 self.depth += 1;
                 if self.depth > MAX_PLIST_DEPTH {
-                    self.stopped = Some(Stopped::TooDeep);
+                    self.stopped = Some(Stopped::Nesting);
                     return None;
                 }
             }
