@@ -896,8 +896,7 @@ mod tests {
     use super::*;
     use crate::analysis::demangle::{NameStyle, demangle_all};
     use crate::model::{
-        Attribution, AttributionSource, BindTarget, FixupFormat, MH_EXECUTE, MH_WEAK_DEFINES, Name,
-        ObjectOrigin, Site, WeakDefinition, predict_lookups,
+        BindTarget, FixupFormat, MH_EXECUTE, MH_WEAK_DEFINES, Name, Site, predict_lookups,
     };
 
     /// A main executable whose objects (`libX.a(x.o)`, one per library) define and weak-bind
@@ -917,35 +916,14 @@ mod tests {
             })
             .collect();
         let flags = MH_WEAK_DEFINES;
+        let names: Vec<&str> = defs.iter().map(|&(d, _)| d).collect();
         Image {
             filetype: Some(MH_EXECUTE),
             flags: Some(flags),
             fixup_format: Some(fixups),
             lookups: predict_lookups(MH_EXECUTE, flags, fixups, &bind_targets),
             bind_targets,
-            weak_definitions: defs
-                .iter()
-                .map(|&(d, _)| WeakDefinition {
-                    name: Name::from(d),
-                    thread_local: false,
-                    address: None,
-                })
-                .collect(),
-            attribution: Some(Box::new(Attribution {
-                from: AttributionSource::DebugMap,
-                objects: objects
-                    .iter()
-                    .map(|p| ObjectOrigin {
-                        path: Name::from(*p),
-                        source: None,
-                    })
-                    .collect(),
-                symbols: defs.iter().map(|&(s, o)| (Name::from(s), o)).collect(),
-                other_exports: Vec::new(),
-                unplaced: 0,
-                definers: None,
-            })),
-            ..Image::bare()
+            ..crate::analysis::group::tests::image(&names, objects, defs)
         }
     }
 

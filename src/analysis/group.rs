@@ -849,11 +849,13 @@ impl Group {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Attribution, AttributionSource, Name, ObjectOrigin, WeakDefinition};
 
-    fn image(defs: &[&str], objects: &[&str], symbols: &[(&str, u32)]) -> Image {
+    /// An image weak-defining `defs`, attributed by a debug map of `objects` (`symbols`: a
+    /// name and its object's index). Also the fix plan's tests' image.
+    pub(crate) fn image(defs: &[&str], objects: &[&str], symbols: &[(&str, u32)]) -> Image {
         Image {
             weak_definitions: defs
                 .iter()
