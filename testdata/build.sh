@@ -233,6 +233,53 @@ build_plan() {
       done
     done
   done
+  build_plan_bundle
+}
+# plan_bundle NAME GAMMA DELTA: the app bundle NAME.app (arm64, chained fixups) of
+# bundle_main.o (hidden) and libgamma.a built with GAMMA, and Contents/Frameworks/libdelta.dylib
+# built with DELTA, found by @rpath (@executable_path/../Frameworks).
+plan_bundle() {
+  local app="$PLAN/$1.app" o="$WORK/obj/plan/bundle"
+  mkdir -p "$app/Contents/MacOS" "$app/Contents/Frameworks"
+  link "$app/Contents/Frameworks/libdelta.dylib" arm64 chained -dylib \
+    -install_name @rpath/libdelta.dylib "$o/delta-$3/delta.o"
+  link "$app/Contents/MacOS/Bundle" arm64 chained -rpath @executable_path/../Frameworks \
+    "$o/bundle_main.o" "$o/gamma-$2/libgamma.a" "$app/Contents/Frameworks/libdelta.dylib"
+  cat >"$app/Contents/Info.plist" <<'PLIST'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>CFBundleExecutable</key>
+	<string>Bundle</string>
+	<key>CFBundleIdentifier</key>
+	<string>org.weakscan.plan.Bundle</string>
+	<key>CFBundleInfoDictionaryVersion</key>
+	<string>6.0</string>
+	<key>CFBundleName</key>
+	<string>Bundle</string>
+	<key>CFBundlePackageType</key>
+	<string>APPL</string>
+	<key>LSMinimumSystemVersion</key>
+	<string>12.0</string>
+</dict>
+</plist>
+PLIST
+}
+# build_plan_bundle: Bundle.app and its rebuilds Bundle.LIBRARY.FLAG.app, one candidate of the
+# process plan (libgamma.a of the executable, libdelta.dylib whole) built with FLAG.
+build_plan_bundle() {
+  local o="$WORK/obj/plan/bundle" flag
+  plan_obj "$o" arm64 12.0 hidden bundle_main
+  for flag in default hidden inlines; do
+    plan_lib "$o" arm64 12.0 "$flag" gamma
+    plan_obj "$o/delta-$flag" arm64 12.0 "$flag" delta
+  done
+  plan_bundle Bundle default default
+  for flag in hidden inlines; do
+    plan_bundle "Bundle.libgamma.$flag" "$flag" default
+    plan_bundle "Bundle.libdelta.$flag" default "$flag"
+  done
 }
 install_plan() {
   rm -rf "$HERE/plan"

@@ -443,3 +443,155 @@ fn regression_a_hidden_kept_copy_made_the_other_definer_look_shared() {
     assert_eq!(saving(&candidates[0]["hidden"]), drop);
     assert_eq!(drop, [7, 7, 7, 51]);
 }
+
+/// The process of the app bundle `name` (`testdata/plan/NAME.app`) as `scan --format json` shows
+/// it.
+fn process(name: &str) -> Value {
+    let v = json(&[
+        "scan",
+        "--format",
+        "json",
+        plan_fixture(&format!("{name}.app")).to_str().unwrap(),
+    ]);
+    v["processes"][0].clone()
+}
+
+/// The image `image` (its path in the bundle) of a process.
+fn image_of<'v>(process: &'v Value, image: &str) -> &'v Value {
+    process["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["image"] == image)
+        .unwrap_or_else(|| panic!("no image {image}: {process}"))
+}
+
+/// `(weak-bound symbols, lookups, trie probes, weak-def exports)` of a process saving.
+fn process_saving(s: &Value) -> [i64; 4] {
+    let n = |k: &str| s[k].as_i64().unwrap();
+    [
+        n("weak_bound_symbols"),
+        n("lookups"),
+        n("trie_probes"),
+        n("weak_def_exports"),
+    ]
+}
+
+/// The same figures counted in a build: the image's weak-bound symbols and weak-def exports
+/// (a scan of the image alone), the process's lookups and trie probes.
+fn process_figures(name: &str, image: &str) -> [i64; 4] {
+    let p = process(name);
+    let file = plan_fixture(&format!("{name}.app")).join(image);
+    let alone = totals(&json(&["scan", "--format", "json", file.to_str().unwrap()]));
+    [
+        alone[1] as i64,
+        p["lookups"].as_i64().unwrap(),
+        p["trie_probes"].as_i64().unwrap(),
+        alone[0] as i64,
+    ]
+}
+
+/// Names `image` wins in `base` for another image's lookup that another image wins in
+/// `rebuilt`, and of those, the names no image on disk defines there:
+/// `(supplied_to_others, defined_nowhere_else)` as the rebuild shows them.
+fn moved(base: &Value, rebuilt: &Value, image: &str) -> (usize, usize) {
+    let symbols = |p: &Value| p["symbols"].as_array().unwrap().clone();
+    let after = symbols(rebuilt);
+    let (mut supplied, mut nowhere) = (0, 0);
+    for s in symbols(base) {
+        let for_others = s["requested_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r != image);
+        if s["winner"] != image || !for_others {
+            continue;
+        }
+        let now = after.iter().find(|a| a["mangled"] == s["mangled"]);
+        match now.map(|a| &a["winner"]) {
+            Some(w) if w == image => {}
+            Some(Value::Null) => {
+                supplied += 1;
+                nowhere += 1;
+            }
+            // Still looked up and won by another image, or no longer looked up by anyone.
+            _ => supplied += 1,
+        }
+    }
+    (supplied, nowhere)
+}
+
+/// The candidates of the app bundle's process plan: `(rebuild name, image, library key)`.
+const BUNDLE_CANDIDATES: [(&str, &str, &str); 2] = [
+    ("libgamma", "Contents/MacOS/Bundle", "libgamma.a"),
+    (
+        "libdelta",
+        "Contents/Frameworks/libdelta.dylib",
+        "(no attribution)",
+    ),
+];
+
+/// The whole-process plan of an app bundle with a dylib (`Bundle.app`: the executable's static
+/// library libgamma.a and Contents/Frameworks/libdelta.dylib share core::Registry<int>, the
+/// executable's copy wins the dylib's lookups, and the dylib has weak definitions of its own),
+/// each candidate rebuilt with each flag and the bundle relinked: with `-fvisibility=hidden` the
+/// lookups and trie probes saved, the weak-bound symbols and exports gone, `leaves_search`,
+/// `supplied_to_others` and `defined_nowhere_else` equal the rebuilt bundle's; with
+/// `-fvisibility-inlines-hidden` the rebuilt bundle's drop lies between the plan's bounds.
+#[test]
+fn the_process_plan_of_an_app_bundle_with_a_dylib_saves_what_the_rebuilds_show() {
+    let base = process("Bundle");
+    let plan = base["fix_plan"].as_array().unwrap();
+    assert_eq!(plan.len(), BUNDLE_CANDIDATES.len(), "{plan:?}");
+    for (rebuild, image, library) in BUNDLE_CANDIDATES {
+        let c = plan
+            .iter()
+            .find(|c| c["image"] == image && c["library"] == library)
+            .unwrap_or_else(|| panic!("no candidate {library} of {image}: {plan:?}"));
+        let before = process_figures("Bundle", image);
+        let drop = |flag: &str| -> [i64; 4] {
+            let after = process_figures(&format!("Bundle.{rebuild}.{flag}"), image);
+            std::array::from_fn(|k| before[k] - after[k])
+        };
+        assert_eq!(
+            process_saving(&c["hidden"]),
+            drop("hidden"),
+            "{rebuild} hidden"
+        );
+        let hidden = process(&format!("Bundle.{rebuild}.hidden"));
+        let searched = image_of(&hidden, image)["takes_part"] == true;
+        assert_eq!(c["leaves_search"], !searched, "{rebuild} leaves_search");
+        let (supplied, nowhere) = moved(&base, &hidden, image);
+        assert_eq!(
+            c["supplied_to_others"], supplied,
+            "{rebuild} supplied_to_others"
+        );
+        assert_eq!(
+            c["defined_nowhere_else"], nowhere,
+            "{rebuild} defined_nowhere_else"
+        );
+        let inlines = drop("inlines");
+        let (lo, hi) = (
+            process_saving(&c["inlines_hidden_at_least"]),
+            process_saving(&c["inlines_hidden"]),
+        );
+        for k in 0..4 {
+            assert!(
+                lo[k] <= inlines[k] && inlines[k] <= hi[k],
+                "{rebuild} inlines, figure {k}: {} ≤ {} ≤ {}",
+                lo[k],
+                inlines[k],
+                hi[k]
+            );
+        }
+    }
+    // What the fixture is for: the executable's library supplies the dylib's lookups of the
+    // shared instantiation, and hiding it takes the executable out of the search (with its
+    // treat-as-weak lookups); the dylib leaves the search too when hidden.
+    let gamma = &plan[0];
+    assert_eq!(gamma["library"], "libgamma.a");
+    assert_eq!(gamma["supplied_to_others"], 2);
+    assert_eq!(gamma["leaves_search"], true);
+    assert_eq!(process_saving(&gamma["hidden"]), [5, 49, 105, 5]);
+    assert_eq!(process_saving(&plan[1]["hidden"]), [7, 7, 63, 7]);
+}
