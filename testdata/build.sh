@@ -237,14 +237,26 @@ build_plan() {
 }
 # plan_bundle NAME GAMMA DELTA: the app bundle NAME.app (arm64, chained fixups) of
 # bundle_main.o (hidden) and libgamma.a built with GAMMA, and Contents/Frameworks/libdelta.dylib
-# built with DELTA, found by @rpath (@executable_path/../Frameworks).
+# built with DELTA, found by @rpath (@executable_path/../Frameworks). The executable is relinked
+# against that dylib; when ld64.lld refuses (the dylib no longer exports what the executable
+# binds), the bundle holds the executable linked against the default dylib, as an executable
+# shipped unchanged beside the rebuilt dylib would be, and breaks-NAME.txt the symbols
+# ld64.lld reported undefined (sorted; empty: it links).
 plan_bundle() {
-  local app="$PLAN/$1.app" o="$WORK/obj/plan/bundle"
+  local app="$PLAN/$1.app" o="$WORK/obj/plan/bundle" exe
   mkdir -p "$app/Contents/MacOS" "$app/Contents/Frameworks"
   link "$app/Contents/Frameworks/libdelta.dylib" arm64 chained -dylib \
     -install_name @rpath/libdelta.dylib "$o/delta-$3/delta.o"
-  link "$app/Contents/MacOS/Bundle" arm64 chained -rpath @executable_path/../Frameworks \
-    "$o/bundle_main.o" "$o/gamma-$2/libgamma.a" "$app/Contents/Frameworks/libdelta.dylib"
+  exe=(arm64 chained -rpath @executable_path/../Frameworks "$o/bundle_main.o"
+       "$o/gamma-$2/libgamma.a")
+  if link "$app/Contents/MacOS/Bundle" "${exe[@]}" "$app/Contents/Frameworks/libdelta.dylib" \
+    2>"$WORK/relink.err"; then
+    [[ $1 == Bundle ]] || : >"$PLAN/breaks-$1.txt"
+  else
+    sed -n 's/^.*undefined symbol: \(.*\)$/\1/p' "$WORK/relink.err" |
+      LC_ALL=C sort -u >"$PLAN/breaks-$1.txt"
+    link "$app/Contents/MacOS/Bundle" "${exe[@]}" "$PLAN/Bundle.app/Contents/Frameworks/libdelta.dylib"
+  fi
   cat >"$app/Contents/Info.plist" <<'PLIST'
 <?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

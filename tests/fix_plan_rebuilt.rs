@@ -140,8 +140,8 @@ fn the_last_leaker_takes_mh_weak_defines_and_its_lookups() {
     }
 }
 
-/// The symbols ld64.lld-22 reported undefined when `plugin` was relinked against a rebuild
-/// (build.sh wrote them).
+/// The symbols ld64.lld-22 reported undefined when `plugin` (or the executable of the app
+/// bundle `Bundle`) was relinked against a rebuild (build.sh wrote them).
 fn relink_breaks(plugin: &str, lib: &str, flag: &str) -> Vec<String> {
     let f = plan_fixture(&format!("breaks-{plugin}.{lib}.{flag}.txt"));
     std::fs::read_to_string(f)
@@ -533,11 +533,14 @@ const BUNDLE_CANDIDATES: [(&str, &str, &str); 2] = [
 
 /// The whole-process plan of an app bundle with a dylib (`Bundle.app`: the executable's static
 /// library libgamma.a and Contents/Frameworks/libdelta.dylib share core::Registry<int>, the
-/// executable's copy wins the dylib's lookups, and the dylib has weak definitions of its own),
-/// each candidate rebuilt with each flag and the bundle relinked: with `-fvisibility=hidden` the
-/// lookups and trie probes saved, the weak-bound symbols and exports gone, `leaves_search`,
+/// executable's copy wins the dylib's lookups; the dylib has weak definitions of its own, and
+/// supplies the executable delta::peek<int>, which only it defines), each candidate rebuilt
+/// with each flag and the bundle relinked: with `-fvisibility=hidden` the lookups and trie
+/// probes saved, the weak-bound symbols and exports gone, `leaves_search`,
 /// `supplied_to_others` and `defined_nowhere_else` equal the rebuilt bundle's; with
-/// `-fvisibility-inlines-hidden` the rebuilt bundle's drop lies between the plan's bounds.
+/// `-fvisibility-inlines-hidden` the rebuilt bundle's drop lies between the plan's bounds. The
+/// executable cannot be relinked against the dylib hidden: that bundle holds it as linked
+/// against the default dylib, what dyld would be given by a dylib rebuilt alone.
 #[test]
 fn the_process_plan_of_an_app_bundle_with_a_dylib_saves_what_the_rebuilds_show() {
     let base = process("Bundle");
@@ -592,6 +595,29 @@ fn the_process_plan_of_an_app_bundle_with_a_dylib_saves_what_the_rebuilds_show()
     assert_eq!(gamma["library"], "libgamma.a");
     assert_eq!(gamma["supplied_to_others"], 2);
     assert_eq!(gamma["leaves_search"], true);
-    assert_eq!(process_saving(&gamma["hidden"]), [5, 49, 105, 5]);
-    assert_eq!(process_saving(&plan[1]["hidden"]), [7, 7, 63, 7]);
+    assert_eq!(process_saving(&gamma["hidden"]), [5, 49, 106, 5]);
+    // The dylib supplies delta::peek<int> to the executable and is its only definer: hidden,
+    // the launch would stop, and ld64.lld refuses to relink the executable on exactly that
+    // name (-fvisibility-inlines-hidden leaves the explicit instantiation exported).
+    let delta = &plan[1];
+    assert_eq!(process_saving(&delta["hidden"]), [7, 7, 64, 8]);
+    assert_eq!(delta["defined_nowhere_else"], 1);
+    assert_eq!(
+        delta["supplied_examples"],
+        serde_json::json!(relink_breaks("Bundle", "libdelta", "hidden"))
+    );
+    assert_eq!(
+        relink_breaks("Bundle", "libdelta", "hidden"),
+        ["__ZN5delta4peekIiEET_S1_"]
+    );
+    for (rebuild, flag) in [
+        ("libdelta", "inlines"),
+        ("libgamma", "hidden"),
+        ("libgamma", "inlines"),
+    ] {
+        assert!(
+            relink_breaks("Bundle", rebuild, flag).is_empty(),
+            "{rebuild} {flag}"
+        );
+    }
 }
