@@ -621,3 +621,53 @@ fn the_process_plan_of_an_app_bundle_with_a_dylib_saves_what_the_rebuilds_show()
         );
     }
 }
+
+/// `scan --process --format json` of the program `name` (`testdata/plan/NAME`), every definer
+/// read from the objects committed in `testdata/plan/obj`: its one process.
+fn program_process(name: &str) -> Value {
+    let objects = plan_fixture("obj");
+    let v = json(&[
+        "scan",
+        "--process",
+        "--format",
+        "json",
+        "--objects",
+        objects.to_str().unwrap(),
+        plan_fixture(name).to_str().unwrap(),
+    ]);
+    v["processes"][0].clone()
+}
+
+/// The whole-process plan of `app-chained-arm64`, whose libraries both define
+/// `core::Registry<int>`'s members unhidden: each candidate's `-fvisibility=hidden` saves the
+/// lookups and trie probes its rebuild drops, and the weak-bound symbols and exports a scan of
+/// the rebuild no longer counts. Hiding libalpha.a alone leaves the two names libbeta.a also
+/// defines exported (79 → 51 lookups, not 49).
+#[test]
+fn regression_the_process_plan_credited_a_shared_symbol_to_the_kept_copys_library() {
+    let base = program_process("app-chained-arm64");
+    let plan = base["fix_plan"].as_array().unwrap();
+    assert_eq!(plan.len(), 2, "{plan:?}");
+    let figures = |name: &str| -> [i64; 4] {
+        let p = program_process(name);
+        let alone = totals(&scan(name));
+        [
+            alone[1] as i64,
+            p["lookups"].as_i64().unwrap(),
+            p["trie_probes"].as_i64().unwrap(),
+            alone[0] as i64,
+        ]
+    };
+    let before = figures("app-chained-arm64");
+    for lib in ["libalpha", "libbeta"] {
+        let c = plan
+            .iter()
+            .find(|c| c["library"] == format!("{lib}.a"))
+            .unwrap_or_else(|| panic!("no candidate {lib}: {plan:?}"));
+        let after = figures(&format!("app-chained-arm64.{lib}.hidden"));
+        let drop: [i64; 4] = std::array::from_fn(|k| before[k] - after[k]);
+        assert_eq!(process_saving(&c["hidden"]), drop, "{lib} hidden");
+    }
+    let alpha = plan.iter().find(|c| c["library"] == "libalpha.a").unwrap();
+    assert_eq!(process_saving(&alpha["hidden"]), [28, 28, 28, 28]);
+}

@@ -73,6 +73,7 @@ impl ScanArgs {
             top: self.opts.top(),
             format: self.opts.format,
             output: self.opts.output.clone(),
+            objects: self.origin.objects.clone(),
         }))
     }
 }

@@ -5,6 +5,7 @@
 use super::emit_report;
 use crate::analysis::coalesce::coalesce_with;
 use crate::error::Result;
+use crate::origin::definers::{ObjectFiles, attach_definers};
 use crate::output::{self, Format, RenderOptions};
 use crate::process::bundle::locate;
 use crate::process::load::{LoadOptions, load};
@@ -23,12 +24,25 @@ pub struct ProcessRequest {
     pub format: Format,
     /// `--output` (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// `--objects`: where the objects the images' debug maps name are, when not at the path
+    /// named ([`crate::origin::definers`]).
+    pub objects: Vec<PathBuf>,
 }
 
 /// Runs a process scan: exit 0 on success, whatever problems were met finding the images (they
-/// are reported and counted). Errors (exit 2): the main executable cannot be found or read.
+/// are reported and counted). Errors (exit 2): the main executable cannot be found or read; as
+/// [`attach_definers`] (`--objects`).
 pub fn run(req: &ProcessRequest, opts: &RenderOptions) -> Result<u8> {
-    let processes = load_processes(&req.input, &req.load)?;
+    let mut processes = load_processes(&req.input, &req.load)?;
+    // Every definer of each image's weak symbols, as a scan of one image reads them: the fix
+    // plan routes a symbol several libraries define to all of them.
+    let objects = ObjectFiles::find(&req.objects)?;
+    for p in &mut processes {
+        attach_definers(
+            p.images.iter_mut().filter_map(|i| i.image.as_mut()),
+            &objects,
+        )?;
+    }
     // Reading the images freed as much as their models hold (file buffers, names before
     // interning): returned to the system before the coalescing allocates its tables, which
     // lowers the peak of a large process.

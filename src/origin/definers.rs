@@ -232,10 +232,13 @@ fn is_macho(head: &[u8]) -> bool {
 /// left alone.
 ///
 /// Errors: those of [`ObjectFiles::find`]; a malformed object or archive.
-pub fn attach_definers(images: &mut [Image], objects: &ObjectFiles) -> Result<()> {
+pub fn attach_definers<'i>(
+    images: impl IntoIterator<Item = &'i mut Image>,
+    objects: &ObjectFiles,
+) -> Result<()> {
     let mut cache: HashMap<(PathBuf, String), FileDefinitions> = HashMap::new();
     let mut found: HashMap<String, Option<PathBuf>> = HashMap::new();
-    for image in images.iter_mut() {
+    for image in images {
         let Some(arch) = image.arch.clone() else {
             continue;
         };
