@@ -671,3 +671,42 @@ fn regression_the_process_plan_credited_a_shared_symbol_to_the_kept_copys_librar
     let alpha = plan.iter().find(|c| c["library"] == "libalpha.a").unwrap();
     assert_eq!(process_saving(&alpha["hidden"]), [28, 28, 28, 28]);
 }
+
+/// The process plan of `app-chained-arm64` lists the two names of `core::Registry<int>` both
+/// libraries define unhidden as needing them together: with the two candidates, what hiding
+/// both saves in the rebuild (every weak-bound symbol and export; the lookups less the 44 that
+/// go with `MH_WEAK_DEFINES`).
+#[test]
+fn the_process_plan_lists_the_symbols_only_hiding_both_libraries_saves() {
+    let base = program_process("app-chained-arm64");
+    let shared = base["fix_plan_shared"].as_array().unwrap();
+    assert_eq!(shared.len(), 1, "{shared:?}");
+    let sh = &shared[0];
+    assert_eq!(
+        sh["libraries"],
+        serde_json::json!(["libalpha.a", "libbeta.a"])
+    );
+    assert_eq!(
+        sh["examples"],
+        serde_json::json!([
+            "__ZN4core8RegistryIiE3addEi",
+            "__ZN4core8RegistryIiE4sizeEv"
+        ])
+    );
+    assert_eq!(process_saving(&sh["hidden"]), [2, 2, 2, 2]);
+    let sum: i64 = base["fix_plan"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain([sh])
+        .map(|c| process_saving(&c["hidden"])[0])
+        .sum();
+    let before = totals(&scan("app-chained-arm64"));
+    let after = totals(&scan("app-chained-arm64.libalpha+libbeta.hidden"));
+    assert_eq!(sum, (before[1] - after[1]) as i64);
+    let rebuilt = program_process("app-chained-arm64.libalpha+libbeta.hidden");
+    assert_eq!(
+        base["lookups"].as_i64().unwrap() - rebuilt["lookups"].as_i64().unwrap(),
+        sum + 44
+    );
+}

@@ -32,7 +32,7 @@
 //! dyld applies the launch's fixups before it moves them to `state.delayLoaded`
 //! (`docs/process.md`).
 
-use super::process_fix_plan::{self, Launch, ProcessCandidate, Step};
+use super::process_fix_plan::{self, Launch, ProcessCandidate, ProcessShared, Step};
 use crate::analysis::demangle::{Demangled, NameStyle};
 use crate::analysis::group::GroupBy;
 use crate::error::Result;
@@ -311,6 +311,9 @@ pub struct Coalescing {
     pub demangle_failures: usize,
     /// The fix plan of the process, best first ([`super::process_fix_plan`]).
     pub fix_plan: Vec<ProcessCandidate>,
+    /// Symbols of an image that several of its libraries define unhidden, most trie probes
+    /// saved first ([`super::process_fix_plan::ProcessShared`]): no single candidate hides them.
+    pub fix_plan_shared: Vec<ProcessShared>,
 }
 
 pub use super::estimate::US_PER_PROBE;
@@ -485,7 +488,7 @@ pub fn coalesce_with(process: &Process, style: NameStyle, fix_plan: bool) -> Res
     let winner = winners(&defs, walk.names.text.len());
     tally_images(process, &walk, &defs, &winner, &followed, &mut cost);
     let launch = launch(process, &searched, &walk, &followed, &defs, &winner);
-    let fix_plan = plan(process, &launch, &searched, fix_plan, &mut cost);
+    let (fix_plan, fix_plan_shared) = plan(process, &launch, &searched, fix_plan, &mut cost);
     let found = find_duplicates(process, &walk, &defs, &winner, style)?;
     let probes = walk.probes;
     Ok(Coalescing {
@@ -512,6 +515,7 @@ pub fn coalesce_with(process: &Process, style: NameStyle, fix_plan: bool) -> Res
         demangle_failures: found.demangle_failures,
         images: cost,
         fix_plan,
+        fix_plan_shared,
     })
 }
 
@@ -889,7 +893,7 @@ fn plan(
     searched: &[usize],
     candidates: bool,
     cost: &mut [ImageCost],
-) -> Vec<ProcessCandidate> {
+) -> (Vec<ProcessCandidate>, Vec<ProcessShared>) {
     let images: Vec<(usize, &crate::model::Image)> = searched
         .iter()
         .filter_map(|&i| process.images[i].image.as_ref().map(|im| (i, im)))
@@ -902,19 +906,23 @@ fn plan(
         cost[i].saved_probes_if_hidden = usize::try_from(saved.1).unwrap_or(0);
     }
     if !candidates {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let names = process_fix_plan::EntityIndex::of(images.iter().map(|(_, im)| *im));
     let cost: &[ImageCost] = cost;
-    let mut plan: Vec<ProcessCandidate> = images
+    let per_image: Vec<(Vec<ProcessCandidate>, Vec<ProcessShared>)> = images
         .par_iter()
         .zip(&whole)
-        .flat_map_iter(|(&(i, im), &saved)| {
+        .map(|(&(i, im), &saved)| {
             process_fix_plan::image_candidates(launch, (i, im, saved), &cost[i].image, &names)
         })
         .collect();
+    let (plan, shared): (Vec<_>, Vec<_>) = per_image.into_iter().unzip();
+    let mut plan: Vec<ProcessCandidate> = plan.into_iter().flatten().collect();
+    let mut shared: Vec<ProcessShared> = shared.into_iter().flatten().collect();
     process_fix_plan::rank(&mut plan);
-    plan
+    process_fix_plan::rank_shared(&mut shared);
+    (plan, shared)
 }
 
 /// The images one of whose non-weak definitions replaces another image's weak one on disk (ld64

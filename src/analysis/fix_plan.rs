@@ -838,6 +838,27 @@ pub fn hideable<'i>(
         .collect()
 }
 
+/// The symbols of `image` that more than one library defines unhidden (the plan's
+/// [`FixPlan::shared`], not truncated): each set of libraries (sorted) with its symbols' raw
+/// names (sorted), sets in no particular order. `origins` is `Origins::of(image)`.
+pub fn shared_names<'o>(origins: &'o Origins<'_>) -> Vec<(Vec<&'o str>, Vec<&'o str>)> {
+    let sharing = Sharing::of(origins);
+    let mut names: Vec<Vec<&'o str>> = vec![Vec::new(); sharing.sets.len()];
+    for (&raw, &i) in &sharing.names {
+        names[i as usize].push(raw);
+    }
+    sharing
+        .sets
+        .into_iter()
+        .zip(names)
+        .filter(|(set, _)| set.len() > 1)
+        .map(|(set, mut n)| {
+            n.sort_unstable();
+            (set, n)
+        })
+        .collect()
+}
+
 /// What a change that leaves the image with no exported weak definition also saves: its
 /// lookups that go with `MH_WEAK_DEFINES` ([`super::weak_defines`]).
 struct LastLeaker {

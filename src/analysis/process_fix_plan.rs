@@ -31,6 +31,10 @@
 //! from it, and, in the rare case where the lookups that probe instead have more re-exports to
 //! follow, negative.
 //!
+//! A symbol several libraries of an image define unhidden (every definer is read, as for the
+//! plan of one image: [`crate::origin::definers`]) is hidden by no single candidate; each such
+//! set of libraries is listed with what hiding its symbols saves ([`ProcessShared`]).
+//!
 //! Hiding a definition that another image's lookup wins from this image moves that lookup to
 //! the next definition ([`ProcessCandidate::supplied_to_others`]); when no other image on disk
 //! defines it, the lookup finds it only in the shared cache, or not at all, and the launch
@@ -40,7 +44,8 @@ use super::attribute::Origins;
 use super::demangle::{Entity, InlinesHidden, kinds_of_raw};
 use super::estimate::US_PER_PROBE;
 use super::fix_plan::{
-    EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, fix_plan_of, hideable,
+    EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, Shared, fix_plan_of, hideable,
+    shared_names,
 };
 use super::weak_def_map::WeakDefMap;
 use super::weak_defines::lookup_goes;
@@ -144,6 +149,24 @@ pub struct ProcessCandidate {
     pub defined_nowhere_else: usize,
     /// Up to [`SUPPLIED_EXAMPLES`] of the names supplied to others, raw, in lookup order.
     pub supplied_examples: Vec<String>,
+}
+
+/// Symbols of one image that several of its libraries define unhidden: hiding all of those
+/// libraries together hides them, hiding one saves nothing of them (as
+/// [`super::fix_plan::Shared`], replayed across the process).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ProcessShared {
+    /// The image (as the process shows it).
+    pub image: String,
+    /// Its position in the load order.
+    pub index: usize,
+    /// The libraries (candidate keys), sorted: all of them must be hidden together.
+    pub libraries: Vec<String>,
+    /// What hiding these symbols saves across the process (their libraries' other symbols not
+    /// included).
+    pub hidden: ProcessSavings,
+    /// Up to [`super::fix_plan::SHARED_EXAMPLES`] of the symbols, raw, sorted.
+    pub examples: Vec<String>,
 }
 
 /// The replay of the launch with `removed(step)` lookups gone and `searched` images probed on
@@ -263,19 +286,21 @@ impl EntityOf for EntityIndex {
 }
 
 /// The candidates of image `i` (`image`, whose names' entities `names` holds; `whole`: its
-/// [`whole_image_saving`]), unsorted.
+/// [`whole_image_saving`]), unsorted, and its shared symbols ([`ProcessShared`]).
 pub fn image_candidates(
     launch: &Launch<'_, '_>,
     (i, image, whole): (usize, &Image, (usize, i64)),
     shown: &str,
     names: &EntityIndex,
-) -> Vec<ProcessCandidate> {
+) -> (Vec<ProcessCandidate>, Vec<ProcessShared>) {
     let origins = Origins::of(image);
     let mut by_library: HashMap<&str, Vec<Hideable<'_>>> = HashMap::default();
     for d in hideable(image, &origins, names) {
         by_library.entry(d.library).or_default().push(d);
     }
-    fix_plan_of(image, &origins, names)
+    let plan = fix_plan_of(image, &origins, names);
+    let shared = image_shared(launch, (i, image), shown, &origins, &plan.shared);
+    let candidates = plan
         .candidates
         .into_iter()
         .map(|c| {
@@ -340,7 +365,62 @@ pub fn image_candidates(
                 supplied_examples: supplied.2,
             }
         })
+        .collect();
+    (candidates, shared)
+}
+
+/// The shared symbols of image `i`: each set of its plan (`plan`, its
+/// [`super::fix_plan::FixPlan::shared`], at most [`super::fix_plan::SHARED_SETS`]) replayed
+/// hidden alone; the weak-bound symbols and exports are the plan's.
+fn image_shared(
+    launch: &Launch<'_, '_>,
+    (i, image): (usize, &Image),
+    shown: &str,
+    origins: &Origins<'_>,
+    plan: &[Shared],
+) -> Vec<ProcessShared> {
+    if plan.is_empty() {
+        return Vec::new();
+    }
+    let sets: HashMap<Vec<&str>, Vec<&str>> = shared_names(origins).into_iter().collect();
+    let weak: std::collections::HashSet<&str> = image
+        .weak_definitions
+        .iter()
+        .map(|w| w.name.as_str())
+        .collect();
+    // Each set's symbols hidden alone: the image keeps the weak definitions it does not name.
+    plan.iter()
+        .map(|sh| {
+            let key: Vec<&str> = sh.libraries.iter().map(String::as_str).collect();
+            let symbols = sets.get(&key).map_or(&[][..], Vec::as_slice);
+            let mut hidden = vec![false; launch.text.len()];
+            let mut any = false;
+            for id in symbols.iter().filter_map(|n| launch.id_of.get(n)) {
+                hidden[*id as usize] = true;
+                any = true;
+            }
+            let exported = symbols.iter().filter(|n| weak.contains(*n)).count();
+            let left = image.weak_definitions.len().saturating_sub(exported);
+            let saved = saving(launch, i, (&hidden, any), left);
+            ProcessShared {
+                image: shown.to_string(),
+                index: i,
+                libraries: sh.libraries.clone(),
+                hidden: savings(&sh.hidden, saved),
+                examples: sh.examples.clone(),
+            }
+        })
         .collect()
+}
+
+/// Sorts shared sets most trie probes saved first, then lookups, then load order and libraries.
+pub fn rank_shared(shared: &mut [ProcessShared]) {
+    shared.sort_by(|a, b| {
+        (b.hidden.trie_probes, b.hidden.lookups)
+            .cmp(&(a.hidden.trie_probes, a.hidden.lookups))
+            .then_with(|| a.index.cmp(&b.index))
+            .then_with(|| a.libraries.cmp(&b.libraries))
+    });
 }
 
 /// A process saving from the image's plan figures and the replay's `(lookups, probes)`.
