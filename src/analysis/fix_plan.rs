@@ -70,6 +70,12 @@ impl Savings {
         self.weak_def_exports += t.exports;
     }
 
+    /// What the plan ranks by, larger first: lookups, then weak-bound symbols, then weak-def
+    /// exports.
+    fn rank(&self) -> (usize, usize, usize) {
+        (self.lookups, self.weak_bound_symbols, self.weak_def_exports)
+    }
+
     fn with_estimate(mut self) -> Self {
         // Rounded to the microsecond: the calibration has no more precision.
         let ms = |us_per_lookup: f64| (self.lookups as f64 * us_per_lookup).round() / 1000.0;
@@ -591,16 +597,9 @@ pub fn fix_plan_of(
         })
         .collect();
     candidates.sort_by(|a, b| {
-        (
-            b.hidden.lookups,
-            b.hidden.weak_bound_symbols,
-            b.hidden.weak_def_exports,
-        )
-            .cmp(&(
-                a.hidden.lookups,
-                a.hidden.weak_bound_symbols,
-                a.hidden.weak_def_exports,
-            ))
+        b.hidden
+            .rank()
+            .cmp(&a.hidden.rank())
             .then_with(|| a.library.cmp(&b.library))
     });
     let together = together.filter(|t| {
@@ -644,16 +643,9 @@ fn shared_list(mut shared: Vec<Shared>, sharing: &Sharing<'_>) -> Vec<Shared> {
         sh.hidden = sh.hidden.with_estimate();
     }
     shared.sort_by(|a, b| {
-        (
-            b.hidden.lookups,
-            b.hidden.weak_bound_symbols,
-            b.hidden.weak_def_exports,
-        )
-            .cmp(&(
-                a.hidden.lookups,
-                a.hidden.weak_bound_symbols,
-                a.hidden.weak_def_exports,
-            ))
+        b.hidden
+            .rank()
+            .cmp(&a.hidden.rank())
             .then_with(|| a.libraries.cmp(&b.libraries))
     });
     shared.truncate(SHARED_SETS);
