@@ -715,6 +715,27 @@ pub struct Attribution {
     /// as they could be read ([`crate::origin::definers`]); `None` when they were not looked
     /// for.
     pub definers: Option<Box<Definers>>,
+    /// Per object, in [`Attribution::objects`]' order, how it was compiled as the build's
+    /// compile database tells (`--compile-commands`); `None` for an object with no unique entry
+    /// or whose options cannot be told. Empty when no database was given.
+    pub compiled: Vec<Option<CompiledAs>>,
+}
+
+/// The visibility options one object was compiled with, as clang applies them to a Darwin
+/// target ([`crate::origin::compile_db::visibility_of`]). What the fix plan needs to know of a
+/// compilation: a change of flags can only hide what the flags in place did not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompiledAs {
+    /// Functions and variables are hidden unless marked otherwise (`-fvisibility=hidden` or
+    /// `internal`, `-fvisibility-ms-compat`): a weak definition the object still exports is
+    /// marked `visibility("default")` in its source (its own, its class's or its namespace's
+    /// attribute, or a `#pragma GCC visibility push(default)`).
+    pub hidden: bool,
+    /// `-fvisibility-inlines-hidden` is in effect.
+    pub inlines_hidden: bool,
+    /// `-fvisibility-inlines-hidden-static-local-var` is in effect: Darwin's default, off with
+    /// `-fno-visibility-inlines-hidden-static-local-var`.
+    pub static_local_var: bool,
 }
 
 /// Every library that defines each of an image's weak symbols, read from the objects its

@@ -148,6 +148,12 @@ build_uselib() {
 #            bound by weak lookup, declared only / instantiated too
 #   breaks-PLUGIN.LIBRARY.FLAG.txt  the symbols ld64.lld reports undefined when the plug-in
 #            is relinked against app-chained-arm64.LIBRARY.FLAG (sorted; empty: it links)
+#   flags    flags_main.o (hidden) + libmarked.a (compiled -fvisibility=hidden, with
+#            visibility("default") marks) + libinl.a (compiled -fvisibility-inlines-hidden) +
+#            libnsl.a (compiled -fno-visibility-inlines-hidden-static-local-var); arm64,
+#            chained fixups. Each rebuild keeps the library's own flags and adds FLAG;
+#            flags-compile_commands.json is the base build's compile database, obj/ holds its
+#            objects
 PLAN="$WORK/plan"
 plan_flag() {
   case $1 in
@@ -201,8 +207,58 @@ plan_program() {
     done
   done
 }
+# The compile flags each library of the flags program is built with (PLAN_BASE_<lib>).
+PLAN_BASE_marked=-fvisibility=hidden
+PLAN_BASE_inl=-fvisibility-inlines-hidden
+PLAN_BASE_nsl=-fno-visibility-inlines-hidden-static-local-var
+# build_plan_flags: flags-chained-arm64, its rebuilds and its compile database.
+build_plan_flags() {
+  local o="$WORK/obj/plan/flags-chained-arm64" min lib flag base f d
+  min="$(min_for chained)"
+  plan_obj "$o" arm64 "$min" hidden flags_main
+  for lib in marked inl nsl; do
+    base="PLAN_BASE_$lib"
+    for flag in default hidden inlines; do
+      d="$o/$lib-$flag"
+      f="$(plan_flag "$flag")"
+      mkdir -p "$d"
+      # shellcheck disable=SC2086 # $f is one flag or none
+      "$CXX" -target "arm64-apple-macos$min" "${CXXFLAGS[@]}" -O0 "${!base}" $f \
+        -c "$SRC/plan/$lib.cc" -o "$d/$lib.o"
+      rm -f "$d/lib$lib.a"
+      "$AR" rcs "$d/lib$lib.a" "$d/$lib.o"
+    done
+  done
+  plan_link "$PLAN/flags-chained-arm64" "$o" arm64 chained flags_main none default marked inl nsl
+  for lib in marked inl nsl; do
+    for flag in hidden inlines; do
+      plan_link "$PLAN/flags-chained-arm64.lib$lib.$flag" "$o" arm64 chained flags_main \
+        "$lib" "$flag" marked inl nsl
+    done
+  done
+  for f in flags_main.o marked-default/libmarked.a inl-default/libinl.a nsl-default/libnsl.a; do
+    mkdir -p "$(dirname "$PLAN/obj/plan/flags-chained-arm64/$f")"
+    cp "$o/$f" "$PLAN/obj/plan/flags-chained-arm64/$f"
+  done
+  # The base build's compile database, as CMake writes one: paths as the debug map records
+  # them (-ffile-prefix-map), a `command` string for main, `arguments` for the libraries.
+  local cmd="clang++ -target arm64-apple-macos$min -std=c++17 -O0 -g"
+  {
+    echo "["
+    echo "  {\"directory\": \"/weakscan/testdata\", \"file\": \"src/plan/flags_main.cc\","
+    echo "   \"command\": \"$cmd -fvisibility=hidden -c src/plan/flags_main.cc -o obj/plan/flags-chained-arm64/flags_main.o\"},"
+    for lib in marked inl nsl; do
+      base="PLAN_BASE_$lib"
+      echo "  {\"directory\": \"/weakscan/testdata\", \"file\": \"src/plan/$lib.cc\","
+      echo "   \"arguments\": [\"clang++\", \"-target\", \"arm64-apple-macos$min\", \"${!base}\", \"-c\","
+      echo "                 \"src/plan/$lib.cc\", \"-o\", \"obj/plan/flags-chained-arm64/$lib-default/$lib.o\"]}$([[ $lib == nsl ]] || echo ,)"
+    done
+    echo "]"
+  } >"$PLAN/flags-compile_commands.json"
+}
 build_plan() {
   mkdir -p "$PLAN"
+  build_plan_flags
   plan_program app chained arm64 main alpha beta
   local a="$WORK/obj/plan/app-chained-arm64"
   link "$PLAN/app-chained-arm64.libalpha+libbeta.hidden" arm64 chained "$a/main.o" \

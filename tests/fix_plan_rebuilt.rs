@@ -21,15 +21,23 @@ fn plan_fixture(name: &str) -> PathBuf {
 
 /// A scan of `name`, every definer read from the objects committed in `testdata/plan/obj`.
 fn scan(name: &str) -> Value {
+    scan_with(name, &[])
+}
+
+/// [`scan`] with more arguments.
+fn scan_with(name: &str, more: &[&str]) -> Value {
     let objects = plan_fixture("obj");
-    json(&[
+    let mut args = vec![
         "scan",
         "--format",
         "json",
         "--objects",
         objects.to_str().unwrap(),
-        plan_fixture(name).to_str().unwrap(),
-    ])
+    ];
+    args.extend(more);
+    let path = plan_fixture(name);
+    args.push(path.to_str().unwrap());
+    json(&args)
 }
 
 /// What a scan counts in the binary.
@@ -67,8 +75,18 @@ const PROGRAMS: [(&str, &[&str]); 3] = [
 fn every_candidate_rebuilt_with_each_flag_saves_what_the_plan_says() {
     let mut checked = 0;
     for (program, libraries) in PROGRAMS {
-        let base = scan(program);
-        let before = totals(&base);
+        checked += hold_to_rebuilds(program, libraries, &scan(program));
+    }
+    assert_eq!(checked, 8);
+}
+
+/// Holds each candidate of `base` (the scan of `program`) to the rebuilds of `libraries` with
+/// each flag: `-fvisibility=hidden` exactly, `-fvisibility-inlines-hidden` within its bounds.
+/// Returns how many rebuilds were checked.
+fn hold_to_rebuilds(program: &str, libraries: &[&str], base: &Value) -> usize {
+    let mut checked = 0;
+    {
+        let before = totals(base);
         let candidates = base["fix_plan"][0]["candidates"].as_array().unwrap();
         assert_eq!(
             candidates.len(),
@@ -103,7 +121,54 @@ fn every_candidate_rebuilt_with_each_flag_saves_what_the_plan_says() {
             checked += 2;
         }
     }
-    assert_eq!(checked, 8);
+    checked
+}
+
+/// The compile database of the flags program (`--compile-commands`): libmarked.a compiles
+/// with `-fvisibility=hidden` and exports only what its source marks `visibility("default")`,
+/// libinl.a with `-fvisibility-inlines-hidden` already, libnsl.a with
+/// `-fno-visibility-inlines-hidden-static-local-var`. The plan holds to every rebuild that
+/// keeps each library's flags and adds one.
+#[test]
+fn regression_flags_already_in_the_compile_commands_were_counted_as_savings() {
+    let db = plan_fixture("flags-compile_commands.json");
+    let program = "flags-chained-arm64";
+    let base = scan_with(program, &["--compile-commands", db.to_str().unwrap()]);
+    let checked = hold_to_rebuilds(program, &["libmarked", "libinl", "libnsl"], &base);
+    assert_eq!(checked, 6);
+    let candidates = base["fix_plan"][0]["candidates"].as_array().unwrap();
+    let c = |lib: &str| candidates.iter().find(|c| c["library"] == lib).unwrap();
+    // What the flags in place leave exported, no rebuild with them hides: libmarked.a's
+    // symbols are all marked, libinl.a's -fvisibility-inlines-hidden saves nothing.
+    let marked = c("libmarked.a");
+    assert_eq!(saving(&marked["hidden"]), [0; 4]);
+    assert_eq!(saving(&marked["marked_default"]), [9, 9, 9, 9]);
+    assert_eq!(saving(&c("libinl.a")["inlines_hidden"]), [0; 4]);
+    // The class's mark does not keep its inline members from -fvisibility-inlines-hidden: the
+    // rebuild hides them, and only the upper bound counts them.
+    assert_eq!(saving(&marked["inlines_hidden_at_least"]), [0; 4]);
+    assert!(saving(&marked["inlines_hidden"])[0] >= 3);
+    // Without the database the plan takes every object for compiled with neither flag, and
+    // holds to none of those rebuilds.
+    let blind = scan(program);
+    let candidates = blind["fix_plan"][0]["candidates"].as_array().unwrap();
+    let blind_marked = candidates
+        .iter()
+        .find(|c| c["library"] == "libmarked.a")
+        .unwrap();
+    assert_eq!(saving(&blind_marked["hidden"]), [9, 9, 9, 9]);
+    let lines = crate::util::stdout_of(&[
+        "scan",
+        "--compile-commands",
+        db.to_str().unwrap(),
+        plan_fixture(program).to_str().unwrap(),
+    ]);
+    assert!(
+        lines.contains(
+            "libmarked.a: 9 lookups of 9 symbols stay: compiled with -fvisibility=hidden already"
+        ),
+        "{lines}"
+    );
 }
 
 /// The last leaker: hiding libleak.a leaves the image with no weak definition, and the plan
@@ -233,10 +298,10 @@ fn plan_fixtures_agree_with_llvm_objdump() {
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().unwrap().is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.ends_with(".txt") && !n.ends_with(".bundle"))
+        .filter(|n| !n.ends_with(".txt") && !n.ends_with(".bundle") && !n.ends_with(".json"))
         .collect();
     names.sort();
-    assert_eq!(names.len(), 12, "{names:?}");
+    assert_eq!(names.len(), 19, "{names:?}");
     for n in &names {
         let trie = run(&["--macho", "--exports-trie"], &plan_fixture(n));
         let weak = trie.lines().filter(|l| l.contains("[weak_def]")).count() as u64;

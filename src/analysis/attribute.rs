@@ -158,6 +158,16 @@ impl<'i> Origins<'i> {
         &self.objects
     }
 
+    /// How object `o` was compiled, when a compile database told
+    /// ([`crate::model::Attribution::compiled`]).
+    pub fn compiled(&self, o: u32) -> Option<crate::model::CompiledAs> {
+        self.attribution?
+            .compiled
+            .get(o as usize)
+            .copied()
+            .flatten()
+    }
+
     /// Where `raw` comes from.
     pub fn origin(&self, raw: &str) -> Origin {
         if self.attribution.is_none() {
@@ -407,6 +417,7 @@ mod tests {
             other_exports: Vec::new(),
             unplaced: 0,
             definers: None,
+            compiled: Vec::new(),
         }
     }
 

@@ -33,7 +33,7 @@
 use super::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO, Origin, Origins};
 use super::demangle::{Demangled, Entity, InlinesHidden, NameRef};
 use super::estimate::US_PER_PROBE;
-use crate::model::{Image, LookupReason};
+use crate::model::{CompiledAs, Image, LookupReason};
 use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
 
@@ -174,6 +174,12 @@ pub struct Candidate {
     pub other_exports: usize,
     /// Up to [`OTHER_EXPORT_EXAMPLES`] of them, raw, in export-trie order.
     pub other_export_examples: Vec<String>,
+    /// Its weak symbols exported by objects that already compile with `-fvisibility=hidden`
+    /// (known from `--compile-commands`, [`crate::model::Attribution::compiled`]): marked
+    /// `visibility("default")` in their source, so `-fvisibility=hidden` keeps them (not in
+    /// [`Self::hidden`]); `-fvisibility-inlines-hidden` may hide the inline members of a class
+    /// so marked (counted in its upper bound only). All zero without a compile database.
+    pub marked_default: Savings,
     /// `scan --importer`: the importers that import some of the weak definitions it would
     /// hide, in the order given (they would fail to bind at load time).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -224,13 +230,21 @@ pub fn hidden_by<'i>(
             None => true,
         })
         .filter(|n| {
+            // Marked `visibility("default")`: compiled hidden, yet exported.
+            let marked = || {
+                origins
+                    .object_of(n)
+                    .and_then(|o| origins.compiled(o))
+                    .is_some_and(|c| c.hidden)
+            };
             sharing.names.contains_key(n)
-                || match origins.origin(n) {
-                    Origin::Object(o) => o.library == library,
-                    Origin::NoDebugInfo => library == NO_DEBUG_INFO,
-                    Origin::Unattributed => library == NO_ATTRIBUTION,
-                    Origin::AnotherImage => false,
-                }
+                || !marked()
+                    && match origins.origin(n) {
+                        Origin::Object(o) => o.library == library,
+                        Origin::NoDebugInfo => library == NO_DEBUG_INFO,
+                        Origin::Unattributed => library == NO_ATTRIBUTION,
+                        Origin::AnotherImage => false,
+                    }
         })
         .map(std::borrow::Cow::Borrowed)
         .collect();
@@ -401,12 +415,25 @@ struct Tally {
     kinds: Kinds,
     /// What `-fvisibility-inlines-hidden` saves at most, and at least.
     inlines: (Savings, Savings),
+    /// The symbols `-fvisibility=hidden` keeps: marked `visibility("default")`.
+    marked: Savings,
 }
 
 impl Tally {
-    /// Counts a symbol's `figures` (weak-bound symbols, lookups, sites, exports) as
-    /// `-fvisibility-inlines-hidden` saves them, by its `fate`.
-    fn add_inlines(&mut self, fate: InlinesHidden, f: impl Fn(&mut Savings)) {
+    /// Counts a symbol's `figures` (weak-bound symbols, lookups, sites, exports): as
+    /// `-fvisibility=hidden` saves them unless `marked` (then as kept), and as
+    /// `-fvisibility-inlines-hidden` saves them by its `fate`.
+    fn count(&mut self, marked: bool, fate: InlinesHidden, f: impl Fn(&mut Savings)) {
+        if marked {
+            f(&mut self.marked);
+        } else {
+            let mut s = Savings::default();
+            f(&mut s);
+            self.weak_bound += s.weak_bound_symbols;
+            self.lookups += s.lookups;
+            self.sites += s.sites;
+            self.exports += s.weak_def_exports;
+        }
         if fate.at_most() {
             f(&mut self.inlines.0);
         }
@@ -516,8 +543,8 @@ impl EntityOf for Demangled<'_> {
 }
 
 /// A library's summed figures: `-fvisibility=hidden`, `-fvisibility-inlines-hidden` (at most,
-/// at least), kinds, objects.
-type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>);
+/// at least), kinds, objects, and the symbols marked `visibility("default")`.
+type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>, Savings);
 
 /// The fix plan of `image`, whose names `names` holds (as a scan demangles them).
 pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
@@ -542,6 +569,7 @@ pub fn fix_plan_of(
                 add_savings(&mut entry.1.0, &t.inlines.0);
                 add_savings(&mut entry.1.1, &t.inlines.1);
                 add_kinds(&mut entry.2, &t.kinds);
+                add_savings(&mut entry.4, &t.marked);
                 continue;
             }
             Owner::Shared(i) => {
@@ -563,8 +591,8 @@ pub fn fix_plan_of(
                 let object = PlanObject {
                     object: keys.object.clone(),
                     source: keys.source.clone(),
-                    lookups: t.lookups,
-                    weak_bound_symbols: t.weak_bound,
+                    lookups: t.lookups + t.marked.lookups,
+                    weak_bound_symbols: t.weak_bound + t.marked.weak_bound_symbols,
                 };
                 (keys.library.as_str(), Some(object))
             }
@@ -575,6 +603,7 @@ pub fn fix_plan_of(
         add_savings(&mut entry.1.1, &t.inlines.1);
         add_kinds(&mut entry.2, &t.kinds);
         entry.3.extend(object);
+        add_savings(&mut entry.4, &t.marked);
     }
     let mut others = other_exports_by_library(image, origins);
     let last = LastLeaker::of(image, origins);
@@ -583,18 +612,22 @@ pub fn fix_plan_of(
     let shared = shared_list(shared, &sharing);
     let mut candidates: Vec<Candidate> = libraries
         .into_iter()
-        .map(|(library, (hidden, (at_most, at_least), kinds, objects))| {
-            let [hidden, at_most, at_least] = [hidden, at_most, at_least].map(|s| last.apply(s));
-            let mut c = candidate(library, hidden, (at_most, at_least), kinds, objects);
-            if let Some((n, examples)) = others.remove(library) {
-                c.other_exports = n;
-                c.other_export_examples = examples
-                    .into_iter()
-                    .map(|i| image.other_exports.name(i).into_owned())
-                    .collect();
-            }
-            c
-        })
+        .map(
+            |(library, (hidden, (at_most, at_least), kinds, objects, marked))| {
+                let [hidden, at_most, at_least] =
+                    [hidden, at_most, at_least].map(|s| last.apply(s));
+                let mut c = candidate(library, hidden, (at_most, at_least), kinds, objects);
+                c.marked_default = marked.with_estimate();
+                if let Some((n, examples)) = others.remove(library) {
+                    c.other_exports = n;
+                    c.other_export_examples = examples
+                        .into_iter()
+                        .map(|i| image.other_exports.name(i).into_owned())
+                        .collect();
+                }
+                c
+            },
+        )
         .collect();
     candidates.sort_by(|a, b| {
         b.hidden
@@ -722,6 +755,7 @@ fn candidate(
         objects_total,
         other_exports: 0,
         other_export_examples: Vec::new(),
+        marked_default: Savings::default(),
         imported_by: Vec::new(),
     }
 }
@@ -734,48 +768,103 @@ fn tally_owners(
     origins: &Origins<'_>,
     sharing: &Sharing<'_>,
 ) -> Vec<(Owner, Tally)> {
-    let owner_of = |raw: &str| owner_of(origins, raw).map(|o| sharing.route(o, raw));
-    let fate = |raw: &str| names.inlines_hidden_of(raw);
+    let fate = |raw: &str| -> Option<Fate> {
+        let owner = sharing.route(owner_of(origins, raw)?, raw);
+        let compiled = match owner {
+            Owner::Object(o) => origins.compiled(o),
+            _ => None,
+        };
+        let (marked, inlines) = as_compiled(compiled, raw, names);
+        Some((owner, inlines, marked))
+    };
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
-    // Per bound name defined here: its owner and what -fvisibility-inlines-hidden does to it.
-    let mut bound: HashMap<&str, (Owner, InlinesHidden)> = HashMap::new();
+    // Per bound name defined here: its owner and what each flag does to it.
+    let mut bound: HashMap<&str, Fate> = HashMap::new();
     for t in image.bind_targets.iter().filter(|t| t.defined_here) {
-        let Some(owner) = owner_of(&t.symbol) else {
+        let Some((owner, f, marked)) = fate(&t.symbol) else {
             continue;
         };
-        let f = fate(&t.symbol);
         let tally = tallies.entry(owner).or_default();
-        tally.sites += t.sites.len();
         let sites = t.sites.len();
-        tally.add_inlines(f, |s| s.sites += sites);
-        if bound.insert(t.symbol.as_str(), (owner, f)).is_none() {
-            tally.weak_bound += 1;
+        tally.count(marked, f, |s| s.sites += sites);
+        if bound
+            .insert(t.symbol.as_str(), (owner, f, marked))
+            .is_none()
+        {
             tally.kinds.add(names.entity_of(&t.symbol));
-            tally.add_inlines(f, |s| s.weak_bound_symbols += 1);
+            tally.count(marked, f, |s| s.weak_bound_symbols += 1);
         }
     }
     let known = |raw: &str| match bound.get(raw) {
         Some(&known) => Some(known),
-        None => owner_of(raw).map(|owner| (owner, fate(raw))),
+        None => fate(raw),
     };
     // Lookups by their symbol's owner, as `--by library` counts them.
     for l in &image.lookups {
-        let Some((owner, f)) = known(&l.symbol) else {
-            continue;
-        };
-        let tally = tallies.entry(owner).or_default();
-        tally.lookups += 1;
-        tally.add_inlines(f, |s| s.lookups += 1);
+        if let Some((owner, f, marked)) = known(&l.symbol) {
+            let tally = tallies.entry(owner).or_default();
+            tally.count(marked, f, |s| s.lookups += 1);
+        }
     }
     for w in &image.weak_definitions {
-        let Some((owner, f)) = known(&w.name) else {
-            continue;
-        };
-        let tally = tallies.entry(owner).or_default();
-        tally.exports += 1;
-        tally.add_inlines(f, |s| s.weak_def_exports += 1);
+        if let Some((owner, f, marked)) = known(&w.name) {
+            let tally = tallies.entry(owner).or_default();
+            tally.count(marked, f, |s| s.weak_def_exports += 1);
+        }
     }
     tallies.into_iter().collect()
+}
+
+/// A symbol's owner, what `-fvisibility-inlines-hidden` does to it, and whether it is marked
+/// `visibility("default")` (so `-fvisibility=hidden` keeps it).
+type Fate = (Owner, InlinesHidden, bool);
+
+/// What the flags do to `raw`, whose kept copy's object was compiled as `compiled` (`None`:
+/// not known, taken as compiled with neither flag): whether it is marked
+/// `visibility("default")`, and its fate under `-fvisibility-inlines-hidden`.
+///
+/// * An object compiled with `-fvisibility=hidden` that exports a weak definition marks it
+///   `visibility("default")`: `-fvisibility=hidden` keeps it, and `-fvisibility-inlines-hidden`
+///   hides it only if the mark is its class's (clang/lib/AST/Decl.cpp `getLVForClassMember`
+///   applies `useInlineVisibilityHidden` before merging the class's visibility; a function's
+///   own or its namespace's mark keeps it): at most.
+/// * An object compiled with `-fvisibility-inlines-hidden` already: adding it hides nothing.
+/// * With `-fno-visibility-inlines-hidden-static-local-var` a function-local static (and its
+///   guard variable) of an inline function hidden by the flag keeps the global visibility
+///   (`getLVForLocalDecl`); it is hidden only when its function is hidden for another reason,
+///   a local type among its template arguments, which a nested local name (`Z`) shows: at most.
+fn as_compiled(
+    compiled: Option<CompiledAs>,
+    raw: &str,
+    names: &(impl EntityOf + ?Sized),
+) -> (bool, InlinesHidden) {
+    let fate = names.inlines_hidden_of(raw);
+    let Some(c) = compiled else {
+        return (false, fate);
+    };
+    if c.inlines_hidden {
+        return (c.hidden, InlinesHidden::Stays);
+    }
+    if c.hidden {
+        return (true, fate.max(InlinesHidden::AtMost));
+    }
+    let local_static = matches!(
+        names.entity_of(raw),
+        Entity::LocalStatic | Entity::GuardVariable
+    );
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    let in_function = plain.starts_with("_ZZ") || plain.starts_with("_ZGVZ");
+    if !c.static_local_var && local_static && in_function && fate != InlinesHidden::Stays {
+        let rest = plain.trim_start_matches("_ZGV").trim_start_matches("_ZZ");
+        let nested_local = rest.trim_start_matches('Z').contains('Z');
+        let fate = if nested_local {
+            InlinesHidden::AtMost
+        } else {
+            InlinesHidden::Stays
+        };
+        return (false, fate);
+    }
+    (false, fate)
 }
 
 /// Whose change the symbol `raw` is, if the image defines it.

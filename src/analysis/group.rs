@@ -878,6 +878,7 @@ pub(crate) mod tests {
                 other_exports: Vec::new(),
                 unplaced: 0,
                 definers: None,
+                compiled: Vec::new(),
             })),
             ..Image::bare()
         }

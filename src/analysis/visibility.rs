@@ -15,7 +15,7 @@
 //! that target, or explicit visibility attributes in its code.
 
 use super::attribute::{ObjectKeys, Origins};
-use crate::model::Image;
+use crate::model::{CompiledAs, Image};
 use crate::origin::compile_db::{
     CompileCommand, CompileDbIndex, Match, VisibilityFlags, target_of, visibility_of,
 };
@@ -40,6 +40,9 @@ pub enum Compiled {
         inlines_hidden: bool,
         /// `-fvisibility-ms-compat` in effect.
         ms_compat: bool,
+        /// `-fvisibility-inlines-hidden-static-local-var` in effect: clang's Darwin default,
+        /// off with `-fno-visibility-inlines-hidden-static-local-var`.
+        static_local_var: bool,
         /// Functions and variables are hidden by default (`hidden`, `internal`, ms-compat).
         hidden: bool,
     },
@@ -247,6 +250,7 @@ fn found(cmd: &CompileCommand, arch: Option<&str>) -> Compiled {
         visibility,
         inlines_hidden,
         ms_compat,
+        no_static_local_var,
     } = flags;
     Compiled::Found {
         file: one_line(&cmd.file),
@@ -255,6 +259,38 @@ fn found(cmd: &CompileCommand, arch: Option<&str>) -> Compiled {
         visibility: visibility.map(|v| one_line(&v)),
         inlines_hidden,
         ms_compat,
+        static_local_var: !no_static_local_var,
         hidden,
     }
+}
+
+/// Per object of `image`'s attribution (in its order), how `commands` (indexed as `index`)
+/// compile it for the image's arch, for [`crate::model::Attribution::compiled`]: `None` for an
+/// object with no unique entry or whose options cannot be told. Empty without attribution.
+pub fn compiled_objects(
+    image: &Image,
+    commands: &[CompileCommand],
+    index: &CompileDbIndex,
+) -> Vec<Option<CompiledAs>> {
+    let Some(attribution) = image.attribution.as_deref() else {
+        return Vec::new();
+    };
+    let origins = Origins::of(image);
+    attribution
+        .objects
+        .iter()
+        .zip(origins.objects())
+        .map(|(o, keys)| {
+            let Match::Unique(i) = index.find(keys.source_path.as_deref(), Some(o.path.as_str()))
+            else {
+                return None;
+            };
+            let flags = visibility_of(&commands[i], image.arch.as_deref()).ok()?;
+            Some(CompiledAs {
+                hidden: flags.hides_by_default(),
+                inlines_hidden: flags.inlines_hidden,
+                static_local_var: !flags.no_static_local_var,
+            })
+        })
+        .collect()
 }

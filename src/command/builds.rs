@@ -19,7 +19,7 @@ use crate::analysis::report::{demangle_names, names_to_demangle, union_of_sorted
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{DeferredInput, ReadAttributions, ReadOptions, read_input_deferred};
 use crate::model::{Image, Name};
-use crate::origin::compile_db::{CompileCommand, parse_compile_db};
+use crate::origin::compile_db::{CompileCommand, CompileDbIndex, parse_compile_db};
 use std::path::Path;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -124,6 +124,26 @@ pub fn read_builds<'s>(
         None => demangle_names(store.get_or_init(Vec::new), by, style)?,
     };
     Ok(Builds { images, names })
+}
+
+/// Reads the compile database at `path` and records in each image's attribution how its
+/// objects were compiled ([`crate::model::Attribution::compiled`], what the fix plan reads);
+/// returns the commands and their index for the visibility report.
+///
+/// Errors: those of [`read_compile_db`].
+pub fn join_compile_db(
+    path: &Path,
+    images: &mut [Image],
+) -> Result<(Vec<CompileCommand>, CompileDbIndex)> {
+    let commands = read_compile_db(path)?;
+    let index = CompileDbIndex::new(&commands);
+    for image in images.iter_mut() {
+        let compiled = crate::analysis::visibility::compiled_objects(image, &commands, &index);
+        if let Some(a) = image.attribution.as_deref_mut() {
+            a.compiled = compiled;
+        }
+    }
+    Ok((commands, index))
 }
 
 /// The compile database at `path` (`--compile-commands`), parsed. The text is dropped before

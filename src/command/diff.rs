@@ -10,7 +10,6 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
-use crate::origin::compile_db::CompileDbIndex;
 use crate::output::{Format, RenderOptions};
 use crate::process::load::LoadOptions;
 use std::path::PathBuf;
@@ -86,6 +85,10 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
         .map_err(|_| Error::usage("internal: a diff reads two builds").with_kind(ErrorKind::Io))?;
     attach(&mut old_images, &req.origin[0])?;
     attach(&mut new_images, &req.origin[1])?;
+    let compile_db = match &req.compile_commands {
+        Some(path) => Some(super::builds::join_compile_db(path, &mut new_images)?),
+        None => None,
+    };
     let pair = req
         .pair_arch
         .as_ref()
@@ -99,15 +102,13 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     };
     let mut report = diff_report_with(&old_images, &new_images, options, &names)?;
     report.demangle_failures = names.failures;
-    if let Some(path) = &req.compile_commands {
-        let commands = super::builds::read_compile_db(path)?;
-        let index = CompileDbIndex::new(&commands);
+    if let Some((commands, index)) = &compile_db {
         for p in &mut report.pairs {
             let image = new_images
                 .iter()
                 .find(|i| i.attribution.is_some() && i.path == p.new.path && i.arch == p.new.arch);
             if let Some(image) = image {
-                p.visibility = Some(visibility_report(image, &commands, &index));
+                p.visibility = Some(visibility_report(image, commands, index));
             }
         }
     }

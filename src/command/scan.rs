@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::input::ReadOptions;
 use crate::model::Image;
 use crate::origin::attach::{OriginFiles, attach};
-use crate::origin::compile_db::CompileDbIndex;
 use crate::output::{Format, RenderOptions};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -72,6 +71,10 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
     };
     let mut images: Vec<Image> = builds.images.into_iter().flatten().collect();
     attach(&mut images, &req.origin)?;
+    let compile_db = match &req.compile_commands {
+        Some(path) => Some(super::builds::join_compile_db(path, &mut images)?),
+        None => None,
+    };
     let mut report = scan_report_with(&images, builds.names, req.group_by, req.top);
     if let Some((checks, skipped)) = importer_checks {
         report.importers = checks;
@@ -80,12 +83,10 @@ pub fn run(req: &ScanRequest, opts: &RenderOptions) -> Result<u8> {
             super::importers::imported_by(&mut img.fix_plan, img.image, slices);
         }
     }
-    if let Some(path) = &req.compile_commands {
-        let commands = super::builds::read_compile_db(path)?;
-        let index = CompileDbIndex::new(&commands);
+    if let Some((commands, index)) = &compile_db {
         for img in &mut report.images {
             if img.image.attribution.is_some() {
-                img.visibility = Some(visibility_report(img.image, &commands, &index));
+                img.visibility = Some(visibility_report(img.image, commands, index));
             }
         }
     }

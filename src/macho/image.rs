@@ -577,6 +577,7 @@ fn read_attribution(
         other_exports: other_objects,
         unplaced: map.stats.stray_symbol_stabs,
         definers: None,
+        compiled: Vec::new(),
     })))
 }
 

@@ -330,6 +330,7 @@ pub fn read_object_image(file: &MachOFile, loc: &SliceLocation, archive: bool) -
             other_exports: Vec::new(),
             unplaced: 0,
             definers: None,
+            compiled: Vec::new(),
         })),
         uuid: None,
         linkage: None,

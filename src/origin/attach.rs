@@ -140,6 +140,7 @@ fn from_link_map(image: &Image, path: &Path) -> Result<Attribution> {
         other_exports,
         unplaced: synthesized,
         definers: None,
+        compiled: Vec::new(),
     })
 }
 
@@ -258,5 +259,6 @@ fn from_dsym(image: &Image, path: &Path) -> Result<Attribution> {
         other_exports,
         unplaced: misses,
         definers: None,
+        compiled: Vec::new(),
     })
 }

@@ -253,11 +253,12 @@ fn change_of(c: &Candidate, q: Quote) -> String {
 /// What the definers of the plan's symbols say: that its figures are at most and how to make
 /// them exact (not every object was read), the first `shared` sets of libraries that must be
 /// hidden together (as far as the objects read show), and the smallest set that removes the
-/// most lookups (when every object was read).
+/// most lookups (when every object was read); then the libraries whose symbols no flag hides,
+/// their objects compiling with `-fvisibility=hidden` already (`--compile-commands`).
 pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
     let d = &plan.definers;
     if plan.candidates.iter().all(|c| c.hidden.lookups == 0) && plan.shared.is_empty() {
-        return Vec::new();
+        return marked_default_lines(plan, q);
     }
     let mut at_most = None;
     if !d.exact {
@@ -310,7 +311,32 @@ pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
             ms_range(t.hidden.estimated_ms)
         ));
     }
+    lines.extend(marked_default_lines(plan, q));
     lines
+}
+
+/// One line per candidate with lookups of symbols marked `visibility("default")`
+/// ([`Candidate::marked_default`]), most first.
+fn marked_default_lines(plan: &FixPlan, q: Quote) -> Vec<String> {
+    let mut marked: Vec<&Candidate> = plan
+        .candidates
+        .iter()
+        .filter(|c| c.marked_default.lookups > 0)
+        .collect();
+    marked.sort_by_key(|c| std::cmp::Reverse(c.marked_default.lookups));
+    marked
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {} of {} stay: compiled with {} already, so marked {} in the source",
+                q(&c.library),
+                count(c.marked_default.lookups, "lookup", "lookups"),
+                count(c.marked_default.weak_bound_symbols, "symbol", "symbols"),
+                q("-fvisibility=hidden"),
+                q("visibility(\"default\")")
+            )
+        })
+        .collect()
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -280,6 +280,13 @@ pub struct VisibilityFlags {
     /// -ftype-visibility=default` (types keep default visibility, functions and variables are
     /// hidden).
     pub ms_compat: bool,
+    /// `-fno-visibility-inlines-hidden-static-local-var` is in effect: given after the last
+    /// `-fvisibility-inlines-hidden-static-local-var`. clang's Darwin driver passes the positive
+    /// form unless one of the two is given (clang/lib/Driver/ToolChains/Darwin.cpp
+    /// `Darwin::addClangTargetOptions`), so `false` is a Darwin compilation's default: with
+    /// `-fvisibility-inlines-hidden`, a function-local static of a hidden inline function is
+    /// hidden too (clang/lib/AST/Decl.cpp `getLVForLocalDecl`).
+    pub no_static_local_var: bool,
 }
 
 impl VisibilityFlags {
@@ -305,16 +312,18 @@ impl VisibilityFlags {
 /// whatever their position: `-Xclang -fvisibility=VALUE` (cc1 accepts the joined spelling),
 /// `-Xclang -fvisibility -Xclang VALUE` (cc1's older separate spelling) and `-Xclang
 /// -fvisibility-inlines-hidden`. `-Xarch_ARCH OPTION` counts as `OPTION`, in its place, when
-/// it applies to `arch` ([`xarch_applies`]; not when `arch` is `None`). Not handled: `-Wp,`,
-/// and options that only look alike (`-fvisibility-inlines-hidden-static-local-var`,
-/// `-fvisibility-global-new-delete=…`, `-ftype-visibility=…`).
+/// it applies to `arch` ([`xarch_applies`]; not when `arch` is `None`).
+/// `-f[no-]visibility-inlines-hidden-static-local-var` (driver or cc1) sets
+/// [`VisibilityFlags::no_static_local_var`]. Not handled: `-Wp,`, and options that only look
+/// alike (`-fvisibility-global-new-delete=…`, `-ftype-visibility=…`).
 pub fn visibility_flags(arguments: &Argv, arch: Option<&str>) -> VisibilityFlags {
     visibility_of_args(arguments.iter(), arch)
 }
 
 /// Applies one visibility option to `flags`, the last one given winning: `-fvisibility=V` (or
-/// cc1's `-fvisibility V`, with `V` in `value`), `-fvisibility-ms-compat` and
-/// `-f[no-]visibility-inlines-hidden`. Any other argument changes nothing.
+/// cc1's `-fvisibility V`, with `V` in `value`), `-fvisibility-ms-compat`,
+/// `-f[no-]visibility-inlines-hidden` and `-f[no-]visibility-inlines-hidden-static-local-var`.
+/// Any other argument changes nothing.
 fn apply(flags: &mut VisibilityFlags, arg: &str, value: Option<&str>) {
     if let Some(v) = value.or_else(|| arg.strip_prefix("-fvisibility=")) {
         flags.visibility = Some(v.to_owned());
@@ -325,6 +334,10 @@ fn apply(flags: &mut VisibilityFlags, arg: &str, value: Option<&str>) {
         flags.inlines_hidden = true;
     } else if arg == "-fno-visibility-inlines-hidden" {
         flags.inlines_hidden = false;
+    } else if arg == "-fvisibility-inlines-hidden-static-local-var" {
+        flags.no_static_local_var = false;
+    } else if arg == "-fno-visibility-inlines-hidden-static-local-var" {
+        flags.no_static_local_var = true;
     }
 }
 
@@ -472,6 +485,15 @@ mod tests {
             ])
             .inlines_hidden
         );
+        // The static-local-var option, the last of the pair winning.
+        let f = v(&["c++", "-fno-visibility-inlines-hidden-static-local-var"]);
+        assert!(f.no_static_local_var);
+        let f = v(&[
+            "c++",
+            "-fno-visibility-inlines-hidden-static-local-var",
+            "-fvisibility-inlines-hidden-static-local-var",
+        ]);
+        assert!(!f.no_static_local_var);
         // Look-alikes and the separate form the driver rejects.
         let f = v(&[
             "c++",
