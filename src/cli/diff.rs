@@ -99,7 +99,11 @@ impl DiffArgs {
             ],
             compile_commands: self.compile_commands.clone(),
             report_url: self.report_url.clone(),
-            read: opts.read_options(),
+            // The new build's fix plan (in the JSON) counts what each candidate would also hide.
+            read: crate::input::ReadOptions {
+                other_exports: true,
+                ..opts.read_options()
+            },
             group_by: opts.group_by(),
             top: opts.top(),
             format: opts.format,
