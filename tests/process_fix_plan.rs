@@ -358,4 +358,16 @@ fn regression_scan_process_ignored_map_and_dsym() {
             assert!(err.contains("process"), "{err}");
         }
     }
+    // diff of processes refuses each side's files alike.
+    let other = testdata().join("plan/Bundle.libgamma.hidden.app");
+    let other = other.display().to_string();
+    for flag in [
+        "--old-map",
+        "--new-map",
+        "--old-dsym",
+        "--new-dsym",
+        "--compile-commands",
+    ] {
+        fails_with(&["diff", &app, &other, flag, &file], "not a whole process");
+    }
 }
