@@ -3,7 +3,7 @@
 //! arithmetic of the process's own figures, and on Node.js to the binary's fix plan.
 
 use crate::node::node_binary;
-use crate::util::{json, stdout_of, testdata, weakscan};
+use crate::util::{fails_with, json, stdout_of, testdata, weakscan};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use weakscan::analysis::attribute::Origins;
@@ -329,4 +329,45 @@ fn process_diff_gives_the_new_versions_fix() {
     );
     let md = stdout_of(&["diff", &new, &old, "--format", "markdown"]);
     assert!(md.contains("**Fix what remains:** compile `"), "{md}");
+}
+
+/// `scan APP --map/--dsym/--compile-commands` (and `scan --process MAIN` with them) was
+/// accepted and the files never read: a process scan attributes each image by its own debug
+/// map, so each is refused with one line naming it (exit 2), as `diff`, `check` and `baseline`
+/// of processes refuse them.
+#[test]
+fn regression_scan_process_ignored_map_and_dsym() {
+    let app = testdata().join("plan/Bundle.app").display().to_string();
+    let main = testdata()
+        .join("plan/Bundle.app/Contents/MacOS/Bundle")
+        .display()
+        .to_string();
+    // Files that exist: refused for what they are given with, not for being unreadable.
+    let file = testdata().join("plan/breaks-Bundle.libdelta.hidden.txt");
+    let file = file.display().to_string();
+    for (flag, needle) in [
+        ("--map", "--map"),
+        ("--dsym", "--dsym"),
+        ("--compile-commands", "--compile-commands"),
+    ] {
+        for input in [&["--process", main.as_str()][..], &[app.as_str()][..]] {
+            let mut args = vec!["scan"];
+            args.extend_from_slice(input);
+            args.extend([flag, &file]);
+            let err = fails_with(&args, needle);
+            assert!(err.contains("process"), "{err}");
+        }
+    }
+    // diff of processes refuses each side's files alike.
+    let other = testdata().join("plan/Bundle.libgamma.hidden.app");
+    let other = other.display().to_string();
+    for flag in [
+        "--old-map",
+        "--new-map",
+        "--old-dsym",
+        "--new-dsym",
+        "--compile-commands",
+    ] {
+        fails_with(&["diff", &app, &other, flag, &file], "not a whole process");
+    }
 }

@@ -17,6 +17,9 @@
 //!   fuzz finding and seed through them; `properties` runs round-trip properties and a bounded,
 //!   fixed-seed mutation run of every harness; `mutation` mutates whole fixtures and logs;
 //!   `malformed` runs the binary on `testdata/malformed`, each file with its exact error;
+//! * `fix_plan_objects` holds every surface of the fix plan (scan, diff, check, report; one
+//!   image or a process) to "at most" exactly when not every definer was read, and `--objects`
+//!   to making it exact;
 //! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
 //!   importers) and holds the importer reader to llvm-objdump-22's binds; `importers_real` holds
 //!   a real Node-API addon (`scripts/fetch-npm.sh`) against official Node.js builds;
@@ -48,6 +51,7 @@ mod check;
 mod cli;
 mod differential;
 mod fix_plan;
+mod fix_plan_objects;
 mod fix_plan_rebuilt;
 mod fuzz_regressions;
 mod harness;

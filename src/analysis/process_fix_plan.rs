@@ -10,7 +10,7 @@
 //!                                                     estimated_ms },
 //!                    inlines_hidden: ProcessSavings, inlines_hidden_at_least,
 //!                    leaves_search, supplied_to_others, defined_nowhere_else,
-//!                    supplied_examples }
+//!                    supplied_examples, definers: DefinersRead }
 //! ```
 //!
 //! The probes are replayed, not estimated: the launch's lookups in dyld's order ([`Step`]),
@@ -33,7 +33,9 @@
 //!
 //! A symbol several libraries of an image define unhidden (every definer is read, as for the
 //! plan of one image: [`crate::origin::definers`]) is hidden by no single candidate; each such
-//! set of libraries is listed with what hiding its symbols saves ([`ProcessShared`]).
+//! set of libraries is listed with what hiding its symbols saves ([`ProcessShared`]). When
+//! some object the image's debug map names could not be read, its candidates' figures are at
+//! most ([`ProcessCandidate::definers`]): another library may define some of their symbols too.
 //!
 //! Hiding a definition that another image's lookup wins from this image moves that lookup to
 //! the next definition ([`ProcessCandidate::supplied_to_others`]); when no other image on disk
@@ -44,8 +46,8 @@ use super::attribute::Origins;
 use super::demangle::{Entity, InlinesHidden, kinds_of_raw};
 use super::estimate::US_PER_PROBE;
 use super::fix_plan::{
-    EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, Shared, fix_plan_of, hideable,
-    shared_names,
+    DefinersRead, EntityOf, Flag, Hideable, Kinds, PlanObject, Savings, Shared, fix_plan_of,
+    hideable, shared_names,
 };
 use super::weak_def_map::WeakDefMap;
 use super::weak_defines::lookup_goes;
@@ -149,6 +151,12 @@ pub struct ProcessCandidate {
     pub defined_nowhere_else: usize,
     /// Up to [`SUPPLIED_EXAMPLES`] of the names supplied to others, raw, in lookup order.
     pub supplied_examples: Vec<String>,
+    /// Whether every definer of its image's weak symbols was read, as the plan of that image
+    /// alone says it ([`super::fix_plan::FixPlan::definers`]). When not (`exact` false), the
+    /// savings, `supplied_to_others` and `defined_nowhere_else` are at most, and
+    /// `leaves_search` a possibility: another library of the image may define some of the
+    /// candidate's symbols unhidden and keep them exported.
+    pub definers: DefinersRead,
 }
 
 /// Symbols of one image that several of its libraries define unhidden: hiding all of those
@@ -300,6 +308,7 @@ pub fn image_candidates(
     }
     let plan = fix_plan_of(image, &origins, names);
     let shared = image_shared(launch, (i, image), shown, &origins, &plan.shared);
+    let definers = plan.definers;
     let candidates = plan
         .candidates
         .into_iter()
@@ -363,6 +372,7 @@ pub fn image_candidates(
                 supplied_to_others: supplied.0,
                 defined_nowhere_else: supplied.1,
                 supplied_examples: supplied.2,
+                definers: definers.clone(),
             }
         })
         .collect();

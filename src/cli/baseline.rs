@@ -48,7 +48,7 @@ impl BaselineArgs {
         Ok(BaselineRequest {
             process: self.process.load(&[&self.file], &self.arch)?,
             file: self.file.clone(),
-            origin: self.origin.files(),
+            origin: self.origin.files(&[]),
             output: self.output.clone(),
             arch: self.arch.clone(),
             group_by: self.by.with_depth(usize::from(self.depth)),

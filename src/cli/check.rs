@@ -1,6 +1,6 @@
 //! `weakscan check FILE…`.
 
-use super::opts::{ImporterOpts, OriginOpts, ProcessOpts};
+use super::opts::{ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 use super::values;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupByName;
@@ -24,6 +24,8 @@ pub struct CheckArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub origin: OriginOpts,
+    #[command(flatten)]
+    pub objects: ObjectsOpts,
     /// Write the report to PATH, not stdout.
     ///
     /// `-` is stdout; how a file is written: see --help of baseline -o.
@@ -146,7 +148,7 @@ impl CheckArgs {
             process: self
                 .process
                 .load(&self.files.iter().collect::<Vec<_>>(), &self.arch)?,
-            origin: self.origin.files(),
+            origin: self.origin.files(&self.objects.objects),
             importers: self.importer.importers.clone(),
             files: self.files.clone(),
             config: self.config.clone(),

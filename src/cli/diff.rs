@@ -40,6 +40,13 @@ pub struct DiffArgs {
     /// As scan's --map, for the new build.
     #[arg(long, value_name = "FILE")]
     pub new_map: Option<PathBuf>,
+    /// Where the new build's objects are (archives, objects, directories).
+    ///
+    /// As scan's --objects, for the new build, whose fix plan the diff shows: the objects its
+    /// debug map (or --new-map) names are read where it says, else looked for by file name
+    /// below these paths (repeatable). Without them the plan's figures are "at most".
+    #[arg(long = "objects", value_name = "PATH")]
+    pub objects: Vec<PathBuf>,
     /// The new build's compile_commands.json.
     ///
     /// clang's compile database of the new build, the one a fix changes: the fix names the
@@ -87,12 +94,16 @@ impl DiffArgs {
                 OriginFiles {
                     map: self.new_map.clone(),
                     dsym: self.new_dsym.clone(),
-                    objects: Vec::new(),
+                    objects: self.objects.clone(),
                 },
             ],
             compile_commands: self.compile_commands.clone(),
             report_url: self.report_url.clone(),
-            read: opts.read_options(),
+            // The new build's fix plan (in the JSON) counts what each candidate would also hide.
+            read: crate::input::ReadOptions {
+                other_exports: true,
+                ..opts.read_options()
+            },
             group_by: opts.group_by(),
             top: opts.top(),
             format: opts.format,

@@ -24,7 +24,7 @@ pub use baseline::BaselineArgs;
 pub use check::CheckArgs;
 pub use diff::DiffArgs;
 pub use generate::{CompletionsArgs, ManArgs, SchemaArgs};
-pub use opts::{CommonOpts, ImporterOpts, OriginOpts, ProcessOpts};
+pub use opts::{CommonOpts, ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 pub use report::ReportArgs;
 pub use scan::ScanArgs;
 pub use trend::TrendArgs;

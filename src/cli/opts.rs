@@ -1,5 +1,6 @@
 //! The options several subcommands share: reading and showing ([`CommonOpts`]: scan, diff,
-//! verify), whole processes ([`ProcessOpts`]) and attribution files ([`OriginOpts`]).
+//! verify), whole processes ([`ProcessOpts`]), attribution files ([`OriginOpts`]) and the
+//! objects a fix plan reads its definers from ([`ObjectsOpts`]).
 
 use super::values;
 use crate::analysis::group::{GroupBy, GroupByName};
@@ -156,6 +157,12 @@ pub struct OriginOpts {
     /// address; its UUID must match the binary's.
     #[arg(long, value_name = "PATH")]
     pub dsym: Option<PathBuf>,
+}
+
+/// `--objects`: where the objects are whose definers a fix plan reads (scan, check; diff has
+/// its own, of the new build). Not `baseline`'s: a baseline records no fix plan.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ObjectsOpts {
     /// Where the objects the debug map names are (archives, objects, directories).
     ///
     /// Every definer of a weak symbol counts: it stays exported unless every library that
@@ -167,12 +174,12 @@ pub struct OriginOpts {
 }
 
 impl OriginOpts {
-    /// The files given.
-    pub(super) fn files(&self) -> OriginFiles {
+    /// The files given, with `objects` (`--objects`, where a command reads definers).
+    pub(super) fn files(&self, objects: &[PathBuf]) -> OriginFiles {
         OriginFiles {
             map: self.map.clone(),
             dsym: self.dsym.clone(),
-            objects: self.objects.clone(),
+            objects: objects.to_vec(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `weakscan report FILE…`.
 
-use super::opts::ProcessOpts;
+use super::opts::{ObjectsOpts, ProcessOpts};
 use super::values;
 use crate::command::report::ReportRequest;
 use crate::input::ReadOptions;
@@ -17,6 +17,9 @@ pub struct ReportArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub process: ProcessOpts,
+    /// Where the newest build's objects are (its fix plan's definers; as scan's --objects).
+    #[command(flatten)]
+    pub objects: ObjectsOpts,
     /// Which slice of a universal file (a report shows one).
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
@@ -42,6 +45,7 @@ impl ReportArgs {
                 other_exports: true,
             },
             output: self.output.clone(),
+            objects: self.objects.objects.clone(),
             process: self
                 .process
                 .load(&self.files.iter().collect::<Vec<_>>(), &self.arch),

@@ -1,6 +1,6 @@
 //! `weakscan scan FILE…`.
 
-use super::opts::{CommonOpts, ImporterOpts, OriginOpts, ProcessOpts};
+use super::opts::{CommonOpts, ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 use crate::command::process::ProcessRequest;
 use crate::command::scan::ScanRequest;
 use crate::error::{Error, Result};
@@ -28,6 +28,8 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub origin: OriginOpts,
     #[command(flatten)]
+    pub objects: ObjectsOpts,
+    #[command(flatten)]
     pub importer: ImporterOpts,
     #[command(flatten)]
     pub opts: CommonOpts,
@@ -40,7 +42,7 @@ impl ScanArgs {
         Ok(ScanRequest {
             importers: self.importer.importers.clone(),
             process: self.process()?,
-            origin: self.origin.files(),
+            origin: self.origin.files(&self.objects.objects),
             files: self.files.clone(),
             // The fix plan shows what each candidate would also hide.
             read: ReadOptions {
@@ -56,7 +58,8 @@ impl ScanArgs {
     }
 
     /// A process scan, when `--process` is given or the one input is a directory. Errors:
-    /// several inputs with a process, `--search`/`--sysroot` without one.
+    /// several inputs with a process, `--map`, `--dsym` or `--compile-commands` with one,
+    /// `--search`/`--sysroot` without one.
     fn process(&self) -> Result<Option<ProcessRequest>> {
         let files: Vec<&PathBuf> = self.files.iter().collect();
         let Some(load) = self.process.load(&files, &self.opts.arch)? else {
@@ -67,13 +70,25 @@ impl ScanArgs {
                 "a process is read from one main executable, bundle or directory: give it as the only input",
             ));
         };
+        // Each image of a process is attributed by its own debug map: a file of one binary
+        // would not say which image it describes (and would be left unread).
+        let one_binary = [
+            ("--map", self.origin.map.is_some()),
+            ("--dsym", self.origin.dsym.is_some()),
+            ("--compile-commands", self.compile_commands.is_some()),
+        ];
+        if let Some((flag, _)) = one_binary.iter().find(|(_, given)| *given) {
+            return Err(Error::usage(format!(
+                "{flag} describes one binary, not a whole process: scan the main executable or dylib it is of alone"
+            )));
+        }
         Ok(Some(ProcessRequest {
             input: input.clone(),
             load,
             top: self.opts.top(),
             format: self.opts.format,
             output: self.opts.output.clone(),
-            objects: self.origin.objects.clone(),
+            objects: self.objects.objects.clone(),
         }))
     }
 }

@@ -232,7 +232,12 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
     let names = demangle_all(all_names, opts.names)?;
     let mut checks = Vec::new();
     let mut binaries = images.iter();
-    let mut whole_processes = processes.iter();
+    let mut whole_processes = processes.iter_mut();
+    // `--objects` of a process: the failing one's plan reads its definers there.
+    let objects = match &req.process {
+        Some(_) => crate::origin::definers::ObjectFiles::find(&req.origin.objects)?,
+        None => crate::origin::definers::ObjectFiles::default(),
+    };
     for (s, scope) in &subjects {
         let b = base.as_ref().and_then(|b| b.image(&s.arch));
         checks.push(match scope {
@@ -248,7 +253,12 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
                 let mut c = evaluate(s, b, &whole, &names, req.top)?;
                 let process = whole_processes.next();
                 if let Some(p) = process.filter(|_| !c.passed) {
-                    // The plan reads every weak definition's kind: only for a failing process.
+                    // The plan reads every weak definition's kind, and every definer of them
+                    // (on disk, or below `--objects`): only for a failing process.
+                    crate::origin::definers::attach_definers(
+                        p.images.iter_mut().filter_map(|i| i.image.as_mut()),
+                        &objects,
+                    )?;
                     let planned = crate::analysis::coalesce::coalesce_with(p, opts.names, true)?;
                     c.process_fix_plan = Some((planned.fix_plan, planned.trie_probes));
                 }

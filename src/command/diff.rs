@@ -25,7 +25,8 @@ pub struct DiffRequest {
     /// Also list the weak-bound symbols added and removed.
     pub symbols: bool,
     /// `--old-map`/`--old-dsym` and `--new-map`/`--new-dsym`: each side's attribution (for
-    /// stripped builds), attached as `scan --map`/`--dsym` attaches one.
+    /// stripped builds), attached as `scan --map`/`--dsym` attaches one; the new side's
+    /// `objects` are `--objects`, where its definers are read from (its fix plan's).
     pub origin: [OriginFiles; 2],
     /// `--compile-commands`: the new build's compile database, joined to its attributed
     /// objects for the fix.
@@ -137,9 +138,14 @@ fn run_processes(req: &DiffRequest, load: &LoadOptions, opts: &RenderOptions) ->
             "--symbols lists the symbols of two images: diff the two images themselves",
         ));
     }
-    // The new side's fix plan: what still leaks, or what to change.
+    // The new side's fix plan: what still leaks, or what to change; its every definer read, as
+    // `scan NEW.app` reads them.
     let read = |p: &PathBuf, plan: bool| -> Result<_> {
-        let processes = super::process::load_processes(p, load)?;
+        let processes = if plan {
+            super::process::load_planned(p, load, &req.origin[1].objects)?
+        } else {
+            super::process::load_processes(p, load)?
+        };
         let reports = processes
             .iter()
             .map(|p| crate::analysis::coalesce::coalesce_with(p, opts.names, plan))

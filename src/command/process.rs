@@ -33,16 +33,7 @@ pub struct ProcessRequest {
 /// are reported and counted). Errors (exit 2): the main executable cannot be found or read; as
 /// [`attach_definers`] (`--objects`).
 pub fn run(req: &ProcessRequest, opts: &RenderOptions) -> Result<u8> {
-    let mut processes = load_processes(&req.input, &req.load)?;
-    // Every definer of each image's weak symbols, as a scan of one image reads them: the fix
-    // plan routes a symbol several libraries define to all of them.
-    let objects = ObjectFiles::find(&req.objects)?;
-    for p in &mut processes {
-        attach_definers(
-            p.images.iter_mut().filter_map(|i| i.image.as_mut()),
-            &objects,
-        )?;
-    }
+    let processes = load_planned(&req.input, &req.load, &req.objects)?;
     // Reading the images freed as much as their models hold (file buffers, names before
     // interning): returned to the system before the coalescing allocates its tables, which
     // lowers the peak of a large process.
@@ -66,4 +57,24 @@ pub fn load_processes(
     opts: &LoadOptions,
 ) -> Result<Vec<crate::process::Process>> {
     load(&locate(input)?, opts)
+}
+
+/// [`load_processes`], with every definer of each image's weak symbols read, as a scan of one
+/// image reads them ([`attach_definers`]: on disk where the debug maps name the objects, else
+/// below `objects`): what a fix plan of the processes needs, since it routes a symbol several
+/// libraries define to all of them. Errors: as [`load_processes`] and [`attach_definers`].
+pub fn load_planned(
+    input: &std::path::Path,
+    opts: &LoadOptions,
+    objects: &[PathBuf],
+) -> Result<Vec<crate::process::Process>> {
+    let mut processes = load_processes(input, opts)?;
+    let objects = ObjectFiles::find(objects)?;
+    for p in &mut processes {
+        attach_definers(
+            p.images.iter_mut().filter_map(|i| i.image.as_mut()),
+            &objects,
+        )?;
+    }
+    Ok(processes)
 }

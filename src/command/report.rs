@@ -40,6 +40,9 @@ pub struct ReportRequest {
     /// loaded so; the error is a usage error of the command line (`--search` without a
     /// process), reported when the command runs.
     pub process: Result<Option<LoadOptions>>,
+    /// `--objects`: where the newest build's objects are, whose definers its fix plan reads
+    /// ([`crate::origin::definers`]).
+    pub objects: Vec<PathBuf>,
 }
 
 /// One build as the report reads it: its one image, and a process's trie probes.
@@ -85,19 +88,29 @@ fn read_build(
     load: Option<&LoadOptions>,
     opts: &RenderOptions,
 ) -> Result<Build> {
+    // The newest build's fix plan is shown: its every definer is read, as scan reads them.
+    let newest = req.files.last().is_some_and(|f| f == path);
     let Some(load) = load else {
+        let mut image = one_image(path, &req.read)?;
+        if newest {
+            let objects = crate::origin::definers::ObjectFiles::find(&req.objects)?;
+            crate::origin::definers::attach_definers(std::iter::once(&mut image), &objects)?;
+        }
         return Ok(Build {
-            image: one_image(path, &req.read)?,
+            image,
             trie_probes: None,
             process: None,
         });
     };
-    let processes = super::process::load_processes(path, load)?;
+    let processes = if newest {
+        super::process::load_planned(path, load, &req.objects)?
+    } else {
+        super::process::load_processes(path, load)?
+    };
     let [p] = processes.as_slice() else {
         let arches = processes.iter().map(|p| p.arch.as_str());
         return Err(several_slices(path, processes.len(), arches));
     };
-    let newest = req.files.last().is_some_and(|f| f == path);
     let coalesced = crate::analysis::coalesce::coalesce_with(p, opts.names, newest)?;
     let mut image = crate::analysis::merge::merged(p).ok_or_else(|| {
         Error::new(

@@ -108,6 +108,10 @@ pub(crate) struct DiffJson<'a> {
     /// commands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     compile_commands: Vec<ArchVisibility<'a>>,
+    /// Per pair, the new build's fix plan (as `scan NEW` gives it), whose best candidate the
+    /// `fix` lines name: the figures are at most unless `definers.exact`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fix_plan: Vec<ArchFixPlan<'a>>,
     /// `diff --importer`: per importer, the exports removed that it still imports.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     importers: &'a [crate::analysis::imports::ImporterNeeds],
@@ -303,6 +307,19 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
                     arch: p.new.arch.as_deref(),
                     report: p.visibility.as_ref()?,
                 })
+            })
+            .collect(),
+        fix_plan: report
+            .pairs
+            .iter()
+            .filter(|p| !p.fix_plan.candidates.is_empty())
+            .map(|p| ArchFixPlan {
+                path: &p.new.path,
+                arch: p.new.arch.as_deref(),
+                candidates: &p.fix_plan.candidates,
+                definers: &p.fix_plan.definers,
+                shared: &p.fix_plan.shared,
+                together: p.fix_plan.together.as_ref(),
             })
             .collect(),
         importers: &report.importers,

@@ -159,6 +159,9 @@ fn tables(
             let rows = top.unwrap_or(super::process_plan::PLAN_ROWS);
             writeln!(out, "\n{PLAN_INTRO}:")?;
             writeln!(out, "{}", super::process_plan::table(p, w, rows))?;
+            for l in super::process_plan::at_most_lines(&p.fix_plan, rows, super::story::plain) {
+                writeln!(out, "{l}")?;
+            }
             super::process_plan::more(out, p, rows, super::story::plain)?;
         }
         for o in &p.overrides_of_main {

@@ -6,7 +6,7 @@
 //!      next: Contents/Frameworks/deps/libdeep.dylib -86, app.o in Contents/MacOS/App -28 (fix plan below)
 //! ```
 
-use super::story::{Quote, ms_range};
+use super::story::{Quote, at_most, at_most_line, ms_range};
 use super::table::cell;
 use super::table::grid::{Grid, figure, name};
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
@@ -46,14 +46,16 @@ pub fn fix_lines(plan: &[ProcessCandidate], probes: usize, more: &str, q: Quote)
         return Vec::new();
     };
     let mut lines = vec![format!(
-        "fix: compile {} with {}: -{} ({}%), -{}, about {}",
+        "fix: compile {} with {}: {}-{} ({}%), -{}, about {}",
         target(c, q),
         q(c.flag.option()),
+        at_most(&c.definers),
         count(c.hidden.trie_probes as usize, "trie probe", "trie probes"),
         c.hidden.trie_probes as usize * 100 / probes.max(1),
         count(c.hidden.lookups, "lookup", "lookups"),
         ms_range(c.hidden.estimated_ms)
     )];
+    lines.extend(at_most_line(&c.definers, Some(&c.image), q));
     lines.extend(supplied_line(c));
     let next: Vec<String> = best
         .take(NEXT)
@@ -177,8 +179,27 @@ pub fn markdown(out: &mut dyn Write, p: &Coalescing, rows: usize, code: Quote) -
             others(c)
         )?;
     }
+    let bounds = at_most_lines(&p.fix_plan, rows, code);
+    if !bounds.is_empty() {
+        writeln!(out, "\n{}", bounds.join("<br>\n"))?;
+    }
     more(out, p, rows, code)?;
     writeln!(out)
+}
+
+/// Under the table of a plan's first `rows` candidates: for each image of them whose
+/// definers were not all read, that its rows are at most and how to make them exact
+/// ([`super::story::at_most_line`]).
+pub fn at_most_lines(plan: &[ProcessCandidate], rows: usize, q: Quote) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut lines = Vec::new();
+    for c in plan.iter().take(rows) {
+        if !c.definers.exact && !seen.contains(&c.index) {
+            seen.push(c.index);
+            lines.extend(at_most_line(&c.definers, Some(&c.image), q));
+        }
+    }
+    lines
 }
 
 /// `… 4 more candidates (--top; --format json lists them all)`, when the table left some out.

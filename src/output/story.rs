@@ -14,7 +14,7 @@
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
 use crate::analysis::check::{Figure, ImageCheck};
 use crate::analysis::diff::percent_change;
-use crate::analysis::fix_plan::{Candidate, FixPlan};
+use crate::analysis::fix_plan::{Candidate, DefinersRead, FixPlan};
 use crate::analysis::group::{Group, GroupFrom};
 use crate::analysis::report::{DiffReport, ImageSummary, PairReport};
 use crate::analysis::visibility::{Compiled, VisibilityReport};
@@ -135,7 +135,7 @@ fn plan_fix(
     let mut lines = vec![format!(
         "fix: {}: {}-{} ({}%), about {} ({})",
         change_of(best, q),
-        if plan.definers.exact { "" } else { "at most " },
+        at_most(&plan.definers),
         count(best.hidden.lookups, "lookup", "lookups"),
         best.hidden.lookups * 100 / total,
         ms_range(best.hidden.estimated_ms),
@@ -172,15 +172,19 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
     let best = plan
         .and_then(|p| p.candidates.first())
         .filter(|c| c.hidden.lookups > 0);
+    // Whether the best candidate's figures are bounds, and how to make them exact.
+    let bound = plan.map_or("", |p| at_most(&p.definers));
+    let exact_line = || plan.and_then(|p| at_most_line(&p.definers, None, q));
     if n <= o {
         // Nothing grew: what still leaks in the new build, if anything.
         return best.map_or_else(Vec::new, |b| {
             let mut lines = vec![format!(
-                "fix what remains: {}: -{} of the new build's {}",
+                "fix what remains: {}: {bound}-{} of the new build's {}",
                 change_of(b, q),
                 b.hidden.lookups,
                 count(n, "lookup", "lookups")
             )];
+            lines.extend(exact_line());
             if p.visibility.is_some() {
                 lines.extend(objects_line(b, p.visibility.as_ref(), q));
             }
@@ -221,18 +225,19 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
         let same = grown.is_some_and(|(_, f)| library_of(&f.object) == best.library);
         lines.push(if same {
             format!(
-                "in the new build that saves -{}, about {} ({})",
+                "in the new build that saves {bound}-{}, about {} ({})",
                 count(best.hidden.lookups, "lookup", "lookups"),
                 ms_range(best.hidden.estimated_ms),
                 crate::analysis::estimate::per_lookup_short()
             )
         } else {
             format!(
-                "the new build's fix plan starts with: {}: -{}",
+                "the new build's fix plan starts with: {}: {bound}-{}",
                 change_of(best, q),
                 count(best.hidden.lookups, "lookup", "lookups")
             )
         });
+        lines.extend(exact_line());
     }
     indent(lines)
 }
@@ -260,24 +265,7 @@ pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
     if plan.candidates.iter().all(|c| c.hidden.lookups == 0) && plan.shared.is_empty() {
         return marked_default_lines(plan, q);
     }
-    let mut at_most = None;
-    if !d.exact {
-        let missing = d.not_on_disk + d.unreadable;
-        let why = if d.unreadable > 0 && d.not_on_disk == 0 {
-            "could not be read"
-        } else {
-            "are not on this disk"
-        };
-        let dir = d.first_missing.as_deref().map(objects_dir).unwrap_or("DIR");
-        at_most = Some(format!(
-            "at most: another library may define the same symbols, and the objects the image \
-             was linked from {why} ({missing} of {}): for exact figures give {} or run in the \
-             build tree",
-            d.objects,
-            q(&format!("--objects {dir}"))
-        ));
-    }
-    let mut lines: Vec<String> = at_most.into_iter().collect();
+    let mut lines: Vec<String> = at_most_line(d, None, q).into_iter().collect();
     lines.extend(
         plan.shared
             .iter()
@@ -337,6 +325,35 @@ fn marked_default_lines(plan: &FixPlan, q: Quote) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// `at most: …`: that the figures depending on other definers are bounds and how to make them
+/// exact (how many objects were not read, where to point `--objects`), when `d` is not exact;
+/// `image` names the image they are of (a process).
+pub fn at_most_line(d: &DefinersRead, image: Option<&str>, q: Quote) -> Option<String> {
+    if d.exact {
+        return None;
+    }
+    let missing = d.not_on_disk + d.unreadable;
+    let why = if d.unreadable > 0 && d.not_on_disk == 0 {
+        "could not be read"
+    } else {
+        "are not on this disk"
+    };
+    let dir = d.first_missing.as_deref().map(objects_dir).unwrap_or("DIR");
+    let of = image.map(|i| format!(" for {}", q(i))).unwrap_or_default();
+    Some(format!(
+        "at most{of}: another library may define the same symbols, and the objects the image \
+         was linked from {why} ({missing} of {}): for exact figures give {} or run in the \
+         build tree",
+        d.objects,
+        q(&format!("--objects {dir}"))
+    ))
+}
+
+/// `at most ` when `d` is not exact, else nothing: the prefix of a figure that is then a bound.
+pub fn at_most(d: &DefinersRead) -> &'static str {
+    if d.exact { "" } else { "at most " }
 }
 
 /// `a`, `a and b`, `a, b and c`.

@@ -179,7 +179,12 @@ fn process_fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             crate::output::process_plan::others(c)
         )?;
     }
-    writeln!(out, "</tbody></table></div>")
+    writeln!(out, "</tbody></table></div>")?;
+    let plain = crate::output::story::plain;
+    for line in crate::output::process_plan::at_most_lines(all, FIX_PLAN_ROWS, plain) {
+        writeln!(out, "<p>{}</p>", text(&line))?;
+    }
+    Ok(())
 }
 
 /// The member of `library(member)`, or the whole object key.
