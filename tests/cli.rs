@@ -820,10 +820,51 @@ fn tables_fit_the_width_asked_for() {
             assert!(n <= width, "{args:?}: {n} > {width}: {line}");
         }
     }
-    // Piped without --width: full width, as the golden files hold.
+    // A table that fits is shown as it is: with COLUMNS wider than every table, full width.
     let out = weakscan().arg("scan").arg(&f).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().any(|l| l.chars().count() > 120));
+}
+
+/// Off a terminal the tables were drawn at full width (`diff` 219 columns, `scan` 276) and
+/// `COLUMNS` was ignored: now `--width` wins, then `COLUMNS`, then 100; `--width 0` is no limit.
+#[test]
+fn regression_piped_output_had_no_width() {
+    let f = fixture("app-default-chained-x86_64");
+    let v2 = fixture("app-v2-default-chained-x86_64");
+    let widest = |args: &[&str], columns: Option<&str>| -> usize {
+        let mut cmd = weakscan();
+        cmd.env_remove("COLUMNS").args(args).arg(&f);
+        if args[0] == "diff" {
+            cmd.arg(&v2);
+        }
+        if let Some(c) = columns {
+            cmd.env("COLUMNS", c);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .map(unicode_width::UnicodeWidthStr::width)
+            .max()
+            .unwrap()
+    };
+    for command in ["scan", "diff"] {
+        let piped = widest(&[command], None);
+        assert!((81..=100).contains(&piped), "{command}: {piped}");
+        assert!(widest(&[command], Some("80")) <= 80, "{command}");
+        assert!(widest(&[command], Some(" 90 ")) <= 90, "{command}");
+        // Not a number: the default.
+        assert_eq!(widest(&[command], Some("wide")), piped, "{command}");
+        assert!(widest(&[command, "--width", "120"], Some("80")) > 100, "{command}");
+        assert!(widest(&[command, "--width", "0"], Some("80")) > 200, "{command}");
+    }
+    weakscan()
+        .args(["scan", "--width", "39"])
+        .arg(&f)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("39 is not 0 (no limit) nor at least 40"));
 }
 
 /// `verify` and `check` tables, of a binary and of a process, fit the width too (their report

@@ -29,9 +29,16 @@ pub fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("weakscan")
 }
 
-/// The binary under test.
+/// `COLUMNS` of the tests: wider than any table, so a table a test does not fit with
+/// `--width` reads as it is (a table that fits is not fitted), and the same whatever the shell
+/// running the tests exports. The tests of the default width remove it.
+pub const TEST_COLUMNS: &str = "10000";
+
+/// The binary under test, with `COLUMNS` at [`TEST_COLUMNS`].
 pub fn weakscan() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("weakscan").expect("weakscan binary")
+    let mut cmd = assert_cmd::Command::cargo_bin("weakscan").expect("weakscan binary");
+    cmd.env("COLUMNS", TEST_COLUMNS);
+    cmd
 }
 
 /// One row of `testdata/expected.tsv`.

@@ -62,11 +62,11 @@ pub struct Cli {
     /// are still formed from the demangled names.
     #[arg(long, global = true)]
     pub no_demangle: bool,
-    /// Fit tables to N columns.
+    /// Fit tables to N columns (0: no limit).
     ///
     /// Long cells wrap. Default: the terminal's width when the report goes to a terminal, else
-    /// full width.
-    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(40..))]
+    /// $COLUMNS when set, else 100.
+    #[arg(long, global = true, value_name = "N", value_parser = values::width)]
     pub width: Option<u16>,
     /// Fit Markdown reports into BYTES bytes.
     ///

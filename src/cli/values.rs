@@ -1,5 +1,6 @@
 //! Value parsers for the values a command accepts from a fixed list, where the list or its
-//! `--help` lines differ by command: `--arch`, and `--format` of `trend` and `check`. The
+//! `--help` lines differ by command: `--arch`, and `--format` of `trend` and `check`; and
+//! `--width`, a number with a gap in its range. The
 //! other fixed lists are the real types' `ValueEnum` (`Format` of scan, diff and verify,
 //! `GroupByName`, `Sort`, `Figure`, `FileKind`, `Document`).
 
@@ -179,5 +180,15 @@ mod tests {
                 ("all".into(), ArchFilter::All),
             ]
         );
+    }
+}
+
+/// `--width N`: 0 (no limit) or at least [`crate::output::table::MIN_WIDTH`] columns.
+pub fn width(text: &str) -> Result<u16, String> {
+    let min = crate::output::table::MIN_WIDTH;
+    match text.parse::<u16>() {
+        Ok(n) if n == 0 || n >= min => Ok(n),
+        Ok(_) => Err(format!("{text} is not 0 (no limit) nor at least {min}")),
+        Err(e) => Err(format!("{e}")),
     }
 }

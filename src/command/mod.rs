@@ -58,16 +58,17 @@ pub struct Globals {
 }
 
 impl Globals {
-    /// How `req` renders: tables fitted to `--width`, else to the terminal when the report goes
-    /// to stdout and that is one, else at full width; names raw under `--no-demangle`.
+    /// How `req` renders: tables fitted to `--width` (0: no limit), else to the terminal when
+    /// the report goes to stdout and that is one, else to `$COLUMNS`, else to
+    /// [`crate::output::table::DEFAULT_WIDTH`]; names raw under `--no-demangle`.
     pub fn render_options(&self, req: &Request) -> RenderOptions {
+        let width = match self.width {
+            Some(0) => None,
+            Some(w) => Some(w),
+            None => Some(crate::output::table::default_width(req.output().is_none())),
+        };
         RenderOptions {
-            width: self.width.or_else(|| {
-                req.output()
-                    .is_none()
-                    .then(crate::output::table::terminal_width)
-                    .flatten()
-            }),
+            width,
             names: if self.no_demangle {
                 NameStyle::Raw
             } else {

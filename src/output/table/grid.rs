@@ -262,6 +262,11 @@ impl fmt::Display for Grid {
         let Some(width) = self.width else {
             return write!(f, "{}", self.full());
         };
+        // A table that fits as it is, is shown as it is: fitting only wraps what does not.
+        let full = self.full().to_string();
+        if full.lines().all(|l| display_width(l) <= usize::from(width)) {
+            return f.write_str(&full);
+        }
         let needs: Vec<Need> = (0..self.columns.len()).map(|c| self.need(c)).collect();
         let mut options = layouts(&needs, usize::from(width));
         // Parts keep names whole, unless they cost more than a quarter more lines than one

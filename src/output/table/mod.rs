@@ -40,6 +40,30 @@ pub fn terminal_width() -> Option<u16> {
     comfy_table::Table::new().width()
 }
 
+/// Columns a report is fitted to off a terminal when `$COLUMNS` does not say.
+pub const DEFAULT_WIDTH: u16 = 100;
+
+/// Narrowest width a table is fitted to: `--width` below it is refused, and a terminal or
+/// `$COLUMNS` below it is raised to it.
+pub const MIN_WIDTH: u16 = 40;
+
+/// The columns a table is fitted to without `--width`: the terminal's when the report goes to
+/// stdout (`to_stdout`) and that is one, else `$COLUMNS` when it holds a number, else
+/// [`DEFAULT_WIDTH`]; never below [`MIN_WIDTH`].
+pub fn default_width(to_stdout: bool) -> u16 {
+    let terminal = to_stdout.then(terminal_width).flatten();
+    let columns = || {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<u16>().ok())
+            .filter(|&c| c > 0)
+    };
+    terminal
+        .or_else(columns)
+        .unwrap_or(DEFAULT_WIDTH)
+        .max(MIN_WIDTH)
+}
+
 /// Widest text cell, in characters: a longer key, name or path keeps its head and tail with `…`
 /// between ([`clip_middle`]), so one 64 KiB name cannot widen every row of a table (comfy-table
 /// pads every row to the widest cell: rows × width). JSON keeps full names.
