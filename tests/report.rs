@@ -833,11 +833,11 @@ fn report_of_four_node_builds_tells_the_regression_and_the_fix() {
     for (kind, told) in [
         (
             "increase",
-            "largest increase, 20.11.0/node → 22.11.0/node: weak-def lookups 3161 → 6822 (+3661, +116%); largest change: v8::internal::StaticCallInterfaceDescriptor<…> +1665, ",
+            "largest increase, 20.11.0/node → 22.11.0/node: weak-def lookups 3161 → 6822 (+3661, +116%): about +3.6–10.9 ms at launch (0.99–2.97 µs per lookup, measured in nodejs/node#56275); largest change: v8::internal::StaticCallInterfaceDescriptor<…> +1665, ",
         ),
         (
             "decrease",
-            "largest decrease, 22.11.0/node → 22.14.0/node: weak-def lookups 6822 → 1754 (-5068, -74%); largest change: v8::internal::StaticCallInterfaceDescriptor<…> -2158, ",
+            "largest decrease, 22.11.0/node → 22.14.0/node: weak-def lookups 6822 → 1754 (-5068, -74%): about -5.0–15.1 ms at launch (0.99–2.97 µs per lookup, measured in nodejs/node#56275); largest change: v8::internal::StaticCallInterfaceDescriptor<…> -2158, ",
         ),
     ] {
         let told = format!("{told}{object}");

@@ -7,6 +7,13 @@
 /// libc++ and libc++abi: 1 to 3 probes per lookup. `docs/process.md`.
 pub const US_PER_PROBE: (f64, f64) = (0.99, 2.97);
 
+/// The launch time `lookups` more (or, negative, fewer) weak-def lookups cost, milliseconds
+/// (low, high), at [`US_PER_PROBE`]: both signed as `lookups`, `low` the smaller in size.
+pub fn ms_of_lookups(lookups: i64) -> (f64, f64) {
+    let n = lookups as f64;
+    (n * US_PER_PROBE.0 / 1000.0, n * US_PER_PROBE.1 / 1000.0)
+}
+
 /// Where a single image's estimate comes from, short (the `fix:` line):
 /// `0.99–2.97 µs per lookup, measured in nodejs/node#56275`.
 pub fn per_lookup_short() -> String {

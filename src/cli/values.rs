@@ -106,6 +106,16 @@ fn formats(list: &[(Format, Option<&'static str>)]) -> OneOf<Format> {
     )
 }
 
+/// `--width N`: 0 (no limit) or at least [`crate::output::table::MIN_WIDTH`] columns.
+pub fn width(text: &str) -> Result<u16, String> {
+    let min = crate::output::table::MIN_WIDTH;
+    match text.parse::<u16>() {
+        Ok(n) if n == 0 || n >= min => Ok(n),
+        Ok(_) => Err(format!("{text} is not 0 (no limit) nor at least {min}")),
+        Err(e) => Err(format!("{e}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,15 +190,5 @@ mod tests {
                 ("all".into(), ArchFilter::All),
             ]
         );
-    }
-}
-
-/// `--width N`: 0 (no limit) or at least [`crate::output::table::MIN_WIDTH`] columns.
-pub fn width(text: &str) -> Result<u16, String> {
-    let min = crate::output::table::MIN_WIDTH;
-    match text.parse::<u16>() {
-        Ok(n) if n == 0 || n >= min => Ok(n),
-        Ok(_) => Err(format!("{text} is not 0 (no limit) nor at least {min}")),
-        Err(e) => Err(format!("{e}")),
     }
 }
