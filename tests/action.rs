@@ -721,7 +721,7 @@ fn action_comments_once_then_updates_and_fails_a_budget_with_exit_1() {
     // The job summary is the Markdown report, which the comment carries.
     let markdown = read(&o["markdown"]);
     assert!(
-        markdown.contains("passed") && markdown.contains("weak_bind_symbols"),
+        markdown.contains("passed") && markdown.contains("weak-bound symbols"),
         "{markdown}"
     );
     assert_eq!(world.summary(), markdown);
@@ -983,7 +983,7 @@ fn regression_the_action_cut_a_fitted_comment_a_second_time() {
     for part in [
         "rows cut to keep this comment within GitHub's 65,536-character limit._\n",
         "**Fix:**",
-        "| max weak_bind_symbols | 2000 | ≤ 1 | ❌ **fail** |",
+        "| max weak-bound symbols (`budget.weak_bind_symbols`) | 2000 | ≤ 1 | ❌ **fail** |",
         "</details>\n",
         &format!("[The HTML report]({ARTIFACT_URL_MD})"),
     ] {

@@ -399,7 +399,7 @@ fn group_budgets_from_the_policy_file() {
     assert_eq!(code, 0);
     let (code, out, _) = run_in(dir.path(), &["check", &fx("app-v2-default-chained-x86_64")]);
     assert_eq!(code, 1);
-    assert!(out.contains("✗ groups matching v8::internal (1 group) have 90 weak_bind_symbols, over the maximum of 30"), "{out}");
+    assert!(out.contains("✗ groups matching v8::internal (1 group) have 90 weak-bound symbols, over the maximum of 30"), "{out}");
 }
 
 // ---- the allowlist ----
@@ -432,7 +432,7 @@ fn operator_new_and_delete_are_allowed_by_default() {
     let (code, out, _) = run_in(dir.path(), &["check", &hidden]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("weak_bind_symbols is 3, over the maximum of 0"),
+        out.contains("weak-bound symbols is 3, over the maximum of 0"),
         "{out}"
     );
 }
@@ -899,14 +899,14 @@ fn markdown_tells_each_failure_once_and_links_the_report() {
     assert_eq!(code, 1, "{md}");
     assert!(!md.lines().any(|l| l.starts_with("- ")), "no bullets: {md}");
     for message in [
-        "predicted_weak_lookups is 95, over the maximum of 60",
+        "predicted weak-def lookups is 95, over the maximum of 60",
         "rose from 35 to 95",
     ] {
         assert!(md.matches(message).count() <= 1, "{message} once: {md}");
     }
     let (story, details) = md.split_once("<details>").expect(&md);
     let at = |s: &str| story.find(s).unwrap_or_else(|| panic!("{s} in {story}"));
-    assert!(at("**predicted_weak_lookups is 95") < at("| template |"));
+    assert!(at("**predicted weak-def lookups is 95") < at("| template |"));
     assert!(at("| template |") < at("**Fix:**"));
     assert!(at("**Fix:**") < at(&format!("[The HTML report](<{url}>)")));
     assert!(story.contains("| `descriptors_a.o` +1 more |"), "{story}");
@@ -955,7 +955,9 @@ fn regression_a_long_name_emptied_the_comment() {
         "every offender"
     );
     assert!(at("| `node::Big004") < at("**Fix:**"));
-    assert!(details.contains("| max weak_bind_symbols | 200 | ≤ 1 | ❌ **fail** |"));
+    assert!(details.contains(
+        "| max weak-bound symbols (`budget.weak_bind_symbols`) | 200 | ≤ 1 | ❌ **fail** |"
+    ));
     assert!(details.ends_with("</details>\n\n"), "{details}");
 }
 
@@ -983,4 +985,78 @@ fn the_policy_example_in_docs_ci_md_is_valid() {
     let arm = p.rules_for("arm64");
     assert_eq!(arm.max[&weakscan::gate::Figure::PredictedWeakLookups], 2100);
     assert_eq!(p.rules_for("x86_64").groups.len(), 3);
+}
+
+/// Regression: `check` in a terminal hid the answer. At 80 columns its first screen was three
+/// tables (figures, budgets with value and limit, PASS/FAIL on its own when cut in parts), the
+/// offending groups and the fix started near line 37, each failure was stated three times (a
+/// table row, a `✗` sentence, the headline of the step summary) and figures were named in
+/// snake_case (`predicted_weak_lookups`) where `scan` says "predicted weak-def lookups". Now: the
+/// verdict on line 1, then each failing budget once in scan's words with its policy key, the
+/// offending groups and the fix, within the first 24 lines at 80 (and 120) columns.
+#[test]
+fn regression_check_in_a_terminal_hides_the_answer() {
+    for width in ["80", "120"] {
+        let text = crate::util::stdout_of(&[
+            "check",
+            "--config",
+            "../tests/golden/gate.toml",
+            "bin/app-v2-default-chained-x86_64",
+            "--width",
+            width,
+        ]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("weakscan check FAILED: 7 of 8 budgets exceeded on 1 image"),
+            "{width}: {text}"
+        );
+        let screen = lines[..24.min(lines.len())].join("\n");
+        // Each failing budget, its figures and its policy key on the first screen; increases of
+        // one figure (+50% and +20) in one line.
+        for needle in [
+            "✗ predicted weak-def lookups is 95, over the maximum of 60",
+            "(budget.predicted_weak_lookups)",
+            "✗ weak-bound symbols is 95, over the maximum of 60 (budget.weak_bind_symbols)",
+            "✗ predicted weak-def lookups rose from 35 to 95 (+60, +171.4%)",
+            "✗ weak-bound symbols rose from 35 to 95 (+60, +171.4%)",
+            "✗ groups matching v8::internal::* (1 group) have 90 weak-bound symbols",
+            "v8::internal::StaticCallInterfaceDescriptor<…>",
+            "30 → 90 (+60, +200.0%)",
+            "fix: compile descriptors_b.o with -fvisibility=hidden",
+        ] {
+            assert!(
+                screen.contains(needle),
+                "{width}: `{needle}` not in the first 24 lines:\n{screen}"
+            );
+        }
+        // Each failing budget named once in the whole output.
+        let flat = text.replace("\n  ", " ");
+        for (needle, times) in [
+            ("is 95, over the maximum of 60", 2),
+            ("rose from 35 to 95", 2),
+            ("(≤ 52)", 2),
+            ("(≤ 55)", 2),
+            ("v8::internal::* (1 group)", 1),
+            ("(baseline.max_increase)", 2),
+        ] {
+            assert_eq!(
+                flat.matches(needle).count(),
+                times,
+                "{width}: {needle}\n{text}"
+            );
+        }
+        assert!(!text.contains("group v8::internal::*"), "{width}: {text}");
+        assert!(!text.contains("┆ FAIL"), "{width}: {text}");
+        // scan's words; the policy file's names only as the policy keys.
+        let unkeyed = text
+            .replace("budget.predicted_weak_lookups", "")
+            .replace("budget.weak_bind_symbols", "");
+        for snake in [
+            "predicted_weak_lookups",
+            "weak_bind_symbols",
+            "weak_def_exports",
+        ] {
+            assert!(!unkeyed.contains(snake), "{width}: {snake} in\n{text}");
+        }
+    }
 }

@@ -1104,3 +1104,31 @@ fn names_shown_raw_are_noted_in_one_wording() {
         "3 symbol names could not be demangled and are shown raw"
     );
 }
+
+/// Regression: the terminal `diff` table of the groups that changed had no `from` column,
+/// though the Markdown one has: fitted to 80 and 120 columns, it names each group's object.
+#[test]
+fn regression_terminal_diff_table_has_no_from_column() {
+    let args = [
+        "diff",
+        "bin/app-default-chained-x86_64",
+        "bin/app-v2-default-chained-x86_64",
+    ];
+    let ids = identifiers_of(&args);
+    for width in [80usize, 120] {
+        let w = width.to_string();
+        let mut fitted = args.to_vec();
+        fitted.extend(["--width", &w]);
+        let text = stdout_of(&fitted);
+        assert_fitted("diff", &text, width, &ids);
+        let table = &text[text.find("│ template").expect("the group table")..];
+        let table = &table[..table.find('└').unwrap()];
+        let head = table.lines().next().unwrap();
+        assert!(head.contains("┆ from "), "{width}: {head}\n{text}");
+        let row = table
+            .lines()
+            .find(|l| l.contains("30 → 90"))
+            .unwrap_or_else(|| panic!("{width}: no row\n{text}"));
+        assert!(row.contains("┆ descriptors_a.o"), "{width}: {row}\n{text}");
+    }
+}

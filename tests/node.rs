@@ -773,3 +773,74 @@ fn node_22_fix_plan_is_at_most_without_its_objects() {
         "no shared sets without the objects"
     );
 }
+
+/// Regression: on Node 22.11.0 against a 20.11.0 baseline (`--max-increase 10%`), `check` at 80
+/// columns put three tables first and the offending groups and the fix at lines 55–77. Now the
+/// verdict is line 1 and the three failing budgets, the top offending group and the fix are in
+/// the first 24 lines, at 80 and 120 columns; 24.11.1 passes with its verdict on line 1.
+#[test]
+fn regression_check_of_node_22_hides_the_answer_below_the_first_screen() {
+    let (Some(v20), Some(v22), Some(v24)) = (
+        node_binary("20.11.0"),
+        node_binary("22.11.0"),
+        node_binary("24.11.1"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    weakscan()
+        .args(["baseline", v20.to_str().unwrap(), "-o"])
+        .arg(&base)
+        .assert()
+        .success();
+    let check = |bin: &std::path::Path, width: &str, code: i32| -> String {
+        let out = weakscan()
+            .current_dir(dir.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args([
+                "check",
+                "--no-config",
+                "--max-increase",
+                "10%",
+                "--width",
+                width,
+            ])
+            .arg("--baseline")
+            .arg(&base)
+            .arg(bin)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for width in ["80", "120"] {
+        let text = check(&v22, width, 1);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("weakscan check FAILED: 3 of 3 budgets exceeded on 1 image"),
+            "{width}: {text}"
+        );
+        let screen = lines[..24].join("\n");
+        for needle in [
+            "✗ predicted weak-def lookups rose from 3133 to 6794 (+3661, +116.9%)",
+            "✗ weak-def exports rose from 5803 to 10177",
+            "✗ weak-bound symbols rose from 3133 to 6794",
+            "(baseline.max_increase)",
+            "v8::internal::StaticCallInterfaceDescriptor<…>",
+            "493 → 2158 (+1665, +337.7%)",
+            "fix: compile libv8_base_without_compiler.a with -fvisibility=hidden",
+        ] {
+            assert!(
+                screen.contains(needle),
+                "{width}: `{needle}` not in the first 24 lines:\n{screen}"
+            );
+        }
+        assert_eq!(text.matches("rose from").count(), 3, "{width}: {text}");
+        let pass = check(&v24, width, 0);
+        assert!(
+            pass.starts_with("weakscan check passed: 3 budgets hold on 1 image\n"),
+            "{width}: {pass}"
+        );
+    }
+}

@@ -173,15 +173,11 @@ fn table_marks_the_largest_and_flagged_steps() {
     assert!(!row(SERIES[1]).contains('◀'), "{text}");
     assert!(row(SERIES[3]).contains("-96 (-67.1%)"), "{text}");
     assert!(
-        text.starts_with("trend (x86_64): 4 builds; largest step #3 → #4"),
+        text.contains("step #3 → #4 (largest, decrease): lookups 143 → 47"),
         "{text}"
     );
     assert!(
-        text.contains("step #3 → #4 (largest): lookups 143 → 47"),
-        "{text}"
-    );
-    assert!(
-        text.contains("step #2 → #3 (flagged): lookups 83 → 143"),
+        text.contains("step #2 → #3 (flagged, increase): lookups 83 → 143"),
         "{text}"
     );
     assert!(text.contains("(|Δ lookups| ≥ 24)"), "{text}");
@@ -189,8 +185,60 @@ fn table_marks_the_largest_and_flagged_steps() {
         text.contains("arm64 is not in every build (only in #2): not followed"),
         "{text}"
     );
-    // The largest step comes first.
-    assert!(text.find("step #3 → #4 (largest)") < text.find("step #2 → #3 (flagged)"));
+}
+
+/// Regression: `trend` led with the largest change in either direction, so a series whose
+/// largest step is an improvement (v2 → hidden, -96) headlined it and listed its groups first;
+/// the flagged regression before it (+60) was a marker in the last part of the builds table.
+/// The flagged increase now leads: the headline, the first part of the builds table (its mark
+/// next to Δ lookups, at 80 and 120 columns) and the first step listed; in Markdown too.
+#[test]
+fn regression_trend_leads_with_the_improvement_not_the_flagged_regression() {
+    let args: Vec<String> = SERIES.iter().map(|f| path(f)).collect();
+    for width in ["80", "120"] {
+        let out = weakscan()
+            .arg("trend")
+            .args(&args)
+            .args(["--width", width])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.starts_with(
+                "trend (x86_64): 4 builds; largest increase #2 → #3: lookups 83 → 143, +60"
+            ),
+            "{width}: {text}"
+        );
+        // The first table (up to its bottom border) marks the regression's build.
+        let first_table = &text[..text.find('└').unwrap()];
+        let row = first_table
+            .lines()
+            .find(|l| l.starts_with("│ 3 ┆"))
+            .unwrap_or_else(|| panic!("{width}: no row of build 3 in\n{text}"));
+        assert!(row.contains("◀ flagged"), "{width}: {row}");
+        // The first step told is the increase.
+        let first_step = text.lines().find(|l| l.starts_with("step ")).unwrap();
+        assert!(
+            first_step.starts_with("step #2 → #3 (flagged, increase)"),
+            "{width}: {first_step}"
+        );
+    }
+    let md = weakscan()
+        .args(["trend", "--format", "markdown"])
+        .args(&args)
+        .output()
+        .unwrap();
+    let md = String::from_utf8(md.stdout).unwrap();
+    assert!(
+        md.starts_with("## weakscan trend (x86_64): 4 builds; largest increase #2 → #3"),
+        "{md}"
+    );
+    let first_step = md.lines().find(|l| l.starts_with("### Step ")).unwrap();
+    assert!(
+        first_step.starts_with("### Step #2 → #3 (flagged, increase)"),
+        "{md}"
+    );
 }
 
 #[test]

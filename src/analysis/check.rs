@@ -61,6 +61,18 @@ impl Figure {
         }
     }
 
+    /// The figure in the words `weakscan scan` uses for it (`predicted weak-def lookups`,
+    /// `weak-bound symbols`, …): what tables, Markdown and sentences show. [`Figure::as_str`]
+    /// stays the JSON and policy-file name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Figure::PredictedWeakLookups => "predicted weak-def lookups",
+            Figure::WeakDefExports => "weak-def exports",
+            Figure::WeakBindSymbols => "weak-bound symbols",
+            Figure::TrieProbes => "trie probes",
+        }
+    }
+
     /// The figure of `summary`, or `None` when the input cannot give it.
     ///
     /// This is the one place where the gate reads an [`ImageSummary`].
@@ -151,13 +163,26 @@ impl Finding {
         }
     }
 
-    /// A short name: `max predicted_weak_lookups`, `increase weak_bind_symbols`,
-    /// `group v8::internal::*`.
+    /// A short name, the figure in scan's words ([`Figure::label`]): `max predicted weak-def
+    /// lookups`, `increase weak-bound symbols`, `group v8::internal::*`.
     pub fn title(&self) -> String {
         match self.kind {
-            Kind::Max => format!("max {}", self.figure),
-            Kind::Increase => format!("increase {}", self.figure),
+            Kind::Max => format!("max {}", self.figure.label()),
+            Kind::Increase => format!("increase {}", self.figure.label()),
             Kind::Group => format!("group {}", self.pattern.as_deref().unwrap_or("")),
+        }
+    }
+
+    /// Where the budget is set in the policy file, as a TOML dotted key:
+    /// `budget.predicted_weak_lookups` (flag `--max-predicted-weak-lookups`),
+    /// `baseline.max_increase` (`--max-increase`); `None` for a group budget, whose pattern
+    /// (its key under `[groups]`, or `--group`) the report shows already. A per-arch section
+    /// (`[arch.NAME.budget]`) sets the same key below `arch.NAME`.
+    pub fn policy_key(&self) -> Option<String> {
+        match self.kind {
+            Kind::Max => Some(format!("budget.{}", self.figure.as_str())),
+            Kind::Increase => Some("baseline.max_increase".to_string()),
+            Kind::Group => None,
         }
     }
 
@@ -179,14 +204,14 @@ impl Finding {
 }
 
 /// The sentence of a group budget's `finding`, its pattern shown as `pattern`: `groups matching
-/// v8::internal::* (3 groups) have 90 weak_bind_symbols, over the maximum of 50`.
+/// v8::internal::* (3 groups) have 90 weak-bound symbols, over the maximum of 50`.
 pub fn group_sentence(pattern: &str, finding: &Finding) -> String {
     let n = finding.groups_matched.unwrap_or(0);
     format!(
         "groups matching {pattern} ({n} group{}) have {} {}, {} the maximum of {}",
         if n == 1 { "" } else { "s" },
         finding.value,
-        finding.figure,
+        finding.figure.label(),
         if finding.passed { "within" } else { "over" },
         finding.limit
     )
@@ -309,6 +334,16 @@ impl ImageCheck {
     }
 }
 
+/// How an image's offending groups are ranked: `most grown since the baseline` or
+/// `largest first`.
+pub fn offenders_order(image: &ImageCheck) -> &'static str {
+    if image.offending_groups.iter().any(|o| o.baseline.is_some()) {
+        "most grown since the baseline"
+    } else {
+        "largest first"
+    }
+}
+
 /// The result of `weakscan check`.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CheckReport {
@@ -363,19 +398,14 @@ impl CheckReport {
         self.images.iter().map(|i| i.budgets.len()).sum()
     }
 
-    /// The heading of an image's offending groups: `offending groups (template, weak_bind_symbols,
-    /// most grown since the baseline)`.
+    /// The heading of an image's offending groups: `offending groups (template, weak-bound
+    /// symbols, most grown since the baseline)`.
     pub fn offenders_caption(&self, image: &ImageCheck) -> String {
-        let grown = image.offending_groups.iter().any(|o| o.baseline.is_some());
         format!(
             "offending groups ({}, {}, {})",
             group_by_label(self.group_by),
-            image.offender_figure,
-            if grown {
-                "most grown since the baseline"
-            } else {
-                "largest first"
-            }
+            image.offender_figure.label(),
+            offenders_order(image)
         )
     }
 

@@ -160,6 +160,30 @@ pub struct Series {
     pub flag_threshold: Option<u64>,
 }
 
+impl Step {
+    /// Lookups rose over the step (a regression of launch time).
+    pub fn increased(&self) -> bool {
+        self.change.stats.lookups.is_some_and(|d| d > 0)
+    }
+}
+
+impl Series {
+    /// The flagged steps in the order a report tells them: the increases first, then the
+    /// decreases, each largest first (by [`Step::rank`]). A regression leads even when an
+    /// improvement later in the series is larger.
+    pub fn flagged_in_order(&self) -> Vec<&Step> {
+        let mut v: Vec<&Step> = self.steps.iter().filter(|st| st.flagged).collect();
+        v.sort_by_key(|st| (!st.increased(), st.rank));
+        v
+    }
+
+    /// The step a report leads with: the largest flagged increase, else the largest step;
+    /// `None` when no lookups changed.
+    pub fn lead_step(&self) -> Option<&Step> {
+        self.flagged_in_order().first().copied()
+    }
+}
+
 /// An arch that only some builds have, left out of the trend.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LeftOut {

@@ -472,7 +472,8 @@ fn max_findings(rules: &RuleSet, figures: &[FigureLine]) -> Vec<Finding> {
             limit: max,
             passed,
             message: format!(
-                "{f} is {}, {} the maximum of {max}",
+                "{} is {}, {} the maximum of {max}",
+                f.label(),
                 l.counted,
                 if passed { "within" } else { "over" }
             ),
@@ -508,7 +509,8 @@ fn increase_findings(
                 limit,
                 passed,
                 message: format!(
-                    "{f} {} since the baseline, {} the allowed increase of {inc} (at most {limit})",
+                    "{} {} since the baseline, {} the allowed increase of {inc} (at most {limit})",
+                    f.label(),
                     how_it_moved(base, l.counted),
                     if passed { "within" } else { "over" }
                 ),
@@ -584,7 +586,7 @@ fn notes(figures: &[FigureLine]) -> Vec<String> {
     let fell: Vec<String> = figures
         .iter()
         .filter_map(|l| match l.baseline {
-            Some(b) if l.counted < b => Some(format!("{} {} → {}", l.figure, b, l.counted)),
+            Some(b) if l.counted < b => Some(format!("{} {} → {}", l.figure.label(), b, l.counted)),
             _ => None,
         })
         .collect();

@@ -175,7 +175,7 @@ fn offenders(out: &mut dyn Write, r: &CheckReport, img: &ImageCheck) -> io::Resu
         out,
         "| {} | {} |{} example |\n|---|---:|{}---|",
         r.group_by.as_str(),
-        img.offender_figure,
+        img.offender_figure.label(),
         if from { " from |" } else { "" },
         if from { "---|" } else { "" }
     )?;
@@ -209,7 +209,10 @@ fn figures_and_budgets(out: &mut dyn Write, img: &ImageCheck) -> io::Result<()> 
         write!(
             out,
             "| {} | {} | {} | {} |",
-            l.figure, l.total, l.allowed, l.counted
+            l.figure.label(),
+            l.total,
+            l.allowed,
+            l.counted
         )?;
         if with_base {
             write!(
@@ -224,9 +227,10 @@ fn figures_and_budgets(out: &mut dyn Write, img: &ImageCheck) -> io::Result<()> 
         out.write_all("\n| budget | value | limit | result |\n|---|---:|---:|---|\n".as_bytes())?;
     }
     for x in &img.budgets {
-        let title = match &x.pattern {
-            Some(p) => format!("group {}", code(p)),
-            None => x.title(),
+        let title = match (&x.pattern, x.policy_key()) {
+            (Some(p), _) => format!("group {}", code(p)),
+            (None, Some(key)) => format!("{} ({})", x.title(), code(&key)),
+            (None, None) => x.title(),
         };
         writeln!(
             out,

@@ -518,7 +518,7 @@ pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
         let figures: Vec<String> = img
             .figures
             .iter()
-            .map(|l| format!("{} {}", l.figure, l.counted))
+            .map(|l| format!("{} {}", l.figure.label(), l.counted))
             .collect();
         return vec![format!(
             "{} {} ({})",

@@ -1,6 +1,7 @@
 //! A series of builds (`weakscan trend`): per series (arch) one row per build with its figures
 //! and the change from the build before, the largest step and the flagged ones marked, then per
-//! flagged step the groups (and libraries) that moved most. Table, Markdown and JSON
+//! flagged step, increases first ([`Series::flagged_in_order`]), the groups (and libraries) that
+//! moved most; the headline leads with the largest flagged increase. Table, Markdown and JSON
 //! (`command: "trend"`, `docs/json.md`, `docs/trend.md`).
 
 use super::RenderOptions;
@@ -55,25 +56,29 @@ fn arch(s: &Series) -> &str {
     s.arch.as_deref().unwrap_or("main image")
 }
 
-/// The flagged steps, largest first.
-fn flagged(s: &Series) -> Vec<&Step> {
-    let mut v: Vec<&Step> = s.steps.iter().filter(|st| st.flagged).collect();
-    v.sort_by_key(|st| st.rank);
-    v
-}
-
-/// One line on the series: its builds and largest step.
+/// One line on the series: its builds and the step it leads with ([`Series::lead_step`]): a
+/// flagged increase before a larger decrease, which follows in short.
 fn headline(r: &TrendReport, s: &Series) -> String {
     let n = s.points.len();
-    match s.largest_step.map(|i| &s.steps[i]) {
-        Some(st) => format!(
-            "trend ({}): {n} builds; largest step {}: lookups {} → {}, {}",
-            arch(s),
-            step_name(r, st),
-            fig(s.points[st.from].figures.stats.lookups),
-            fig(s.points[st.to].figures.stats.lookups),
-            step_change(st, s)
-        ),
+    match s.lead_step() {
+        Some(st) => {
+            let largest = s.largest_step.map(|i| &s.steps[i]);
+            let (what, rest) = match largest {
+                Some(l) if !st.largest => (
+                    "largest increase",
+                    format!("; largest step {}: {}", step_name(r, l), step_change(l, s)),
+                ),
+                _ => ("largest step", String::new()),
+            };
+            format!(
+                "trend ({}): {n} builds; {what} {}: lookups {} → {}, {}{rest}",
+                arch(s),
+                step_name(r, st),
+                fig(s.points[st.from].figures.stats.lookups),
+                fig(s.points[st.to].figures.stats.lookups),
+                step_change(st, s)
+            )
+        }
         None if s.steps.iter().all(|st| st.change.stats.lookups.is_some()) => format!(
             "trend ({}): {n} builds; lookups did not change from one to the next",
             arch(s)
@@ -103,6 +108,20 @@ fn rule(s: &Series) -> Option<String> {
     ))
 }
 
+/// What a flagged step is, in its heading: `largest, increase`, `flagged, decrease`.
+fn step_kind(st: &Step) -> String {
+    format!(
+        "{}, {}",
+        if st.largest { "largest" } else { "flagged" },
+        if st.increased() {
+            "increase"
+        } else {
+            "decrease"
+        }
+    )
+}
+
+/// The mark of build `b`'s row: [`LARGEST`], [`FLAGGED`] or nothing.
 fn marker(s: &Series, b: usize) -> &'static str {
     match b.checked_sub(1).and_then(|i| s.steps.get(i)) {
         Some(st) if st.largest => LARGEST,
@@ -146,6 +165,7 @@ fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
     columns.extend([
         figure("lookups"),
         figure("Δ lookups"),
+        word("step"),
         figure("weak-bound symbols"),
         figure("weak-bind sites"),
         figure("weak-def exports"),
@@ -153,7 +173,6 @@ fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
     if probes {
         columns.push(figure("trie probes"));
     }
-    columns.push(word("step"));
     let mut t = Grid::new(w, columns);
     for (b, p) in s.points.iter().enumerate() {
         let f = &p.figures;
@@ -167,6 +186,7 @@ fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
         row.extend([
             fig(f.stats.lookups),
             lookups_change(s, b),
+            cell(marker(s, b)),
             with_delta(f.stats.weak_bound_symbols, d.stats.weak_bound_symbols),
             with_delta(f.stats.sites, d.stats.sites),
             with_delta(f.stats.weak_def_exports, d.stats.weak_def_exports),
@@ -174,7 +194,6 @@ fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
         if probes {
             row.push(with_delta(f.trie_probes, d.trie_probes));
         }
-        row.push(cell(marker(s, b)));
         t.row(row);
     }
     t
@@ -199,12 +218,12 @@ fn tables(out: &mut dyn Write, r: &TrendReport, w: Option<u16>) -> io::Result<()
         if let Some(rule) = rule(s) {
             writeln!(out, "{rule}")?;
         }
-        for st in flagged(s) {
+        for st in s.flagged_in_order() {
             writeln!(
                 out,
                 "\nstep {} ({}): lookups {} → {}, {}",
                 step_name(r, st),
-                if st.largest { "largest" } else { "flagged" },
+                step_kind(st),
                 fig(s.points[st.from].figures.stats.lookups),
                 fig(s.points[st.to].figures.stats.lookups),
                 step_change(st, s)
@@ -292,17 +311,16 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
         head.extend([
             "lookups",
             "Δ lookups",
+            "step",
             "weak-bound symbols",
             "weak-bind sites",
             "weak-def exports",
         ]);
-        align.extend(["---:"; 5]);
+        align.extend(["---:", "---:", "---", "---:", "---:", "---:"]);
         if probes {
             head.push("trie probes");
             align.push("---:");
         }
-        head.push("step");
-        align.push("---");
         writeln!(out, "| {} |\n|{}|", head.join(" | "), align.join("|"))?;
         for (b, p) in s.points.iter().enumerate() {
             let f = &p.figures;
@@ -316,6 +334,10 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             row.extend([
                 fig(f.stats.lookups),
                 lookups_change(s, b),
+                match marker(s, b) {
+                    "" => String::new(),
+                    m => format!("**{m}**"),
+                },
                 with_delta(f.stats.weak_bound_symbols, d.stats.weak_bound_symbols),
                 with_delta(f.stats.sites, d.stats.sites),
                 with_delta(f.stats.weak_def_exports, d.stats.weak_def_exports),
@@ -323,10 +345,6 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             if probes {
                 row.push(with_delta(f.trie_probes, d.trie_probes));
             }
-            row.push(match marker(s, b) {
-                "" => String::new(),
-                m => format!("**{m}**"),
-            });
             writeln!(out, "| {} |", row.join(" | "))?;
         }
         out.write_all(b"\n")?;
@@ -336,12 +354,12 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
         if let Some(rule) = rule(s) {
             writeln!(out, "{rule}\n")?;
         }
-        for st in flagged(s) {
+        for st in s.flagged_in_order() {
             writeln!(
                 out,
                 "### Step {} ({}): lookups {} → {}, {}\n",
                 step_name(r, st),
-                if st.largest { "largest" } else { "flagged" },
+                step_kind(st),
                 fig(s.points[st.from].figures.stats.lookups),
                 fig(s.points[st.to].figures.stats.lookups),
                 step_change(st, s)

@@ -20,31 +20,39 @@ fn lookups_label(o: &ImageSummary, n: &ImageSummary) -> &'static str {
 }
 
 /// The table of groups that changed between two builds (`diff`, and each flagged step of
-/// `trend`): the key (headed `key`, the grouping's name), lookups old → new, the change of each
-/// figure and an example member (left out when fitted to a narrow `width`).
+/// `trend`): the key (headed `key`, the grouping's name), lookups old → new and their change,
+/// where the group comes from (its dominant object, placed as in the Markdown table; a column
+/// only when some group has one), the change of the other figures and an example member (left
+/// out when fitted to a narrow `width`).
 pub(crate) fn group_deltas(width: Option<u16>, key: &str, groups: &[&GroupDelta]) -> Grid {
-    let mut g = Grid::new(
-        width,
-        vec![
-            name(key),
-            figure("lookups old → new"),
-            figure("Δ lookups"),
-            figure("Δ symbols"),
-            figure("Δ sites"),
-            figure("Δ exports"),
-            example("example"),
-        ],
-    );
+    let from = groups.iter().any(|g| g.from.is_some());
+    let mut columns = vec![name(key), figure("lookups old → new"), figure("Δ lookups")];
+    if from {
+        columns.push(text("from"));
+    }
+    columns.extend([
+        figure("Δ symbols"),
+        figure("Δ sites"),
+        figure("Δ exports"),
+        example("example"),
+    ]);
+    let mut g = Grid::new(width, columns);
     for grp in groups {
-        g.row([
+        let mut row = vec![
             cell(&grp.key),
             format!("{} → {}", fig(grp.old.lookups), fig(grp.new.lookups)),
             signed(grp.delta.lookups),
+        ];
+        if from {
+            row.push(super::scan::from_text(grp.from.as_ref()));
+        }
+        row.extend([
             signed(grp.delta.weak_bound_symbols),
             signed(grp.delta.sites),
             signed(grp.delta.weak_def_exports),
             example_text(&grp.key, &grp.example),
         ]);
+        g.row(row);
     }
     g
 }

@@ -276,7 +276,7 @@ fn groups(r: &ScanReport<'_>, img: &ImageReport<'_>, w: Option<u16>) -> Grid {
 }
 
 /// A group's "from" cell: its dominant object, and how many more contribute.
-fn from_text(from: Option<&GroupFrom>) -> String {
+pub(super) fn from_text(from: Option<&GroupFrom>) -> String {
     match from {
         None => String::new(),
         Some(f) if f.objects == 0 => String::from("-"),
