@@ -1132,3 +1132,49 @@ fn regression_terminal_diff_table_has_no_from_column() {
         assert!(row.contains("┆ descriptors_a.o"), "{width}: {row}\n{text}");
     }
 }
+
+/// A regression's cost was never stated: headlines said `+60, +72%`, and the only time was what
+/// the fix saves. Now diff's headline and a failing check give the change in estimated launch
+/// time, with its range and source.
+#[test]
+fn regression_a_regressions_cost_in_launch_time_was_never_stated() {
+    let (v1, v2) = (
+        fixture_str("app-default-chained-x86_64"),
+        fixture_str("app-v2-default-chained-x86_64"),
+    );
+    let source = "(0.99–2.97 µs per lookup, measured in nodejs/node#56275)";
+    let out = weakscan()
+        .args(["diff", &v1, &v2, "--width", "200"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let headline = text.lines().next().unwrap();
+    assert!(
+        headline.contains(&format!(
+            "weak-def lookups 83 → 143 (+60, +72%): about +59–178 µs at launch {source}"
+        )),
+        "{headline}"
+    );
+    assert!(!text.contains("saves -"), "a double negative: {text}");
+    for (args, cost) in [
+        (
+            vec!["--max-predicted-weak-lookups", "60"],
+            "cost: 36 weak-def lookups over the maximum: about +36–107 µs at launch",
+        ),
+        (vec!["--max-weak-def-exports", "1"], ""),
+    ] {
+        let out = weakscan()
+            .args(["check", "--no-config", &v2, "--width", "200"])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let text = String::from_utf8(out.stdout).unwrap();
+        if cost.is_empty() {
+            // No lookups budget failed and no baseline: no cost to state.
+            assert!(!text.contains("cost:"), "{text}");
+        } else {
+            assert!(text.contains(&format!("{cost} {source}")), "{text}");
+        }
+    }
+}

@@ -559,6 +559,7 @@ pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
         line.push_str(&format!("; also exceeded: {}", list.join(", ")));
     }
     let mut lines = vec![line];
+    lines.extend(check_cost(img).map(|c| format!("cost: {c}")));
     if let Some(o) = img.offending_groups.first() {
         let what = if o.baseline.is_some() {
             "largest change"
@@ -573,6 +574,31 @@ pub fn check_headline(img: &ImageCheck, q: Quote) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// What a failing check's lookups cost at launch: their change since the baseline, else how
+/// far they are over a failing maximum; nothing when neither applies.
+pub fn check_cost(img: &ImageCheck) -> Option<String> {
+    let lookups = img
+        .figures
+        .iter()
+        .find(|l| l.figure == Figure::PredictedWeakLookups)?;
+    let source = crate::analysis::estimate::per_lookup_short();
+    if let Some(b) = lookups.baseline.filter(|&b| b != lookups.counted) {
+        let d = lookups.counted as i64 - b as i64;
+        return Some(format!(
+            "{d:+} weak-def lookups since the baseline: {} ({source})",
+            launch_change(d)
+        ));
+    }
+    let max = img.failures().find(|f| {
+        f.figure == Figure::PredictedWeakLookups && f.pattern.is_none() && f.baseline.is_none()
+    })?;
+    let over = (max.value as i64 - max.limit as i64).max(0);
+    Some(format!(
+        "{over} weak-def lookups over the maximum: {} ({source})",
+        launch_change(over)
+    ))
 }
 
 /// The `fix:` block of a failing checked binary, from its fix plan; empty when it has none

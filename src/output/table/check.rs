@@ -80,6 +80,11 @@ fn image(
     for l in failure_lines(img) {
         writeln!(out, "✗ {l}")?;
     }
+    if !img.passed
+        && let Some(cost) = crate::output::story::check_cost(img)
+    {
+        writeln!(out, "cost: {cost}")?;
+    }
     if !img.offending_groups.is_empty() {
         // The table's header names the grouping and the figure.
         writeln!(out, "offending groups, {}:", offenders_order(img))?;
