@@ -415,6 +415,7 @@ fn regression_a_status_line_landed_in_the_report_through_a_link_to_stdout() {
             .arg("-o")
             .arg(&link)
             .env_remove("GITHUB_STEP_SUMMARY")
+            .env("COLUMNS", crate::util::TEST_COLUMNS)
             .stdout(fs::File::create(&f).unwrap())
             .output()
             .unwrap();
@@ -490,6 +491,33 @@ fn an_unwritable_directory_is_one_error_line() {
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// `-o DIR/r.html` into a directory that does not exist named the hidden temp file weakscan
+/// writes first (`at path "DIR/.r.html.UtUPkz.tmp"`), a path the user never gave.
+#[test]
+fn regression_output_into_a_missing_directory_named_the_hidden_temp_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-dir");
+    for (command, file) in [("report", "r.html"), ("scan", "r.txt")] {
+        let target = missing.join(file);
+        let out = weakscan()
+            .arg(command)
+            .arg(fixture("app-default-chained-x86_64"))
+            .arg("-o")
+            .arg(&target)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "weakscan: {}: No such file or directory (os error 2)",
+                target.display()
+            )
+        );
+    }
+}
+
 #[test]
 fn an_input_error_leaves_the_output_file_untouched() {
     let tmp = tempfile::tempdir().unwrap();
@@ -520,6 +548,7 @@ fn regression_demangling_under_a_low_address_space_limit_kept_names_mangled() {
             .arg(format!(r#"ulimit -v {limit} && exec "$0" "$@""#))
             .arg(&bin)
             .args(args)
+            .env("COLUMNS", crate::util::TEST_COLUMNS)
             .output()
             .unwrap();
         let code = out.status.code();

@@ -219,7 +219,17 @@ fn replace(path: &Path, target: &Path, mode: Option<u32>) -> Result<Inner> {
         .suffix(".tmp")
         .permissions(fs::Permissions::from_mode(mode.unwrap_or(0o666) & 0o7777))
         .tempfile_in(dir)
-        .map_err(|e| Error::io(path, &e))?;
+        .map_err(|e| {
+            // tempfile names its own file in the message ("at path …/.r.html.XXXX.tmp"), a
+            // path the user never gave: the error is said of `path` alone.
+            // The directory's own error when it is the cause (missing, not a directory), else
+            // the kind alone.
+            let bare = match fs::metadata(dir) {
+                Err(d) => d,
+                Ok(_) => std::io::Error::from(e.kind()),
+            };
+            Error::io(path, &bare)
+        })?;
     // The mode given to open() is masked by the umask; an existing file keeps its own mode.
     if let Some(m) = mode {
         let _ = tmp

@@ -8,7 +8,7 @@
 //! fix: compile libv8_base_without_compiler.a with -fvisibility=hidden: -3939 lookups (58%), about 3.9–11.7 ms
 //!      most from: interface-descriptors.o 2158, bytecodes.o 320, liftoff-compiler.o 289
 //!      next: libnode.a -1635, libv8_compiler.a -1041 (fix plan below the groups)
-//!      an API it must export (it has 7132 other exports, at most): mark it visibility("default") or list it in -exported_symbols_list
+//!      hiding it may also hide an API addons or plug-ins use (up to 7132 other exports): --importer DIR names what they bind to; keep that with visibility("default") or -exported_symbols_list
 //! ```
 
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
@@ -171,9 +171,12 @@ fn plan_fix(
     }
     if is_library(best) && best.other_exports > 0 {
         lines.push(format!(
-            "an API it must export (it has {} other exports, at most): mark it \
-             visibility(\"default\") or list it in -exported_symbols_list",
-            best.other_exports
+            "hiding it may also hide an API addons or plug-ins use (up to {} other exports): \
+             {} names what they bind to; keep that with {} or {}",
+            best.other_exports,
+            q("--importer DIR"),
+            q("visibility(\"default\")"),
+            q("-exported_symbols_list")
         ));
     }
     indent(lines)
