@@ -165,7 +165,7 @@ fn table_marks_the_largest_and_flagged_steps() {
     let text = String::from_utf8(out.stdout).unwrap();
     let row = |file: &str| {
         text.lines()
-            .find(|l| l.contains(&format!("{file} ")))
+            .find(|l| l.starts_with('│') && l.contains(&format!("{file} ")))
             .unwrap_or_else(|| panic!("a row for {file}: {text}"))
     };
     assert!(row(SERIES[3]).contains("◀ largest"), "{text}");
@@ -173,24 +173,26 @@ fn table_marks_the_largest_and_flagged_steps() {
     assert!(!row(SERIES[1]).contains('◀'), "{text}");
     assert!(row(SERIES[3]).contains("-96 (-67.1%)"), "{text}");
     assert!(
-        text.starts_with("trend (x86_64): 4 builds; largest step #3 → #4"),
+        text.starts_with("trend (x86_64): 4 builds; largest step app-v2-default-chained-x86_64 → app-hidden-chained-x86_64"),
         "{text}"
     );
     assert!(
-        text.contains("step #3 → #4 (largest): lookups 143 → 47"),
+        text.contains("step app-v2-default-chained-x86_64 → app-hidden-chained-x86_64 (largest): lookups 143 → 47"),
         "{text}"
     );
     assert!(
-        text.contains("step #2 → #3 (flagged): lookups 83 → 143"),
+        text.contains("step app-default-chained-universal → app-v2-default-chained-x86_64 (flagged): lookups 83 → 143"),
         "{text}"
     );
     assert!(text.contains("(|Δ lookups| ≥ 24)"), "{text}");
     assert!(
-        text.contains("arm64 is not in every build (only in #2): not followed"),
+        text.contains(
+            "arm64 is not in every build (only in app-default-chained-universal): not followed"
+        ),
         "{text}"
     );
     // The largest step comes first.
-    assert!(text.find("step #3 → #4 (largest)") < text.find("step #2 → #3 (flagged)"));
+    assert!(text.find("(largest): lookups") < text.find("(flagged): lookups"));
 }
 
 #[test]
@@ -475,7 +477,7 @@ fn markdown_is_appended_to_the_job_summary() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(
-        md.starts_with("## weakscan trend (x86_64): 2 builds; largest step #1 → #2"),
+        md.starts_with("## weakscan trend (x86_64): 2 builds; largest step `app-default-chained-x86_64` → `app-v2-default-chained-x86_64`"),
         "{md}"
     );
     assert_eq!(

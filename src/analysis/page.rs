@@ -109,11 +109,12 @@ pub struct Step {
 /// A whole report page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
-    /// Title (the inputs).
+    /// Title (the inputs: each path with its arch, or its image name for a log).
     pub title: String,
     /// Scan, diff or trend.
     pub view: View,
-    /// One label per build, in order.
+    /// One label per build, in order ([`crate::analysis::labels`]): how every part of the
+    /// page names a build.
     pub builds: Vec<String>,
     /// Each figure and its value per build.
     pub totals: Vec<(String, Vec<Option<usize>>)>,
@@ -122,7 +123,7 @@ pub struct Page {
     pub tree: Node,
     /// Its level names, top first.
     pub levels: Vec<&'static str>,
-    /// The two builds the treemap and the tables compare (equal in a scan).
+    /// The labels of the two builds the treemap and the tables compare (equal in a scan).
     pub compared: (String, String),
     /// Groups by template, largest |Δ lookups| (diff) or lookups (scan) first.
     pub groups: Vec<GroupRow>,
@@ -139,7 +140,7 @@ pub struct Page {
     pub headline: Vec<String>,
     /// The `fix:` block, as `scan` and `diff` print it (empty when nothing leaks).
     pub fix: Vec<String>,
-    /// The build the fix plan is of (the newest).
+    /// The label of the build the fix plan is of (the newest).
     pub fix_of: String,
     /// The newest build's fix plan ([`crate::analysis::fix_plan`]); empty when the newest
     /// build is a whole process, whose plan is [`Page::process_fix_plan`].
@@ -220,13 +221,15 @@ pub fn totals_of(image: &Image) -> Vec<(&'static str, Option<usize>)> {
     ]
 }
 
-/// The page comparing `old` with `new` (`old` = `None`: a scan of `new`). `names` must hold
+/// The page comparing `old` with `new` (`old` = `None`: a scan of `new`), labelled `labels`
+/// (old's, new's: [`crate::analysis::labels`]; old's is not read in a scan). `names` must hold
 /// every raw name of both; `from` gives the [`GroupFrom`] of a template group by its whole key
 /// (`scan`'s and `diff`'s, so a row says what they say). The headline, the fix and the steps
 /// are left empty for the command to tell.
 pub fn compare(
     old: Option<&Image>,
     new: &Image,
+    labels: (&str, &str),
     names: &Demangled<'_>,
     from: &dyn Fn(&str) -> Option<GroupFrom>,
 ) -> Page {
@@ -315,11 +318,17 @@ pub fn compare(
     });
     let symbols_total = symbols.len();
     symbols.truncate(SYMBOLS_LIMIT);
-    let label = |i: &Image| match &i.arch {
+    let input = |i: &Image| match &i.arch {
         Some(a) => format!("{} ({a})", i.path),
         None => format!("{} ({})", i.path, i.name),
     };
-    let builds: Vec<String> = old.iter().map(|o| label(o)).chain([label(new)]).collect();
+    let title: Vec<String> = old.iter().map(|o| input(o)).chain([input(new)]).collect();
+    let old_label = old.map_or(labels.1, |_| labels.0);
+    let builds: Vec<String> = old
+        .iter()
+        .map(|_| labels.0.to_string())
+        .chain([labels.1.to_string()])
+        .collect();
     let totals = totals_of(new)
         .into_iter()
         .enumerate()
@@ -331,13 +340,13 @@ pub fn compare(
         })
         .collect();
     Page {
-        title: builds.join(" → "),
+        title: title.join(" → "),
         view: if old.is_some() {
             View::Diff
         } else {
             View::Scan
         },
-        compared: (old.map_or_else(|| label(new), label), label(new)),
+        compared: (old_label.to_string(), labels.1.to_string()),
         builds,
         totals,
         tree,
@@ -349,7 +358,7 @@ pub fn compare(
         hints: FIX.to_vec(),
         headline: Vec::new(),
         fix: Vec::new(),
-        fix_of: label(new),
+        fix_of: labels.1.to_string(),
         fix_plan: FixPlan::default(),
         process_fix_plan: Vec::new(),
         steps: Vec::new(),

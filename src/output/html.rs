@@ -67,13 +67,6 @@ fn change(o: usize, n: usize) -> String {
     }
 }
 
-/// A build's label shortened for an axis: its last two path components.
-fn short_label(b: &str) -> String {
-    let path = b.split(" (").next().unwrap_or(b);
-    let parts: Vec<&str> = path.rsplit('/').take(2).collect();
-    parts.into_iter().rev().collect::<Vec<_>>().join("/")
-}
-
 /// A group's `from` cell: its object, `and N more` when others contribute; empty when none
 /// has an object.
 fn from_text(from: Option<&GroupFrom>) -> String {
@@ -144,8 +137,8 @@ pub fn render(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         writeln!(
             out,
             r#"<section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">Across builds</h2><figure>{svg}<figcaption>Figures per build. The red line marks the largest increase of weak-def lookups, the green line the largest decrease; the treemap and the tables below compare the larger of the two steps ({} → {}).</figcaption></figure></section>"#,
-            text(&short_label(&page.compared.0)),
-            text(&short_label(&page.compared.1))
+            text(&&page.compared.0),
+            text(&&page.compared.1)
         )?;
     }
     story::steps(out, page)?;
@@ -162,7 +155,7 @@ fn totals(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         r#"<section id="totals" aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2><div class="scroll"><table class="totals figures"><thead><tr><th scope="col">figure</th>"#
     )?;
     for b in &page.builds {
-        write!(out, r#"<th scope="col">{}</th>"#, text(&short_label(b)))?;
+        write!(out, r#"<th scope="col">{}</th>"#, text(&b))?;
     }
     if page.builds.len() > 1 {
         write!(out, r#"<th scope="col">change (last two)</th>"#)?;
@@ -194,8 +187,8 @@ fn treemap(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     } else {
         format!(
             ": {} → {}. Red: grew, green: shrank, grey: unchanged (each rectangle's label and title give the change; a removed symbol keeps its old area).",
-            text(&short_label(&page.compared.0)),
-            text(&short_label(&page.compared.1))
+            text(&&page.compared.0),
+            text(&&page.compared.1)
         )
     };
     writeln!(
@@ -247,7 +240,7 @@ fn groups(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     figures_header(out, diff)?;
     writeln!(
         out,
-        r#"<th scope="col">example</th><th scope="col">mangled</th></tr></thead><tbody>"#
+        r#"<th scope="col">example <span class="sub">(mangled below)</span></th></tr></thead><tbody>"#
     )?;
     for g in &page.groups {
         write!(out, "<tr><th scope=\"row\">{}</th>", text(&clip(&g.key)))?;
@@ -261,7 +254,7 @@ fn groups(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         figures_cells(out, &g.old, &g.new, diff)?;
         writeln!(
             out,
-            r#"<td class="t">{}</td><td class="m">{}</td></tr>"#,
+            r#"<td class="ex"><div class="clamp">{}</div><div class="m clamp">{}</div></td></tr>"#,
             text(&clip(&g.example.0)),
             text(&clip(&g.example.1))
         )?;
@@ -302,7 +295,11 @@ fn symbols(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         }
         figures_cells(out, &s.old, &s.new, diff)?;
         // The one whole copy of the raw name.
-        writeln!(out, r#"<td class="m">{}</td></tr>"#, text(&s.mangled))?;
+        writeln!(
+            out,
+            r#"<td class="m"><div class="clamp">{}</div></td></tr>"#,
+            text(&s.mangled)
+        )?;
     }
     writeln!(out, "</tbody></table></div></section>")
 }

@@ -397,7 +397,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
     report_link(out, opts)?;
     writeln!(out, "<details><summary>Figures of each build</summary>\n")?;
     for p in &r.pairs {
-        pair_figures(out, p)?;
+        pair_figures(out, &r.labels, p)?;
     }
     writeln!(out, "</details>\n")?;
     raw_names_note(out, r.demangle_failures)?;
@@ -442,15 +442,22 @@ fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result
     Ok(())
 }
 
-/// One pair's paths and figures, old and new.
-fn pair_figures(out: &mut dyn Write, p: &PairReport) -> io::Result<()> {
+/// One pair's labels, paths (when they are not the labels) and figures, old and new.
+fn pair_figures(
+    out: &mut dyn Write,
+    labels: &crate::analysis::report::BuildLabels,
+    p: &PairReport,
+) -> io::Result<()> {
     writeln!(
         out,
         "**{} → {} ({})**\n",
-        code(&p.old.path),
-        code(&p.new.path),
+        code(&labels.old),
+        code(&labels.new),
         pair_label(p)
     )?;
+    if labels.old != p.old.path || labels.new != p.new.path {
+        writeln!(out, "{} → {}\n", code(&p.old.path), code(&p.new.path))?;
+    }
     writeln!(out, "| figure | old | new | change |\n|---|---:|---:|---:|")?;
     for (name, a, b) in [
         (
