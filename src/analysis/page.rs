@@ -27,7 +27,7 @@ use super::tally::tally;
 use super::treemap::{self, Figures, Node};
 use crate::model::Image;
 pub use crate::text::{NAME_LIMIT, clip_name};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Which view a page is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,9 @@ pub struct GroupRow {
     /// Where its symbols come from (the new build's when it has the group; [`GroupFrom`]),
     /// its object key clipped; `None` without attribution.
     pub from: Option<GroupFrom>,
+    /// The old build's key of a group renamed only by a versioned namespace
+    /// ([`super::diff::version_renames`]), clipped: `old` holds that key's figures.
+    pub renamed_from: Option<String>,
 }
 
 /// One symbol of the symbols table.
@@ -184,6 +187,7 @@ impl Step {
                         clip_name(&g.example_mangled).into_owned(),
                     ),
                     from: g.from.as_ref().map(clip_from),
+                    renamed_from: g.renamed_from.as_deref().map(|k| clip_name(k).into_owned()),
                 })
                 .collect(),
             groups_changed: p.groups_changed,
@@ -205,6 +209,23 @@ fn clip_from(f: &GroupFrom) -> GroupFrom {
     GroupFrom {
         object: clip_name(&f.object).into_owned(),
         ..f.clone()
+    }
+}
+
+/// Merges each group renamed only by a versioned namespace (a key only in the old build, one
+/// only in the new: [`super::diff::version_renames`]) into its new key's row, as a diff does.
+fn merge_renames(groups: &mut BTreeMap<String, GroupRow>, keys: &[BTreeSet<String>; 2]) {
+    let old_only: Vec<&str> = keys[0].difference(&keys[1]).map(String::as_str).collect();
+    let new_only: Vec<&str> = keys[1].difference(&keys[0]).map(String::as_str).collect();
+    for (o, n) in super::diff::version_renames(&old_only, &new_only) {
+        let Some(gone) = groups.remove(o) else {
+            continue;
+        };
+        if let Some(row) = groups.get_mut(n) {
+            row.old = gone.old;
+            row.symbols.0 = gone.symbols.0;
+            row.renamed_from = Some(clip_name(o).into_owned());
+        }
     }
 }
 
@@ -236,6 +257,8 @@ pub fn compare(
     let (tree, attributed) = treemap::tree(old, new, names);
     let mut groups: BTreeMap<String, GroupRow> = BTreeMap::new();
     let mut symbols: BTreeMap<&str, SymbolRow> = BTreeMap::new();
+    // The keys each build has (a renamed group is in one build each).
+    let mut keys: [BTreeSet<String>; 2] = Default::default();
     let old_entries = old.map(tally).unwrap_or_default();
     let new_entries = tally(new);
     for (entries, is_new) in [(&old_entries, false), (&new_entries, true)] {
@@ -260,7 +283,11 @@ pub fn compare(
                 symbols: (0, 0),
                 example: example(),
                 from: from(&key).as_ref().map(clip_from),
+                renamed_from: None,
             });
+            if !keys[usize::from(is_new)].contains(&key) {
+                keys[usize::from(is_new)].insert(key.clone());
+            }
             let side = if is_new { &mut g.new } else { &mut g.old };
             side.lookups += f.lookups;
             side.sites += f.sites;
@@ -294,6 +321,7 @@ pub fn compare(
             }
         }
     }
+    merge_renames(&mut groups, &keys);
     let delta = |o: &Figures, n: &Figures| (n.lookups as i64 - o.lookups as i64).unsigned_abs();
     let rank = |o: &Figures, n: &Figures| {
         if old.is_some() {

@@ -41,7 +41,7 @@ mod story;
 mod treemap;
 
 use crate::analysis::group::GroupFrom;
-use crate::analysis::page::{Page, View, clip_name};
+use crate::analysis::page::{GroupRow, Page, View, clip_name};
 use crate::analysis::treemap::{Figures, Metric};
 use html_escape::encode_text as text;
 use std::borrow::Cow;
@@ -64,6 +64,20 @@ fn change(o: usize, n: usize) -> String {
         0 => "±0".into(),
         d if d > 0 => format!("+{d}"),
         d => format!("−{}", d.unsigned_abs()),
+    }
+}
+
+/// A group's key, escaped, and for a group renamed only by a versioned namespace a note naming
+/// the old build's key.
+fn key_cell(g: &GroupRow) -> String {
+    let key = text(&clip(&g.key)).into_owned();
+    match &g.renamed_from {
+        Some(old) => format!(
+            r#"{key}<span class="note">renamed from {} ({})</span>"#,
+            text(&clip(old)),
+            text(&crate::analysis::diff::renamed(old, &g.key))
+        ),
+        None => key,
     }
 }
 
@@ -243,7 +257,7 @@ fn groups(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         r#"<th scope="col">example <span class="sub">(mangled below)</span></th></tr></thead><tbody>"#
     )?;
     for g in &page.groups {
-        write!(out, "<tr><th scope=\"row\">{}</th>", text(&clip(&g.key)))?;
+        write!(out, "<tr><th scope=\"row\">{}</th>", key_cell(g))?;
         if from {
             write!(
                 out,

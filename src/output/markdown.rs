@@ -314,9 +314,12 @@ pub(crate) fn group_deltas(
     )?;
     for g in groups {
         let from_cell = from_column(from, g.from.as_ref());
+        let renamed = g
+            .rename_note()
+            .map_or_else(String::new, |n| format!(" (renamed {})", code(&n)));
         writeln!(
             out,
-            "| {} | {} → {} | {} |{from_cell}",
+            "| {}{renamed} | {} → {} | {} |{from_cell}",
             code(&g.key),
             fig(g.old.lookups),
             fig(g.new.lookups),

@@ -252,7 +252,7 @@ fn step_groups(out: &mut dyn Write, id: &str, s: &Step) -> io::Result<()> {
 }
 
 fn step_row(out: &mut dyn Write, g: &GroupRow, from: bool) -> io::Result<()> {
-    write!(out, r#"<tr><th scope="row">{}</th>"#, text(&clip(&g.key)))?;
+    write!(out, r#"<tr><th scope="row">{}</th>"#, super::key_cell(g))?;
     if from {
         write!(
             out,

@@ -36,8 +36,12 @@ pub(crate) fn group_deltas(width: Option<u16>, key: &str, groups: &[&GroupDelta]
         ],
     );
     for grp in groups {
+        let key = match grp.rename_note() {
+            Some(note) => format!("{} (renamed {note})", cell(&grp.key)),
+            None => cell(&grp.key),
+        };
         g.row([
-            cell(&grp.key),
+            key,
             format!("{} → {}", fig(grp.old.lookups), fig(grp.new.lookups)),
             signed(grp.delta.lookups),
             signed(grp.delta.weak_bound_symbols),
