@@ -1117,6 +1117,7 @@ fn report_layout_at_1400_and_420_px() {
             width,
         );
         let b = boxes_at(&chrome, &file, width);
+        eprintln!("{width} px: {b}");
         assert_eq!(b["width"], width, "{b}");
         assert_eq!(b["labels"], serde_json::json!(labels), "{b}");
         let plan = b["plan"].as_array().unwrap();

@@ -21,7 +21,11 @@
 //! ```
 //!
 //! Every table is inside a `<div class=scroll>` that scrolls sideways (the long ones also
-//! down, under their sticky header), so a narrow window scrolls a table, never the page.
+//! down, under their sticky header), so a narrow window scrolls a table, never the page. The
+//! page uses the window up to 1800 px; a group's example (printed, and mangled below it) has
+//! at least 26em and shows 3 and 2 lines until its row is hovered or focused; below 700 px
+//! each fix-plan candidate is a card of `figure: value` lines (`data-label`), so its figures
+//! are in view. Every build is named by its label ([`Page::builds`]).
 //!
 //! With scripts off the page is complete: the lookups treemap and every table are there; the
 //! script only sorts, filters and switches the treemap's metric. Colour is never the only
@@ -31,8 +35,8 @@
 //! Size: every name the page shows — treemap labels, titles and keys, group keys, examples,
 //! printed symbols and templates — is clipped to [`NAME_LIMIT`] characters, its middle replaced
 //! by `…` ([`crate::text::clip_middle`]). A raw (mangled) name is written whole exactly once: in the
-//! `mangled` cell of its row of the symbols table (the groups table's `mangled` example is
-//! clipped too). So a name of any length adds at most its own length plus a bounded number of
+//! `mangled` cell of its row of the symbols table (the groups table's mangled example, below
+//! its printed one, is clipped too). So a name of any length adds at most its own length plus a bounded number of
 //! clipped copies: 200 names of 100 KB make a report of 21 MB, not 209 MB. Names of
 //! up to 512 characters are written as they are.
 
