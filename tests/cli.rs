@@ -467,6 +467,43 @@ fn golden_trend_fitted() {
     golden_widths("trend-fixtures.txt", &args, 0, |s| s);
 }
 
+#[test]
+fn golden_diff_labelled_fitted() {
+    let args = [
+        "diff",
+        "--label",
+        "main",
+        "--label",
+        "pr-7",
+        "bin/app-default-chained-x86_64",
+        "bin/app-v2-default-chained-x86_64",
+    ];
+    golden_widths("diff-labelled.txt", &args, 0, |s| s);
+    golden(
+        "diff-labelled.md",
+        &[&args[..], &["--format", "markdown"]].concat(),
+    );
+}
+
+#[test]
+fn golden_trend_labelled_fitted() {
+    let args = [
+        "trend",
+        "--top",
+        "2",
+        "--label",
+        "v1",
+        "--label",
+        "v2",
+        "--label",
+        "v3",
+        "bin/app-default-chained-x86_64",
+        "bin/app-v2-default-chained-x86_64",
+        "bin/app-hidden-chained-x86_64",
+    ];
+    golden_widths("trend-labelled.txt", &args, 0, |s| s);
+}
+
 /// The process's problems name absolute paths (where dyld would look), which differ from one
 /// checkout to the next and wrap differently: the golden file stops before them.
 fn without_problems(text: String) -> String {

@@ -844,3 +844,62 @@ fn regression_check_of_node_22_hides_the_answer_below_the_first_screen() {
         );
     }
 }
+
+/// ICU names its namespace after its version (`icu_73` in Node.js 20.11.0, `icu_75` in
+/// 22.11.0, `icu_76` in 22.14.0, `icu_77` in 24.11.1): each of its groups was a removal and an
+/// addition of the same size, 4 to 6 of a diff's top 20 rows. A rename is one group now.
+#[test]
+fn regression_a_version_renamed_namespace_was_a_removal_and_an_addition() {
+    let versions = ["20.11.0", "22.11.0", "22.14.0", "24.11.1"];
+    let bins: Vec<PathBuf> = versions.iter().filter_map(|v| node_binary(v)).collect();
+    if bins.len() < versions.len() {
+        return;
+    }
+    let groups = |a: &PathBuf, b: &PathBuf| -> Vec<serde_json::Value> {
+        let doc = json(&[
+            "diff",
+            "--format",
+            "json",
+            "--top",
+            "100000",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ]);
+        doc["groups"].as_array().unwrap().clone()
+    };
+    let key = |g: &serde_json::Value| g["key"].as_str().unwrap().to_string();
+    // 20.11.0 → 22.11.0: icu_73 → icu_75 changed nothing else in these groups: no row.
+    let d = groups(&bins[0], &bins[1]);
+    for k in ["icu_73::CacheKey<…>", "icu_75::CacheKey<…>"] {
+        assert!(!d.iter().any(|g| key(g) == k), "{k} is a row");
+    }
+    assert!(!d.iter().any(|g| key(g).starts_with("icu_73::")));
+    // 22.14.0 → 24.11.1: icu_76 → icu_77, and 4 more lookups: one row, its old key given.
+    let d = groups(&bins[2], &bins[3]);
+    let row = d
+        .iter()
+        .find(|g| key(g) == "icu_77::number::NumberFormatterSettings<…>")
+        .expect("the renamed group is a row");
+    assert_eq!(
+        row["renamed_from"],
+        "icu_76::number::NumberFormatterSettings<…>"
+    );
+    assert_eq!(
+        (&row["old"]["lookups"], &row["new"]["lookups"]),
+        (&20.into(), &24.into())
+    );
+    assert!(
+        !d.iter()
+            .any(|g| key(g).starts_with("icu_76::number::NumberFormatterSettings"))
+    );
+    let table = weakscan()
+        .args(["diff", "--top", "100000", "--width", "200"])
+        .args([&bins[2], &bins[3]])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        text.contains("icu_77::number::NumberFormatterSettings<…> (renamed icu_76 → icu_77)"),
+        "{text}"
+    );
+}

@@ -165,7 +165,7 @@ fn table_marks_the_largest_and_flagged_steps() {
     let text = String::from_utf8(out.stdout).unwrap();
     let row = |file: &str| {
         text.lines()
-            .find(|l| l.contains(&format!("{file} ")))
+            .find(|l| l.starts_with('│') && l.contains(&format!("{file} ")))
             .unwrap_or_else(|| panic!("a row for {file}: {text}"))
     };
     assert!(row(SERIES[3]).contains("◀ largest"), "{text}");
@@ -173,16 +173,18 @@ fn table_marks_the_largest_and_flagged_steps() {
     assert!(!row(SERIES[1]).contains('◀'), "{text}");
     assert!(row(SERIES[3]).contains("-96 (-67.1%)"), "{text}");
     assert!(
-        text.contains("step #3 → #4 (largest, decrease): lookups 143 → 47"),
+        text.contains("step app-v2-default-chained-x86_64 → app-hidden-chained-x86_64 (largest, decrease): lookups 143 → 47"),
         "{text}"
     );
     assert!(
-        text.contains("step #2 → #3 (flagged, increase): lookups 83 → 143"),
+        text.contains("step app-default-chained-universal → app-v2-default-chained-x86_64 (flagged, increase): lookups 83 → 143"),
         "{text}"
     );
     assert!(text.contains("(|Δ lookups| ≥ 24)"), "{text}");
     assert!(
-        text.contains("arm64 is not in every build (only in #2): not followed"),
+        text.contains(
+            "arm64 is not in every build (only in app-default-chained-universal): not followed"
+        ),
         "{text}"
     );
 }
@@ -204,9 +206,11 @@ fn regression_trend_leads_with_the_improvement_not_the_flagged_regression() {
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         let text = String::from_utf8(out.stdout).unwrap();
+        // Prose wraps at the width, continuation lines indented by two.
+        let prose = text.replace("\n  ", " ");
         assert!(
-            text.starts_with(
-                "trend (x86_64): 4 builds; largest increase #2 → #3: lookups 83 → 143, +60"
+            prose.starts_with(
+                "trend (x86_64): 4 builds; largest increase app-default-chained-universal → app-v2-default-chained-x86_64: lookups 83 → 143, +60"
             ),
             "{width}: {text}"
         );
@@ -218,9 +222,9 @@ fn regression_trend_leads_with_the_improvement_not_the_flagged_regression() {
             .unwrap_or_else(|| panic!("{width}: no row of build 3 in\n{text}"));
         assert!(row.contains("◀ flagged"), "{width}: {row}");
         // The first step told is the increase.
-        let first_step = text.lines().find(|l| l.starts_with("step ")).unwrap();
+        let first_step = prose.lines().find(|l| l.starts_with("step ")).unwrap();
         assert!(
-            first_step.starts_with("step #2 → #3 (flagged, increase)"),
+            first_step.starts_with("step app-default-chained-universal → app-v2-default-chained-x86_64 (flagged, increase)"),
             "{width}: {first_step}"
         );
     }
@@ -231,12 +235,12 @@ fn regression_trend_leads_with_the_improvement_not_the_flagged_regression() {
         .unwrap();
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(
-        md.starts_with("## weakscan trend (x86_64): 4 builds; largest increase #2 → #3"),
+        md.starts_with("## weakscan trend (x86_64): 4 builds; largest increase `app-default-chained-universal` → `app-v2-default-chained-x86_64`"),
         "{md}"
     );
     let first_step = md.lines().find(|l| l.starts_with("### Step ")).unwrap();
     assert!(
-        first_step.starts_with("### Step #2 → #3 (flagged, increase)"),
+        first_step.starts_with("### Step `app-default-chained-universal` → `app-v2-default-chained-x86_64` (flagged, increase)"),
         "{md}"
     );
 }
@@ -523,7 +527,7 @@ fn markdown_is_appended_to_the_job_summary() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(
-        md.starts_with("## weakscan trend (x86_64): 2 builds; largest step #1 → #2"),
+        md.starts_with("## weakscan trend (x86_64): 2 builds; largest step `app-default-chained-x86_64` → `app-v2-default-chained-x86_64`"),
         "{md}"
     );
     assert_eq!(

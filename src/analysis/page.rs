@@ -27,7 +27,7 @@ use super::tally::tally;
 use super::treemap::{self, Figures, Node};
 use crate::model::Image;
 pub use crate::text::{NAME_LIMIT, clip_name};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Which view a page is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +56,9 @@ pub struct GroupRow {
     /// Where its symbols come from (the new build's when it has the group; [`GroupFrom`]),
     /// its object key clipped; `None` without attribution.
     pub from: Option<GroupFrom>,
+    /// The old build's key of a group renamed only by a versioned namespace
+    /// ([`super::diff::version_renames`]), clipped: `old` holds that key's figures.
+    pub renamed_from: Option<String>,
 }
 
 /// One symbol of the symbols table.
@@ -109,11 +112,12 @@ pub struct Step {
 /// A whole report page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
-    /// Title (the inputs).
+    /// Title (the inputs: each path with its arch, or its image name for a log).
     pub title: String,
     /// Scan, diff or trend.
     pub view: View,
-    /// One label per build, in order.
+    /// One label per build, in order ([`crate::analysis::labels`]): how every part of the
+    /// page names a build.
     pub builds: Vec<String>,
     /// Each figure and its value per build.
     pub totals: Vec<(String, Vec<Option<usize>>)>,
@@ -122,7 +126,7 @@ pub struct Page {
     pub tree: Node,
     /// Its level names, top first.
     pub levels: Vec<&'static str>,
-    /// The two builds the treemap and the tables compare (equal in a scan).
+    /// The labels of the two builds the treemap and the tables compare (equal in a scan).
     pub compared: (String, String),
     /// Groups by template, largest |Δ lookups| (diff) or lookups (scan) first.
     pub groups: Vec<GroupRow>,
@@ -139,7 +143,7 @@ pub struct Page {
     pub headline: Vec<String>,
     /// The `fix:` block, as `scan` and `diff` print it (empty when nothing leaks).
     pub fix: Vec<String>,
-    /// The build the fix plan is of (the newest).
+    /// The label of the build the fix plan is of (the newest).
     pub fix_of: String,
     /// The newest build's fix plan ([`crate::analysis::fix_plan`]); empty when the newest
     /// build is a whole process, whose plan is [`Page::process_fix_plan`].
@@ -183,6 +187,7 @@ impl Step {
                         clip_name(&g.example_mangled).into_owned(),
                     ),
                     from: g.from.as_ref().map(clip_from),
+                    renamed_from: g.renamed_from.as_deref().map(|k| clip_name(k).into_owned()),
                 })
                 .collect(),
             groups_changed: p.groups_changed,
@@ -207,6 +212,23 @@ fn clip_from(f: &GroupFrom) -> GroupFrom {
     }
 }
 
+/// Merges each group renamed only by a versioned namespace (a key only in the old build, one
+/// only in the new: [`super::diff::version_renames`]) into its new key's row, as a diff does.
+fn merge_renames(groups: &mut BTreeMap<String, GroupRow>, keys: &[BTreeSet<String>; 2]) {
+    let old_only: Vec<&str> = keys[0].difference(&keys[1]).map(String::as_str).collect();
+    let new_only: Vec<&str> = keys[1].difference(&keys[0]).map(String::as_str).collect();
+    for (o, n) in super::diff::version_renames(&old_only, &new_only) {
+        let Some(gone) = groups.remove(o) else {
+            continue;
+        };
+        if let Some(row) = groups.get_mut(n) {
+            row.old = gone.old;
+            row.symbols.0 = gone.symbols.0;
+            row.renamed_from = Some(clip_name(o).into_owned());
+        }
+    }
+}
+
 /// Symbols listed at most in a page's table (the treemap and the groups keep all of them).
 pub const SYMBOLS_LIMIT: usize = 1500;
 
@@ -220,19 +242,23 @@ pub fn totals_of(image: &Image) -> Vec<(&'static str, Option<usize>)> {
     ]
 }
 
-/// The page comparing `old` with `new` (`old` = `None`: a scan of `new`). `names` must hold
+/// The page comparing `old` with `new` (`old` = `None`: a scan of `new`), labelled `labels`
+/// (old's, new's: [`crate::analysis::labels`]; old's is not read in a scan). `names` must hold
 /// every raw name of both; `from` gives the [`GroupFrom`] of a template group by its whole key
 /// (`scan`'s and `diff`'s, so a row says what they say). The headline, the fix and the steps
 /// are left empty for the command to tell.
 pub fn compare(
     old: Option<&Image>,
     new: &Image,
+    labels: (&str, &str),
     names: &Demangled<'_>,
     from: &dyn Fn(&str) -> Option<GroupFrom>,
 ) -> Page {
     let (tree, attributed) = treemap::tree(old, new, names);
     let mut groups: BTreeMap<String, GroupRow> = BTreeMap::new();
     let mut symbols: BTreeMap<&str, SymbolRow> = BTreeMap::new();
+    // The keys each build has (a renamed group is in one build each).
+    let mut keys: [BTreeSet<String>; 2] = Default::default();
     let old_entries = old.map(tally).unwrap_or_default();
     let new_entries = tally(new);
     for (entries, is_new) in [(&old_entries, false), (&new_entries, true)] {
@@ -257,7 +283,11 @@ pub fn compare(
                 symbols: (0, 0),
                 example: example(),
                 from: from(&key).as_ref().map(clip_from),
+                renamed_from: None,
             });
+            if !keys[usize::from(is_new)].contains(&key) {
+                keys[usize::from(is_new)].insert(key.clone());
+            }
             let side = if is_new { &mut g.new } else { &mut g.old };
             side.lookups += f.lookups;
             side.sites += f.sites;
@@ -291,6 +321,7 @@ pub fn compare(
             }
         }
     }
+    merge_renames(&mut groups, &keys);
     let delta = |o: &Figures, n: &Figures| (n.lookups as i64 - o.lookups as i64).unsigned_abs();
     let rank = |o: &Figures, n: &Figures| {
         if old.is_some() {
@@ -315,11 +346,17 @@ pub fn compare(
     });
     let symbols_total = symbols.len();
     symbols.truncate(SYMBOLS_LIMIT);
-    let label = |i: &Image| match &i.arch {
+    let input = |i: &Image| match &i.arch {
         Some(a) => format!("{} ({a})", i.path),
         None => format!("{} ({})", i.path, i.name),
     };
-    let builds: Vec<String> = old.iter().map(|o| label(o)).chain([label(new)]).collect();
+    let title: Vec<String> = old.iter().map(|o| input(o)).chain([input(new)]).collect();
+    let old_label = old.map_or(labels.1, |_| labels.0);
+    let builds: Vec<String> = old
+        .iter()
+        .map(|_| labels.0.to_string())
+        .chain([labels.1.to_string()])
+        .collect();
     let totals = totals_of(new)
         .into_iter()
         .enumerate()
@@ -331,13 +368,13 @@ pub fn compare(
         })
         .collect();
     Page {
-        title: builds.join(" → "),
+        title: title.join(" → "),
         view: if old.is_some() {
             View::Diff
         } else {
             View::Scan
         },
-        compared: (old.map_or_else(|| label(new), label), label(new)),
+        compared: (old_label.to_string(), labels.1.to_string()),
         builds,
         totals,
         tree,
@@ -349,7 +386,7 @@ pub fn compare(
         hints: FIX.to_vec(),
         headline: Vec::new(),
         fix: Vec::new(),
-        fix_of: label(new),
+        fix_of: labels.1.to_string(),
         fix_plan: FixPlan::default(),
         process_fix_plan: Vec::new(),
         steps: Vec::new(),

@@ -403,11 +403,36 @@ pub struct PairReport {
     pub visibility: Option<super::visibility::VisibilityReport>,
 }
 
+/// How every output names the two builds of a diff ([`super::labels`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct BuildLabels {
+    /// The old build's label.
+    pub old: String,
+    /// The new build's label.
+    pub new: String,
+}
+
+impl BuildLabels {
+    /// The labels of the builds whose images are `old` and `new` (their first image's path;
+    /// `--label` replaces them in the command).
+    pub fn of(old: &[Image], new: &[Image]) -> Self {
+        let path = |side: &[Image]| side.first().map_or(String::new(), |i| i.path.clone());
+        let (o, n) = (path(old), path(new));
+        let mut l = super::labels::distinguishing(&[&o, &n]).into_iter();
+        BuildLabels {
+            old: l.next().unwrap_or_default(),
+            new: l.next().unwrap_or_default(),
+        }
+    }
+}
+
 /// `weakscan diff`.
 #[derive(Debug, Clone)]
 pub struct DiffReport {
     /// The grouping used.
     pub group_by: GroupBy,
+    /// How every output names the two builds.
+    pub labels: BuildLabels,
     /// Images in both builds, in the new build's order.
     pub pairs: Vec<PairReport>,
     /// Images only in the old build.
@@ -635,6 +660,7 @@ pub fn diff_report_with(
     };
     Ok(DiffReport {
         group_by: by,
+        labels: BuildLabels::of(old, new),
         pairs,
         only_old: only(old, &|i| pairs_of.iter().any(|(o, _)| std::ptr::eq(*o, i))),
         only_new: only(new, &|i| pairs_of.iter().any(|(_, n)| std::ptr::eq(*n, i))),

@@ -65,6 +65,12 @@ pub struct DiffArgs {
     /// E.g. x86_64=arm64; without it, builds that share no arch are an error (exit 2).
     #[arg(long, value_name = "OLD=NEW", value_parser = parse_pair_arch)]
     pub pair_arch: Option<(String, String)>,
+    /// Name the builds in every output: twice, old then new.
+    ///
+    /// E.g. --label main --label pr-123. Default: their versions when both paths have one,
+    /// else the shortest path suffix that tells them apart (old/out/Release/node).
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
     #[command(flatten)]
     pub process: ProcessOpts,
     #[command(flatten)]
@@ -82,6 +88,7 @@ impl DiffArgs {
             importers: self.importer.importers.clone(),
             process: self.process.load(&[&self.old, &self.new], &opts.arch)?,
             pair_arch: self.pair_arch.clone(),
+            labels: self.labels.clone(),
             old: self.old.clone(),
             new: self.new.clone(),
             symbols: self.symbols,

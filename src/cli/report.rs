@@ -29,6 +29,12 @@ pub struct ReportArgs {
     /// Write the HTML here (`-` is stdout; without -o, stdout must not be a terminal).
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<PathBuf>,
+    /// Name the builds on the page: once per build, in the order the builds are given.
+    ///
+    /// E.g. --label main --label pr-123. Default: their versions when every path has its own,
+    /// else the shortest path suffix that tells them apart (old/out/Release/node).
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
 }
 
 impl ReportArgs {
@@ -46,6 +52,7 @@ impl ReportArgs {
             },
             output: self.output.clone(),
             objects: self.objects.objects.clone(),
+            labels: self.labels.clone(),
             process: self
                 .process
                 .load(&self.files.iter().collect::<Vec<_>>(), &self.arch),

@@ -28,6 +28,13 @@ pub struct TrendArgs {
     /// order).
     #[arg(long, value_enum, default_value_t = Sort::Input)]
     pub sort: Sort,
+    /// Name the builds in every output: once per build, in the order the builds are given.
+    ///
+    /// E.g. --label v1 --label v2 --label v3 (with --sort version each label stays with its
+    /// build). Default: their versions when every path has its own, else the shortest path
+    /// suffix that tells them apart.
+    #[arg(long = "label", value_name = "NAME")]
+    pub labels: Vec<String>,
     #[command(flatten)]
     pub process: ProcessOpts,
     /// Which slice of universal files to follow.
@@ -76,6 +83,7 @@ impl TrendArgs {
                 .load(&self.files.iter().collect::<Vec<_>>(), &self.arch)?,
             files: self.files.clone(),
             sort: self.sort,
+            labels: self.labels.clone(),
             read: ReadOptions {
                 arch: self.arch.clone(),
                 pid: self.pid,

@@ -3,8 +3,9 @@
 use super::builds::read_builds;
 use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
+use crate::analysis::labels::build_labels;
 use crate::analysis::process_diff::{Side, diff_processes};
-use crate::analysis::report::{DiffOptions, diff_report_with, pair_images_with};
+use crate::analysis::report::{BuildLabels, DiffOptions, diff_report_with, pair_images_with};
 use crate::analysis::visibility::visibility_report;
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::ReadOptions;
@@ -50,6 +51,9 @@ pub struct DiffRequest {
     pub process: Option<LoadOptions>,
     /// `--importer`: files or directories of importers; the exports removed that they import.
     pub importers: Vec<PathBuf>,
+    /// `--label`: the builds' names, old then new (empty: from their paths,
+    /// [`crate::analysis::labels`]).
+    pub labels: Vec<String>,
 }
 
 /// Runs `weakscan diff`: exit 0 on success.
@@ -59,6 +63,11 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
         if req.origin.iter().any(|o| !o.is_empty()) || req.compile_commands.is_some() {
             return Err(Error::usage(
                 "--old-/--new-dsym, --old-/--new-map and --compile-commands describe one binary per side, not a whole process",
+            ));
+        }
+        if !req.labels.is_empty() {
+            return Err(Error::usage(
+                "--label names two builds' images: a diff of whole processes names each image",
             ));
         }
         if !req.importers.is_empty() {
@@ -103,6 +112,13 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     };
     let mut report = diff_report_with(&old_images, &new_images, options, &names)?;
     report.demangle_failures = names.failures;
+    if !req.labels.is_empty() {
+        let paths = [&req.old, &req.new].map(|p| crate::text::escape_path(p));
+        let [old, new]: [String; 2] = build_labels(&[&paths[0], &paths[1]], &req.labels)?
+            .try_into()
+            .map_err(|_| Error::usage("--label: two labels, old then new"))?;
+        report.labels = BuildLabels { old, new };
+    }
     if let Some((commands, index)) = &compile_db {
         for p in &mut report.pairs {
             let image = new_images

@@ -14,6 +14,7 @@ use crate::analysis::coalesce::Coalescing;
 use crate::analysis::demangle::{Demangled, demangle_all};
 use crate::analysis::fix_plan::FixPlan;
 use crate::analysis::group::{GroupBy, GroupFrom};
+use crate::analysis::labels::build_labels;
 use crate::analysis::page::{Page, STEP_GROUPS, Series, Step, View, compare, totals_of};
 use crate::analysis::report::{DiffOptions, ImageSummary, PairReport, diff_report_with};
 use crate::analysis::report::{ScanReport, scan_report_with};
@@ -36,6 +37,9 @@ pub struct ReportRequest {
     pub read: ReadOptions,
     /// `--output` (stdout when `None`; refused when stdout is a terminal).
     pub output: Option<PathBuf>,
+    /// `--label`: the builds' names, one per file in the order of `files` (empty: from their
+    /// paths, [`crate::analysis::labels`]).
+    pub labels: Vec<String>,
     /// Read every build as a whole process (`--process`, or a directory or bundle given),
     /// loaded so; the error is a usage error of the command line (`--search` without a
     /// process), reported when the command runs.
@@ -182,6 +186,15 @@ pub fn run(req: &ReportRequest, opts: &RenderOptions) -> Result<u8> {
     super::one_stdin(&req.files.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     // The builds are independent: read at the same time, on the pool (a pool worker that
     // waited here for a thread of its own would wait for itself when the pool has one thread).
+    let shown: Vec<String> = req
+        .files
+        .iter()
+        .map(|f| crate::text::escape_path(f))
+        .collect();
+    let labels = build_labels(
+        &shown.iter().map(String::as_str).collect::<Vec<_>>(),
+        &req.labels,
+    )?;
     let builds = crate::pool::map(&req.files, |f| read_build(f, req, load.as_ref(), opts))
         .into_iter()
         .collect::<Result<Vec<Build>>>()?;
@@ -189,9 +202,9 @@ pub fn run(req: &ReportRequest, opts: &RenderOptions) -> Result<u8> {
     let newest = builds.last().and_then(|b| b.process.clone());
     let images: Vec<Image> = builds.into_iter().map(|b| b.image).collect();
     let mut page = match images.len() {
-        1 => scan_page(&images, opts)?,
-        2 => diff_page(&images, opts)?,
-        _ => trend_page(&images, opts)?,
+        1 => scan_page(&images, &labels, opts)?,
+        2 => diff_page(&images, &labels, opts)?,
+        _ => trend_page(&images, &labels, opts)?,
     };
     if probes.iter().any(Option::is_some) {
         add_probes(&mut page, &probes);
@@ -211,7 +224,7 @@ fn lookup<'r>(froms: &'r Froms<'r>) -> impl Fn(&str) -> Option<GroupFrom> + 'r {
 }
 
 /// One build: a scan's headline, fix and fix plan.
-fn scan_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
+fn scan_page(images: &[Image], labels: &[String], opts: &RenderOptions) -> Result<Page> {
     let names = demangle_all(images[0].symbol_names(), opts.names)?;
     let report: ScanReport<'_> = scan_report_with(&images[..1], names, GroupBy::Template, None);
     let img = &report.images[0];
@@ -220,7 +233,13 @@ fn scan_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
         .iter()
         .filter_map(|g| Some((g.key.as_str(), g.from.as_ref()?)))
         .collect();
-    let mut page = compare(None, &images[0], &report.names, &lookup(&froms));
+    let mut page = compare(
+        None,
+        &images[0],
+        (&labels[0], &labels[0]),
+        &report.names,
+        &lookup(&froms),
+    );
     page.headline = story::scan_headline(&img.summary, groups.first(), story::plain);
     page.fix = html_fix(story::scan_fix(
         &img.summary,
@@ -264,21 +283,33 @@ fn pair(
 }
 
 /// The page of the step `images[i - 1]` → `images[i]` (its report `p`), groups with their
-/// objects.
-fn step_page(images: &[Image], i: usize, p: &PairReport, names: &Demangled<'_>) -> Page {
+/// objects, the builds labelled `labels` (one per image).
+fn step_page(
+    images: &[Image],
+    labels: &[String],
+    i: usize,
+    p: &PairReport,
+    names: &Demangled<'_>,
+) -> Page {
     let froms: Froms<'_> = p
         .groups
         .iter()
         .filter_map(|g| Some((g.key.as_str(), g.from.as_ref()?)))
         .collect();
-    compare(Some(&images[i - 1]), &images[i], names, &lookup(&froms))
+    compare(
+        Some(&images[i - 1]),
+        &images[i],
+        (&labels[i - 1], &labels[i]),
+        names,
+        &lookup(&froms),
+    )
 }
 
 /// Two builds: the diff's headline and fix, and the new build's fix plan.
-fn diff_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
+fn diff_page(images: &[Image], labels: &[String], opts: &RenderOptions) -> Result<Page> {
     let names = demangle_all(images.iter().flat_map(Image::symbol_names), opts.names)?;
     let p = pair(images, 1, None, &names, opts)?;
-    let mut page = step_page(images, 1, &p, &names);
+    let mut page = step_page(images, labels, 1, &p, &names);
     page.headline = story::diff_headline(&p, story::plain);
     page.fix = html_fix(story::diff_fix(&p, Some(&p.fix_plan), story::plain));
     page.fix_plan = p.fix_plan;
@@ -287,7 +318,7 @@ fn diff_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
 
 /// Three builds or more: the figures of all, the diff at the largest step, the largest
 /// increase and decrease told on their own, and the fix of the newest build.
-fn trend_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
+fn trend_page(images: &[Image], labels: &[String], opts: &RenderOptions) -> Result<Page> {
     let n = images.len();
     let lookups: Vec<Option<usize>> = images.iter().map(Image::weak_lookups).collect();
     let step = largest_step(&lookups).unwrap_or(n - 1);
@@ -311,9 +342,9 @@ fn trend_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
             Ok((i, pair(images, i, top, &names, opts)?))
         })
         .collect::<Result<_>>()?;
-    let mut page = step_page(images, step, &pairs[&step], &names);
+    let mut page = step_page(images, labels, step, &pairs[&step], &names);
     page.view = View::Trend;
-    page.builds = images.iter().map(build_label).collect();
+    page.builds = labels.to_vec();
     page.title = format!(
         "{n} builds, {} → {}",
         build_label(&images[0]),
@@ -341,7 +372,7 @@ fn trend_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
             } else {
                 Vec::new()
             };
-            Step::of(p, i, step_headline(images, i, p), fix)
+            Step::of(p, i, step_headline(labels, i, p), fix)
         })
         .collect();
     page.headline = trend_headline(images, &lookups, &page.steps);
@@ -354,7 +385,7 @@ fn trend_page(images: &[Image], opts: &RenderOptions) -> Result<Page> {
         story::plain,
     ));
     page.fix_plan = plan;
-    page.fix_of = build_label(newest);
+    page.fix_of = labels[n - 1].clone();
     Ok(page)
 }
 
@@ -371,14 +402,15 @@ fn trend_totals(images: &[Image]) -> Vec<(String, Vec<Option<usize>>)> {
         .collect()
 }
 
-/// `largest increase, 20.11.0/node → 22.11.0/node: weak-def lookups 3161 → 6822 (…)`.
-fn step_headline(images: &[Image], i: usize, p: &PairReport) -> Vec<String> {
+/// `largest increase, 20.11.0 → 22.11.0: weak-def lookups 3161 → 6822 (…)`, the builds
+/// named by their `labels`.
+fn step_headline(labels: &[String], i: usize, p: &PairReport) -> Vec<String> {
     let up = p.new.stats().lookups > p.old.stats().lookups;
     let prefix = format!(
         "largest {}, {} → {}: ",
         if up { "increase" } else { "decrease" },
-        short(&images[i - 1]),
-        short(&images[i])
+        labels[i - 1],
+        labels[i]
     );
     story::diff_headline(p, story::plain)
         .into_iter()
@@ -448,12 +480,6 @@ fn build_label(i: &Image) -> String {
         Some(a) => format!("{} ({a})", i.path),
         None => format!("{} ({})", i.path, i.name),
     }
-}
-
-/// A build's path as an axis shows it: its last two components.
-fn short(i: &Image) -> String {
-    let parts: Vec<&str> = i.path.rsplit('/').take(2).collect();
-    parts.into_iter().rev().collect::<Vec<_>>().join("/")
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::{emit_report, one_stdin};
 use crate::analysis::group::GroupBy;
+use crate::analysis::labels::build_labels;
 use crate::analysis::trend::{Build, Sort, order_by_version, trend, version_in};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{ReadOptions, read_input};
@@ -18,6 +19,9 @@ pub struct TrendRequest {
     pub files: Vec<PathBuf>,
     /// As given, or by the version in each path.
     pub sort: Sort,
+    /// `--label`: the builds' names, one per file in the order of `files` (empty: from their
+    /// paths, [`crate::analysis::labels`]).
+    pub labels: Vec<String>,
     /// How to read binaries and logs.
     pub read: ReadOptions,
     /// The grouping of each flagged step's groups.
@@ -61,11 +65,13 @@ pub fn run(req: &TrendRequest, opts: &RenderOptions) -> Result<u8> {
             (order, versions.into_iter().map(Some).collect())
         }
     };
+    let labels = trend_labels(&paths, &order, &req.labels)?;
     // The builds are independent: read at the same time, each once. The first error in the
     // trend's order is the one reported, whichever thread met it first.
     let builds = order
         .par_iter()
-        .map(|&i| read_build(paths[i], versions[i].clone(), req, opts))
+        .zip(labels)
+        .map(|(&i, label)| read_build(paths[i], versions[i].clone(), label, req, opts))
         .collect::<Vec<Result<Build>>>()
         .into_iter()
         .collect::<Result<Vec<Build>>>()?;
@@ -74,11 +80,25 @@ pub fn run(req: &TrendRequest, opts: &RenderOptions) -> Result<u8> {
     Ok(0)
 }
 
+/// The label of each build in the trend's `order` (indices into `paths`): `given` (one per
+/// path, in the order of `paths`) when given, else from the paths in that order.
+fn trend_labels(paths: &[&Path], order: &[usize], given: &[String]) -> Result<Vec<String>> {
+    let shown: Vec<String> = paths.iter().map(|p| crate::text::escape_path(p)).collect();
+    if given.is_empty() {
+        let ordered: Vec<&str> = order.iter().map(|&i| shown[i].as_str()).collect();
+        return build_labels(&ordered, given);
+    }
+    let all: Vec<&str> = shown.iter().map(String::as_str).collect();
+    let labels = build_labels(&all, given)?;
+    Ok(order.iter().map(|&i| labels[i].clone()).collect())
+}
+
 /// Reads one build: a binary's slices or a log's images, or each arch of a whole process as
 /// one merged image with its trie probes.
 fn read_build(
     path: &Path,
     version: Option<String>,
+    label: String,
     req: &TrendRequest,
     opts: &RenderOptions,
 ) -> Result<Build> {
@@ -87,6 +107,7 @@ fn read_build(
         return Ok(Build {
             path: shown,
             version,
+            label,
             images: read_input(path, &req.read)?,
             trie_probes: Vec::new(),
             input_kind: None,
@@ -109,6 +130,7 @@ fn read_build(
     Ok(Build {
         path: shown,
         version,
+        label,
         images,
         trie_probes,
         input_kind: Some(super::check::PROCESS_KIND),

@@ -21,7 +21,11 @@
 //! ```
 //!
 //! Every table is inside a `<div class=scroll>` that scrolls sideways (the long ones also
-//! down, under their sticky header), so a narrow window scrolls a table, never the page.
+//! down, under their sticky header), so a narrow window scrolls a table, never the page. The
+//! page uses the window up to 1800 px; a group's example (printed, and mangled below it) has
+//! at least 26em and shows 3 and 2 lines until its row is hovered or focused; below 700 px
+//! each fix-plan candidate is a card of `figure: value` lines (`data-label`), so its figures
+//! are in view. Every build is named by its label ([`Page::builds`]).
 //!
 //! With scripts off the page is complete: the lookups treemap and every table are there; the
 //! script only sorts, filters and switches the treemap's metric. Colour is never the only
@@ -31,8 +35,8 @@
 //! Size: every name the page shows — treemap labels, titles and keys, group keys, examples,
 //! printed symbols and templates — is clipped to [`NAME_LIMIT`] characters, its middle replaced
 //! by `…` ([`crate::text::clip_middle`]). A raw (mangled) name is written whole exactly once: in the
-//! `mangled` cell of its row of the symbols table (the groups table's `mangled` example is
-//! clipped too). So a name of any length adds at most its own length plus a bounded number of
+//! `mangled` cell of its row of the symbols table (the groups table's mangled example, below
+//! its printed one, is clipped too). So a name of any length adds at most its own length plus a bounded number of
 //! clipped copies: 200 names of 100 KB make a report of 21 MB, not 209 MB. Names of
 //! up to 512 characters are written as they are.
 
@@ -41,7 +45,7 @@ mod story;
 mod treemap;
 
 use crate::analysis::group::GroupFrom;
-use crate::analysis::page::{Page, View, clip_name};
+use crate::analysis::page::{GroupRow, Page, View, clip_name};
 use crate::analysis::treemap::{Figures, Metric};
 use html_escape::encode_text as text;
 use std::borrow::Cow;
@@ -67,11 +71,18 @@ fn change(o: usize, n: usize) -> String {
     }
 }
 
-/// A build's label shortened for an axis: its last two path components.
-fn short_label(b: &str) -> String {
-    let path = b.split(" (").next().unwrap_or(b);
-    let parts: Vec<&str> = path.rsplit('/').take(2).collect();
-    parts.into_iter().rev().collect::<Vec<_>>().join("/")
+/// A group's key, escaped, and for a group renamed only by a versioned namespace a note naming
+/// the old build's key.
+fn key_cell(g: &GroupRow) -> String {
+    let key = text(&clip(&g.key)).into_owned();
+    match &g.renamed_from {
+        Some(old) => format!(
+            r#"{key}<span class="note">renamed from {} ({})</span>"#,
+            text(&clip(old)),
+            text(&crate::analysis::diff::renamed(old, &g.key))
+        ),
+        None => key,
+    }
 }
 
 /// A group's `from` cell: its object, `and N more` when others contribute; empty when none
@@ -144,8 +155,8 @@ pub fn render(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         writeln!(
             out,
             r#"<section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">Across builds</h2><figure>{svg}<figcaption>Figures per build. The red line marks the largest increase of weak-def lookups, the green line the largest decrease; the treemap and the tables below compare the larger of the two steps ({} → {}).</figcaption></figure></section>"#,
-            text(&short_label(&page.compared.0)),
-            text(&short_label(&page.compared.1))
+            text(&&page.compared.0),
+            text(&&page.compared.1)
         )?;
     }
     story::steps(out, page)?;
@@ -162,7 +173,7 @@ fn totals(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         r#"<section id="totals" aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2><div class="scroll"><table class="totals figures"><thead><tr><th scope="col">figure</th>"#
     )?;
     for b in &page.builds {
-        write!(out, r#"<th scope="col">{}</th>"#, text(&short_label(b)))?;
+        write!(out, r#"<th scope="col">{}</th>"#, text(&b))?;
     }
     if page.builds.len() > 1 {
         write!(out, r#"<th scope="col">change (last two)</th>"#)?;
@@ -194,8 +205,8 @@ fn treemap(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     } else {
         format!(
             ": {} → {}. Red: grew, green: shrank, grey: unchanged (each rectangle's label and title give the change; a removed symbol keeps its old area).",
-            text(&short_label(&page.compared.0)),
-            text(&short_label(&page.compared.1))
+            text(&&page.compared.0),
+            text(&&page.compared.1)
         )
     };
     writeln!(
@@ -247,10 +258,10 @@ fn groups(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     figures_header(out, diff)?;
     writeln!(
         out,
-        r#"<th scope="col">example</th><th scope="col">mangled</th></tr></thead><tbody>"#
+        r#"<th scope="col">example <span class="sub">(mangled below)</span></th></tr></thead><tbody>"#
     )?;
     for g in &page.groups {
-        write!(out, "<tr><th scope=\"row\">{}</th>", text(&clip(&g.key)))?;
+        write!(out, "<tr><th scope=\"row\">{}</th>", key_cell(g))?;
         if from {
             write!(
                 out,
@@ -261,7 +272,7 @@ fn groups(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         figures_cells(out, &g.old, &g.new, diff)?;
         writeln!(
             out,
-            r#"<td class="t">{}</td><td class="m">{}</td></tr>"#,
+            r#"<td class="ex"><div class="clamp">{}</div><div class="m clamp">{}</div></td></tr>"#,
             text(&clip(&g.example.0)),
             text(&clip(&g.example.1))
         )?;
@@ -302,7 +313,11 @@ fn symbols(out: &mut dyn Write, page: &Page) -> io::Result<()> {
         }
         figures_cells(out, &s.old, &s.new, diff)?;
         // The one whole copy of the raw name.
-        writeln!(out, r#"<td class="m">{}</td></tr>"#, text(&s.mangled))?;
+        writeln!(
+            out,
+            r#"<td class="m"><div class="clamp">{}</div></td></tr>"#,
+            text(&s.mangled)
+        )?;
     }
     writeln!(out, "</tbody></table></div></section>")
 }

@@ -95,6 +95,9 @@ pub(crate) struct DiffJson<'a> {
     names_printed_by: crate::analysis::demangle::Printer,
     #[schemars(with = "crate::analysis::group::GroupByName")]
     group_by: &'static str,
+    /// How every output names the two builds (`--label`, else their versions, else the
+    /// shortest path suffix that tells them apart).
+    labels: &'a crate::analysis::report::BuildLabels,
     old: Vec<&'a ImageSummary>,
     new: Vec<&'a ImageSummary>,
     arches_only_in_old: Vec<&'a str>,
@@ -238,6 +241,7 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
         names_printed_by: crate::analysis::demangle::printer::printer(),
         command: "diff",
         group_by: report.group_by.as_str(),
+        labels: &report.labels,
         old: report
             .pairs
             .iter()

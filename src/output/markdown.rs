@@ -318,9 +318,12 @@ pub(crate) fn group_deltas(
     )?;
     for g in groups {
         let from_cell = from_column(from, g.from.as_ref());
+        let renamed = g
+            .rename_note()
+            .map_or_else(String::new, |n| format!(" (renamed {})", code(&n)));
         writeln!(
             out,
-            "| {} | {} → {} | {} |{from_cell}",
+            "| {}{renamed} | {} → {} | {} |{from_cell}",
             code(&g.key),
             fig(g.old.lookups),
             fig(g.new.lookups),
@@ -401,7 +404,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
     report_link(out, opts)?;
     writeln!(out, "<details><summary>Figures of each build</summary>\n")?;
     for p in &r.pairs {
-        pair_figures(out, p)?;
+        pair_figures(out, &r.labels, p)?;
     }
     writeln!(out, "</details>\n")?;
     raw_names_note(out, r.demangle_failures)?;
@@ -446,15 +449,22 @@ fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result
     Ok(())
 }
 
-/// One pair's paths and figures, old and new.
-fn pair_figures(out: &mut dyn Write, p: &PairReport) -> io::Result<()> {
+/// One pair's labels, paths (when they are not the labels) and figures, old and new.
+fn pair_figures(
+    out: &mut dyn Write,
+    labels: &crate::analysis::report::BuildLabels,
+    p: &PairReport,
+) -> io::Result<()> {
     writeln!(
         out,
         "**{} → {} ({})**\n",
-        code(&p.old.path),
-        code(&p.new.path),
+        code(&labels.old),
+        code(&labels.new),
         pair_label(p)
     )?;
+    if labels.old != p.old.path || labels.new != p.new.path {
+        writeln!(out, "{} → {}\n", code(&p.old.path), code(&p.new.path))?;
+    }
     writeln!(out, "| figure | old | new | change |\n|---|---:|---:|---:|")?;
     for (name, a, b) in [
         (

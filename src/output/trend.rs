@@ -22,17 +22,30 @@ const LARGEST: &str = "◀ largest";
 /// Marks the build a step leads to: a flagged step.
 const FLAGGED: &str = "◀ flagged";
 
-/// How a build is named in step headings: its version, else `#N` (1-based).
-fn label(r: &TrendReport, b: usize) -> String {
-    r.builds[b]
-        .version
-        .clone()
-        .unwrap_or_else(|| format!("#{}", b + 1))
+/// How a text of an input is shown: as it is (tables) or as a Markdown code span.
+type Show = fn(&str) -> String;
+
+fn plain(s: &str) -> String {
+    s.to_string()
 }
 
-/// `22.12.0 → 22.14.0`, or `#5 → #6`.
-fn step_name(r: &TrendReport, s: &Step) -> String {
-    format!("{} → {}", label(r, s.from), label(r, s.to))
+/// How a build is named: its label ([`crate::analysis::labels`]), shown by `show`.
+fn label(r: &TrendReport, b: usize, show: Show) -> String {
+    show(&r.builds[b].label)
+}
+
+/// `22.12.0 → 22.14.0`, or `app-v1 → app-v2`.
+fn step_name(r: &TrendReport, s: &Step, show: Show) -> String {
+    format!("{} → {}", label(r, s.from, show), label(r, s.to, show))
+}
+
+/// Whether a series' table has a label column beside the paths: some build's label is not its
+/// path's tail (a version, `--label`).
+fn labelled(r: &TrendReport, s: &Series) -> bool {
+    s.points.iter().any(|p| {
+        let b = &r.builds[p.build];
+        !crate::analysis::labels::is_tail_of(&b.label, &b.path)
+    })
 }
 
 /// The change of lookups of a step: `-5071 (-74.3%)`.
@@ -58,7 +71,7 @@ fn arch(s: &Series) -> &str {
 
 /// One line on the series: its builds and the step it leads with ([`Series::lead_step`]): a
 /// flagged increase before a larger decrease, which follows in short.
-fn headline(r: &TrendReport, s: &Series) -> String {
+fn headline(r: &TrendReport, s: &Series, show: Show) -> String {
     let n = s.points.len();
     match s.lead_step() {
         Some(st) => {
@@ -66,14 +79,18 @@ fn headline(r: &TrendReport, s: &Series) -> String {
             let (what, rest) = match largest {
                 Some(l) if !st.largest => (
                     "largest increase",
-                    format!("; largest step {}: {}", step_name(r, l), step_change(l, s)),
+                    format!(
+                        "; largest step {}: {}",
+                        step_name(r, l, show),
+                        step_change(l, s)
+                    ),
                 ),
                 _ => ("largest step", String::new()),
             };
             format!(
                 "trend ({}): {n} builds; {what} {}: lookups {} → {}, {}{rest}",
                 arch(s),
-                step_name(r, st),
+                step_name(r, st, show),
                 fig(s.points[st.from].figures.stats.lookups),
                 fig(s.points[st.to].figures.stats.lookups),
                 step_change(st, s)
@@ -156,11 +173,11 @@ fn lookups_change(s: &Series, b: usize) -> String {
 /// The builds of a series, one row each: its figures, their change from the build before and
 /// the step's mark.
 fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
-    let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
+    let labels = labelled(r, s);
     let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
     let mut columns = vec![figure("#"), name("build")];
-    if versions {
-        columns.push(word("version"));
+    if labels {
+        columns.push(word("label"));
     }
     columns.extend([
         figure("lookups"),
@@ -180,8 +197,8 @@ fn builds_table(r: &TrendReport, s: &Series, w: Option<u16>) -> Grid {
             .checked_sub(1)
             .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
         let mut row = vec![(b + 1).to_string(), cell(&r.builds[p.build].path)];
-        if versions {
-            row.push(cell(r.builds[p.build].version.as_deref().unwrap_or("")));
+        if labels {
+            row.push(cell(&r.builds[p.build].label));
         }
         row.extend([
             fig(f.stats.lookups),
@@ -210,7 +227,7 @@ fn tables(out: &mut dyn Write, r: &TrendReport, w: Option<u16>) -> io::Result<()
         if k > 0 {
             writeln!(out)?;
         }
-        writeln!(out, "{}", headline(r, s))?;
+        writeln!(out, "{}", headline(r, s, plain))?;
         writeln!(out, "{}", builds_table(r, s, w))?;
         if let Some(note) = lookups_note(s) {
             writeln!(out, "{note}")?;
@@ -222,7 +239,7 @@ fn tables(out: &mut dyn Write, r: &TrendReport, w: Option<u16>) -> io::Result<()
             writeln!(
                 out,
                 "\nstep {} ({}): lookups {} → {}, {}",
-                step_name(r, st),
+                step_name(r, st, plain),
                 step_kind(st),
                 fig(s.points[st.from].figures.stats.lookups),
                 fig(s.points[st.to].figures.stats.lookups),
@@ -278,7 +295,8 @@ fn groups_table(
 /// The arches left out, one line each.
 fn left_out(out: &mut dyn Write, r: &TrendReport, markdown: bool) -> io::Result<()> {
     for l in &r.arches_left_out {
-        let builds: Vec<String> = l.builds.iter().map(|&b| label(r, b)).collect();
+        let show: Show = if markdown { code } else { plain };
+        let builds: Vec<String> = l.builds.iter().map(|&b| label(r, b, show)).collect();
         // Markdown sections already end with a blank line.
         let (arch, gap) = if markdown {
             (code(&l.arch), "")
@@ -297,15 +315,14 @@ fn left_out(out: &mut dyn Write, r: &TrendReport, markdown: bool) -> io::Result<
 /// Renders the report as GitHub-flavoured Markdown (ends with a blank line).
 pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
     for s in &r.series {
-        // The headline, notes and step names hold no text of an input: a build is named by its
-        // version (digits and dots, `analysis::trend::version_in`) or its number.
-        writeln!(out, "## weakscan {}\n", headline(r, s))?;
-        let versions = s.points.iter().any(|p| r.builds[p.build].version.is_some());
+        // A build's label is text of an input (its path, or `--label`): a code span.
+        writeln!(out, "## weakscan {}\n", headline(r, s, code))?;
+        let labels = labelled(r, s);
         let probes = s.points.iter().any(|p| p.figures.trie_probes.is_some());
         let mut head = vec!["#", "build"];
         let mut align = vec!["---:", "---"];
-        if versions {
-            head.push("version");
+        if labels {
+            head.push("label");
             align.push("---");
         }
         head.extend([
@@ -328,8 +345,8 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
                 .checked_sub(1)
                 .map_or_else(FiguresDelta::default, |i| s.steps[i].change);
             let mut row = vec![(b + 1).to_string(), code(&r.builds[p.build].path)];
-            if versions {
-                row.push(r.builds[p.build].version.clone().unwrap_or_default());
+            if labels {
+                row.push(code(&r.builds[p.build].label));
             }
             row.extend([
                 fig(f.stats.lookups),
@@ -358,7 +375,7 @@ pub fn markdown(out: &mut dyn Write, r: &TrendReport) -> io::Result<()> {
             writeln!(
                 out,
                 "### Step {} ({}): lookups {} → {}, {}\n",
-                step_name(r, st),
+                step_name(r, st, code),
                 step_kind(st),
                 fig(s.points[st.from].figures.stats.lookups),
                 fig(s.points[st.to].figures.stats.lookups),

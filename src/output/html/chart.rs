@@ -1,7 +1,6 @@
 //! The chart of a trend: the figures across builds, drawn by plotters into an SVG string, with
 //! the largest increase (red) and the largest decrease (green) of the first figure marked.
 
-use super::short_label;
 use crate::analysis::page::{Page, Series};
 use html_escape::encode_text as text;
 use plotters::prelude::*;
@@ -23,7 +22,7 @@ pub(super) fn svg(page: &Page) -> Option<String> {
         .unwrap_or(1)
         .max(1) as f64
         * 1.12;
-    let short: Vec<String> = page.builds.iter().map(|b| short_label(b)).collect();
+    let short: &[String] = &page.builds;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -67,7 +66,7 @@ pub(super) fn svg(page: &Page) -> Option<String> {
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .ok()?;
         }
-        for (step, color, what, y) in marks(series, &short) {
+        for (step, color, what, y) in marks(series, short) {
             let x = step as f64 - 0.5;
             chart
                 .draw_series(std::iter::once(PathElement::new(
@@ -135,13 +134,8 @@ fn marks(series: &Series, short: &[String]) -> Vec<(usize, RGBColor, String, f64
 fn title(page: &Page, series: &Series) -> String {
     let n = page.builds.len();
     let step = |what: &str, s: Option<usize>| {
-        s.map(|s| {
-            format!(
-                "; the largest {what} is at {}",
-                short_label(&page.builds[s])
-            )
-        })
-        .unwrap_or_default()
+        s.map(|s| format!("; the largest {what} is at {}", &page.builds[s]))
+            .unwrap_or_default()
     };
     format!(
         "Figures across {n} builds{}{}",

@@ -2,7 +2,7 @@
 //! print first, [`crate::output::story`]), the fix plan of the newest build, and in a trend the
 //! largest increase and the largest decrease, each with the groups that changed most.
 
-use super::{change, clip, from_text, short_label};
+use super::{change, clip, from_text};
 use crate::analysis::fix_plan::Candidate;
 use crate::analysis::page::{GroupRow, Page, Step};
 use html_escape::encode_text as text;
@@ -57,7 +57,7 @@ fn fix_block(
 ) -> io::Result<()> {
     write!(out, r#"<div id="{id}" class="fix">"#)?;
     if lines.is_empty() {
-        let of = text(&short_label(of)).into_owned();
+        let of = text(&of).into_owned();
         if known {
             write!(
                 out,
@@ -110,7 +110,7 @@ fn fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     writeln!(
         out,
         r#"<div class="scroll"><table id="fix-plan-table"><caption>Fix plan of {}: what hiding each library's weak definitions saves, best first ({} of {} candidates; {})</caption><thead><tr><th scope="col">hide</th><th scope="col">flag</th><th scope="col">lookups saved</th><th scope="col">weak-bound symbols</th><th scope="col">weak-def exports</th><th scope="col">with -fvisibility-inlines-hidden</th><th scope="col">estimated time</th><th scope="col">most lookups from</th></tr></thead><tbody>"#,
-        text(&short_label(&page.fix_of)),
+        text(&page.fix_of),
         shown.len(),
         all.len(),
         text(&crate::analysis::estimate::per_lookup_source())
@@ -124,7 +124,7 @@ fn fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
             .collect();
         writeln!(
             out,
-            r#"<tr><th scope="row">{}</th><td class="flag">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class="t">{}</td></tr>"#,
+            r#"<tr><th scope="row">{}</th><td class="flag" data-label="flag">{}</td><td data-label="lookups saved">{}</td><td data-label="weak-bound symbols">{}</td><td data-label="weak-def exports">{}</td><td data-label="with -fvisibility-inlines-hidden">{}</td><td data-label="estimated time">{}</td><td class="t" data-label="most lookups from">{}</td></tr>"#,
             text(&clip(&c.library)),
             c.flag.option(),
             c.hidden.lookups,
@@ -159,14 +159,14 @@ fn process_fix_plan(out: &mut dyn Write, page: &Page) -> io::Result<()> {
     writeln!(
         out,
         r#"<div class="scroll"><table id="fix-plan-table"><caption>Fix plan of the process {}: what hiding each library's weak definitions saves across the process, best first ({} of {} candidates; trie probes replayed through dyld's lookups, times are estimates)</caption><thead><tr><th scope="col">hide</th><th scope="col">flag</th><th scope="col">trie probes saved</th><th scope="col">lookups saved</th><th scope="col">with -fvisibility-inlines-hidden</th><th scope="col">estimated time</th><th scope="col">other images' lookups moved</th></tr></thead><tbody>"#,
-        text(&short_label(&page.fix_of)),
+        text(&page.fix_of),
         shown.len(),
         all.len()
     )?;
     for c in shown {
         writeln!(
             out,
-            r#"<tr><th scope="row">{}</th><td class="flag">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            r#"<tr><th scope="row">{}</th><td class="flag" data-label="flag">{}</td><td data-label="trie probes saved">{}</td><td data-label="lookups saved">{}</td><td data-label="with -fvisibility-inlines-hidden">{}</td><td data-label="estimated time">{}</td><td class="t" data-label="other images' lookups moved">{}</td></tr>"#,
             text(&clip(&crate::output::process_plan::target(
                 c,
                 crate::output::story::plain
@@ -221,8 +221,8 @@ fn step(out: &mut dyn Write, page: &Page, s: &Step) -> io::Result<()> {
     writeln!(
         out,
         r#"<article class="step {id}" id="step-{id}" aria-labelledby="step-{id}-h"><h3 id="step-{id}-h">{kind}: {} → {}</h3>"#,
-        text(&short_label(before)),
-        text(&short_label(after))
+        text(&before),
+        text(&after)
     )?;
     for l in &s.headline {
         writeln!(out, r#"<p class="headline">{}</p>"#, text(l))?;
@@ -257,7 +257,7 @@ fn step_groups(out: &mut dyn Write, id: &str, s: &Step) -> io::Result<()> {
 }
 
 fn step_row(out: &mut dyn Write, g: &GroupRow, from: bool) -> io::Result<()> {
-    write!(out, r#"<tr><th scope="row">{}</th>"#, text(&clip(&g.key)))?;
+    write!(out, r#"<tr><th scope="row">{}</th>"#, super::key_cell(g))?;
     if from {
         write!(
             out,

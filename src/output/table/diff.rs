@@ -38,8 +38,12 @@ pub(crate) fn group_deltas(width: Option<u16>, key: &str, groups: &[&GroupDelta]
     ]);
     let mut g = Grid::new(width, columns);
     for grp in groups {
+        let key = match grp.rename_note() {
+            Some(note) => format!("{} (renamed {note})", cell(&grp.key)),
+            None => cell(&grp.key),
+        };
         let mut row = vec![
-            cell(&grp.key),
+            key,
             format!("{} → {}", fig(grp.old.lookups), fig(grp.new.lookups)),
             signed(grp.delta.lookups),
         ];
@@ -87,7 +91,7 @@ fn pair(out: &mut dyn Write, r: &DiffReport, p: &PairReport, w: Option<u16>) -> 
     let mut lines = story::diff_headline(p, story::plain);
     lines.extend(story::diff_fix(p, Some(&p.fix_plan), story::plain));
     story_lines(out, r.pairs.len() > 1, &p.label, &lines, w)?;
-    writeln!(out, "{}\n{}", inputs(p, w), totals(p, w))?;
+    writeln!(out, "{}\n{}", inputs(r, p, w), totals(p, w))?;
     let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
     if p.groups_changed == 0 {
         writeln!(out, "no group changed\n")?;
@@ -125,11 +129,15 @@ fn pair(out: &mut dyn Write, r: &DiffReport, p: &PairReport, w: Option<u16>) -> 
     Ok(())
 }
 
-/// The two inputs side by side: path, and for logs the writer and image; arch, fixup format,
-/// header flags.
-fn inputs(p: &PairReport, w: Option<u16>) -> Grid {
+/// The two inputs side by side: their labels (when they are not their paths' tails: a version,
+/// `--label`), path, and for logs the writer and image; arch, fixup format, header flags.
+fn inputs(r: &DiffReport, p: &PairReport, w: Option<u16>) -> Grid {
     let (o, n) = (&p.old, &p.new);
     let mut t = Grid::new(w, vec![name(""), text("old"), text("new")]);
+    let tail = crate::analysis::labels::is_tail_of;
+    if !tail(&r.labels.old, &o.path) || !tail(&r.labels.new, &n.path) {
+        t.row(["label".into(), cell(&r.labels.old), cell(&r.labels.new)]);
+    }
     t.row(["path".into(), cell(&o.path), cell(&n.path)]);
     if o.log.is_some() || n.log.is_some() {
         t.row(["input".into(), input_cell(o), input_cell(n)]);
