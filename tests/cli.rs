@@ -1215,3 +1215,77 @@ fn regression_a_regressions_cost_in_launch_time_was_never_stated() {
         }
     }
 }
+
+/// No colour on a terminal: now `--color auto` (the default) paints the verdict, failures,
+/// increases and decreases when stdout is a terminal that takes colour (anstream's rules:
+/// NO_COLOR, CLICOLOR_FORCE); `always` and `never` force it. Only table reports are painted.
+#[test]
+fn regression_there_was_no_colour_on_a_terminal() {
+    let (v1, v2) = (
+        fixture_str("app-default-chained-x86_64"),
+        fixture_str("app-v2-default-chained-x86_64"),
+    );
+    let run = |args: &[&str], env: &[(&str, &str)]| -> String {
+        let mut cmd = weakscan();
+        cmd.env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("CLICOLOR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.args(args).output().unwrap();
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {out:?}"
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let diff = ["diff", v1.as_str(), v2.as_str()];
+    let check = [
+        "check",
+        "--no-config",
+        v2.as_str(),
+        "--max-weak-def-exports",
+        "1",
+    ];
+    let esc = '\x1b';
+    // Piped, auto: plain, as before.
+    let piped = run(&diff, &[]);
+    assert!(!piped.contains(esc));
+    let painted = run(&[&diff[..], &["--color", "always"]].concat(), &[]);
+    assert!(painted.contains("\x1b[31m+60\x1b[0m"), "{painted}");
+    let failed = run(&[&check[..], &["--color", "always"]].concat(), &[]);
+    assert!(
+        failed.starts_with("\x1b[1m\x1b[31mweakscan check FAILED"),
+        "{failed}"
+    );
+    // The text is the same, colour aside.
+    let strip = |s: &str| {
+        let mut out = String::new();
+        let mut it = s.split(esc);
+        out.push_str(it.next().unwrap());
+        for part in it {
+            out.push_str(&part[part.find('m').unwrap() + 1..]);
+        }
+        out
+    };
+    assert_eq!(strip(&painted), piped);
+    // auto follows CLICOLOR_FORCE, never wins over it, and NO_COLOR turns auto off.
+    assert!(run(&diff, &[("CLICOLOR_FORCE", "1")]).contains(esc));
+    assert!(
+        !run(
+            &[&diff[..], &["--color", "never"]].concat(),
+            &[("CLICOLOR_FORCE", "1")]
+        )
+        .contains(esc)
+    );
+    assert!(!run(&diff, &[("NO_COLOR", "1")]).contains(esc));
+    // Other formats are never painted.
+    for format in ["json", "markdown", "github"] {
+        let out = run(
+            &[&diff[..], &["--color", "always", "--format", format]].concat(),
+            &[],
+        );
+        assert!(!out.contains(esc), "{format}");
+    }
+}

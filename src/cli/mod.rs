@@ -62,6 +62,10 @@ pub struct Cli {
     /// are still formed from the demangled names.
     #[arg(long, global = true)]
     pub no_demangle: bool,
+    /// Colour the verdict, increases and decreases: auto (on a terminal, unless NO_COLOR is
+    /// set), always or never.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    pub color: clap::ColorChoice,
     /// Fit tables to N columns (0: no limit).
     ///
     /// Long cells wrap. Default: the terminal's width when the report goes to a terminal, else
@@ -150,10 +154,15 @@ impl Cli {
         })
     }
 
-    /// The global flags: `--width`, `--no-demangle` and `--markdown-limit`.
+    /// The global flags: `--width`, `--color`, `--no-demangle` and `--markdown-limit`.
     pub fn globals(&self) -> Globals {
         Globals {
             width: self.width,
+            color: match self.color {
+                clap::ColorChoice::Always => Some(true),
+                clap::ColorChoice::Never => Some(false),
+                clap::ColorChoice::Auto => None,
+            },
             no_demangle: self.no_demangle,
             markdown_limit: self.markdown_limit.map(|n| n as usize),
         }

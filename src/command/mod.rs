@@ -51,6 +51,9 @@ pub enum Request {
 pub struct Globals {
     /// `--width N`: fit tables to N columns.
     pub width: Option<u16>,
+    /// `--color`: `Some(true)` always, `Some(false)` never, `None` auto (a terminal on stdout,
+    /// as anstream decides: NO_COLOR, CLICOLOR, CLICOLOR_FORCE, TERM).
+    pub color: Option<bool>,
     /// `--no-demangle`: every symbol name shown raw.
     pub no_demangle: bool,
     /// `--markdown-limit BYTES`: what a Markdown report is fitted to.
@@ -67,8 +70,13 @@ impl Globals {
             Some(w) => Some(w),
             None => Some(crate::output::table::default_width(req.output().is_none())),
         };
+        let color = self.color.unwrap_or_else(|| {
+            req.output().is_none()
+                && anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        });
         RenderOptions {
             width,
+            color,
             names: if self.no_demangle {
                 NameStyle::Raw
             } else {

@@ -10,6 +10,7 @@ pub mod html;
 pub mod importers;
 pub mod json;
 pub mod markdown;
+pub mod paint;
 pub mod process;
 pub mod process_diff;
 pub mod process_plan;

@@ -24,6 +24,9 @@ pub struct RenderOptions {
     /// report goes to one; `None` prints tables at full width (piped output and golden files
     /// stay stable).
     pub width: Option<u16>,
+    /// Colour a table report's verdicts, increases and decreases ([`super::paint`]): `--color`,
+    /// else whether stdout is a terminal that takes colour. Never in other formats.
+    pub color: bool,
     /// How symbol names are shown (`--no-demangle`: raw). The analysis reads it where it
     /// demangles ([`crate::analysis::demangle::Demangled`]), since grouping by symbol groups by
     /// the name shown.
@@ -42,6 +45,7 @@ impl Default for RenderOptions {
     fn default() -> RenderOptions {
         RenderOptions {
             width: None,
+            color: false,
             names: NameStyle::default(),
             report_url: None,
             markdown_limit: super::comment::COMMENT_BUDGET,
@@ -95,6 +99,11 @@ pub trait Render {
     /// The report in `format`.
     fn render(&self, format: Format, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
         match format {
+            Format::Table if opts.color => {
+                let mut painted = super::paint::Painter::new(out);
+                self.table(&mut painted, opts)?;
+                painted.finish()
+            }
             Format::Table => self.table(out, opts),
             Format::Json => self.json(out, opts),
             Format::Markdown => self.markdown(out, opts),
