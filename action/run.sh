@@ -6,7 +6,7 @@
 #            actions/cache/restore restores (outputs install, weakscan, root, cache-key, ref,
 #            repository)
 #   install  that directory filled when the cache missed: the release binary of the action's tag
-#            on a macOS runner, checked against its .sha256 file, else `cargo install --locked`
+#            (macOS and Linux runners), checked against its .sha256 file, else `cargo install --locked`
 #            from the action's own sources (output weakscan); actions/cache/save saves it
 #   check    weakscan check: annotations and the job summary (--format github), the Markdown and
 #            JSON reports, the figures as step outputs, the HTML report (weakscan report); the
@@ -126,14 +126,17 @@ step_install() {
   output weakscan "$bin"
 }
 
-# The release binary `weakscan-TAG-TARGET` of the action's tag (macOS runners only; TARGET is
-# aarch64-apple-darwin or x86_64-apple-darwin), checked against `weakscan-TAG-TARGET.sha256`.
-# Returns 1 when there is none; a download that does not match its checksum stops the action.
+# The release binary `weakscan-TAG-TARGET` of the action's tag (TARGET: aarch64-apple-darwin,
+# x86_64-apple-darwin, aarch64-unknown-linux-gnu or x86_64-unknown-linux-gnu, as the release
+# workflows build them), checked against `weakscan-TAG-TARGET.sha256`. Returns 1 when there is
+# none; a download that does not match its checksum stops the action.
 download_release() {
   local target
   case "${RUNNER_OS}/${RUNNER_ARCH}" in
     macOS/ARM64) target=aarch64-apple-darwin ;;
     macOS/X64) target=x86_64-apple-darwin ;;
+    Linux/ARM64) target=aarch64-unknown-linux-gnu ;;
+    Linux/X64) target=x86_64-unknown-linux-gnu ;;
     *) return 1 ;;
   esac
   case "$WEAKSCAN_REF" in

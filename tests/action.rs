@@ -1253,7 +1253,26 @@ fn action_installs_the_release_binary_or_builds_from_source() {
     assert_ne!(run.caches[0]["key"], key, "another ref, another key");
     assert_eq!(run.saved.len(), 1);
 
-    // Linux (and a branch, and a local action): no download is tried.
+    // A Linux runner on a tag downloads the Linux binary of that tag (Linux runners compiled
+    // weakscan from source: minutes of CPU).
+    let mut world = World::new("push");
+    world.extra_env.extend([
+        ("RUNNER_OS".into(), "Linux".into()),
+        ("RUNNER_ARCH".into(), "X64".into()),
+    ]);
+    let asset = "weakscan-v9.9.9-x86_64-unknown-linux-gnu";
+    let served = world.path("releases").join(asset);
+    std::fs::copy(weakscan_under_test(), &served).unwrap();
+    let checksum = world.path("releases").join(format!("{asset}.sha256"));
+    std::fs::write(&checksum, format!("{}  {asset}\n", sha256(&served))).unwrap();
+    let run = world.run(&inputs, true, &github);
+    assert_eq!(run.status, 1, "{}", run.log);
+    let url = format!("https://github.com/octo/weakscan/releases/download/v9.9.9/{asset}");
+    assert_eq!(world.stub_log("curl"), format!("{url}\n{url}.sha256\n"));
+    assert_eq!(world.stub_log("cargo"), "");
+    assert!(run.caches[0]["key"].starts_with("weakscan-Linux-X64-v9.9.9-"));
+
+    // A branch, or a local action: no download is tried.
     let world = World::new("push");
     let run = world.run(&inputs, true, &[]);
     assert_eq!(run.status, 1, "{}", run.log);

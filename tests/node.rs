@@ -903,3 +903,65 @@ fn regression_a_version_renamed_namespace_was_a_removal_and_an_addition() {
         "{text}"
     );
 }
+
+/// Names were cut in the middle of an identifier, destroying the answer: at 80 columns
+/// `StaticCallInte…criptor<…>`, `absl::container_internal…unctions()::value`, and in the PR
+/// comment `std::__1::basic_string<char, std::__1::char_tra…ng long&&)`. Names now fold their
+/// lists, then their outer scopes; wherever an output shows `…` next to an identifier, that
+/// identifier is whole (it is one of the names' identifiers).
+#[test]
+fn regression_names_were_cut_inside_an_identifier() {
+    let (Some(v20), Some(v22)) = (node_binary("20.11.0"), node_binary("22.11.0")) else {
+        return;
+    };
+    let (v20, v22) = (v20.to_str().unwrap(), v22.to_str().unwrap());
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // Every identifier of every name the outputs can show.
+    let mut whole = std::collections::HashSet::new();
+    for args in [
+        vec![
+            "scan", "--format", "json", "--by", "symbol", "--top", "0", v22,
+        ],
+        vec![
+            "scan", "--format", "json", "--by", "symbol", "--top", "0", v20,
+        ],
+    ] {
+        let out = weakscan().args(&args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        for w in text.split(|c: char| !ident(c)).filter(|w| !w.is_empty()) {
+            whole.insert(w.to_string());
+        }
+    }
+    let mut folded = 0;
+    for args in [
+        vec!["scan", "--width", "80", v22],
+        vec!["scan", "--width", "120", "--by", "library", v22],
+        vec!["scan", "--width", "80", "--by", "library", v22],
+        vec!["diff", "--width", "80", v20, v22],
+        vec!["diff", "--width", "120", v20, v22],
+        vec!["diff", "--format", "markdown", v20, v22],
+        vec!["scan", "--format", "markdown", "--by", "library", v22],
+    ] {
+        let out = weakscan().args(&args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        folded += text.matches("…::").count();
+        for (at, _) in text.match_indices('…') {
+            let before: String = text[..at].chars().rev().take_while(|&c| ident(c)).collect();
+            let before: String = before.chars().rev().collect();
+            let after: String = text[at + '…'.len_utf8()..]
+                .chars()
+                .take_while(|&c| ident(c))
+                .collect();
+            for w in [before, after].into_iter().filter(|w| !w.is_empty()) {
+                assert!(
+                    whole.contains(&w),
+                    "{args:?}: `{w}` is cut, next to … at byte {at}:\n{}",
+                    &text[text.floor_char_boundary(at.saturating_sub(120))
+                        ..text.floor_char_boundary((at + 120).min(text.len()))]
+                );
+            }
+        }
+    }
+    assert!(folded > 0, "no folded name was shown");
+}

@@ -13,6 +13,7 @@ fn on_one_core(args: &[&str]) -> Option<std::process::Output> {
         .args(["-c", "0"])
         .arg(bin())
         .args(args)
+        .env("COLUMNS", crate::util::TEST_COLUMNS)
         .output()
         .ok()?;
     Some(out)

@@ -272,7 +272,8 @@ pub struct Offender {
 impl Offender {
     /// The examples for a narrow display: each demangled name if it fits in `width`
     /// characters, else its pattern (template-argument and parameter lists collapsed) when
-    /// that fits and tells the examples apart, else the name with its middle cut out.
+    /// that fits and tells the examples apart, else the name folded (`crate::text::fold`), its
+    /// middle cut out only when one identifier is longer than the room.
     pub fn examples_within(&self, width: usize) -> Vec<String> {
         let distinct: BTreeSet<&String> = self.example_patterns.iter().collect();
         let patterns_tell_apart = distinct.len() == self.example_patterns.len();
@@ -282,7 +283,12 @@ impl Offender {
             .map(|(i, d)| match self.example_patterns.get(i) {
                 _ if d.chars().count() <= width => d.clone(),
                 Some(p) if patterns_tell_apart && p.chars().count() <= width => p.clone(),
-                _ => clip_middle(d, width),
+                _ => {
+                    // Folded (lists, then scopes: the key shows the template), cut only past
+                    // that (one identifier longer than the room).
+                    let folded = crate::text::fold::fold_member(d, width, |s| s.chars().count());
+                    clip_middle(&folded, width)
+                }
             })
             .collect()
     }

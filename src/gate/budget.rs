@@ -616,7 +616,7 @@ mod tests {
     }
 
     #[test]
-    fn examples_fall_back_to_patterns_then_clipping() {
+    fn examples_fall_back_to_patterns_then_folding() {
         let o = Offender {
             key: "A<…>".into(),
             value: 3,
@@ -633,7 +633,7 @@ mod tests {
         };
         assert_eq!(
             same.examples_within(20),
-            ["A<int>::f(int)", "A<long long…ng long)"]
+            ["A<int>::f(int)", "A<…>::g(long long)"]
         );
     }
 }

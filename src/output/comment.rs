@@ -28,18 +28,25 @@ pub const COMMENT_BUDGET: usize = 64_000;
 /// few names, so a row stays within a few KB however long the names in the input are.
 pub const NAME_CHARS: usize = 256;
 
-/// `name` within `max` characters (`max` ≥ 3): borrowed when it fits; else its head (three
-/// fifths of the room) and its tail joined by `…`. Each part ends (the head) or starts (the
-/// tail) where names nest — after `::`, `,` or `/`, before `<` or `(`
-/// ([`wrap::nested`], the break points of table cells) — when such a point keeps at least half
-/// of the part's room; else (one identifier longer than that) at a character. Characters, never
-/// bytes: no UTF-8 sequence is split. Clip a name before quoting it, so the clip cannot split
-/// a code span or an escape the quoting adds.
+/// `name` within `max` characters (`max` ≥ 3): borrowed when it fits; else folded, its lists
+/// to `<…>` and `(…)` and its outer scopes to `…::` ([`crate::text::fold::fold_name`]), so no
+/// identifier is cut. Only what folding leaves too long (a name of a few long identifiers) is
+/// clipped: its head (three fifths of the room) and its tail joined by `…`, each part ending
+/// (the head) or starting (the tail) where names nest — after `::`, `,` or `/`, before `<` or
+/// `(` ([`wrap::nested`], the break points of table cells) — when such a point keeps at least
+/// half of the part's room; else (one identifier longer than that) at a character. Characters,
+/// never bytes: no UTF-8 sequence is split. Clip a name before quoting it, so the clip cannot
+/// split a code span or an escape the quoting adds.
 pub fn clip_name(name: &str, max: usize) -> Cow<'_, str> {
     // At most `max` bytes is at most `max` characters.
     if name.len() <= max || max < 3 || name.chars().count() <= max {
         return Cow::Borrowed(name);
     }
+    let folded = crate::text::fold::fold_name(name, max, |s| s.chars().count());
+    if folded.chars().count() <= max {
+        return Cow::Owned(folded.into_owned());
+    }
+    let name = folded.as_ref();
     let room = max - 1;
     let head_room = room * 3 / 5;
     let pieces = wrap::nested(name);
@@ -271,8 +278,9 @@ mod tests {
         }
     }
 
-    /// A name within the limit is borrowed; a longer one keeps its head and tail, cut where
-    /// names nest when that keeps half of each part's room, and is never longer than the limit.
+    /// A name within the limit is borrowed; a longer one is folded (lists, then outer scopes);
+    /// what folding leaves too long keeps its head and tail, cut where names nest when that
+    /// keeps half of each part's room, and is never longer than the limit.
     #[test]
     fn long_names_are_clipped_where_names_nest() {
         assert!(matches!(
@@ -281,13 +289,15 @@ mod tests {
         ));
         let name = "v8::internal::compiler::turboshaft::Assembler<ReducerList<A, B>>::Emit(Foo*)";
         let clipped = clip_name(name, 40);
-        assert_eq!(clipped, "v8::internal::… B>>::Emit(Foo*)");
+        assert_eq!(clipped, "…::turboshaft::Assembler<…>::Emit(…)");
         assert!(clipped.chars().count() <= 40);
+        let clipped = clip_name(name, 30);
+        assert_eq!(clipped, "…::Assembler<…>::Emit(…)");
         // One identifier longer than the room: cut at a character.
         let long = format!("node::Big{}End()", "k".repeat(1000));
         let clipped = clip_name(&long, 40);
         assert_eq!(clipped.chars().count(), 40, "{clipped}");
-        assert!(clipped.starts_with("node::Bigkkk") && clipped.ends_with("kkkEnd()"));
+        assert!(clipped.starts_with("…::Bigkkk") && clipped.ends_with("kkkEnd()"));
     }
 
     /// Multi-byte characters are kept whole, at the head, the tail and every length.
@@ -306,16 +316,18 @@ mod tests {
     /// any run of backticks left), `|` escaped, and the mark outside it.
     #[test]
     fn a_clipped_name_is_one_whole_code_span_with_the_mark_outside() {
-        let name = format!("a``b|{}|c`d", "x::".repeat(30_000));
+        // One long identifier: folding cannot shorten it, so it is clipped.
+        let name = format!("a``b|{}|c`d", "x".repeat(90_000));
         let quoted = crate::output::markdown::code(&name);
         let mark = format!(" (clipped from {} characters)", name.chars().count());
         let span = quoted.strip_suffix(&mark).expect(&quoted);
         assert!(
-            span.starts_with("``` a``b\\|x::") && span.ends_with("x::\\|c`d ```"),
+            span.starts_with("``` a``b\\|x") && span.ends_with("x\\|c`d ```"),
             "{span}"
         );
         assert_eq!(span.matches("```").count(), 2, "{span}");
-        assert!(span.chars().count() < NAME_CHARS + 10, "{}", span.len());
+        // The name's characters, two escapes and the fences.
+        assert!(span.chars().count() <= NAME_CHARS + 12, "{}", span.len());
     }
 
     /// A fitted text cut inside a folded block closes it before the line saying so, and stays

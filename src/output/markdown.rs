@@ -297,7 +297,7 @@ fn example(key: &str, example: &str) -> String {
     if key == example {
         String::new()
     } else {
-        code(&crate::output::clip_middle(example, EXAMPLE_WIDTH))
+        code(&super::comment::clip_name(example, EXAMPLE_WIDTH))
     }
 }
 

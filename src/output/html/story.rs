@@ -271,6 +271,9 @@ fn step_row(out: &mut dyn Write, g: &GroupRow, from: bool) -> io::Result<()> {
         g.old.lookups,
         g.new.lookups,
         change(g.old.lookups, g.new.lookups),
-        text(&crate::text::clip_middle(&g.example.0, STEP_EXAMPLE))
+        text(&crate::output::comment::clip_name(
+            &g.example.0,
+            STEP_EXAMPLE
+        ))
     )
 }

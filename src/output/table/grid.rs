@@ -6,6 +6,7 @@
 
 use super::fit::{Fit, Need, Part, layouts};
 use super::wrap;
+use crate::text::fold::{fold_member, fold_name};
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 use std::fmt;
@@ -114,7 +115,10 @@ impl Grid {
     fn full_cell(&self, c: usize, s: &str) -> String {
         if self.columns[c].fit == Fit::Example {
             s.split('\n')
-                .map(|l| super::clip_end(l, EXAMPLE_CHARS))
+                .map(|l| {
+                    let folded = fold_name(l, EXAMPLE_CHARS, display_width);
+                    super::clip_end(&folded, EXAMPLE_CHARS)
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         } else {
@@ -122,12 +126,13 @@ impl Grid {
         }
     }
 
-    /// A cell of column `c` fitted to `width`: an example's lines cut in the middle, any other
-    /// cell wrapped ([`wrap::cell`]).
+    /// A cell of column `c` fitted to `width`: an example's lines folded to it
+    /// ([`fold_member`]: lists, then outer scopes; the row's key shows the template) and
+    /// wrapped if still wider, any other cell wrapped ([`wrap::cell`]).
     fn fitted_cell(&self, c: usize, s: &str, width: usize) -> String {
         if self.columns[c].fit == Fit::Example {
             s.split('\n')
-                .map(|l| wrap::clip(l, width))
+                .map(|l| wrap::cell(&fold_member(l, width, display_width), width))
                 .collect::<Vec<_>>()
                 .join("\n")
         } else {

@@ -16,6 +16,10 @@
 //!
 //! * every `##[` becomes `#\#[`;
 //! * a text whose first non-blank characters are `::` has its first `:` written `\x3a`.
+//!
+//! [`fold`] shortens a printed C++ name without cutting an identifier.
+
+pub mod fold;
 
 use std::borrow::Cow;
 use std::fmt::Write;
