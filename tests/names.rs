@@ -738,3 +738,24 @@ fn regression_a_name_that_cpp_demangle_parses_for_hours_hung_the_run() {
     assert!(stderr.contains("longer than 1 s to demangle"), "{stderr}");
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }
+
+/// The keys the name engine gives are the keys cpp_demangle's structure gave, on every name of
+/// the corpus (every weak name of the fixtures and the CI Node builds, every external
+/// symbol-table name).
+#[test]
+fn keys_of_the_name_engine_are_the_old_keys_on_every_name() {
+    let raws = all_names();
+    let mut wrong = Vec::new();
+    for raw in raws {
+        let (old, new) = weakscan::analysis::demangle::keys_both_ways(raw);
+        let new = new.map_err(|r| format!("{r:?}"));
+        if old.as_ref().ok_or(()) != new.as_ref().map_err(|_| ()) {
+            wrong.push(format!("{raw}\n  old: {old:?}\n  new: {new:?}"));
+        }
+    }
+    eprintln!("keys of {} names compared", raws.len());
+    if !wrong.is_empty() {
+        let _ = std::fs::write("/tmp/keydiff.txt", wrong.join("\n"));
+    }
+    none_wrong(&wrong, raws.len(), "names' keys differ from the old keys");
+}

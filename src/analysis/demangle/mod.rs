@@ -29,6 +29,7 @@
 mod classes;
 mod entity;
 mod inlines;
+pub mod itanium;
 pub mod printer;
 mod structure;
 pub mod watchdog;
@@ -746,6 +747,22 @@ fn print_limit(plain: &str) -> usize {
         .len()
         .saturating_mul(MAX_DEMANGLED_BYTES_PER_BYTE)
         .saturating_add(MAX_DEMANGLED_EXTRA_BYTES)
+}
+
+/// The keys of `raw` (a Mach-O name) as cpp_demangle's structure gives them, and as
+/// [`itanium::read`] gives them. Only for the differential test; not a stable API.
+#[doc(hidden)]
+pub fn keys_both_ways(
+    raw: &str,
+) -> (
+    Option<KeyParts>,
+    std::result::Result<KeyParts, itanium::Reject>,
+) {
+    let plain = raw.strip_prefix('_').unwrap_or(raw);
+    let limit = print_limit(plain);
+    let old = structure(plain, limit, false).map(|(_, k)| k);
+    let new = itanium::read(plain, limit).map(|r| r.keys);
+    (old, new)
 }
 
 /// cpp_demangle parses `plain` (a `_Z` name without the Mach-O `_`) and prints it in at most
