@@ -61,6 +61,7 @@ mod markdown;
 mod mutation;
 mod names;
 mod node;
+mod old_keys;
 mod parallel;
 mod portability;
 mod process;

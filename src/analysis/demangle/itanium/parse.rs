@@ -903,8 +903,7 @@ impl<'a> Parser<'a> {
     /// `<unqualified-name>` in `scope` (or none), as LLVM's `parseUnqualifiedName`.
     fn unqualified_name(&mut self, mut state: Option<&mut NameState>, scope: u32) -> R<u32> {
         if self.look() == b'W' {
-            // C++20 module names: not read.
-            return Err(BAD);
+            return Err(Reject::Unsupported);
         }
         let friend = scope != NONE && self.eat(b'F');
         let _ = friend;
@@ -1621,8 +1620,7 @@ impl<'a> Parser<'a> {
             let name = self.bare_source_name()?;
             let text = &self.input[name.start as usize..(name.start + name.len) as usize];
             if text.starts_with(b"objcproto") {
-                // Objective-C protocol qualifiers: not read.
-                return Err(BAD);
+                return Err(Reject::Unsupported);
             }
             let mut args = NONE;
             if self.look() == b'I' {
@@ -1895,8 +1893,7 @@ impl<'a> Parser<'a> {
             return self.expr_node(ExprKind::InitList, NONE, NONE, NONE, l);
         }
         if self.eat_str(b"mc") || self.eat_str(b"so") || (a == b'r' && matches!(b, b'q' | b'Q')) {
-            // Pointer-to-member conversions, subobjects, requires-expressions: not read.
-            return Err(BAD);
+            return Err(Reject::Unsupported);
         }
         if self.eat_str(b"nx") {
             let e = self.expr()?;
