@@ -792,8 +792,13 @@ fn regression_a_thousand_slow_names_took_minutes() {
 // memory limit, exit 134). The reader's bound counts it: the name is too long to print.
 #[test]
 fn regression_a_pack_expansion_bomb_exhausted_memory_in_cxa_demangle() {
-    let n = 6400;
-    let bomb = format!("__Z1fIJ{}EEv{}", "i".repeat(n), "DpT_".repeat(n));
+    // f<int × 2,000>(void (int, f × 15,000) × 2,000): cpp_demangle prints the expansion once
+    // (300 KB, within its bound), LLVM once per element (600 MB).
+    let bomb = format!(
+        "__Z20aaaaaaaaaaaaaaaaaaaaIJ{}EEvDpFvT_{}E",
+        "i".repeat(2000),
+        "S_".repeat(15_000)
+    );
     assert!(bomb.len() >= 32_000, "{}", bomb.len());
     let plain = &bomb[1..];
     let limit = weakscan::analysis::demangle::print_limit(plain);
