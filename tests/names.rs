@@ -842,18 +842,27 @@ fn deep_and_long_names_are_bounded_by_work() {
 fn keys_of_the_name_engine_are_the_old_keys_on_every_name() {
     let raws = all_names();
     let mut wrong = Vec::new();
+    let (mut depth, mut per_byte) = (0, 0.0f64);
     for raw in raws {
         let plain = raw.strip_prefix('_').unwrap_or(raw);
         let limit = weakscan::analysis::demangle::print_limit(plain);
         let old = crate::old_keys::structure(plain, limit, false).map(|(_, k)| k);
-        let new = weakscan::analysis::demangle::itanium::read(plain, limit)
-            .map(|r| r.keys)
-            .map_err(|r| format!("{r:?}"));
+        let read = weakscan::analysis::demangle::itanium::read(plain, limit);
+        if let Ok(r) = &read {
+            depth = depth.max(r.depth);
+            per_byte = per_byte.max(r.steps as f64 / plain.len() as f64);
+        }
+        let new = read.map(|r| r.keys).map_err(|r| format!("{r:?}"));
         if old.as_ref().ok_or(()) != new.as_ref().map_err(|_| ()) {
             wrong.push(format!("{raw}\n  old: {old:?}\n  new: {new:?}"));
         }
     }
-    eprintln!("keys of {} names compared", raws.len());
+    eprintln!(
+        "keys of {} names compared; deepest printing {depth} levels, at most {per_byte:.1} steps a byte",
+        raws.len()
+    );
+    // The margins docs/names.md quotes against the bounds.
+    assert!(depth <= 40 && per_byte <= 6.0, "{depth} {per_byte}");
     if !wrong.is_empty() {
         let _ = std::fs::write("/tmp/keydiff.txt", wrong.join("\n"));
     }

@@ -20,6 +20,8 @@ pub mod budget;
 pub mod keys;
 pub mod len;
 pub mod parse;
+#[cfg(test)]
+mod tests;
 
 use crate::analysis::demangle::KeyParts;
 pub use budget::Reject;
@@ -33,6 +35,10 @@ pub struct Reading {
     /// An upper bound of the bytes LLVM's printer writes for the name (at most the limit
     /// passed to [`read`]).
     pub printed_bound: u64,
+    /// How deep the printing recurses (levels of nodes, substitutions followed).
+    pub depth: u32,
+    /// Steps the reading took ([`budget::name_steps`] bounds them).
+    pub steps: u64,
 }
 
 /// A thread's reusable memory.
@@ -72,7 +78,7 @@ fn read_with(input: &[u8], limit: usize, w: &mut Work) -> Result<Reading, Reject
         let mut p = parse::Parser::new(input, &mut w.arena, &mut steps);
         p.mangled_name()?
     };
-    let (bound, _depth) = len::printed_bound(&w.arena, input, root, &mut w.lengths, &mut steps)?;
+    let (bound, depth) = len::printed_bound(&w.arena, input, root, &mut w.lengths, &mut steps)?;
     if bound > limit as u64 {
         return Err(Reject::TooLong(bound));
     }
@@ -80,5 +86,7 @@ fn read_with(input: &[u8], limit: usize, w: &mut Work) -> Result<Reading, Reject
     Ok(Reading {
         keys,
         printed_bound: bound,
+        depth,
+        steps: budget::name_steps(input.len()) - steps.left(),
     })
 }
