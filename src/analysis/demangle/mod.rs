@@ -134,7 +134,7 @@ pub enum NameKind {
     /// A C (or other unmangled) name; shown without the Mach-O `_` prefix.
     C,
     /// A `_Z` name that was not printed: shown raw, and counted. Its keys are its structure's
-    /// when cpp_demangle parsed it (the printer refused it), else the raw name.
+    /// when the name engine read it (the printer refused it), else the raw name.
     Failed,
 }
 
@@ -399,7 +399,7 @@ impl<'a> Demangled<'a> {
     /// [`Demangled::merge`], keeping of each name only `keys` (a scan grouped by symbol needs
     /// no pattern; by template or namespace, only the pattern's start). The names are copied on
     /// this thread: the demangling threads' heaps, where each name's text sat among
-    /// cpp_demangle's freed working memory, are then wholly free.
+    /// the printer's freed working memory, are then wholly free.
     pub fn merge_keeping(&mut self, other: Demangled<'a>, keys: Keys) {
         self.failures += other.failures;
         self.reasons.merge(other.reasons);
@@ -622,7 +622,7 @@ pub fn plain_text(raw: &str, style: NameStyle) -> &str {
 /// threads have [`DEMANGLE_STACK_BYTES`] of stack each, to be shown in `style`.
 ///
 /// The result never depends on the machine: the threads only share out the work, and a name that
-/// panics inside cpp_demangle is kept raw and counted on its own (`catch_unwind` per name), so
+/// panics inside a printer is kept raw and counted on its own (`catch_unwind` per name), so
 /// the names are the same on 1 thread or 16. When the pool cannot start, the error says why
 /// (exit 2) — the names are never silently left mangled, which would change groups and a
 /// `check` verdict.
@@ -786,8 +786,8 @@ fn undemangled(raw: &str, style: NameStyle) -> SymbolName {
 /// Demangles one raw Mach-O symbol name (with its leading `_`), shown demangled
 /// ([`NameStyle::Demangled`]). Never panics on any input.
 ///
-/// The keys come from cpp_demangle's structure ([`structure`]); a name it cannot parse, or not
-/// print within the bound, is kept raw and counted. The printed form is [`printer::print()`]'s
+/// The keys come from the name engine ([`itanium::read`]); a name it does not read (malformed,
+/// or past a bound) is kept raw, keyed raw, and counted. The printed form is [`printer::print()`]'s
 /// (libc++abi's `__cxa_demangle`, as Apple's `c++filt`) when the build links libc++abi, else
 /// cpp_demangle's; a name the printer refuses is shown raw and counted, with its keys kept.
 pub fn demangle_one(raw: &str) -> SymbolName {
@@ -833,8 +833,8 @@ fn demangle_keeping(
 
 /// The entity `raw` (a Mach-O symbol name, with its leading `_`) names, as
 /// [`SymbolName::entity`] of [`demangle_one`]'s name gives it, without printing the name:
-/// from cpp_demangle's structure alone ([`Entity::of`]). A name that is not C++, or that
-/// cpp_demangle cannot parse or print within the bound, is [`Entity::Other`].
+/// from the name engine's keys alone ([`Entity::of`]). A name that is not C++, or that the
+/// engine does not read, is [`Entity::Other`].
 pub fn entity_of_raw(raw: &str) -> Entity {
     kinds_of_raw(raw).0
 }
