@@ -205,7 +205,13 @@ pub struct Emitter<'a> {
     sink: &'a mut Sink,
     /// The function whose parameter list has not been written yet.
     pending: u32,
+    /// Template parameters being followed to their arguments (a forward reference can name
+    /// itself: LLVM prints nothing there, and neither is anything written here).
+    following: u32,
 }
+
+/// Most template parameters followed inside one another.
+const MAX_FOLLOWING: u32 = 64;
 
 /// The keys of the parsed name `root` of `input`.
 pub fn keys(arena: &Arena, input: &[u8], root: u32, sink: &mut Sink) -> Option<KeyParts> {
@@ -215,6 +221,7 @@ pub fn keys(arena: &Arena, input: &[u8], root: u32, sink: &mut Sink) -> Option<K
         input,
         sink,
         pending: NONE,
+        following: 0,
     };
     e.encoding(root);
     e.sink.finish()
@@ -434,8 +441,9 @@ impl Emitter<'_> {
     fn component_text(&mut self, n: u32) {
         match self.node(n) {
             Node::Source(s) => {
-                let t = self.span(s).to_string();
-                self.w(&t);
+                let input = self.input;
+                let b = &input[s.start as usize..(s.start + s.len) as usize];
+                self.w(std::str::from_utf8(b).unwrap_or("?"));
             }
             Node::AnonNamespace => self.w("(anonymous namespace)"),
             Node::Text(t) => self.w(t),
@@ -493,13 +501,7 @@ impl Emitter<'_> {
                 let s = format!("[abi:{}]", self.span(tag));
                 self.w(&s);
             }
-            Node::TemplateParam { target } => {
-                self.sink.push(Frame::Param);
-                if target != NONE {
-                    self.ty(target);
-                }
-                self.sink.pop();
-            }
+            Node::TemplateParam { target } => self.param(target),
             Node::Nested { .. } | Node::Template { .. } | Node::UnscopedStd(_) => self.name(n),
             _ => self.ty(n),
         }
@@ -534,13 +536,28 @@ impl Emitter<'_> {
             Node::Template { name, .. } => self.base_name(name),
             Node::UnscopedStd(inner) => self.base_name(inner),
             Node::AbiTag { name, .. } => self.base_name(name),
-            Node::TemplateParam { target } if target != NONE => self.base_name(target),
+            Node::TemplateParam { target } if target != NONE && self.following < MAX_FOLLOWING => {
+                self.following += 1;
+                self.base_name(target);
+                self.following -= 1;
+            }
             Node::StdSub(i) => {
                 let t = STANDARD[i as usize].1;
                 self.w(&t["std::".len()..]);
             }
             _ => self.component_text(class),
         }
+    }
+
+    /// A template parameter: the argument it names.
+    fn param(&mut self, target: u32) {
+        self.sink.push(Frame::Param);
+        if target != NONE && self.following < MAX_FOLLOWING {
+            self.following += 1;
+            self.ty(target);
+            self.following -= 1;
+        }
+        self.sink.pop();
     }
 
     /// A type, as the keys write it.
@@ -574,11 +591,7 @@ impl Emitter<'_> {
                 self.w("[");
                 self.w("]");
             }
-            Node::TemplateParam { target } => {
-                self.sink.push(Frame::Param);
-                self.ty(target);
-                self.sink.pop();
-            }
+            Node::TemplateParam { target } => self.param(target),
             Node::Elaborated { child, .. } => self.ty(child),
             Node::Nested { .. }
             | Node::Template { .. }

@@ -1616,6 +1616,13 @@ impl<'a> Parser<'a> {
     }
 
     fn qualified_type(&mut self) -> R<u32> {
+        self.enter()?;
+        let r = self.qualified_type_inner();
+        self.leave();
+        r
+    }
+
+    fn qualified_type_inner(&mut self) -> R<u32> {
         if self.eat(b'U') {
             let name = self.bare_source_name()?;
             let text = &self.input[name.start as usize..(name.start + name.len) as usize];
@@ -2010,6 +2017,13 @@ impl<'a> Parser<'a> {
 
     /// `<braced-expression>` (5.1.6).
     fn braced_expr(&mut self) -> R<u32> {
+        self.enter()?;
+        let r = self.braced_expr_inner();
+        self.leave();
+        r
+    }
+
+    fn braced_expr_inner(&mut self) -> R<u32> {
         if self.look() == b'd' {
             let none = List::default();
             match self.look_at(1) {

@@ -157,3 +157,21 @@ fn steps_are_linear_in_the_name() {
     let r = read(&long, usize::MAX).unwrap();
     assert!(r.steps < 4 * long.len() as u64, "{}", r.steps);
 }
+
+// Regression (found writing the hostile tests): vendor qualifiers (`U…`) and designated
+// initializers (`di…`) recursed without counting their depth, so 50,000 of them overflowed the
+// stack; and a forward template reference naming itself was followed without end.
+#[test]
+fn regression_vendor_qualifiers_and_designators_recursed_without_a_depth_bound() {
+    for deep in [
+        format!("_Z1f{}i", "U1a".repeat(50_000)),
+        format!("_Z1fIXtl1A{}Li1EEEEv", "di1a".repeat(50_000)),
+        format!("_Z1f{}", "A_".repeat(100_000)),
+        format!("_Z1fIX{}Li1EEEv", "ng".repeat(100_000)),
+    ] {
+        assert_eq!(rejected(&deep), Reject::TooDeep, "{}", &deep[..16]);
+    }
+    // A forward template reference naming itself: no endless following.
+    let _ = read("_ZN1AcvT_IS0_EEv", 1 << 20);
+    let _ = read("_ZN1AcvT_IS1_EEv", 1 << 20);
+}
