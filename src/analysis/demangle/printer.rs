@@ -102,15 +102,41 @@ pub(super) fn bound_of(bound: u64) -> usize {
 }
 
 /// [`print()`] with cpp_demangle, for a name the reader accepted with printed bound `bound`:
-/// cpp_demangle's own printing of it stops past `bound` bytes.
+/// cpp_demangle's own printing of it stops past `bound` bytes. The special names it prints in
+/// its own `{vtable(…)}` form or cannot parse (vtables, VTTs, thunks, template parameter objects)
+/// are printed through the name that holds their structure (the class's typeinfo, the thunk's
+/// target) with c++filt's prefix.
 ///
-/// Errors: [`Refusal::Rejected`] when cpp_demangle cannot read or print it within the bound.
+/// Errors: [`Refusal::Rejected`] when cpp_demangle cannot read it, [`Refusal::TooLong`] when it
+/// cannot print it within the bound.
 pub fn print_cpp_demangle(plain: &str, bound: usize) -> Result<String, Refusal> {
+    let Some(sp) = cpp_special(plain) else {
+        return cpp_print(plain, bound, false);
+    };
+    let text = cpp_print(&sp.parse, bound, sp.tail)?;
+    let rest = text
+        .strip_prefix(sp.drop)
+        .ok_or(Refusal::Rejected(super::itanium::Reject::Malformed))?;
+    let text = format!("{}{rest}", sp.prefix);
+    if text.len() > bound {
+        return Err(Refusal::TooLong);
+    }
+    Ok(text)
+}
+
+/// cpp_demangle's printing of `plain` (followed by other bytes if `tail`) within `bound` bytes.
+fn cpp_print(plain: &str, bound: usize, tail: bool) -> Result<String, Refusal> {
     use cpp_demangle::{BorrowedSymbol, DemangleOptions, ParseOptions};
     let depth = super::itanium::budget::MAX_DEPTH * 4;
     let parse = ParseOptions::default().recursion_limit(depth);
-    let sym = BorrowedSymbol::new_with_options(plain.as_bytes(), &parse)
-        .map_err(|_| Refusal::Rejected(super::itanium::Reject::Malformed))?;
+    let unread = |_| Refusal::Rejected(super::itanium::Reject::Malformed);
+    let sym = if tail {
+        BorrowedSymbol::with_tail_and_options(plain.as_bytes(), &parse)
+            .map_err(unread)?
+            .0
+    } else {
+        BorrowedSymbol::new_with_options(plain.as_bytes(), &parse).map_err(unread)?
+    };
     let mut out = Bounded {
         text: String::with_capacity(bound.min(plain.len() * 4 + 64)),
         limit: bound,
@@ -119,6 +145,69 @@ pub fn print_cpp_demangle(plain: &str, bound: usize) -> Result<String, Refusal> 
     sym.structured_demangle(&mut out, &print)
         .map_err(|_| Refusal::TooLong)?;
     Ok(out.text)
+}
+
+/// A special name cpp_demangle prints through another: c++filt's prefix, the name printed
+/// instead, the prefix that one prints with (replaced), and whether bytes may follow it.
+struct CppSpecial {
+    prefix: &'static str,
+    parse: String,
+    drop: &'static str,
+    tail: bool,
+}
+
+/// The [`CppSpecial`] reading of `plain` (Itanium C++ ABI 5.1.4 `<special-name>`): `TV`, `TT`
+/// (as the typeinfo `TI` of their type), `TA` (as the typeinfo of its initializer's type),
+/// `Th`/`Tv`/`Tc` thunks (as their target, after the call offsets).
+fn cpp_special(plain: &str) -> Option<CppSpecial> {
+    let rest = plain.strip_prefix("_ZT")?;
+    let typeinfo = |prefix: &'static str, ty: &str, tail: bool| CppSpecial {
+        prefix,
+        parse: format!("_ZTI{ty}"),
+        drop: "typeinfo for ",
+        tail,
+    };
+    let thunk = |prefix: &'static str, encoding: &str| CppSpecial {
+        prefix,
+        parse: format!("_Z{encoding}"),
+        drop: "",
+        tail: false,
+    };
+    // <call-offset> ::= h <nv-offset> _ | v <v-offset> _ ; a <v-offset> is two numbers.
+    fn call_offset(s: &str) -> Option<&str> {
+        let (kind, rest) = (s.as_bytes().first()?, s.get(1..)?);
+        let numbers = match kind {
+            b'h' => 1,
+            b'v' => 2,
+            _ => return None,
+        };
+        let mut rest = rest;
+        for _ in 0..numbers {
+            let n = rest.strip_prefix('n').unwrap_or(rest);
+            let digits = n.bytes().take_while(u8::is_ascii_digit).count();
+            rest = n[digits..].strip_prefix('_')?;
+            if digits == 0 {
+                return None;
+            }
+        }
+        Some(rest)
+    }
+    match rest.as_bytes().first()? {
+        b'V' => Some(typeinfo("vtable for ", &rest[1..], false)),
+        b'T' => Some(typeinfo("VTT for ", &rest[1..], false)),
+        b'A' => Some(typeinfo(
+            "template parameter object for ",
+            rest.strip_prefix("AXtl")?,
+            true,
+        )),
+        b'h' => Some(thunk("non-virtual thunk to ", call_offset(rest)?)),
+        b'v' => Some(thunk("virtual thunk to ", call_offset(rest)?)),
+        b'c' => Some(thunk(
+            "covariant return thunk to ",
+            call_offset(call_offset(&rest[1..])?)?,
+        )),
+        _ => None,
+    }
 }
 
 /// A writer that refuses to grow past `limit` bytes.
