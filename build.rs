@@ -2,7 +2,7 @@
 //! Apple's `c++filt`, llvm-cxxfilt, lldb and crash logs), which prints every C++ name. When found,
 //! the build sets `cfg(weakscan_libcxxabi)`; otherwise names are printed by cpp_demangle, with a
 //! warning, and `weakscan --version` says so. Group keys never depend on this: they come from
-//! cpp_demangle's parse in every build (docs/names.md).
+//! weakscan's own reading of the names in every build (docs/names.md).
 //!
 //! Where libc++abi comes from:
 //! * macOS: the system's `/usr/lib/libc++abi.dylib` (every macOS has it; the SDK's

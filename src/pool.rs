@@ -1,9 +1,9 @@
 //! The run's one thread pool: demangling, and the steps a command overlaps with it (reading two
 //! builds, a file's debug map while its names are demangled, grouping two images), run on it.
 //!
-//! Its threads have [`STACK_BYTES`] of stack each, because cpp_demangle and libc++abi's
-//! demangler recurse once per level of a name's structure (the limits are in
-//! [`crate::analysis::demangle`]), and any of them may demangle. They are started once, on the
+//! Its threads have [`STACK_BYTES`] of stack each, because libc++abi's demangler (and
+//! cpp_demangle, in a build without it) recurse once per level of a name's structure (at most
+//! [`crate::analysis::demangle::itanium::budget::MAX_DEPTH`] levels), and any of them may demangle. They are started once, on the
 //! first [`pool`] call, and serve the whole run, so a command starts each thread's stack and
 //! allocator heap once.
 //!

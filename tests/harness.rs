@@ -629,34 +629,50 @@ pub fn demangle(data: &[u8]) {
     }
 }
 
-/// The printer (libc++abi's `__cxa_demangle` behind cpp_demangle's bound), on the input as a
-/// `_Z` name (prefixed when it is not one), and the whole demangling of it as a Mach-O name
-/// with either printer.
+/// The name engine against libc++abi's `__cxa_demangle`, on the input as a `_Z` name (prefixed
+/// when it is not one), and the whole demangling of it as a Mach-O name with either printer.
 ///
-/// Invariants: never a crash (`fuzz/libcxxabi-asan.sh` builds an instrumented `__cxa_demangle`),
-/// the printed form within its bound, and never past it once cpp_demangle printed the name
-/// within it (the bound `__cxa_demangle` relies on: a `TooLong` here is a finding); a name is
-/// shown as printed exactly when the printer prints it; and its keys are the same whichever
-/// printer printed it.
+/// Invariants: never a crash (`fuzz/libcxxabi-asan.sh` builds an instrumented `__cxa_demangle`);
+/// the reader never runs out of its step budget (it is linear: a `TooMuchWork` is a finding);
+/// a name it accepts, `__cxa_demangle` prints, within the bound the reader computed (a
+/// `TooLong` or `NotMangled` is a finding); a short name (at most 64 bytes, whose printing is
+/// small whatever it holds) it finds malformed, `__cxa_demangle` does not print either (the
+/// extensions it leaves out are `Unsupported`, not malformed); a name is shown as
+/// printed exactly when the printer prints it; and its keys are the same whichever printer
+/// printed it.
 pub fn printer(data: &[u8]) {
-    use weakscan::analysis::demangle::printer::{Refusal, print};
-    use weakscan::analysis::demangle::{
-        MAX_DEMANGLED_BYTES_PER_BYTE, MAX_DEMANGLED_EXTRA_BYTES, NameKind, Printer,
-        demangle_all_with,
-    };
+    use weakscan::analysis::demangle::itanium::{Reject, read};
+    use weakscan::analysis::demangle::printer::{Refusal, llvm_reads_short, print};
+    use weakscan::analysis::demangle::{NameKind, Printer, demangle_all_with, print_limit};
     let text = String::from_utf8_lossy(data);
     let plain = if text.starts_with("_Z") {
         text.into_owned()
     } else {
         format!("_Z{text}")
     };
-    let limit = plain.len() * MAX_DEMANGLED_BYTES_PER_BYTE + MAX_DEMANGLED_EXTRA_BYTES;
-    // On the pool, whose threads have the stack cpp_demangle's recursion limit needs.
-    let printed = weakscan::pool::install(|| print(&plain, limit)).expect("the pool starts");
-    match &printed {
-        Ok(t) => assert!(t.len() <= limit, "{} bytes past the bound {limit}", t.len()),
-        Err(Refusal::TooLong) => panic!("cpp_demangle's bound did not bound __cxa_demangle"),
-        Err(_) => {}
+    let limit = print_limit(&plain);
+    let reading = read(&plain, limit);
+    assert_ne!(
+        reading.as_ref().err(),
+        Some(&Reject::TooMuchWork),
+        "not linear"
+    );
+    let printed = print(&plain, limit);
+    match (&reading, &printed) {
+        (Ok(r), Ok(t)) => assert!(
+            t.len() as u64 <= r.printed_bound,
+            "{} > {}",
+            t.len(),
+            r.printed_bound
+        ),
+        (Ok(_), Err(Refusal::TooLong)) => panic!("the reader's bound did not bound __cxa_demangle"),
+        (Ok(_), Err(Refusal::NotMangled)) => panic!("read, but __cxa_demangle does not read it"),
+        (Err(Reject::Malformed), _) => {
+            if let Some(t) = llvm_reads_short(&plain) {
+                panic!("__cxa_demangle reads it ({t}), the reader does not");
+            }
+        }
+        _ => {}
     }
     let raw = format!("_{plain}");
     let [a, b] = [Printer::Libcxxabi, Printer::CppDemangle].map(|p| {

@@ -65,6 +65,7 @@ mod markdown;
 mod mutation;
 mod names;
 mod node;
+mod old_keys;
 mod parallel;
 mod portability;
 mod process;

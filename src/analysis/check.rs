@@ -370,7 +370,7 @@ pub struct CheckReport {
     pub group_figure: Figure,
     /// One per checked image.
     pub images: Vec<ImageCheck>,
-    /// `_Z` names cpp_demangle could not read (kept raw).
+    /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
     /// `--importer`: each importer held against each checked image (its imports that resolve
     /// against the image, and every one the image does not export).

@@ -1,6 +1,6 @@
 //! Grouping an image's weak symbols by symbol, pattern, template or namespace.
 //!
-//! Keys come from [`SymbolName`], i.e. from cpp_demangle's structured output, never from a regex
+//! Keys come from [`SymbolName`], i.e. from the name engine's parse (`demangle::itanium`), never from a regex
 //! on the printed name. Each group sums, over the symbols whose key it is:
 //! weak-bound symbols (distinct names), predicted lookups, fixup sites, and weak-def exports.
 

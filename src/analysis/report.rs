@@ -193,7 +193,7 @@ pub struct ScanReport<'a> {
     pub group_by: GroupBy,
     /// One entry per image (slice).
     pub images: Vec<ImageReport<'a>>,
-    /// `_Z` names cpp_demangle could not read (kept raw).
+    /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
     /// The demangled names of the images.
     pub names: Demangled<'a>,
@@ -439,7 +439,7 @@ pub struct DiffReport {
     pub only_old: Vec<ImageSummary>,
     /// Images only in the new build.
     pub only_new: Vec<ImageSummary>,
-    /// `_Z` names cpp_demangle could not read (kept raw).
+    /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
     /// `--importer`: per importer (and new image), the exports removed that it still imports.
     pub importers: Vec<super::imports::ImporterNeeds>,

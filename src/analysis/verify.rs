@@ -127,7 +127,7 @@ pub struct VerifyReport {
     pub agrees: bool,
     /// The grouping used.
     pub group_by: GroupBy,
-    /// `_Z` names cpp_demangle could not read (kept raw).
+    /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
 }
 

@@ -2,7 +2,7 @@
 //! guard variable — which decides what a visibility flag would hide.
 //!
 //! Read from the raw name's Itanium prefix (ABI 5.1.2 `<mangled-name>`, 5.1.4.1
-//! `<special-name>`, 5.1.5.10 `<local-name>`) and the pattern cpp_demangle's structure gives
+//! `<special-name>`, 5.1.5.10 `<local-name>`) and the pattern the name engine's keys give
 //! (a function's pattern ends in its elided parameter list, `(…)`, before any cv- or
 //! ref-qualifier), so it is the same in every build, whatever prints the names:
 //!
@@ -41,7 +41,7 @@ pub enum Entity {
 
 impl Entity {
     /// The entity `raw` (a Mach-O symbol name, with its leading `_`) names, given the pattern
-    /// cpp_demangle's structure gave it (`None` when it gave none).
+    /// the name engine gave it (`None` when it gave none).
     pub fn of(raw: &str, pattern: Option<&str>) -> Entity {
         let plain = raw.strip_prefix('_').unwrap_or(raw);
         let Some(pattern) = pattern.filter(|_| plain.starts_with("_Z")) else {

@@ -53,7 +53,7 @@ pub enum InlinesHidden {
 
 impl InlinesHidden {
     /// What the flag does to the symbol `raw` (with its Mach-O `_`), of entity `entity`, whose
-    /// pattern (cpp_demangle's structure, see [`super`]) is `pattern` (`None`: not read).
+    /// pattern (the name engine's keys, see [`super`]) is `pattern` (`None`: not read).
     pub fn of(raw: &str, entity: Entity, pattern: Option<&str>) -> InlinesHidden {
         let plain = raw.strip_prefix('_').unwrap_or(raw);
         let Some(rest) = plain.strip_prefix("_Z") else {
