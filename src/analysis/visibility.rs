@@ -251,6 +251,7 @@ fn found(cmd: &CompileCommand, arch: Option<&str>) -> Compiled {
         inlines_hidden,
         ms_compat,
         no_static_local_var,
+        global_new_delete: _,
     } = flags;
     Compiled::Found {
         file: one_line(&cmd.file),

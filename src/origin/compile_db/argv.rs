@@ -287,6 +287,11 @@ pub struct VisibilityFlags {
     /// `-fvisibility-inlines-hidden`, a function-local static of a hidden inline function is
     /// hidden too (clang/lib/AST/Decl.cpp `getLVForLocalDecl`).
     pub no_static_local_var: bool,
+    /// The value of the last `-fvisibility-global-new-delete=VALUE` (`force-default`,
+    /// `force-protected`, `force-hidden`, `source`), `-fvisibility-global-new-delete-hidden`
+    /// being its alias for `force-hidden` (`clang/include/clang/Driver/Options.td`): the
+    /// visibility of the global `operator new` and `operator delete`. `None` when not given.
+    pub global_new_delete: Option<String>,
 }
 
 impl VisibilityFlags {
@@ -314,16 +319,18 @@ impl VisibilityFlags {
 /// -fvisibility-inlines-hidden`. `-Xarch_ARCH OPTION` counts as `OPTION`, in its place, when
 /// it applies to `arch` ([`xarch_applies`]; not when `arch` is `None`).
 /// `-f[no-]visibility-inlines-hidden-static-local-var` (driver or cc1) sets
-/// [`VisibilityFlags::no_static_local_var`]. Not handled: `-Wp,`, and options that only look
-/// alike (`-fvisibility-global-new-delete=…`, `-ftype-visibility=…`).
+/// [`VisibilityFlags::no_static_local_var`], `-fvisibility-global-new-delete=V` and its alias
+/// `-fvisibility-global-new-delete-hidden` [`VisibilityFlags::global_new_delete`]. Not handled:
+/// `-Wp,`, and options that only look alike (`-ftype-visibility=…`).
 pub fn visibility_flags(arguments: &Argv, arch: Option<&str>) -> VisibilityFlags {
     visibility_of_args(arguments.iter(), arch)
 }
 
 /// Applies one visibility option to `flags`, the last one given winning: `-fvisibility=V` (or
 /// cc1's `-fvisibility V`, with `V` in `value`), `-fvisibility-ms-compat`,
-/// `-f[no-]visibility-inlines-hidden` and `-f[no-]visibility-inlines-hidden-static-local-var`.
-/// Any other argument changes nothing.
+/// `-f[no-]visibility-inlines-hidden`, `-f[no-]visibility-inlines-hidden-static-local-var`,
+/// `-fvisibility-global-new-delete=V` and `-fvisibility-global-new-delete-hidden`. Any other
+/// argument changes nothing.
 fn apply(flags: &mut VisibilityFlags, arg: &str, value: Option<&str>) {
     if let Some(v) = value.or_else(|| arg.strip_prefix("-fvisibility=")) {
         flags.visibility = Some(v.to_owned());
@@ -338,6 +345,10 @@ fn apply(flags: &mut VisibilityFlags, arg: &str, value: Option<&str>) {
         flags.no_static_local_var = false;
     } else if arg == "-fno-visibility-inlines-hidden-static-local-var" {
         flags.no_static_local_var = true;
+    } else if let Some(v) = arg.strip_prefix("-fvisibility-global-new-delete=") {
+        flags.global_new_delete = Some(v.to_owned());
+    } else if arg == "-fvisibility-global-new-delete-hidden" {
+        flags.global_new_delete = Some("force-hidden".to_owned());
     }
 }
 
@@ -365,6 +376,25 @@ pub(super) fn visibility_of_args<'a>(
         }
     }
     flags
+}
+
+/// The arch an argv compiles for, as far as it says: the value of its last `-arch ARCH`, else
+/// the arch part (before the first `-`) of its last `-target T`, `--target T` or `--target=T`;
+/// `None` when it names none (the host's, which weakscan does not guess).
+pub fn arch_of_args<'a>(arguments: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let (mut arch, mut target) = (None, None);
+    walk(arguments, |arg| match arg {
+        Arg::Operand("-arch", a) => arch = Some(a),
+        Arg::Operand("-target" | "--target", t) => target = Some(t),
+        Arg::Flag(f) => {
+            if let Some(t) = f.strip_prefix("--target=") {
+                target = Some(t);
+            }
+        }
+        _ => {}
+    });
+    arch.or_else(|| target.and_then(|t| t.split('-').next()))
+        .filter(|a| !a.is_empty())
 }
 
 /// The output of an entry: its `output` key, else the argument of the last `-o` in its argv
@@ -498,7 +528,6 @@ mod tests {
         let f = v(&[
             "c++",
             "-fvisibility-inlines-hidden-static-local-var",
-            "-fvisibility-global-new-delete-hidden",
             "-ftype-visibility=hidden",
             "-fvisibility",
             "hidden",
@@ -528,6 +557,58 @@ mod tests {
             v(&["c++", "-Xclang", "-fvisibility"]),
             VisibilityFlags::default()
         );
+    }
+
+    #[test]
+    fn global_new_delete_options_last_wins() {
+        let v = |args: &[&str]| visibility_flags(&args.iter().collect(), Some("x86_64"));
+        let f = v(&["c++", "-fvisibility-global-new-delete-hidden"]);
+        assert_eq!(f.global_new_delete.as_deref(), Some("force-hidden"));
+        let f = v(&[
+            "c++",
+            "-fvisibility-global-new-delete-hidden",
+            "-fvisibility-global-new-delete=source",
+        ]);
+        assert_eq!(f.global_new_delete.as_deref(), Some("source"));
+        let f = v(&[
+            "c++",
+            "-Xclang",
+            "-fvisibility-global-new-delete=force-default",
+            "-fvisibility-global-new-delete-hidden",
+        ]);
+        assert_eq!(f.global_new_delete.as_deref(), Some("force-default"));
+        let f = v(&[
+            "c++",
+            "-Xarch_x86_64",
+            "-fvisibility-global-new-delete-hidden",
+        ]);
+        assert_eq!(f.global_new_delete.as_deref(), Some("force-hidden"));
+        let f = v(&[
+            "c++",
+            "-Xarch_arm64",
+            "-fvisibility-global-new-delete-hidden",
+        ]);
+        assert_eq!(f.global_new_delete, None);
+        assert!(!f.hides_by_default());
+    }
+
+    #[test]
+    fn arch_of_args_reads_arch_then_target() {
+        let a = |args: &[&str]| arch_of_args(args.iter().copied()).map(str::to_owned);
+        assert_eq!(
+            a(&["cc", "-arch", "arm64", "-c", "a.c"]).as_deref(),
+            Some("arm64")
+        );
+        assert_eq!(
+            a(&["cc", "-target", "x86_64-apple-macos11", "-arch", "arm64"]).as_deref(),
+            Some("arm64")
+        );
+        assert_eq!(
+            a(&["cc", "--target=arm64e-apple-ios"]).as_deref(),
+            Some("arm64e")
+        );
+        assert_eq!(a(&["cc", "-D", "-arch", "x"]).as_deref(), None);
+        assert_eq!(a(&["cc", "-c", "a.c"]), None);
     }
 
     #[test]

@@ -35,15 +35,18 @@
 //! [`visibility_flags`] reads an argv's visibility options; [`visibility_of`] an entry's, with
 //! its response files read, or why it cannot be told; [`CompileDbIndex`] finds the entry
 //! of a source path or an object file (the matching rules are on [`CompileDbIndex::find`]);
-//! [`target_of`] guesses the build target from the output path.
+//! [`target_of`] guesses the build target from the output path. [`parse_compile_input`] also
+//! reads a plain dump of build commands (`ninja -n --verbose`), told apart by content.
 
 mod argv;
+mod dump;
 mod index;
 mod parse;
 mod path;
 mod response;
 
 pub use argv::*;
+pub use dump::*;
 pub use index::*;
 pub use parse::*;
 pub use path::*;
@@ -143,6 +146,13 @@ pub enum CompileDbError {
         /// What is wrong.
         message: &'static str,
     },
+    /// Line `line` (1-based) of a command dump is not usable.
+    Line {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: &'static str,
+    },
 }
 
 impl fmt::Display for CompileDbError {
@@ -162,6 +172,9 @@ impl fmt::Display for CompileDbError {
             }
             CompileDbError::Entry { index, message } => {
                 write!(f, "compile database: entry {index} (0-based): {message}")
+            }
+            CompileDbError::Line { line, message } => {
+                write!(f, "command dump: line {line}: {message}")
             }
         }
     }
