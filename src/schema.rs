@@ -32,6 +32,9 @@ pub const PROCESS_VERIFY_COMMAND: &str = "process-verify";
 /// The `command` value of a trend (`weakscan trend FILE… --format json`).
 pub const TREND_COMMAND: &str = "trend";
 
+/// The `command` value of a flags comparison (`weakscan flags OLD NEW --format json`).
+pub const FLAGS_COMMAND: &str = "flags";
+
 /// A `--format json` document (or baseline file) that has a JSON Schema
 /// (`weakscan schema NAME`, `docs/schemas/NAME.schema.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -57,11 +60,13 @@ pub enum Document {
     ProcessVerify,
     /// `weakscan trend FILE… --format json`: a series of builds.
     Trend,
+    /// `weakscan flags OLD NEW --format json`: two compile databases compared.
+    Flags,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 9] = [
+    pub const ALL: [Document; 10] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
@@ -71,6 +76,7 @@ impl Document {
         Document::ProcessDiff,
         Document::ProcessVerify,
         Document::Trend,
+        Document::Flags,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -85,6 +91,7 @@ impl Document {
             Document::ProcessDiff => PROCESS_DIFF_COMMAND,
             Document::ProcessVerify => PROCESS_VERIFY_COMMAND,
             Document::Trend => TREND_COMMAND,
+            Document::Flags => FLAGS_COMMAND,
         }
     }
 
@@ -122,6 +129,11 @@ impl Document {
                 "What `weakscan trend FILE… --format json` writes: a series of builds, each \
                  step's change, the largest steps flagged with the groups behind them. Fields: \
                  docs/trend.md."
+            }
+            Document::Flags => {
+                "What `weakscan flags OLD NEW --format json` writes: the objects whose \
+                 visibility options differ between two compile databases, by target. Fields: \
+                 docs/json.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): the images and largest groups of \

@@ -1413,6 +1413,7 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
                 && !summary_of(a.opts.format)
         }
         Command::Verify(a) => fixture(&a.binary) && fixture(&a.log) && processes(&a.process),
+        Command::Flags(a) => fixture(&a.old) && fixture(&a.new) && !summary_of(a.format),
         Command::Check(a) => {
             a.files.iter().all(|f| fixture(f))
                 && processes(&a.process)
@@ -1491,6 +1492,7 @@ pub fn cli(data: &[u8]) {
             true
         }
         Command::Report(_) => false,
+        Command::Flags(a) => a.format == weakscan::output::Format::Json,
         Command::Trend(a) => {
             assert!(a.depth >= 1);
             a.format == Format::Json
@@ -1517,6 +1519,7 @@ pub fn cli(data: &[u8]) {
             Request::Scan(r) => &mut r.output,
             Request::Diff(r) => &mut r.output,
             Request::Verify(r) => &mut r.output,
+            Request::Flags(r) => &mut r.output,
             Request::Check(r) => &mut r.output,
             Request::Baseline(r) => &mut r.output,
             Request::Report(r) => &mut r.output,

@@ -7,7 +7,7 @@ use crate::util::{testdata, weakscan};
 use serde_json::Value;
 use std::path::PathBuf;
 
-const DOCUMENTS: [&str; 9] = [
+const DOCUMENTS: [&str; 10] = [
     "scan",
     "diff",
     "check",
@@ -17,6 +17,7 @@ const DOCUMENTS: [&str; 9] = [
     "process-diff",
     "process-verify",
     "trend",
+    "flags",
 ];
 
 fn committed(doc: &str) -> PathBuf {
@@ -371,4 +372,27 @@ fn schema_validation_can_fail() {
     let mut command = doc;
     command["command"] = "diff".into();
     assert!(!errors(&schema("scan"), &command).is_empty());
+}
+
+#[test]
+fn flags_outputs_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let attr = testdata().join("attr/compile_commands.json");
+    let text = std::fs::read_to_string(&attr).unwrap();
+    let new = dir.path().join("new.json");
+    std::fs::write(
+        &new,
+        text.replacen("\"-fvisibility=default\"", "\"-fvisibility=hidden\"", 1),
+    )
+    .unwrap();
+    let out = weakscan()
+        .arg("flags")
+        .args([&attr, &new])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema = strict(schema("flags"));
+    assert_eq!(errors(&schema, &doc), Vec::<String>::new());
 }

@@ -20,6 +20,8 @@
 //! * `fix_plan_objects` holds every surface of the fix plan (scan, diff, check, report; one
 //!   image or a process) to "at most" exactly when not every definer was read, and `--objects`
 //!   to making it exact;
+//! * `flags` runs `weakscan flags` on generated compile databases, a ninja command dump and
+//!   the committed fixture databases, and on bad input;
 //! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
 //!   importers) and holds the importer reader to llvm-objdump-22's binds; `importers_real` holds
 //!   a real Node-API addon (`scripts/fetch-npm.sh`) against official Node.js builds;
@@ -53,6 +55,7 @@ mod differential;
 mod fix_plan;
 mod fix_plan_objects;
 mod fix_plan_rebuilt;
+mod flags;
 mod fuzz_regressions;
 mod harness;
 mod importers;

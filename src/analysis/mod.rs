@@ -8,6 +8,7 @@ pub mod demangle;
 pub mod diff;
 pub mod estimate;
 pub mod fix_plan;
+pub mod flags_diff;
 pub mod group;
 pub mod imports;
 pub mod labels;

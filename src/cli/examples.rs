@@ -40,6 +40,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "flags",
+        &[
+            (
+                "which objects compile with other visibility options than before",
+                "weakscan flags old/compile_commands.json new/compile_commands.json",
+            ),
+            (
+                "from ninja's command dumps, as Markdown",
+                "weakscan flags old.txt new.txt --format markdown",
+            ),
+        ],
+    ),
+    (
         "verify",
         &[
             (

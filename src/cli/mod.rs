@@ -1,5 +1,5 @@
 //! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
-//! `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE` and
+//! `weakscan flags OLD NEW`, `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE` and
 //! `weakscan trend FILE…`.
 //!
 //! This module only parses: [`Cli::request`] turns the arguments into a
@@ -12,6 +12,7 @@ mod baseline;
 mod check;
 mod diff;
 mod examples;
+mod flags;
 mod generate;
 mod opts;
 mod report;
@@ -23,6 +24,7 @@ mod verify;
 pub use baseline::BaselineArgs;
 pub use check::CheckArgs;
 pub use diff::DiffArgs;
+pub use flags::FlagsArgs;
 pub use generate::{CompletionsArgs, ManArgs, SchemaArgs};
 pub use opts::{CommonOpts, ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 pub use report::ReportArgs;
@@ -95,6 +97,12 @@ pub enum Command {
     /// Binaries or logs, in any pair: totals old → new and each group's change; slices paired
     /// by arch, log images by name.
     Diff(DiffArgs),
+    /// Compare two compile databases: which objects changed visibility options.
+    ///
+    /// compile_commands.json or a `ninja -n --verbose` dump, either side: the objects whose
+    /// -fvisibility options differ, grouped by target, each target's first changed command
+    /// shown whole. No binary needed.
+    Flags(FlagsArgs),
     /// Hold a binary's predicted lookups against a dyld log.
     ///
     /// The log is a DYLD_PRINT_BINDINGS log of the binary: exit 0 when they agree, 1 when they
@@ -151,6 +159,7 @@ impl Cli {
             Command::Scan(args) => Request::Scan(args.request()?),
             Command::Diff(args) => Request::Diff(args.request()?),
             Command::Verify(args) => Request::Verify(args.request()?),
+            Command::Flags(args) => Request::Flags(args.request()),
         })
     }
 

@@ -11,6 +11,7 @@ pub mod builds;
 pub mod check;
 pub mod completions;
 pub mod diff;
+pub mod flags;
 pub mod importers;
 pub mod process;
 pub mod report;
@@ -34,6 +35,8 @@ pub enum Request {
     Diff(diff::DiffRequest),
     /// `weakscan verify`.
     Verify(verify::VerifyRequest),
+    /// `weakscan flags`.
+    Flags(flags::FlagsRequest),
     /// `weakscan check`.
     Check(check::CheckRequest),
     /// `weakscan baseline`.
@@ -121,6 +124,7 @@ impl Request {
             Request::Scan(r) => r.output.as_ref(),
             Request::Diff(r) => r.output.as_ref(),
             Request::Verify(r) => r.output.as_ref(),
+            Request::Flags(r) => r.output.as_ref(),
             Request::Check(r) => r.output.as_ref(),
             Request::Baseline(r) => r.output.as_ref(),
             Request::Trend(r) => r.output.as_ref(),
@@ -159,6 +163,7 @@ impl Request {
                 v.extend(&r.importers);
             }
             Request::Verify(r) => v.extend([&r.binary, &r.log]),
+            Request::Flags(r) => v.extend([&r.old, &r.new]),
             Request::Check(r) => {
                 v.extend(&r.files);
                 v.extend(&r.importers);
@@ -225,6 +230,7 @@ pub fn run(req: &Request, globals: &Globals) -> Result<u8> {
         Request::Scan(r) => scan::run(r, &opts),
         Request::Diff(r) => diff::run(r, &opts),
         Request::Verify(r) => verify::run(r, &opts),
+        Request::Flags(r) => flags::run(r, &opts),
         Request::Check(r) => check::run(r, &opts),
         Request::Baseline(r) => baseline::run(r, &opts),
         Request::Trend(r) => trend::run(r, &opts),

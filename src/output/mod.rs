@@ -5,6 +5,7 @@
 
 pub mod baseline;
 pub mod comment;
+pub mod flags;
 pub mod github;
 pub mod html;
 pub mod importers;

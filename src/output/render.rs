@@ -142,6 +142,23 @@ impl Render for DiffReport {
     }
 }
 
+impl Render for crate::analysis::flags_diff::FlagsReport {
+    fn table(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        let width = match opts.width {
+            Some(0) => usize::MAX / 2,
+            Some(w) => usize::from(w),
+            None => usize::from(super::table::DEFAULT_WIDTH),
+        };
+        super::flags::table(out, self, width)
+    }
+    fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
+        super::flags::json(out, self)
+    }
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, opts, |buf| super::flags::markdown(buf, self))
+    }
+}
+
 impl Render for VerifyReport {
     fn table(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
         table::verify(out, self, opts)

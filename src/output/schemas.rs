@@ -31,6 +31,7 @@ pub fn schema(doc: Document) -> serde_json::Value {
             generator().into_root_schema_for::<super::process_verify::ProcessVerifyJson<'static>>()
         }
         Document::Trend => generator().into_root_schema_for::<super::trend::TrendJson<'static>>(),
+        Document::Flags => generator().into_root_schema_for::<super::flags::FlagsJson>(),
     };
     let mut v = schema.to_value();
     let version = doc.schema_version();
