@@ -44,7 +44,7 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "which objects compile with other visibility options than before",
-                "weakscan flags old/compile_commands.json new/compile_commands.json",
+                "weakscan flags v1/compile.json v2/compile.json",
             ),
             (
                 "from ninja's command dumps, as Markdown",

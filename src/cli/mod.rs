@@ -97,7 +97,7 @@ pub enum Command {
     /// Binaries or logs, in any pair: totals old → new and each group's change; slices paired
     /// by arch, log images by name.
     Diff(DiffArgs),
-    /// Compare two compile databases: which objects changed visibility options.
+    /// Objects whose visibility options changed between two builds.
     ///
     /// compile_commands.json or a `ninja -n --verbose` dump, either side: the objects whose
     /// -fvisibility options differ, grouped by target, each target's first changed command
