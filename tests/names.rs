@@ -577,7 +577,11 @@ fn other_build() -> Option<PathBuf> {
 
 /// Runs `bin` with `args`: (exit code, stdout).
 fn run_build(bin: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(bin).args(args).output().expect("run weakscan");
+    let out = Command::new(bin)
+        .args(args)
+        .env("COLUMNS", crate::util::TEST_COLUMNS)
+        .output()
+        .expect("run weakscan");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code().unwrap_or(-1);
     assert!(code == 0 || code == 1, "{bin:?} {args:?}: {stderr}");
