@@ -16,8 +16,8 @@ fn new_db() -> String {
     plan("flags-compile_commands.json")
 }
 
-/// A: B with libinl.a's object hidden, libmarked.a's not, and libnsl.a's entry left out
-/// when `drop_nsl`.
+/// A: B with libinl.a's object hidden, libmarked.a's not, libnsl.a's without
+/// `-fno-visibility-inlines-hidden-static-local-var`, or its entry left out when `drop_nsl`.
 fn old_db(dir: &Path, drop_nsl: bool) -> PathBuf {
     let text = std::fs::read_to_string(new_db()).unwrap();
     let mut entries: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -32,6 +32,9 @@ fn old_db(dir: &Path, drop_nsl: bool) -> PathBuf {
         }
         if file == "src/plan/marked.cc" {
             args.retain(|a| a != "-fvisibility=hidden");
+        }
+        if file == "src/plan/nsl.cc" {
+            args.retain(|a| a != "-fno-visibility-inlines-hidden-static-local-var");
         }
     }
     let path = dir.join(if drop_nsl { "A-nsl.json" } else { "A.json" });
@@ -80,7 +83,7 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
         [4, 0, 0, 0]
     );
     let libs = c["libraries"].as_array().unwrap();
-    assert_eq!(libs.len(), 2, "{libs:#?}");
+    assert_eq!(libs.len(), 3, "{libs:#?}");
     let inl = &libs[0];
     assert_eq!(inl["library"], "libinl.a");
     assert_eq!(
@@ -100,7 +103,26 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
         "-fvisibility=hidden -fvisibility-inlines-hidden"
     );
     assert_eq!(inl["new_options"], "-fvisibility-inlines-hidden");
-    let marked = &libs[1];
+    let nsl = &libs[1];
+    assert_eq!(nsl["library"], "libnsl.a");
+    assert_eq!(
+        [
+            &nsl["lost_hidden"],
+            &nsl["gained_hidden"],
+            &nsl["other"],
+            &nsl["lookups"]
+        ],
+        [0, 0, 1, 12]
+    );
+    assert_eq!(
+        nsl["old_options"], "(none)",
+        "-fvisibility-inlines-hidden-static-local-var is clang's Darwin default"
+    );
+    assert_eq!(
+        nsl["new_options"],
+        "-fno-visibility-inlines-hidden-static-local-var"
+    );
+    let marked = &libs[2];
     assert_eq!(marked["library"], "libmarked.a");
     assert_eq!(
         [
@@ -110,9 +132,31 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
         ],
         [0, 1, 9]
     );
-    // The lookups equal the binaries' growth: libinl.a hidden in the old build.
+    // The lookups equal the binaries' growth (libinl.a hidden in the old build), and each
+    // library's those of a scan of the new build by library (all its objects changed).
     let growth = doc["totals"][0]["delta"]["lookups"].as_i64().unwrap();
     assert_eq!(growth, 12);
+    let by_library = crate::util::json(&[
+        "scan",
+        &plan("flags-chained-arm64"),
+        "--by",
+        "library",
+        "--format",
+        "json",
+    ]);
+    for lib in libs {
+        let group = by_library["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["key"] == lib["library"])
+            .unwrap();
+        assert_eq!(group["lookups"], lib["lookups"], "{lib}");
+        assert_eq!(
+            group["weak_bound_symbols"], lib["weak_bound_symbols"],
+            "{lib}"
+        );
+    }
 
     // The table, fitted to 80 columns: the fix names the library first; --compile-commands is
     // --new-compile-commands.
@@ -139,6 +183,7 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
     };
     assert_eq!(row("libinl.a"), ["libinl.a", "1", "0", "0", "12", "12"]);
     assert_eq!(row("libmarked.a"), ["libmarked.a", "0", "1", "0", "9", "9"]);
+    assert_eq!(row("libnsl.a"), ["libnsl.a", "0", "0", "1", "12", "12"]);
     assert!(
         joined.contains("libinl.a(inl.o): -fvisibility=hidden -fvisibility-inlines-hidden → -fvisibility-inlines-hidden"),
         "{text}"
@@ -255,4 +300,29 @@ fn both_databases_are_refused_with_processes_and_old_needs_new() {
         ],
         "--new-compile-commands",
     );
+    // A database that cannot be read: one line naming it, exit 2.
+    let bad_json = dir.path().join("bad.json");
+    std::fs::write(&bad_json, "[{\"directory\": 1").unwrap();
+    let bad_dump = dir.path().join("bad.txt");
+    std::fs::write(&bad_dump, "cc -c \"a.cc\n").unwrap();
+    for (db, needle) in [
+        (&bad_json, "bad.json: compile database: not JSON"),
+        (&bad_dump, "bad.txt: command dump: line 1"),
+    ] {
+        let db = db.to_str().unwrap();
+        let f = plan("flags-chained-arm64");
+        fails_with(
+            &[
+                "diff",
+                "--old-compile-commands",
+                db,
+                "--new-compile-commands",
+                &b,
+                &f,
+                &f,
+            ],
+            needle,
+        );
+        fails_with(&["diff", "--new-compile-commands", db, &f, &f], needle);
+    }
 }

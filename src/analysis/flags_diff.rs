@@ -354,6 +354,28 @@ mod tests {
     }
 
     #[test]
+    fn changes_are_told_by_hidden_visibility_first() {
+        let f = |v: Option<&str>, inlines: bool| VisibilityFlags {
+            visibility: v.map(Into::into),
+            inlines_hidden: inlines,
+            ..VisibilityFlags::default()
+        };
+        let hidden = f(Some("hidden"), false);
+        assert_eq!(change(&hidden, &hidden), Change::Same);
+        assert_eq!(change(&hidden, &f(None, true)), Change::LostHidden);
+        assert_eq!(
+            change(&f(Some("default"), false), &hidden),
+            Change::GainedHidden
+        );
+        // `default` named or not is the same visibility, but other options.
+        assert_eq!(
+            change(&f(None, false), &f(Some("default"), false)),
+            Change::Other
+        );
+        assert_eq!(change(&hidden, &f(Some("internal"), true)), Change::Other);
+    }
+
+    #[test]
     fn moved_outputs_matched_by_source() {
         let old = vec![cmd(
             "/o",
