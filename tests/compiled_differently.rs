@@ -326,3 +326,30 @@ fn both_databases_are_refused_with_processes_and_old_needs_new() {
         fails_with(&["diff", "--new-compile-commands", db, &f, &f], needle);
     }
 }
+
+/// A text that is neither JSON nor a command dump with a compilation (`{ not json`) is no
+/// database of either build: refused, not read as an empty one.
+#[test]
+fn a_dump_with_no_compile_command_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("a.json");
+    std::fs::write(&text, "{ not json\nninja: no work to do.\n").unwrap();
+    let text = text.to_str().unwrap();
+    let f = plan("flags-chained-arm64");
+    let b = new_db();
+    let needle =
+        "a.json: no compile command (not JSON, and none of its 2 lines is a compiler given -c)";
+    fails_with(&["diff", "--compile-commands", text, &f, &f], needle);
+    fails_with(
+        &[
+            "diff",
+            "--old-compile-commands",
+            text,
+            "--new-compile-commands",
+            &b,
+            &f,
+            &f,
+        ],
+        needle,
+    );
+}

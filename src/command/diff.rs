@@ -107,13 +107,13 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     attach(&mut new_images, &req.origin[1])?;
     let compile_db = match &req.compile_commands {
         Some(path) => Some(super::builds::join_commands(
-            super::flags::read_compile_input(path)?.0,
+            read_database(path)?,
             &mut new_images,
         )),
         None => None,
     };
     let old_db = match &req.old_compile_commands {
-        Some(path) => Some(super::flags::read_compile_input(path)?.0),
+        Some(path) => Some(read_database(path)?),
         None => None,
     };
     let pair = req
@@ -166,6 +166,27 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     crate::memory::discard((old_images, new_images, names));
     crate::memory::discard(store);
     Ok(0)
+}
+
+/// A build's compile database for `diff` ([`super::flags::read_compile_input`]: JSON or a
+/// command dump). A text with lines but no compile command is refused rather than read as an
+/// empty build, which would leave every object unmatched.
+///
+/// Errors: those of [`super::flags::read_compile_input`]; a dump with no compile command
+/// (`Malformed`, naming the file and its line count).
+fn read_database(path: &std::path::Path) -> Result<Vec<crate::origin::compile_db::CompileCommand>> {
+    let (commands, other_lines) = super::flags::read_compile_input(path)?;
+    if commands.is_empty() && other_lines > 0 {
+        return Err(Error::new(
+            ErrorKind::Malformed,
+            path,
+            format!(
+                "no compile command (not JSON, and none of its {} is a compiler given -c)",
+                crate::text::count(other_lines, "line", "lines")
+            ),
+        ));
+    }
+    Ok(commands)
 }
 
 /// `weakscan diff` of two processes: each loaded and coalesced (in parallel), images paired as
