@@ -430,6 +430,17 @@ fn regression_image_names_rendered_as_markdown_links_and_details() {
     let (bin, log, app, app_v2) = (&*i.hostile, &*i.hostile_log, &*i.app, &*i.app_v2);
     let (plain, plain_log, db, importers) =
         (&*i.plain, &*i.log, &*i.compile_commands, &*i.importers);
+    // The old build's database: every object compiled with a visibility value that is markup.
+    let old_db = i.dir.join("old_compile_commands.json");
+    let text = std::fs::read_to_string(testdata().join("attr/compile_commands.json")).unwrap();
+    let mut entries: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for e in entries.as_array_mut().unwrap() {
+        if let Some(args) = e["arguments"].as_array_mut() {
+            args.push(format!("-fvisibility={pattern}").into());
+        }
+    }
+    std::fs::write(&old_db, entries.to_string()).unwrap();
+    let old_db = old_db.display().to_string();
     let runs: Vec<(&str, Vec<&str>)> = vec![
         ("scan BIN", vec!["scan", bin, "--top", "100"]),
         (
@@ -466,6 +477,18 @@ fn regression_image_names_rendered_as_markdown_links_and_details() {
         (
             "diff --compile-commands",
             vec!["diff", &attr, &attr, "--compile-commands", db],
+        ),
+        (
+            "diff --old-compile-commands",
+            vec![
+                "diff",
+                &attr,
+                &attr,
+                "--old-compile-commands",
+                &old_db,
+                "--new-compile-commands",
+                db,
+            ],
         ),
         (
             "check BIN",

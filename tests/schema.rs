@@ -396,3 +396,33 @@ fn flags_outputs_validate() {
     let schema = strict(schema("flags"));
     assert_eq!(errors(&schema, &doc), Vec::<String>::new());
 }
+
+#[test]
+fn diff_compiled_differently_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = attr("compile_commands.json");
+    let text = std::fs::read_to_string(&new).unwrap();
+    let old = dir.path().join("old.json");
+    std::fs::write(
+        &old,
+        text.replacen("\"-fvisibility=default\"", "\"-fvisibility=hidden\"", 1),
+    )
+    .unwrap();
+    let old = old.display().to_string();
+    let f = bin("app-attr-x86_64");
+    let args = [
+        "diff",
+        "--format",
+        "json",
+        "--old-compile-commands",
+        &old,
+        "--new-compile-commands",
+        &new,
+        &f,
+        &f,
+    ];
+    let doc = run(&args, 0);
+    let libraries = &doc["compiled_differently"][0]["libraries"];
+    assert_eq!(libraries[0]["lost_hidden"], 1, "{doc:#}");
+    assert_valid("diff", &args, &doc);
+}

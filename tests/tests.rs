@@ -20,6 +20,8 @@
 //! * `fix_plan_objects` holds every surface of the fix plan (scan, diff, check, report; one
 //!   image or a process) to "at most" exactly when not every definer was read, and `--objects`
 //!   to making it exact;
+//! * `compiled_differently` runs `diff --old-compile-commands A --new-compile-commands B` on
+//!   the flags program of `testdata/plan` with a database A written beside its committed one;
 //! * `flags` runs `weakscan flags` on generated compile databases, a ninja command dump and
 //!   the committed fixture databases, and on bad input;
 //! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
@@ -51,6 +53,7 @@ mod attribution;
 mod baselines;
 mod check;
 mod cli;
+mod compiled_differently;
 mod differential;
 mod fix_plan;
 mod fix_plan_objects;

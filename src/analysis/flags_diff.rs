@@ -128,6 +128,31 @@ pub fn describe(f: &VisibilityFlags) -> String {
     }
 }
 
+/// How one object's visibility options changed between two builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The same options.
+    Same,
+    /// No longer hidden by default ([`VisibilityFlags::hides_by_default`]).
+    LostHidden,
+    /// Newly hidden by default.
+    GainedHidden,
+    /// Other options differ (`-fvisibility-inlines-hidden`, `protected`, …).
+    Other,
+}
+
+/// How the options went from `old` to `new`.
+pub fn change(old: &VisibilityFlags, new: &VisibilityFlags) -> Change {
+    if old == new {
+        return Change::Same;
+    }
+    match (old.hides_by_default(), new.hides_by_default()) {
+        (true, false) => Change::LostHidden,
+        (false, true) => Change::GainedHidden,
+        _ => Change::Other,
+    }
+}
+
 /// An entry's visibility options for the arch its argv names.
 fn flags_of(c: &CompileCommand) -> Result<VisibilityFlags, String> {
     visibility_of(c, arch_of_args(c.arguments.iter()))
@@ -142,8 +167,9 @@ fn keys(c: &CompileCommand) -> [Option<String>; 3] {
     ]
 }
 
-/// Pairs of (old index, new index), and how many were paired by source.
-fn pair(old: &[CompileCommand], new: &[CompileCommand]) -> (Vec<(usize, usize)>, usize) {
+/// Pairs of (old index, new index), in the new database's order, and how many were paired by
+/// source (see the [module documentation](self)).
+pub fn pair(old: &[CompileCommand], new: &[CompileCommand]) -> (Vec<(usize, usize)>, usize) {
     let old_keys: Vec<_> = old.iter().map(keys).collect();
     let new_keys: Vec<_> = new.iter().map(keys).collect();
     let (mut old_done, mut new_done) = (vec![false; old.len()], vec![false; new.len()]);
@@ -215,12 +241,12 @@ pub fn flags_report(
         let t = target_entry(&mut targets, n);
         t.matched += 1;
         match (flags_of(o), flags_of(n)) {
-            (Ok(a), Ok(b)) if a == b => {}
+            (Ok(a), Ok(b)) if change(&a, &b) == Change::Same => {}
             (Ok(a), Ok(b)) => {
-                match (a.hides_by_default(), b.hides_by_default()) {
-                    (true, false) => t.lost_hidden += 1,
-                    (false, true) => t.gained_hidden += 1,
-                    _ => {}
+                match change(&a, &b) {
+                    Change::LostHidden => t.lost_hidden += 1,
+                    Change::GainedHidden => t.gained_hidden += 1,
+                    Change::Same | Change::Other => {}
                 }
                 t.changed.push(ChangedObject {
                     object: output_of(n).unwrap_or(&n.file).to_owned(),
@@ -325,6 +351,28 @@ mod tests {
         );
         assert_eq!(r.targets[1].target.as_deref(), Some("uv"));
         assert_eq!((r.targets[1].gained_hidden, r.targets[1].only_new), (1, 1));
+    }
+
+    #[test]
+    fn changes_are_told_by_hidden_visibility_first() {
+        let f = |v: Option<&str>, inlines: bool| VisibilityFlags {
+            visibility: v.map(Into::into),
+            inlines_hidden: inlines,
+            ..VisibilityFlags::default()
+        };
+        let hidden = f(Some("hidden"), false);
+        assert_eq!(change(&hidden, &hidden), Change::Same);
+        assert_eq!(change(&hidden, &f(None, true)), Change::LostHidden);
+        assert_eq!(
+            change(&f(Some("default"), false), &hidden),
+            Change::GainedHidden
+        );
+        // `default` named or not is the same visibility, but other options.
+        assert_eq!(
+            change(&f(None, false), &f(Some("default"), false)),
+            Change::Other
+        );
+        assert_eq!(change(&hidden, &f(Some("internal"), true)), Change::Other);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod attribute;
 pub mod check;
 pub mod coalesce;
+pub mod compiled_differently;
 pub mod demangle;
 pub mod diff;
 pub mod estimate;

@@ -401,6 +401,9 @@ pub struct PairReport {
     /// The new image's objects joined to its compile database (`diff --compile-commands`),
     /// which the fix reads; `None` without one.
     pub visibility: Option<super::visibility::VisibilityReport>,
+    /// The new image's objects compiled differently from the old build
+    /// (`diff --old-compile-commands A --new-compile-commands B`); `None` without both.
+    pub compiled_differently: Option<super::compiled_differently::CompiledDifferently>,
 }
 
 /// How every output names the two builds of a diff ([`super::labels`]).
@@ -650,6 +653,7 @@ pub fn diff_report_with(
             },
             fix_plan: super::fix_plan::fix_plan(n, names),
             visibility: None,
+            compiled_differently: None,
         });
     }
     let only = |a: &[Image], paired: &dyn Fn(&Image) -> bool| -> Vec<ImageSummary> {

@@ -47,13 +47,20 @@ pub struct DiffArgs {
     /// below these paths (repeatable). Without them the plan's figures are "at most".
     #[arg(long = "objects", value_name = "PATH")]
     pub objects: Vec<PathBuf>,
-    /// The new build's compile_commands.json.
+    /// The new build's compile database: compile_commands.json or a command dump.
     ///
-    /// clang's compile database of the new build, the one a fix changes: the fix names the
-    /// compile command of the object the largest change comes from, and whether it compiles
-    /// with -fvisibility=hidden.
-    #[arg(long, value_name = "FILE")]
-    pub compile_commands: Option<PathBuf>,
+    /// clang's compile database of the new build (or `ninja -n --verbose` output), the one a
+    /// fix changes: the fix names the compile command of the object the largest change comes
+    /// from, and whether it compiles with -fvisibility=hidden. --compile-commands is the same.
+    #[arg(long, visible_alias = "compile-commands", value_name = "FILE")]
+    pub new_compile_commands: Option<PathBuf>,
+    /// The old build's compile database: compile_commands.json or a command dump.
+    ///
+    /// With --new-compile-commands: the section "compiled differently" lists, per library,
+    /// the new build's objects whose visibility options changed between the two databases
+    /// and the lookups they cost; the fix names the library when it explains the growth.
+    #[arg(long, value_name = "FILE", requires = "new_compile_commands")]
+    pub old_compile_commands: Option<PathBuf>,
     /// Link the HTML report at URL (markdown and github).
     ///
     /// The Markdown report (a pull-request comment) links it after the fix, and the github
@@ -104,7 +111,8 @@ impl DiffArgs {
                     objects: self.objects.clone(),
                 },
             ],
-            compile_commands: self.compile_commands.clone(),
+            compile_commands: self.new_compile_commands.clone(),
+            old_compile_commands: self.old_compile_commands.clone(),
             report_url: self.report_url.clone(),
             // The new build's fix plan (in the JSON) counts what each candidate would also hide.
             read: crate::input::ReadOptions {

@@ -135,7 +135,15 @@ pub fn join_compile_db(
     path: &Path,
     images: &mut [Image],
 ) -> Result<(Vec<CompileCommand>, CompileDbIndex)> {
-    let commands = read_compile_db(path)?;
+    Ok(join_commands(read_compile_db(path)?, images))
+}
+
+/// [`join_compile_db`] of commands already read (`diff` reads either form of database,
+/// [`super::flags::read_compile_input`]).
+pub fn join_commands(
+    commands: Vec<CompileCommand>,
+    images: &mut [Image],
+) -> (Vec<CompileCommand>, CompileDbIndex) {
     let index = CompileDbIndex::new(&commands);
     for image in images.iter_mut() {
         let compiled = crate::analysis::visibility::compiled_objects(image, &commands, &index);
@@ -143,7 +151,7 @@ pub fn join_compile_db(
             a.compiled = compiled;
         }
     }
-    Ok((commands, index))
+    (commands, index)
 }
 
 /// The compile database at `path` (`--compile-commands`), parsed. The text is dropped before

@@ -2,6 +2,7 @@
 
 use super::builds::read_builds;
 use super::{emit_report, one_stdin};
+use crate::analysis::compiled_differently::compiled_differently;
 use crate::analysis::group::GroupBy;
 use crate::analysis::labels::build_labels;
 use crate::analysis::process_diff::{Side, diff_processes};
@@ -29,9 +30,12 @@ pub struct DiffRequest {
     /// stripped builds), attached as `scan --map`/`--dsym` attaches one; the new side's
     /// `objects` are `--objects`, where its definers are read from (its fix plan's).
     pub origin: [OriginFiles; 2],
-    /// `--compile-commands`: the new build's compile database, joined to its attributed
-    /// objects for the fix.
+    /// `--new-compile-commands` (`--compile-commands`): the new build's compile database
+    /// (JSON or a command dump), joined to its attributed objects for the fix.
     pub compile_commands: Option<PathBuf>,
+    /// `--old-compile-commands`: the old build's, compared with the new one's for the section
+    /// "compiled differently" ([`crate::analysis::compiled_differently`]).
+    pub old_compile_commands: Option<PathBuf>,
     /// `--report-url`: the HTML report the Markdown and the github summary link.
     pub report_url: Option<String>,
     /// How to read them.
@@ -58,11 +62,17 @@ pub struct DiffRequest {
 
 /// Runs `weakscan diff`: exit 0 on success.
 pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
-    one_stdin(&[&req.old, &req.new])?;
+    let dbs = [&req.old_compile_commands, &req.compile_commands];
+    let mut inputs: Vec<&std::path::Path> = vec![&req.old, &req.new];
+    inputs.extend(dbs.iter().filter_map(|p| p.as_deref()));
+    one_stdin(&inputs)?;
     if let Some(load) = &req.process {
-        if req.origin.iter().any(|o| !o.is_empty()) || req.compile_commands.is_some() {
+        if req.origin.iter().any(|o| !o.is_empty())
+            || req.compile_commands.is_some()
+            || req.old_compile_commands.is_some()
+        {
             return Err(Error::usage(
-                "--old-/--new-dsym, --old-/--new-map and --compile-commands describe one binary per side, not a whole process",
+                "--old-/--new-dsym, --old-/--new-map and --old-/--new-compile-commands describe one binary per side, not a whole process",
             ));
         }
         if !req.labels.is_empty() {
@@ -96,7 +106,14 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     attach(&mut old_images, &req.origin[0])?;
     attach(&mut new_images, &req.origin[1])?;
     let compile_db = match &req.compile_commands {
-        Some(path) => Some(super::builds::join_compile_db(path, &mut new_images)?),
+        Some(path) => Some(super::builds::join_commands(
+            read_database(path)?,
+            &mut new_images,
+        )),
+        None => None,
+    };
+    let old_db = match &req.old_compile_commands {
+        Some(path) => Some(read_database(path)?),
         None => None,
     };
     let pair = req
@@ -126,6 +143,11 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
                 .find(|i| i.attribution.is_some() && i.path == p.new.path && i.arch == p.new.arch);
             if let Some(image) = image {
                 p.visibility = Some(visibility_report(image, commands, index));
+                if let Some(old) = &old_db {
+                    let mut c = compiled_differently(image, old, commands, index);
+                    c.since = report.labels.new.clone();
+                    p.compiled_differently = Some(c);
+                }
             }
         }
     }
@@ -144,6 +166,27 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     crate::memory::discard((old_images, new_images, names));
     crate::memory::discard(store);
     Ok(0)
+}
+
+/// A build's compile database for `diff` ([`super::flags::read_compile_input`]: JSON or a
+/// command dump). A text with lines but no compile command is refused rather than read as an
+/// empty build, which would leave every object unmatched.
+///
+/// Errors: those of [`super::flags::read_compile_input`]; a dump with no compile command
+/// (`Malformed`, naming the file and its line count).
+fn read_database(path: &std::path::Path) -> Result<Vec<crate::origin::compile_db::CompileCommand>> {
+    let (commands, other_lines) = super::flags::read_compile_input(path)?;
+    if commands.is_empty() && other_lines > 0 {
+        return Err(Error::new(
+            ErrorKind::Malformed,
+            path,
+            format!(
+                "no compile command (not JSON, and none of its {} is a compiler given -c)",
+                crate::text::count(other_lines, "line", "lines")
+            ),
+        ));
+    }
+    Ok(commands)
 }
 
 /// `weakscan diff` of two processes: each loaded and coalesced (in parallel), images paired as

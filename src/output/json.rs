@@ -61,6 +61,14 @@ struct ArchVisibility<'a> {
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
+struct ArchCompiledDifferently<'a> {
+    path: &'a str,
+    arch: Option<&'a str>,
+    #[serde(flatten)]
+    report: &'a crate::analysis::compiled_differently::CompiledDifferently,
+}
+
+#[derive(Serialize, schemars::JsonSchema)]
 struct ArchGroup<'a> {
     path: &'a str,
     image: &'a str,
@@ -111,6 +119,10 @@ pub(crate) struct DiffJson<'a> {
     /// commands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     compile_commands: Vec<ArchVisibility<'a>>,
+    /// `diff --old-compile-commands A --new-compile-commands B`: per image of the new build,
+    /// its objects whose visibility options changed between A and B, by library.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    compiled_differently: Vec<ArchCompiledDifferently<'a>>,
     /// Per pair, the new build's fix plan (as `scan NEW` gives it), whose best candidate the
     /// `fix` lines name: the figures are at most unless `definers.exact`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -310,6 +322,17 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
                     path: &p.new.path,
                     arch: p.new.arch.as_deref(),
                     report: p.visibility.as_ref()?,
+                })
+            })
+            .collect(),
+        compiled_differently: report
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                Some(ArchCompiledDifferently {
+                    path: &p.new.path,
+                    arch: p.new.arch.as_deref(),
+                    report: p.compiled_differently.as_ref()?,
                 })
             })
             .collect(),

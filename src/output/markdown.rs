@@ -442,9 +442,51 @@ fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result
         }
         out.write_all(b"\n")?;
     }
+    if let Some(c) = &p.compiled_differently {
+        compiled_differently(out, c)?;
+    }
     let fix = story::diff_fix(p, Some(&p.fix_plan), code);
     if !fix.is_empty() {
         writeln!(out, "{}\n", fix_paragraph(&fix))?;
+    }
+    Ok(())
+}
+
+/// The section "compiled differently" (`--old-compile-commands`, `--new-compile-commands`):
+/// per library, its objects whose visibility options changed and their cost in the new build.
+fn compiled_differently(
+    out: &mut dyn Write,
+    c: &crate::analysis::compiled_differently::CompiledDifferently,
+) -> io::Result<()> {
+    if c.libraries.is_empty() {
+        writeln!(
+            out,
+            "Compiled differently: no object's visibility options changed.\n"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "| compiled differently | lost hidden | gained hidden | other | weak-bound symbols | lookups | e.g. old → new |\n|---|---:|---:|---:|---:|---:|---|"
+        )?;
+        for l in &c.libraries {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {}: {} → {} |",
+                code(&l.library),
+                l.lost_hidden,
+                l.gained_hidden,
+                l.other,
+                l.weak_bound_symbols,
+                l.lookups,
+                code(&l.first_object),
+                code(&l.old_options),
+                code(&l.new_options)
+            )?;
+        }
+        out.write_all(b"\n")?;
+    }
+    if let Some(line) = story::not_compared(c) {
+        writeln!(out, "{}.\n", capitalize(&line))?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@
 
 use crate::analysis::attribute::{NO_ATTRIBUTION, NO_DEBUG_INFO};
 use crate::analysis::check::{Figure, ImageCheck};
+use crate::analysis::compiled_differently::LibraryChange;
 use crate::analysis::diff::percent_change;
 use crate::analysis::fix_plan::{Candidate, DefinersRead, FixPlan};
 use crate::analysis::group::{Group, GroupFrom};
@@ -240,6 +241,7 @@ pub fn diff_fix(p: &PairReport, plan: Option<&FixPlan>, q: Quote) -> Vec<String>
             count(n - o, "lookup", "lookups")
         )),
     }
+    lead_with_compiled_differently(&mut lines, p, q);
     if let Some(best) = best {
         let same = grown.is_some_and(|(_, f)| library_of(&f.object) == best.library);
         lines.push(if same {
@@ -497,6 +499,74 @@ pub fn weak_defines_line(c: &Candidate) -> Option<String> {
             "it is the last leaker: the image is left with no weak definition, so MH_WEAK_DEFINES \
              goes and with it {} of operator new and delete (counted)",
             count(n, "lookup", "lookups")
+        )
+    })
+}
+
+/// The library of the section "compiled differently" that explains a diff's growth: the first
+/// (most lookups from objects that lost hidden visibility), when it has such lookups.
+pub fn growth_by_flags(p: &PairReport) -> Option<&LibraryChange> {
+    p.compiled_differently
+        .as_ref()?
+        .libraries
+        .first()
+        .filter(|l| l.lost_hidden > 0 && l.lookups_lost_hidden > 0)
+}
+
+/// Puts first in a growing diff's `fix:` block the library whose objects lost
+/// `-fvisibility=hidden` between the two compile databases (`libfoo.a: 812 objects compile
+/// without -fvisibility=hidden since NEW; they bring +3939 lookups`), the line it leads
+/// losing its `fix: `.
+fn lead_with_compiled_differently(lines: &mut Vec<String>, p: &PairReport, q: Quote) {
+    let Some(l) = growth_by_flags(p) else {
+        return;
+    };
+    let since = p
+        .compiled_differently
+        .as_ref()
+        .map_or("", |c| c.since.as_str());
+    if let Some(first) = lines.first_mut()
+        && let Some(rest) = first.strip_prefix("fix: ")
+    {
+        *first = rest.to_owned();
+    }
+    let (verb, they) = if l.lost_hidden == 1 {
+        ("compiles", "it brings")
+    } else {
+        ("compile", "they bring")
+    };
+    lines.insert(
+        0,
+        format!(
+            "fix: {}: {} {verb} without {} since {}; {they} +{}",
+            q(&l.library),
+            count(l.lost_hidden, "object", "objects"),
+            q("-fvisibility=hidden"),
+            q(since),
+            count(l.lookups_lost_hidden, "lookup", "lookups")
+        ),
+    );
+}
+
+/// The objects of a diff's attribution the section "compiled differently" could not
+/// compare, by reason; `None` when every one was.
+pub fn not_compared(
+    c: &crate::analysis::compiled_differently::CompiledDifferently,
+) -> Option<String> {
+    let parts: Vec<String> = [
+        (c.not_in_new, "with no unique entry in the new database"),
+        (c.not_in_old, "with no entry in the old database"),
+        (c.unknown, "whose options cannot be read"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "not compared, of {}: {}",
+            crate::text::count(c.objects, "object", "objects"),
+            parts.join(", ")
         )
     })
 }

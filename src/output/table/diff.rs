@@ -92,6 +92,9 @@ fn pair(out: &mut dyn Write, r: &DiffReport, p: &PairReport, w: Option<u16>) -> 
     lines.extend(story::diff_fix(p, Some(&p.fix_plan), story::plain));
     story_lines(out, r.pairs.len() > 1, &p.label, &lines, w)?;
     writeln!(out, "{}\n{}", inputs(r, p, w), totals(p, w))?;
+    if let Some(c) = &p.compiled_differently {
+        super::compiled::compiled_differently(out, c, w)?;
+    }
     let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
     if p.groups_changed == 0 {
         writeln!(out, "no group changed\n")?;

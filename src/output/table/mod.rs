@@ -12,6 +12,7 @@
 //! * [`verify`] and [`check`].
 
 mod check;
+mod compiled;
 mod diff;
 pub(crate) mod fit;
 mod fixes;
