@@ -1105,7 +1105,12 @@ impl<'a> Parser<'a> {
         self.look() == b'T' && matches!(self.look_at(1), b'y' | b'n' | b't' | b'p' | b'k')
     }
 
+    /// `<template-param-decl>`, as LLVM's `parseTemplateParamDecl`: anything but `Ty`, `Tk`,
+    /// `Tn`, `Tt` or `Tp` is malformed, inside `Tt … E` and after `Tp` too.
     fn template_param_decl(&mut self) -> R<u32> {
+        if !self.is_template_param_decl() {
+            return Err(BAD);
+        }
         self.enter()?;
         let r = self.template_param_decl_inner();
         self.leave();

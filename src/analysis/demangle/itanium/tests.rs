@@ -175,3 +175,16 @@ fn regression_vendor_qualifiers_and_designators_recursed_without_a_depth_bound()
     let _ = read("_ZN1AcvT_IS0_EEv", 1 << 20);
     let _ = read("_ZN1AcvT_IS1_EEv", 1 << 20);
 }
+
+// Regression (fuzz finding, `printer`): after `Tp` (and inside `Tt … E`) the reader took any two
+// bytes as the next template parameter declaration, so it read names LLVM's demangler rejects
+// (`_Z2v8ITpEnteE`: `Tp` then `En…`), and a `Tp` at the end of a name stepped past its end
+// until the depth bound.
+#[test]
+fn regression_a_pack_parameter_declaration_read_any_two_bytes_as_its_declaration() {
+    assert_eq!(rejected("_Z2v8ITpEnteE"), Reject::Malformed);
+    assert_eq!(rejected("_Z1fITpEEvv"), Reject::Malformed);
+    assert_eq!(rejected("_Z2v8ITpEEv"), Reject::Malformed);
+    assert_eq!(rejected("_Z1fITtXYEiEvv"), Reject::Malformed);
+    assert_eq!(rejected("_Z1fITp"), Reject::Malformed);
+}
