@@ -236,10 +236,15 @@ fn compute<F: FnMut(u32) -> Result<Memo, Reject>>(
         Node::Source(s) => a.text(s.len as u64),
         Node::AnonNamespace => a.text(21),
         Node::Text(t) => a.text(t.len() as u64),
-        Node::Nested { prefix, name } => {
+        Node::Nested {
+            prefix,
+            name,
+            friend,
+        } => {
             add_child(visit, &mut a, prefix)?;
             add_child(visit, &mut a, name)?;
-            a.text(2);
+            // `::`, or `::friend `.
+            a.text(if friend { 9 } else { 2 });
         }
         Node::UnscopedStd(name) => {
             add_child(visit, &mut a, name)?;

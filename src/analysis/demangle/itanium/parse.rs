@@ -114,8 +114,13 @@ pub enum Node {
     AnonNamespace,
     /// Fixed text: a builtin type, `std`, `string literal`, `auto`, `this` …
     Text(&'static str),
-    /// `prefix::name` (5.1.5 `<nested-name>`).
-    Nested { prefix: u32, name: u32 },
+    /// `prefix::name` (5.1.5 `<nested-name>`); `friend`: a member-like friend (`F` before the
+    /// name), which LLVM prints `prefix::friend name` (`MemberLikeFriendName`).
+    Nested {
+        prefix: u32,
+        name: u32,
+        friend: bool,
+    },
     /// `St <unqualified-name>`: `std::name` (5.1.5 `<unscoped-name>`).
     UnscopedStd(u32),
     /// `name<args>`; `args` is a [`Node::Args`].
@@ -906,7 +911,6 @@ impl<'a> Parser<'a> {
             return Err(Reject::Unsupported);
         }
         let friend = scope != NONE && self.eat(b'F');
-        let _ = friend;
         self.eat(b'L');
         let b = self.look();
         let mut result = if (b'1'..=b'9').contains(&b) {
@@ -937,6 +941,7 @@ impl<'a> Parser<'a> {
             result = self.node(Node::Nested {
                 prefix: scope,
                 name: result,
+                friend,
             })?;
         }
         Ok(result)

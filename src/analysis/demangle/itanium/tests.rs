@@ -188,3 +188,25 @@ fn regression_a_pack_parameter_declaration_read_any_two_bytes_as_its_declaration
     assert_eq!(rejected("_Z1fITtXYEiEvv"), Reject::Malformed);
     assert_eq!(rejected("_Z1fITp"), Reject::Malformed);
 }
+
+// Regression (fuzz finding, `printer`): a member-like friend name (`F` before an unqualified
+// name in a nested name) is printed by LLVM as `scope::friend name`, 7 bytes more than the
+// bound counted, so `__cxa_demangle`'s output could pass the bound it was given.
+#[test]
+fn regression_a_friend_name_printed_past_the_bound() {
+    for (plain, printed) in [
+        ("_ZNooFooE", "operator||::friend operator||"),
+        (
+            "_ZN6kcu_751FoossFoossooE",
+            "kcu_75::F::operator||::operator<=>::friend operator||::operator<=>::operator||",
+        ),
+    ] {
+        let r = read(plain, 1 << 20).expect(plain);
+        assert!(
+            r.printed_bound >= printed.len() as u64,
+            "{plain}: bound {} < {}",
+            r.printed_bound,
+            printed.len()
+        );
+    }
+}
