@@ -545,10 +545,15 @@ impl EntityOf for Demangled<'_> {
         }
     }
 
+    /// By the hashed index of the names ([`Demangled::position`], which the grouping builds
+    /// too): one hash of the name instead of a binary search comparing long shared prefixes.
     fn kinds_of(&self, raw: &str) -> (Entity, InlinesHidden) {
-        match self.get(raw) {
-            NameRef::Cxx(n) => (n.entity(), n.inlines_hidden()),
-            NameRef::Plain(_) => (Entity::Other, InlinesHidden::Stays),
+        match self.position(raw) {
+            Some(p) => {
+                let n = self.at(p);
+                (n.entity(), n.inlines_hidden())
+            }
+            None => (Entity::Other, InlinesHidden::Stays),
         }
     }
 }
@@ -559,6 +564,7 @@ type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>, Savings);
 
 /// The fix plan of `image`, whose names `names` holds (as a scan demangles them).
 pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
+    names.index_positions();
     fix_plan_of(image, &Origins::of(image), names)
 }
 
