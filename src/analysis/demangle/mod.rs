@@ -465,8 +465,8 @@ impl<'a> Demangled<'a> {
     /// Demangles `sorted` (distinct names, sorted) in batches of `batch` names with
     /// [`demangle_all`], keeping `keys` of each C++ name (see [`Demangled::merge_keeping`]),
     /// shown in `style`.
-    /// The list becomes the result's, so the raw names are never held twice. The classes the
-    /// names show (which cut namespaces) are collected only when `keys` keep namespaces: a
+    /// The list becomes the result's, so the raw names are never held twice; the entries are
+    /// gathered into one list made at its final size. The classes the names show (which cut namespaces) are collected only when `keys` keep namespaces: a
     /// result without them, merged into another, cuts none of its namespaces.
     ///
     /// Errors: those of [`demangle_all`].
@@ -476,7 +476,14 @@ impl<'a> Demangled<'a> {
         keys: Keys,
         style: NameStyle,
     ) -> Result<Demangled<'a>> {
-        let mut names: Vec<(&'a str, SymbolName)> = Vec::new();
+        // Several batches: room for every `_Z` name at once (appending batch after batch to a
+        // list that doubles held the old and the new list together at its last growth). One
+        // batch: its own list becomes the result's, not copied.
+        let mut names: Vec<(&'a str, SymbolName)> = if sorted.len() > batch.max(1) {
+            Vec::with_capacity(sorted.iter().filter(|n| needs_demangling(n)).count())
+        } else {
+            Vec::new()
+        };
         let mut failures = 0;
         let mut reasons = FailureReasons::default();
         let mut classes = HashSet::default();
@@ -487,9 +494,8 @@ impl<'a> Demangled<'a> {
             failures += count_failures(&entries);
             reasons.merge(failure_reasons(&entries, admitted));
             classes.extend(shown.into_iter().flatten());
-            // The demangling's own list kept (one batch: it becomes the result's), not copied.
             entries.retain(|(_, n)| n.kind != NameKind::C);
-            if names.is_empty() {
+            if names.capacity() == 0 {
                 names = entries;
             } else {
                 names.append(&mut entries);
