@@ -898,6 +898,18 @@ impl<'a> Parser<'a> {
             }
             return Err(BAD);
         }
+        // After `St`, LLVM reads the name in the scope `std` (`parseUnscopedName`): a
+        // constructor or destructor of it (`std::std()`) or a member-like friend
+        // (`std::friend f`) is read there too.
+        let ctor_dtor_or_friend = match self.look() {
+            b'C' | b'F' => true,
+            b'D' => self.look_at(1) != b'C',
+            _ => false,
+        };
+        if std && ctor_dtor_or_friend {
+            let scope = self.node(Node::Text("std"))?;
+            return Ok((self.unqualified_name(state, scope)?, false));
+        }
         let n = self.unqualified_name(state, NONE)?;
         if std {
             return Ok((self.node(Node::UnscopedStd(n))?, false));

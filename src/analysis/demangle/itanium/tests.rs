@@ -210,3 +210,24 @@ fn regression_a_friend_name_printed_past_the_bound() {
         );
     }
 }
+
+// Regression (fuzz finding, `printer`): after `St` LLVM reads the unqualified name in the scope
+// `std`, so a constructor, destructor or member-like friend there is a name it prints
+// (`std::std()`); the reader read it in no scope and found it malformed.
+#[test]
+fn regression_a_constructor_of_std_was_malformed() {
+    for (plain, printed) in [
+        ("_ZStC1v", "std::std()"),
+        ("_ZStD1v", "std::~std()"),
+        ("_ZStF3foov", "std::friend foo()"),
+        ("_Z1fStC3t", "f(std::std, unsigned short)"),
+    ] {
+        let r = read(plain, 1 << 20).expect(plain);
+        assert!(r.printed_bound >= printed.len() as u64, "{plain}");
+    }
+    // `St` before anything else is read as before.
+    assert_eq!(
+        pattern("_ZSt4moveIRiEONSt16remove_referenceIT_E4typeEOS2_"),
+        "std::move<…>(…)"
+    );
+}
