@@ -1136,9 +1136,16 @@ fn names_shown_raw_are_noted_in_one_wording() {
         assert_eq!(text.matches(&want).count(), 1, "{format}:\n{text}");
         assert!(text.contains("__ZN2v8"), "{format}:\n{text}");
     }
+    let mut reasons = weakscan::analysis::demangle::FailureReasons::default();
     assert_eq!(
-        weakscan::output::demangle_note(3),
+        weakscan::output::demangle_note(3, &reasons),
         "3 symbol names could not be demangled and are shown raw"
+    );
+    reasons.malformed = 2;
+    reasons.too_long = 1;
+    assert_eq!(
+        weakscan::output::demangle_note(3, &reasons),
+        "3 symbol names could not be demangled and are shown raw (2 malformed, 1 too long)"
     );
 }
 

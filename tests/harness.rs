@@ -1058,6 +1058,7 @@ pub fn baseline(data: &[u8]) {
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        demangle_failures_by_reason: names.reasons,
         importers: Vec::new(),
         importers_skipped: Vec::new(),
     };
@@ -1770,6 +1771,7 @@ fn check_report(old: &[Image], new: &[Image], by: GroupBy) -> Option<CheckReport
         group_figure: policy.group_figure,
         images,
         demangle_failures: names.failures,
+        demangle_failures_by_reason: names.reasons,
         importers: Vec::new(),
         importers_skipped: Vec::new(),
     })

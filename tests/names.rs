@@ -839,6 +839,53 @@ fn deep_and_long_names_are_bounded_by_work() {
     );
 }
 
+/// Why each hostile name is shown raw reaches the outputs: `demangle_failures_by_reason` in
+/// the JSON (only the reasons that occurred), and the reasons in short after the table's note.
+#[test]
+fn hostile_names_reasons_reach_the_json_and_the_table() {
+    let names = [
+        format!("__Zdl{}", "StI".repeat(27)),
+        format!("__Z1fI{}i{}Ev", "1AI".repeat(20_000), "E".repeat(20_000)),
+        format!(
+            "__Z20aaaaaaaaaaaaaaaaaaaaIJ{}EEvDpFvT_{}E",
+            "i".repeat(2000),
+            "S_".repeat(15_000)
+        ),
+        format!("__Z1f{}", "i".repeat(256 << 10)),
+        "__Z1fS0_".to_string(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let log = hostile_log(dir.path(), &names);
+    let (code, out, failures) = scan_hostile(&log);
+    assert_eq!((code, failures), (0, 5), "{out}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        doc["demangle_failures_by_reason"],
+        serde_json::json!({"malformed": 2, "too_deep": 1, "too_long": 1, "too_big": 1}),
+    );
+    let table = Command::new(crate::util::bin())
+        .args(["scan", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    // The note is wrapped to the table's width: compared with its line breaks as spaces.
+    let text = String::from_utf8_lossy(&table.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains(
+            "5 symbol names could not be demangled and are shown raw \
+             (2 malformed, 1 too deep, 1 too long, 1 too big)"
+        ),
+        "{text}"
+    );
+    // No failure: no object.
+    let clean = hostile_log(dir.path(), &["__Z1fv".to_string()]);
+    let (_, out, failures) = scan_hostile(&clean);
+    assert_eq!(failures, 0);
+    assert!(!out.contains("demangle_failures_by_reason"), "{out}");
+}
+
 /// The keys the name engine gives are the keys cpp_demangle's structure gave, on every name of
 /// the corpus (every weak name of the fixtures and the CI Node builds, every external
 /// symbol-table name).

@@ -372,6 +372,9 @@ pub struct CheckReport {
     pub images: Vec<ImageCheck>,
     /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
+    /// The same names by why: only the reasons that occurred; left out when none was kept raw.
+    #[serde(skip_serializing_if = "crate::analysis::demangle::FailureReasons::is_empty")]
+    pub demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
     /// `--importer`: each importer held against each checked image (its imports that resolve
     /// against the image, and every one the image does not export).
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -524,6 +524,10 @@ pub trait EntityOf {
     fn entity_of(&self, raw: &str) -> Entity;
     /// What `-fvisibility-inlines-hidden` does to `raw` ([`InlinesHidden::Stays`] for a C name).
     fn inlines_hidden_of(&self, raw: &str) -> InlinesHidden;
+    /// Both, with one look-up where the implementation can.
+    fn kinds_of(&self, raw: &str) -> (Entity, InlinesHidden) {
+        (self.entity_of(raw), self.inlines_hidden_of(raw))
+    }
 }
 
 impl EntityOf for Demangled<'_> {
@@ -540,6 +544,18 @@ impl EntityOf for Demangled<'_> {
             NameRef::Plain(_) => InlinesHidden::Stays,
         }
     }
+
+    /// By the hashed index of the names ([`Demangled::position`], which the grouping builds
+    /// too): one hash of the name instead of a binary search comparing long shared prefixes.
+    fn kinds_of(&self, raw: &str) -> (Entity, InlinesHidden) {
+        match self.position(raw) {
+            Some(p) => {
+                let n = self.at(p);
+                (n.entity(), n.inlines_hidden())
+            }
+            None => (Entity::Other, InlinesHidden::Stays),
+        }
+    }
 }
 
 /// A library's summed figures: `-fvisibility=hidden`, `-fvisibility-inlines-hidden` (at most,
@@ -548,6 +564,7 @@ type Sums = (Savings, (Savings, Savings), Kinds, Vec<PlanObject>, Savings);
 
 /// The fix plan of `image`, whose names `names` holds (as a scan demangles them).
 pub fn fix_plan(image: &Image, names: &Demangled<'_>) -> FixPlan {
+    names.index_positions();
     fix_plan_of(image, &Origins::of(image), names)
 }
 
@@ -768,20 +785,22 @@ fn tally_owners(
     origins: &Origins<'_>,
     sharing: &Sharing<'_>,
 ) -> Vec<(Owner, Tally)> {
-    let fate = |raw: &str| -> Option<Fate> {
+    let fate_and_entity = |raw: &str| -> Option<(Fate, Entity)> {
         let owner = sharing.route(owner_of(origins, raw)?, raw);
         let compiled = match owner {
             Owner::Object(o) => origins.compiled(o),
             _ => None,
         };
-        let (marked, inlines) = as_compiled(compiled, raw, names);
-        Some((owner, inlines, marked))
+        let (entity, fate) = names.kinds_of(raw);
+        let (marked, inlines) = as_compiled(compiled, raw, entity, fate);
+        Some(((owner, inlines, marked), entity))
     };
+    let fate = |raw: &str| fate_and_entity(raw).map(|(f, _)| f);
     let mut tallies: HashMap<Owner, Tally> = HashMap::new();
     // Per bound name defined here: its owner and what each flag does to it.
     let mut bound: HashMap<&str, Fate> = HashMap::new();
     for t in image.bind_targets.iter().filter(|t| t.defined_here) {
-        let Some((owner, f, marked)) = fate(&t.symbol) else {
+        let Some(((owner, f, marked), entity)) = fate_and_entity(&t.symbol) else {
             continue;
         };
         let tally = tallies.entry(owner).or_default();
@@ -791,7 +810,7 @@ fn tally_owners(
             .insert(t.symbol.as_str(), (owner, f, marked))
             .is_none()
         {
-            tally.kinds.add(names.entity_of(&t.symbol));
+            tally.kinds.add(entity);
             tally.count(marked, f, |s| s.weak_bound_symbols += 1);
         }
     }
@@ -819,7 +838,8 @@ fn tally_owners(
 /// `visibility("default")` (so `-fvisibility=hidden` keeps it).
 type Fate = (Owner, InlinesHidden, bool);
 
-/// What the flags do to `raw`, whose kept copy's object was compiled as `compiled` (`None`:
+/// What the flags do to `raw` (naming `entity`, whose fate under `-fvisibility-inlines-hidden`
+/// is `fate` as its name shows it), whose kept copy's object was compiled as `compiled` (`None`:
 /// not known, taken as compiled with neither flag): whether it is marked
 /// `visibility("default")`, and its fate under `-fvisibility-inlines-hidden`.
 ///
@@ -836,9 +856,9 @@ type Fate = (Owner, InlinesHidden, bool);
 fn as_compiled(
     compiled: Option<CompiledAs>,
     raw: &str,
-    names: &(impl EntityOf + ?Sized),
+    entity: Entity,
+    fate: InlinesHidden,
 ) -> (bool, InlinesHidden) {
-    let fate = names.inlines_hidden_of(raw);
     let Some(c) = compiled else {
         return (false, fate);
     };
@@ -848,10 +868,7 @@ fn as_compiled(
     if c.hidden {
         return (true, fate.max(InlinesHidden::AtMost));
     }
-    let local_static = matches!(
-        names.entity_of(raw),
-        Entity::LocalStatic | Entity::GuardVariable
-    );
+    let local_static = matches!(entity, Entity::LocalStatic | Entity::GuardVariable);
     let plain = raw.strip_prefix('_').unwrap_or(raw);
     let in_function = plain.starts_with("_ZZ") || plain.starts_with("_ZGVZ");
     if !c.static_local_var && local_static && in_function && fate != InlinesHidden::Stays {
@@ -868,13 +885,21 @@ fn as_compiled(
 }
 
 /// Whose change the symbol `raw` is, if the image defines it.
+///
+/// As [`Origins::origin`] decides it, with one look-up of the name in the attribution: an
+/// object's ([`Origin::Object`]), else unnamed when the image defines it ([`Origin::NoDebugInfo`],
+/// or without attribution [`Origin::Unattributed`]), else none ([`Origin::AnotherImage`]).
 fn owner_of(origins: &Origins<'_>, raw: &str) -> Option<Owner> {
-    match origins.origin(raw) {
-        Origin::Object(_) => origins.object_of(raw).map(Owner::Object),
-        Origin::NoDebugInfo => Some(Owner::Unnamed(NO_DEBUG_INFO)),
-        Origin::Unattributed if origins.defines(raw) => Some(Owner::Unnamed(NO_ATTRIBUTION)),
-        Origin::Unattributed => None,
-        Origin::AnotherImage => None,
+    if origins.is_empty() {
+        return origins
+            .defines(raw)
+            .then_some(Owner::Unnamed(NO_ATTRIBUTION));
+    }
+    match origins.object_of(raw) {
+        Some(o) => Some(Owner::Object(o)),
+        None => origins
+            .defines(raw)
+            .then_some(Owner::Unnamed(NO_DEBUG_INFO)),
     }
 }
 

@@ -291,6 +291,10 @@ impl EntityOf for EntityIndex {
     fn inlines_hidden_of(&self, raw: &str) -> InlinesHidden {
         self.kinds(raw).1
     }
+
+    fn kinds_of(&self, raw: &str) -> (Entity, InlinesHidden) {
+        self.kinds(raw)
+    }
 }
 
 /// The candidates of image `i` (`image`, whose names' entities `names` holds; `whole`: its

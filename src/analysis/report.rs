@@ -195,6 +195,8 @@ pub struct ScanReport<'a> {
     pub images: Vec<ImageReport<'a>>,
     /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
+    /// The same names by why: in JSON, only the reasons that occurred.
+    pub demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
     /// The demangled names of the images.
     pub names: Demangled<'a>,
     /// `--importer`: each importer held against each image (how many of its imports the image
@@ -375,6 +377,7 @@ pub fn scan_report_with<'a>(
         group_by: by,
         images,
         demangle_failures: names.failures,
+        demangle_failures_by_reason: names.reasons,
         names,
         importers: Vec::new(),
         importers_skipped: Vec::new(),
@@ -444,6 +447,8 @@ pub struct DiffReport {
     pub only_new: Vec<ImageSummary>,
     /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
+    /// The same names by why: in JSON, only the reasons that occurred.
+    pub demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
     /// `--importer`: per importer (and new image), the exports removed that it still imports.
     pub importers: Vec<super::imports::ImporterNeeds>,
     /// Files below the directories of importers that were not read, by reason.
@@ -580,6 +585,7 @@ pub fn diff_report_paired(
     let names = names_of(old.iter().chain(new), options.by, options.style)?;
     let mut report = diff_report_with(old, new, options, &names)?;
     report.demangle_failures = names.failures;
+    report.demangle_failures_by_reason = names.reasons;
     Ok(report)
 }
 
@@ -669,6 +675,7 @@ pub fn diff_report_with(
         only_old: only(old, &|i| pairs_of.iter().any(|(o, _)| std::ptr::eq(*o, i))),
         only_new: only(new, &|i| pairs_of.iter().any(|(_, n)| std::ptr::eq(*n, i))),
         demangle_failures: 0,
+        demangle_failures_by_reason: Default::default(),
         importers: Vec::new(),
         importers_skipped: Vec::new(),
     })

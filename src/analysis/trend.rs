@@ -231,6 +231,9 @@ pub struct TrendReport {
     pub arches_left_out: Vec<LeftOut>,
     /// `_Z` names that could not be demangled (shown raw).
     pub demangle_failures: usize,
+    /// The same names by why: only the reasons that occurred; left out when none was kept raw.
+    #[serde(skip_serializing_if = "crate::analysis::demangle::FailureReasons::is_empty")]
+    pub demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
 }
 
 /// Compares two versions of [`version_in`] number by number (`22.9.1` < `22.12.0`; numbers of
@@ -541,6 +544,7 @@ pub fn trend(
         series,
         arches_left_out,
         demangle_failures: names.failures,
+        demangle_failures_by_reason: names.reasons,
     })
 }
 

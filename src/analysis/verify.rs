@@ -129,6 +129,8 @@ pub struct VerifyReport {
     pub group_by: GroupBy,
     /// `_Z` names kept raw (not read within the name engine's bounds, or refused by the printer).
     pub demangle_failures: usize,
+    /// The same names by why: in JSON, only the reasons that occurred.
+    pub demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
 }
 
 /// The differences that count against the tolerance: all of them, or for dyld2 only the
@@ -352,6 +354,7 @@ pub fn verify(
         tolerance,
         group_by: by,
         demangle_failures: names.failures,
+        demangle_failures_by_reason: names.reasons,
     })
 }
 

@@ -279,6 +279,7 @@ pub fn run(req: &CheckRequest, opts: &RenderOptions) -> Result<u8> {
         group_figure: policy.group_figure,
         images: checks,
         demangle_failures: names.failures,
+        demangle_failures_by_reason: names.reasons,
         importers_skipped: importers.as_ref().map(|i| i.skipped()).unwrap_or_default(),
         importers: importer_checks,
     };

@@ -129,6 +129,7 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
     };
     let mut report = diff_report_with(&old_images, &new_images, options, &names)?;
     report.demangle_failures = names.failures;
+    report.demangle_failures_by_reason = names.reasons;
     if !req.labels.is_empty() {
         let paths = [&req.old, &req.new].map(|p| crate::text::escape_path(p));
         let [old, new]: [String; 2] = build_labels(&[&paths[0], &paths[1]], &req.labels)?

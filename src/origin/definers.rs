@@ -251,19 +251,24 @@ pub fn attach_definers<'i>(
         ) {
             continue;
         }
-        let wanted: HashMap<&str, &Name> = image
-            .weak_definitions
-            .iter()
-            .map(|w| &w.name)
-            .chain(
-                image
-                    .bind_targets
-                    .iter()
-                    .filter(|t| t.defined_here)
-                    .map(|t| &t.symbol),
-            )
-            .map(|n| (n.as_str(), n))
-            .collect();
+        // The image's own weak names by text, made when the first object is read (an image
+        // whose objects are not on disk hashes none of its names).
+        let mut wanted: Option<foldhash::HashMap<&str, &Name>> = None;
+        let wanted_of = || -> foldhash::HashMap<&str, &Name> {
+            image
+                .weak_definitions
+                .iter()
+                .map(|w| &w.name)
+                .chain(
+                    image
+                        .bind_targets
+                        .iter()
+                        .filter(|t| t.defined_here)
+                        .map(|t| &t.symbol),
+                )
+                .map(|n| (n.as_str(), n))
+                .collect()
+        };
         // A link map also lists dylibs, text stubs and the linker's own entry, with an empty
         // path (`super::attach`): they define nothing in the image.
         let objects_named = a.objects.iter().filter(|o| !o.path.as_str().is_empty());
@@ -312,6 +317,7 @@ pub fn attach_definers<'i>(
                 d.libraries.push(library);
                 next
             });
+            let wanted = wanted.get_or_insert_with(wanted_of);
             for (n, hidden) in names {
                 if *hidden {
                     continue;

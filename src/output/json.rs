@@ -23,6 +23,9 @@ pub(crate) struct ScanJson<'a> {
     #[schemars(with = "Vec<ArchGroup<'static>>")]
     groups: ScanGroups<'a>,
     demangle_failures: usize,
+    /// The same names by why: only the reasons that occurred; left out when none was kept raw.
+    #[serde(skip_serializing_if = "crate::analysis::demangle::FailureReasons::is_empty")]
+    demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
     /// `scan --compile-commands`: per image, its objects and their compile commands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     compile_commands: Vec<ArchVisibility<'a>>,
@@ -115,6 +118,9 @@ pub(crate) struct DiffJson<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     symbols: Vec<ArchSymbols<'a>>,
     demangle_failures: usize,
+    /// The same names by why: only the reasons that occurred; left out when none was kept raw.
+    #[serde(skip_serializing_if = "crate::analysis::demangle::FailureReasons::is_empty")]
+    demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
     /// `diff --compile-commands`: per image of the new build, its objects and their compile
     /// commands.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -217,6 +223,7 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
         images: report.images.iter().map(|i| &i.summary).collect(),
         groups: ScanGroups(report),
         demangle_failures: report.demangle_failures,
+        demangle_failures_by_reason: report.demangle_failures_by_reason,
         compile_commands: report
             .images
             .iter()
@@ -314,6 +321,7 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
             })
             .collect(),
         demangle_failures: report.demangle_failures,
+        demangle_failures_by_reason: report.demangle_failures_by_reason,
         compile_commands: report
             .pairs
             .iter()
@@ -373,6 +381,9 @@ pub(crate) struct VerifyJson<'a> {
     groups: &'a [VerifyGroup],
     symbols: &'a [VerifySymbol],
     demangle_failures: usize,
+    /// The same names by why: only the reasons that occurred; left out when none was kept raw.
+    #[serde(skip_serializing_if = "crate::analysis::demangle::FailureReasons::is_empty")]
+    demangle_failures_by_reason: crate::analysis::demangle::FailureReasons,
 }
 
 /// Renders a verify report as pretty JSON (with a trailing newline).
@@ -394,6 +405,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
             groups: &r.groups,
             symbols: &r.symbols,
             demangle_failures: r.demangle_failures,
+            demangle_failures_by_reason: r.demangle_failures_by_reason,
         },
     )
 }

@@ -157,7 +157,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
         figures_and_budgets(out, img)?;
     }
     writeln!(out, "</details>\n")?;
-    raw_names_note(out, r.demangle_failures)?;
+    raw_names_note(out, r.demangle_failures, &r.demangle_failures_by_reason)?;
     Ok(())
 }
 
@@ -407,7 +407,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
         pair_figures(out, &r.labels, p)?;
     }
     writeln!(out, "</details>\n")?;
-    raw_names_note(out, r.demangle_failures)?;
+    raw_names_note(out, r.demangle_failures, &r.demangle_failures_by_reason)?;
     Ok(())
 }
 
@@ -690,14 +690,18 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>) -> io::Result<()> {
             super::importers::Style::Markdown(&|s| code(s)),
         )?;
     }
-    raw_names_note(out, r.demangle_failures)?;
+    raw_names_note(out, r.demangle_failures, &r.demangle_failures_by_reason)?;
     Ok(())
 }
 
 /// The note on `failures` names shown raw (nothing when 0), as a Markdown quote.
-pub(crate) fn raw_names_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
+pub(crate) fn raw_names_note(
+    out: &mut dyn Write,
+    failures: usize,
+    reasons: &crate::analysis::demangle::FailureReasons,
+) -> io::Result<()> {
     if failures > 0 {
-        writeln!(out, "> note: {}\n", super::demangle_note(failures))?;
+        writeln!(out, "> note: {}\n", super::demangle_note(failures, reasons))?;
     }
     Ok(())
 }

@@ -63,10 +63,19 @@ pub(crate) fn change(old: Option<usize>, new: Option<usize>) -> String {
 }
 
 /// The one wording of the note on names shown raw because they could not be demangled
-/// (`failures` of them, more than 0): `3 symbol names could not be demangled and are shown raw`.
-pub fn demangle_note(failures: usize) -> String {
-    match failures {
+/// (`failures` of them, more than 0), with their reasons in short when known:
+/// `3 symbol names could not be demangled and are shown raw (2 malformed, 1 too long)`.
+pub fn demangle_note(
+    failures: usize,
+    reasons: &crate::analysis::demangle::FailureReasons,
+) -> String {
+    let note = match failures {
         1 => "1 symbol name could not be demangled and is shown raw".to_string(),
         n => format!("{n} symbol names could not be demangled and are shown raw"),
+    };
+    if reasons.is_empty() {
+        note
+    } else {
+        format!("{note} ({})", reasons.short())
     }
 }

@@ -181,7 +181,11 @@ fn tables(
             }
         }
         if p.demangle_failures > 0 {
-            writeln!(out, "note: {}", super::demangle_note(p.demangle_failures))?;
+            writeln!(
+                out,
+                "note: {}",
+                super::demangle_note(p.demangle_failures, &Default::default())
+            )?;
         }
     }
     Ok(())
@@ -346,7 +350,7 @@ pub fn markdown(
             writeln!(
                 out,
                 "\n> note: {}",
-                super::demangle_note(p.demangle_failures)
+                super::demangle_note(p.demangle_failures, &Default::default())
             )?;
         }
         writeln!(out)?;

@@ -261,7 +261,11 @@ fn tables(out: &mut dyn Write, r: &ProcessDiffReport, w: Option<u16>) -> io::Res
         }
     }
     if r.demangle_failures > 0 {
-        writeln!(out, "note: {}", super::demangle_note(r.demangle_failures))?;
+        writeln!(
+            out,
+            "note: {}",
+            super::demangle_note(r.demangle_failures, &Default::default())
+        )?;
     }
     Ok(())
 }

@@ -272,7 +272,11 @@ fn tables(out: &mut dyn Write, r: &TrendReport, w: Option<u16>) -> io::Result<()
     }
     left_out(out, r, false)?;
     if r.demangle_failures > 0 {
-        writeln!(out, "note: {}", super::demangle_note(r.demangle_failures))?;
+        writeln!(
+            out,
+            "note: {}",
+            super::demangle_note(r.demangle_failures, &r.demangle_failures_by_reason)
+        )?;
     }
     Ok(())
 }

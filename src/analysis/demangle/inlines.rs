@@ -97,17 +97,49 @@ impl InlinesHidden {
 /// `()`) is a template specialization or a member of one: it has template arguments (`<`, an
 /// upper bound: `operator<` counts too).
 fn outermost_function_is_template(pattern: &str) -> bool {
-    let end = [pattern.find("(…)"), pattern.find("()")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(pattern.len());
-    pattern[..end].contains('<')
+    let b = pattern.as_bytes();
+    // The first `(` that opens `(…)` or `()`: one pass, no substring searcher built per name.
+    let end = memchr::memchr_iter(b'(', b)
+        .find(|&i| {
+            let rest = &b[i + 1..];
+            rest.starts_with(b")") || rest.starts_with("…)".as_bytes())
+        })
+        .unwrap_or(b.len());
+    memchr::memchr(b'<', &b[..end]).is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass search is the two substring searches it replaced.
+    #[test]
+    fn outermost_function_is_the_text_before_the_first_parameter_list() {
+        let old = |pattern: &str| {
+            let end = [pattern.find("(…)"), pattern.find("()")]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(pattern.len());
+            pattern[..end].contains('<')
+        };
+        for p in [
+            "",
+            "f",
+            "f<…>(…)",
+            "f(…)::g<…>()",
+            "a::b(int)<…>(…)",
+            "operator<(…)",
+            "f(…",
+            "f(",
+            "((…)<",
+            "g<…>",
+            "f()<…>",
+            "x(y)(…)<",
+        ] {
+            assert_eq!(outermost_function_is_template(p), old(p), "{p:?}");
+        }
+    }
     use crate::analysis::demangle::demangle_one;
 
     fn fate(raw: &str) -> InlinesHidden {

@@ -53,28 +53,67 @@ pub use inlines::InlinesHidden;
 /// [`SymbolName`] holds them).
 pub type KeyParts = (String, u32, u32, Box<[u32]>);
 
-/// How many `_Z` names were kept raw, by why.
+/// How many `_Z` names were kept raw, by why. In JSON (`demangle_failures_by_reason`) only the
+/// reasons that occurred are written, and the object is left out when no name was kept raw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct FailureReasons {
     /// Not a well-formed mangled name ([`itanium::Reject::Malformed`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub malformed: usize,
     /// A vendor extension the reader leaves out ([`itanium::Reject::Unsupported`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub unsupported: usize,
     /// Nested too deep ([`itanium::Reject::TooDeep`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub too_deep: usize,
     /// Printed form past the bound ([`itanium::Reject::TooLong`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub too_long: usize,
     /// Past the name's step budget ([`itanium::Reject::TooMuchWork`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub too_much_work: usize,
     /// Longer than 256 KiB or holding a NUL ([`itanium::Reject::TooBig`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub too_big: usize,
     /// After the demangling's step budget was spent ([`itanium::Reject::RunBudget`]).
+    #[serde(skip_serializing_if = "is_zero")]
     pub run_budget: usize,
     /// Read, but the printer refused it, or its printed form would read as a workflow command.
+    #[serde(skip_serializing_if = "is_zero")]
     pub printer: usize,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl FailureReasons {
+    /// No name counted.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// The reasons that occurred, each with its count, in declaration order, as short phrases
+    /// for the text formats (`2 malformed, 1 too long`).
+    pub fn short(&self) -> String {
+        let all = [
+            (self.malformed, "malformed"),
+            (self.unsupported, "unsupported"),
+            (self.too_deep, "too deep"),
+            (self.too_long, "too long"),
+            (self.too_much_work, "too much work"),
+            (self.too_big, "too big"),
+            (self.run_budget, "past the run's budget"),
+            (self.printer, "refused by the printer"),
+        ];
+        let parts: Vec<String> = all
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, what)| format!("{n} {what}"))
+            .collect();
+        parts.join(", ")
+    }
+
     /// Counts one name kept raw for `why` (`None`: the printer's refusal).
     pub fn add(&mut self, why: Option<itanium::Reject>) {
         use itanium::Reject as R;
@@ -426,8 +465,8 @@ impl<'a> Demangled<'a> {
     /// Demangles `sorted` (distinct names, sorted) in batches of `batch` names with
     /// [`demangle_all`], keeping `keys` of each C++ name (see [`Demangled::merge_keeping`]),
     /// shown in `style`.
-    /// The list becomes the result's, so the raw names are never held twice. The classes the
-    /// names show (which cut namespaces) are collected only when `keys` keep namespaces: a
+    /// The list becomes the result's, so the raw names are never held twice; the entries are
+    /// gathered into one list made at its final size. The classes the names show (which cut namespaces) are collected only when `keys` keep namespaces: a
     /// result without them, merged into another, cuts none of its namespaces.
     ///
     /// Errors: those of [`demangle_all`].
@@ -437,7 +476,14 @@ impl<'a> Demangled<'a> {
         keys: Keys,
         style: NameStyle,
     ) -> Result<Demangled<'a>> {
-        let mut names: Vec<(&'a str, SymbolName)> = Vec::new();
+        // Several batches: room for every `_Z` name at once (appending batch after batch to a
+        // list that doubles held the old and the new list together at its last growth). One
+        // batch: its own list becomes the result's, not copied.
+        let mut names: Vec<(&'a str, SymbolName)> = if sorted.len() > batch.max(1) {
+            Vec::with_capacity(sorted.iter().filter(|n| needs_demangling(n)).count())
+        } else {
+            Vec::new()
+        };
         let mut failures = 0;
         let mut reasons = FailureReasons::default();
         let mut classes = HashSet::default();
@@ -448,9 +494,8 @@ impl<'a> Demangled<'a> {
             failures += count_failures(&entries);
             reasons.merge(failure_reasons(&entries, admitted));
             classes.extend(shown.into_iter().flatten());
-            // The demangling's own list kept (one batch: it becomes the result's), not copied.
             entries.retain(|(_, n)| n.kind != NameKind::C);
-            if names.is_empty() {
+            if names.capacity() == 0 {
                 names = entries;
             } else {
                 names.append(&mut entries);
@@ -908,9 +953,34 @@ fn print_keeping(
         _ => raw,
     };
     let (pattern, name_start, template_end, namespace_ends) = parts;
+    let entity = Entity::of(raw, Some(&pattern));
+    let inlines = InlinesHidden::of(raw, entity, Some(&pattern));
+    if !class && keys != Keys::All {
+        // Built cut to `keys` at once: what `keeping` makes of the whole entry, one allocation.
+        let cut = match keys {
+            Keys::All => pattern.len(),
+            Keys::Template => {
+                (template_end as usize).max(namespace_ends.last().map_or(0, |&e| e as usize))
+            }
+            Keys::TemplateOnly => template_end as usize,
+            Keys::None => 0,
+        };
+        let mut name = SymbolName::new(shown, &pattern[..cut], kind);
+        if keys != Keys::None {
+            name.name_start = name_start;
+            name.template_end = template_end;
+        }
+        if keys.namespaces() {
+            name.namespace_ends = namespace_ends;
+        }
+        name.keys = keys;
+        name.entity = entity;
+        name.inlines = inlines;
+        return (name, None);
+    }
     let mut name = SymbolName::new(shown, &pattern, kind);
-    name.entity = Entity::of(raw, Some(&pattern));
-    name.inlines = InlinesHidden::of(raw, name.entity, Some(&pattern));
+    name.entity = entity;
+    name.inlines = inlines;
     name.name_start = name_start;
     name.template_end = template_end;
     name.namespace_ends = namespace_ends;
@@ -1163,12 +1233,13 @@ mod tests {
                     };
                     assert_eq!(
                         demangle_keeping(raw, keys, true, printer, NameStyle::Demangled),
-                        (cut, class.clone()),
+                        (cut.clone(), class.clone()),
                         "{raw} {keys:?}"
                     );
                     assert_eq!(
-                        demangle_keeping(raw, keys, false, printer, NameStyle::Demangled).1,
-                        None
+                        demangle_keeping(raw, keys, false, printer, NameStyle::Demangled),
+                        (cut, None),
+                        "{raw} {keys:?}, no class asked for"
                     );
                 }
             }

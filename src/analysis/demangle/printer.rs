@@ -249,47 +249,78 @@ pub(super) fn print_bounded(plain: &str, bound: usize) -> Result<String, Refusal
     if memchr::memchr(0, plain.as_bytes()).is_some() {
         return Err(Refusal::BadInput);
     }
+    /// The largest output buffer kept for the next name.
+    const KEPT_BUFFER_BYTES: usize = 64 << 10;
+    /// The output buffer `__cxa_demangle` writes into: malloc'd, `len` bytes, reused by every
+    /// name of a thread (grown when a name's bound is larger; freed with the thread).
+    struct Out {
+        buf: *mut c_char,
+        len: usize,
+    }
+    impl Drop for Out {
+        fn drop(&mut self) {
+            // SAFETY: `buf` is null or malloc'd, and owned here.
+            unsafe { libc::free(self.buf.cast()) };
+        }
+    }
     thread_local! {
         /// The NUL-terminated name, reused by every name of a thread.
         static NAME: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        static OUT: std::cell::RefCell<Out> =
+            const { std::cell::RefCell::new(Out { buf: std::ptr::null_mut(), len: 0 }) };
     }
+    let need = bound.saturating_add(1).max(1);
     NAME.with_borrow_mut(|name| {
-        name.clear();
-        name.extend_from_slice(plain.as_bytes());
-        name.push(0);
-        let mut n = bound.saturating_add(1).max(1);
-        // SAFETY: malloc of `n` bytes (null when it cannot: then __cxa_demangle allocates).
-        let buf = unsafe { libc::malloc(n) }.cast::<c_char>();
-        if buf.is_null() {
-            n = 0;
-        }
-        let mut status: c_int = 0;
-        // SAFETY: `name` is NUL-terminated; `buf` is null or a malloc'd buffer of `n` bytes,
-        // which `__cxa_demangle` writes into (or reallocs); it returns that buffer or another
-        // malloc'd one holding a NUL-terminated string (freed below), or null with a nonzero
-        // status (0 success, -1 allocation failure, -2 not a valid name), `buf` then still
-        // ours to free.
-        let out = unsafe { __cxa_demangle(name.as_ptr().cast(), buf, &mut n, &mut status) };
-        if out.is_null() {
-            // SAFETY: `buf` is ours (null or malloc'd) when the call failed.
-            unsafe { libc::free(buf.cast()) };
-            return Err(match status {
-                -1 => Refusal::NoMemory,
-                _ => Refusal::NotMangled,
-            });
-        }
-        // SAFETY: `out` is the NUL-terminated string above, read before it is freed.
-        let bytes = unsafe { std::ffi::CStr::from_ptr(out) }.to_bytes();
-        let text = if bytes.len() > bound {
-            Err(Refusal::TooLong)
-        } else {
-            std::str::from_utf8(bytes)
-                .map(str::to_string)
-                .map_err(|_| Refusal::NotUtf8)
-        };
-        // SAFETY: `out` is `buf` or its realloc'd successor, malloc'd; not used after this.
-        unsafe { libc::free(out.cast()) };
-        text
+        OUT.with_borrow_mut(|o| {
+            name.clear();
+            name.extend_from_slice(plain.as_bytes());
+            name.push(0);
+            if o.len < need {
+                // SAFETY: `o.buf` is null or malloc'd and ours; replaced by a new malloc of
+                // `need` bytes (null when it cannot: then __cxa_demangle allocates).
+                unsafe { libc::free(o.buf.cast()) };
+                o.buf = unsafe { libc::malloc(need) }.cast::<c_char>();
+                o.len = if o.buf.is_null() { 0 } else { need };
+            }
+            let mut n = o.len;
+            let mut status: c_int = 0;
+            // SAFETY: `name` is NUL-terminated; `o.buf` is null or a malloc'd buffer of `n`
+            // bytes, which `__cxa_demangle` writes into (or reallocs, updating `n`); it
+            // returns that buffer or its realloc'd successor holding a NUL-terminated string,
+            // or null with a nonzero status (0 success, -1 allocation failure, -2 not a valid
+            // name), `o.buf` then unchanged and still ours.
+            let out = unsafe { __cxa_demangle(name.as_ptr().cast(), o.buf, &mut n, &mut status) };
+            if out.is_null() {
+                return Err(match status {
+                    -1 => Refusal::NoMemory,
+                    _ => Refusal::NotMangled,
+                });
+            }
+            // Kept for the next name: the buffer, or what it was realloc'd to (at least `n`
+            // bytes: `n` is now the output's length with its NUL, not the capacity).
+            if out != o.buf {
+                o.buf = out;
+                o.len = n;
+            }
+            // SAFETY: `out` is the NUL-terminated string above, owned by `o`.
+            let bytes = unsafe { std::ffi::CStr::from_ptr(out) }.to_bytes();
+            let text = if bytes.len() > bound {
+                Err(Refusal::TooLong)
+            } else {
+                std::str::from_utf8(bytes)
+                    .map(str::to_string)
+                    .map_err(|_| Refusal::NotUtf8)
+            };
+            if o.len > KEPT_BUFFER_BYTES {
+                // A long name's buffer is not kept for the short ones after it (the old
+                // `Out` frees it as it is dropped).
+                *o = Out {
+                    buf: std::ptr::null_mut(),
+                    len: 0,
+                };
+            }
+            text
+        })
     })
 }
 

@@ -33,7 +33,7 @@ pub fn check(out: &mut dyn Write, r: &CheckReport, opts: &RenderOptions) -> io::
         for img in &r.images {
             details(out, r, img, opts.width)?;
         }
-        demangle_note(out, r.demangle_failures)?;
+        demangle_note(out, r.demangle_failures, &r.demangle_failures_by_reason)?;
         // Where the budgets came from, labelled, just above the verdict (the last line).
         if let Some(from) = r.sources() {
             writeln!(out, "budgets from: {from}")?;

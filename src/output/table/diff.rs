@@ -81,7 +81,7 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
                 importers::Style::Plain,
             )?;
         }
-        demangle_note(out, r.demangle_failures)
+        demangle_note(out, r.demangle_failures, &r.demangle_failures_by_reason)
     })
 }
 

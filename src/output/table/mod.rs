@@ -141,9 +141,13 @@ fn example_text(key: &str, example: &str) -> String {
     }
 }
 
-fn demangle_note(out: &mut dyn Write, failures: usize) -> io::Result<()> {
+fn demangle_note(
+    out: &mut dyn Write,
+    failures: usize,
+    reasons: &crate::analysis::demangle::FailureReasons,
+) -> io::Result<()> {
     if failures > 0 {
-        writeln!(out, "note: {}", super::demangle_note(failures))?;
+        writeln!(out, "note: {}", super::demangle_note(failures, reasons))?;
     }
     Ok(())
 }

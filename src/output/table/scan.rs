@@ -26,7 +26,7 @@ pub fn scan(out: &mut dyn Write, r: &ScanReport<'_>, opts: &RenderOptions) -> io
                 importers::Style::Plain,
             )?;
         }
-        demangle_note(out, r.demangle_failures)
+        demangle_note(out, r.demangle_failures, &r.demangle_failures_by_reason)
     })
 }
 

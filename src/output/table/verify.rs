@@ -103,6 +103,6 @@ fn tables(out: &mut dyn Write, r: &VerifyReport, w: Option<u16>) -> io::Result<(
         if diffs == 1 { "" } else { "s" },
         r.tolerance
     )?;
-    demangle_note(out, r.demangle_failures)?;
+    demangle_note(out, r.demangle_failures, &r.demangle_failures_by_reason)?;
     Ok(())
 }

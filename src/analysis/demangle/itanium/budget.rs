@@ -86,6 +86,13 @@ impl Steps {
         }
     }
 
+    /// A budget that never runs out (the debug check of the eager length bound against the
+    /// walk).
+    #[cfg(debug_assertions)]
+    pub fn unbounded() -> Self {
+        Steps { left: u64::MAX }
+    }
+
     /// Steps not spent yet.
     pub fn left(&self) -> u64 {
         self.left

@@ -412,7 +412,7 @@ impl Emitter<'_> {
     /// The components of a qualified name, `::` between them.
     fn chain(&mut self, n: u32) {
         match self.node(n) {
-            Node::Nested { prefix, name } => {
+            Node::Nested { prefix, name, .. } => {
                 self.chain(prefix);
                 self.w("::");
                 self.component(name);

@@ -7,7 +7,8 @@
 //!   LLVM's demangler (`ItaniumDemangle.h`), which prints the names.
 //! * [`len`]: an upper bound of the length LLVM's printer writes for the name, substitutions and
 //!   template parameters expanded and pack expansions counted per element, and the depth its
-//!   printing recurses to.
+//!   printing recurses to; computed node by node as the parser creates them (a name with a
+//!   forward template reference is walked after its parse).
 //! * [`keys`]: the group keys from the parsed structure.
 //! * [`budget`]: the bounds: name bytes, depth, steps per name and per run; [`Reject`] says
 //!   which one a name is past.
@@ -78,7 +79,7 @@ fn read_with(input: &[u8], limit: usize, w: &mut Work) -> Result<Reading, Reject
         let mut p = parse::Parser::new(input, &mut w.arena, &mut steps);
         p.mangled_name()?
     };
-    let (bound, depth) = len::printed_bound(&w.arena, input, root, &mut w.lengths, &mut steps)?;
+    let (bound, depth) = len::bound_of(&w.arena, root, &mut w.lengths, &mut steps)?;
     if bound > limit as u64 {
         return Err(Reject::TooLong(bound));
     }

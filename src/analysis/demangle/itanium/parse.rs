@@ -114,8 +114,13 @@ pub enum Node {
     AnonNamespace,
     /// Fixed text: a builtin type, `std`, `string literal`, `auto`, `this` …
     Text(&'static str),
-    /// `prefix::name` (5.1.5 `<nested-name>`).
-    Nested { prefix: u32, name: u32 },
+    /// `prefix::name` (5.1.5 `<nested-name>`); `friend`: a member-like friend (`F` before the
+    /// name), which LLVM prints `prefix::friend name` (`MemberLikeFriendName`).
+    Nested {
+        prefix: u32,
+        name: u32,
+        friend: bool,
+    },
     /// `St <unqualified-name>`: `std::name` (5.1.5 `<unscoped-name>`).
     UnscopedStd(u32),
     /// `name<args>`; `args` is a [`Node::Args`].
@@ -893,6 +898,18 @@ impl<'a> Parser<'a> {
             }
             return Err(BAD);
         }
+        // After `St`, LLVM reads the name in the scope `std` (`parseUnscopedName`): a
+        // constructor or destructor of it (`std::std()`) or a member-like friend
+        // (`std::friend f`) is read there too.
+        let ctor_dtor_or_friend = match self.look() {
+            b'C' | b'F' => true,
+            b'D' => self.look_at(1) != b'C',
+            _ => false,
+        };
+        if std && ctor_dtor_or_friend {
+            let scope = self.node(Node::Text("std"))?;
+            return Ok((self.unqualified_name(state, scope)?, false));
+        }
         let n = self.unqualified_name(state, NONE)?;
         if std {
             return Ok((self.node(Node::UnscopedStd(n))?, false));
@@ -906,7 +923,6 @@ impl<'a> Parser<'a> {
             return Err(Reject::Unsupported);
         }
         let friend = scope != NONE && self.eat(b'F');
-        let _ = friend;
         self.eat(b'L');
         let b = self.look();
         let mut result = if (b'1'..=b'9').contains(&b) {
@@ -937,6 +953,7 @@ impl<'a> Parser<'a> {
             result = self.node(Node::Nested {
                 prefix: scope,
                 name: result,
+                friend,
             })?;
         }
         Ok(result)
@@ -1105,7 +1122,12 @@ impl<'a> Parser<'a> {
         self.look() == b'T' && matches!(self.look_at(1), b'y' | b'n' | b't' | b'p' | b'k')
     }
 
+    /// `<template-param-decl>`, as LLVM's `parseTemplateParamDecl`: anything but `Ty`, `Tk`,
+    /// `Tn`, `Tt` or `Tp` is malformed, inside `Tt … E` and after `Tp` too.
     fn template_param_decl(&mut self) -> R<u32> {
+        if !self.is_template_param_decl() {
+            return Err(BAD);
+        }
         self.enter()?;
         let r = self.template_param_decl_inner();
         self.leave();

@@ -175,3 +175,59 @@ fn regression_vendor_qualifiers_and_designators_recursed_without_a_depth_bound()
     let _ = read("_ZN1AcvT_IS0_EEv", 1 << 20);
     let _ = read("_ZN1AcvT_IS1_EEv", 1 << 20);
 }
+
+// Regression (fuzz finding, `printer`): after `Tp` (and inside `Tt … E`) the reader took any two
+// bytes as the next template parameter declaration, so it read names LLVM's demangler rejects
+// (`_Z2v8ITpEnteE`: `Tp` then `En…`), and a `Tp` at the end of a name stepped past its end
+// until the depth bound.
+#[test]
+fn regression_a_pack_parameter_declaration_read_any_two_bytes_as_its_declaration() {
+    assert_eq!(rejected("_Z2v8ITpEnteE"), Reject::Malformed);
+    assert_eq!(rejected("_Z1fITpEEvv"), Reject::Malformed);
+    assert_eq!(rejected("_Z2v8ITpEEv"), Reject::Malformed);
+    assert_eq!(rejected("_Z1fITtXYEiEvv"), Reject::Malformed);
+    assert_eq!(rejected("_Z1fITp"), Reject::Malformed);
+}
+
+// Regression (fuzz finding, `printer`): a member-like friend name (`F` before an unqualified
+// name in a nested name) is printed by LLVM as `scope::friend name`, 7 bytes more than the
+// bound counted, so `__cxa_demangle`'s output could pass the bound it was given.
+#[test]
+fn regression_a_friend_name_printed_past_the_bound() {
+    for (plain, printed) in [
+        ("_ZNooFooE", "operator||::friend operator||"),
+        (
+            "_ZN6kcu_751FoossFoossooE",
+            "kcu_75::F::operator||::operator<=>::friend operator||::operator<=>::operator||",
+        ),
+    ] {
+        let r = read(plain, 1 << 20).expect(plain);
+        assert!(
+            r.printed_bound >= printed.len() as u64,
+            "{plain}: bound {} < {}",
+            r.printed_bound,
+            printed.len()
+        );
+    }
+}
+
+// Regression (fuzz finding, `printer`): after `St` LLVM reads the unqualified name in the scope
+// `std`, so a constructor, destructor or member-like friend there is a name it prints
+// (`std::std()`); the reader read it in no scope and found it malformed.
+#[test]
+fn regression_a_constructor_of_std_was_malformed() {
+    for (plain, printed) in [
+        ("_ZStC1v", "std::std()"),
+        ("_ZStD1v", "std::~std()"),
+        ("_ZStF3foov", "std::friend foo()"),
+        ("_Z1fStC3t", "f(std::std, unsigned short)"),
+    ] {
+        let r = read(plain, 1 << 20).expect(plain);
+        assert!(r.printed_bound >= printed.len() as u64, "{plain}");
+    }
+    // `St` before anything else is read as before.
+    assert_eq!(
+        pattern("_ZSt4moveIRiEONSt16remove_referenceIT_E4typeEOS2_"),
+        "std::move<…>(…)"
+    );
+}
