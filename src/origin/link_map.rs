@@ -740,11 +740,10 @@ mod tests {
         );
     }
 
-    /// 500k symbol lines (48 MB: V8-like names of 20 to 150 bytes) parse in well under 100 ms
-    /// in release (about 30 ms here, 2 cores); the best of 3 runs is checked, to ride out noise
-    /// from tests running in parallel.
+    /// 500k symbol lines (48 MB: V8-like names of 20 to 150 bytes) parse whole: every symbol
+    /// and object counted. Their speed is measured by `scripts/bench-malformed.sh`, not here.
     #[test]
-    fn big_map_parses_fast() {
+    fn big_map_parses_whole() {
         let mut text = String::from("# Path: /out\n# Arch: arm64\n# Object files:\n");
         for i in 0..3000 {
             text.push_str(&format!("[{i:3}] /build/obj/lib{}.a(file{i}.o)\n", i % 40));
@@ -770,25 +769,12 @@ mod tests {
                 i % 3000
             ));
         }
-        let mut best = std::time::Duration::MAX;
-        for _ in 0..3 {
-            let start = std::time::Instant::now();
-            let mut total = 0u64;
-            let h = parse_link_map(text.as_bytes(), |n, f, a| {
-                total = total.wrapping_add(a ^ u64::from(f) ^ n.len() as u64)
-            })
-            .unwrap();
-            best = best.min(start.elapsed());
-            assert_eq!((h.symbols, h.objects.len()), (500_000, 3000));
-            assert_ne!(total, 0);
-        }
-        // Debug builds are many times slower; the bound only holds in release.
-        if !cfg!(debug_assertions) {
-            assert!(
-                best.as_millis() < 100,
-                "best of 3: {best:?} for {} bytes",
-                text.len()
-            );
-        }
+        let mut total = 0u64;
+        let h = parse_link_map(text.as_bytes(), |n, f, a| {
+            total = total.wrapping_add(a ^ u64::from(f) ^ n.len() as u64)
+        })
+        .unwrap();
+        assert_eq!((h.symbols, h.objects.len()), (500_000, 3000));
+        assert_ne!(total, 0);
     }
 }

@@ -477,9 +477,10 @@ mod tests {
         assert_eq!(idx.find(None, Some("/o/libuv.a(y.o)")), Match::None);
     }
 
-    /// 4000 entries × 3000 lookups: hash lookups, not a scan per lookup.
+    /// 4000 entries × 3000 lookups each find their one entry (by source and object, and by
+    /// object alone). That they are hash lookups is the index's design (its docs), not timed.
     #[test]
-    fn big_index_is_fast() {
+    fn big_index_finds_each_entry() {
         let db: Vec<CompileCommand> = (0..4000)
             .map(|i| {
                 let src = format!("../../deps/v8/src/dir{}/file{i}.cc", i % 50);
@@ -492,7 +493,6 @@ mod tests {
                 )
             })
             .collect();
-        let start = std::time::Instant::now();
         let idx = CompileDbIndex::new(&db);
         let mut unique = 0;
         for i in 0..3000 {
@@ -508,9 +508,5 @@ mod tests {
             }
         }
         assert_eq!(unique, 6000);
-        let took = start.elapsed();
-        if !cfg!(debug_assertions) {
-            assert!(took.as_millis() < 200, "took {took:?}");
-        }
     }
 }
