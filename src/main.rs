@@ -10,6 +10,7 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    weakscan::memory::purge_at_once();
     // The pool's threads are started while the arguments are parsed, not after, so the first
     // read of a command starts sooner. A command that needs no pool only leaves idle threads; whichever of this helper and the command asks
     // first starts the pool, the other waits for it (`pool::pool`). The helper's stack is small:

@@ -681,7 +681,7 @@ pub fn printer(data: &[u8]) {
     });
     let (n, cpp) = (a.lookup(&raw), b.lookup(&raw));
     match (&printed, n.kind) {
-        (Ok(t), NameKind::Cxx) => assert_eq!(n.demangled(), t),
+        (Ok(t), NameKind::Cxx) => assert_eq!(n.demangled(), *t),
         // Refused for holding a workflow command.
         (Ok(t), NameKind::Failed) => assert!(weakscan::text::has_workflow_command(t.as_bytes())),
         (Ok(_), kind) => panic!("the printer prints it, weakscan shows it {kind:?}"),

@@ -197,7 +197,7 @@ fn every_symbol_table_name_of_node_prints_as_llvm_cxxfilt() {
     let mut wrong = Vec::new();
     for (raw, llvm) in raws.iter().zip(&reference) {
         let shown = names.lookup(raw);
-        if shown.demangled() != llvm {
+        if shown.demangled() != *llvm {
             wrong.push(format!(
                 "{raw}\n  weakscan:     {}\n  llvm-cxxfilt: {llvm}",
                 shown.demangled()
@@ -359,7 +359,7 @@ fn patterns_agree_with_the_printed_names() {
             continue;
         }
         checked += 1;
-        let printed = as_cpp_demangle_writes_types(n.demangled());
+        let printed = as_cpp_demangle_writes_types(&n.demangled());
         let pattern = n.pattern();
         let (prefix, proper) = pattern.split_at(pattern.len() - pattern_proper_len(&n));
         let printed = match printed.strip_prefix(prefix) {

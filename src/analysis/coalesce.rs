@@ -34,7 +34,7 @@
 
 use super::process_fix_plan::{self, Launch, ProcessCandidate, ProcessShared, Step};
 use crate::analysis::demangle::{Demangled, NameStyle};
-use crate::analysis::group::GroupBy;
+use crate::analysis::group::{GroupBy, template_key};
 use crate::error::Result;
 use crate::macho::file::MachOFile;
 use crate::macho::image::{ExportKind, for_each_export};
@@ -995,7 +995,7 @@ fn find_duplicates(
         .iter()
         .map(|&id| Override {
             mangled: names.text[id].to_string(),
-            symbol: demangled.get(names.text[id]).demangled().to_string(),
+            symbol: demangled.get(names.text[id]).demangled().into_owned(),
             winner: process.images[winner[id].unwrap_or(0)].name.clone(),
         })
         .collect();
@@ -1060,10 +1060,10 @@ fn duplicates(
         .iter()
         .map(|&id| {
             let raw = walk.names.text[id];
-            let key = GroupBy::Template.key_of(demangled.get(raw));
+            let key = template_key(demangled.get(raw));
             Duplicate {
                 mangled: Name::from(raw),
-                symbol: demangled.get(raw).demangled().to_string(),
+                symbol: demangled.get(raw).demangled().into_owned(),
                 template: templates
                     .entry(key)
                     .or_insert_with(|| Name::from(key))
@@ -1121,7 +1121,7 @@ fn group_duplicates(
     }
     // `duplicates` is sorted by lookups, `dup_ids` by name: the flags come from the ids.
     for &id in dup_ids {
-        let key = GroupBy::Template.key_of(demangled.get(names.text[id]));
+        let key = template_key(demangled.get(names.text[id]));
         let b = groups
             .get_mut(key)
             .expect("every duplicate's template has a group");

@@ -27,6 +27,14 @@ pub enum GroupBy {
     Origin(OriginLevel),
 }
 
+/// The key of `name` under [`GroupBy::Template`], borrowed from it (that key is never printed).
+pub fn template_key(name: NameRef<'_>) -> &str {
+    match name {
+        NameRef::Cxx(n) => n.template(),
+        NameRef::Plain(text) => text,
+    }
+}
+
 impl GroupBy {
     /// The keys of a name that grouping by this reads ([`Keys`]).
     pub fn keys(self) -> Keys {
@@ -42,7 +50,7 @@ impl GroupBy {
     pub fn key<'n>(self, name: &'n SymbolName, origin: &'n Origin) -> Cow<'n, str> {
         match self {
             GroupBy::Origin(level) => Cow::Borrowed(origin.key(level)),
-            _ => Cow::Borrowed(self.key_of(NameRef::Cxx(name))),
+            _ => self.key_of(NameRef::Cxx(name)),
         }
     }
 
@@ -56,19 +64,20 @@ impl GroupBy {
 
     /// The key of `name` under a grouping by name, borrowed from it ([`NO_ATTRIBUTION`] for
     /// an origin grouping: use [`GroupBy::key`]).
-    pub fn key_of<'n>(self, name: NameRef<'n>) -> &'n str {
+    pub fn key_of<'n>(self, name: NameRef<'n>) -> Cow<'n, str> {
         if let NameRef::Cxx(n) = name {
             debug_assert!(n.keys().include(self.keys()), "key not kept");
         }
-        match (name, self) {
-            (NameRef::Cxx(n), GroupBy::Symbol) => n.demangled(),
+        Cow::Borrowed(match (name, self) {
+            // Printed here if it was not as it was read (a name demangled with all its keys).
+            (NameRef::Cxx(n), GroupBy::Symbol) => return n.demangled(),
             (NameRef::Cxx(n), GroupBy::Pattern) => n.pattern(),
-            (NameRef::Cxx(n), GroupBy::Template) => n.template(),
+            (name, GroupBy::Template) => template_key(name),
             (NameRef::Cxx(n), GroupBy::Namespace(depth)) => n.namespace(depth),
             (NameRef::Plain(_), GroupBy::Namespace(_)) => GLOBAL,
             (_, GroupBy::Origin(_)) => NO_ATTRIBUTION,
             (NameRef::Plain(text), _) => text,
-        }
+        })
     }
 
     /// `symbol`, `pattern`, `template` or `namespace`.
@@ -519,9 +528,9 @@ impl GroupTable {
     }
 
     /// The key of member `m`.
-    fn key<'n>(&'n self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> &'n str {
+    fn key<'n>(&'n self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> Cow<'n, str> {
         match self.origin_of.get(m as usize) {
-            Some(&k) => &self.origin_keys[k as usize],
+            Some(&k) => Cow::Borrowed(&self.origin_keys[k as usize]),
             None => self.by.key_of(self.name(image, names, m)),
         }
     }
@@ -574,7 +583,7 @@ impl GroupTable {
         &'r self,
         image: &'r Image,
         names: &'r Demangled<'_>,
-    ) -> Vec<(&'r str, GroupStats)> {
+    ) -> Vec<(Cow<'r, str>, GroupStats)> {
         self.groups
             .iter()
             .map(|g| {
@@ -625,15 +634,16 @@ impl GroupTable {
         }
     }
 
-    /// The least demangled name among the bound members, else among all: (bound, printed,
-    /// raw), or empty texts for no member.
+    /// The least raw name among the bound members, else among all: (bound, printed, raw), or
+    /// empty texts for no member. Chosen by the raw name, which no printer changes (and only the
+    /// one chosen is printed).
     fn example_of<'n>(
         &self,
         image: &'n Image,
         names: &'n Demangled<'_>,
         members: &[u32],
-    ) -> (bool, &'n str, &'n str) {
-        let mut example: Option<(bool, &str, &str)> = None;
+    ) -> (bool, Cow<'n, str>, &'n str) {
+        let mut example: Option<(bool, &str, u32)> = None;
         let mut last: Option<&Name> = None;
         for &m in members {
             let (name, add) = member_name(image, m);
@@ -646,18 +656,20 @@ impl GroupTable {
             last = Some(name);
             let raw = name.as_str();
             let bound = matches!(add, Add::Bound(_));
-            let shown = self.name(image, names, m).demangled();
             let better = match example {
                 None => true,
-                Some((was_bound, was, was_raw)) => {
-                    (bound && !was_bound) || (bound == was_bound && (shown, raw) < (was, was_raw))
+                Some((was_bound, was_raw, _)) => {
+                    (bound && !was_bound) || (bound == was_bound && raw < was_raw)
                 }
             };
             if better {
-                example = Some((bound, shown, raw));
+                example = Some((bound, raw, m));
             }
         }
-        example.unwrap_or((false, "", ""))
+        match example {
+            Some((bound, raw, m)) => (bound, self.name(image, names, m).demangled(), raw),
+            None => (false, Cow::Borrowed(""), ""),
+        }
     }
 
     fn build(&self, image: &Image, names: &Demangled<'_>, g: &GroupRec) -> Group {
@@ -667,7 +679,7 @@ impl GroupTable {
         Group {
             key,
             stats: self.stats(image, g),
-            example: example.to_string(),
+            example: example.into_owned(),
             example_mangled: example_mangled.to_string(),
             mangled: (self.by == GroupBy::Symbol).then(|| example_mangled.to_string()),
             suppliers: image
@@ -726,17 +738,17 @@ impl GroupTable {
 
 /// The rank of each of `keys` among their distinct values in text order (equal texts, equal
 /// ranks).
-fn key_ranks<'k>(keys: impl Iterator<Item = &'k str>) -> Vec<u32> {
+fn key_ranks<'k>(keys: impl Iterator<Item = Cow<'k, str>>) -> Vec<u32> {
     // Each key hashed once: numbered in order of first use, the distinct ones sorted, then
     // each number mapped to its rank (a Node.js build: 10k keys, 2.5k distinct).
-    let mut number: foldhash::HashMap<&str, u32> = Default::default();
+    let mut number: foldhash::HashMap<Cow<'k, str>, u32> = Default::default();
     let numbers: Vec<u32> = keys
         .map(|k| {
             let next = number.len() as u32;
             *number.entry(k).or_insert(next)
         })
         .collect();
-    let mut distinct: Vec<(&str, u32)> = number.into_iter().collect();
+    let mut distinct: Vec<(Cow<'k, str>, u32)> = number.into_iter().collect();
     distinct.sort_unstable();
     let mut rank = vec![0u32; distinct.len()];
     for (r, (_, n)) in distinct.into_iter().enumerate() {
@@ -912,7 +924,10 @@ pub(crate) mod tests {
         let keys = [
             "v8::b", "a", "v8::a", "a", "", "v8::b", "b", "", "z<…>", "a",
         ];
-        assert_eq!(key_ranks(keys.iter().copied()), text_ranks(&keys));
+        assert_eq!(
+            key_ranks(keys.iter().map(|&k| Cow::Borrowed(k))),
+            text_ranks(&keys)
+        );
         assert!(key_ranks(std::iter::empty()).is_empty());
     }
 
@@ -1036,7 +1051,11 @@ pub(crate) mod tests {
             let key_stats = table.key_stats(&img, &names);
             assert_eq!(key_stats.len(), built.len());
             for (i, g) in built.iter().enumerate() {
-                assert_eq!(key_stats[i], (g.key.as_str(), g.stats), "{by:?} {i}");
+                assert_eq!(
+                    key_stats[i],
+                    (Cow::Borrowed(g.key.as_str()), g.stats),
+                    "{by:?} {i}"
+                );
                 assert_eq!(
                     table.example(&img, &names, i),
                     (g.example.clone(), g.example_mangled.clone()),

@@ -157,7 +157,7 @@ fn missing_import(import: &Import, via: Via) -> MissingImport {
     MissingImport {
         name: crate::analysis::demangle::demangle_one(&import.name)
             .demangled()
-            .to_string(),
+            .into_owned(),
         symbol: import.name.clone(),
         via,
         weak_import: import.weak_import,

@@ -617,6 +617,7 @@ pub fn diff_report_with(
         let ((old_table, old_summary), (new_table, new_summary)) =
             crate::pool::join(|| side(o), || side(n));
         let (old_keys, new_keys) = (old_table.key_stats(o, names), new_table.key_stats(n, names));
+        let (old_keys, new_keys) = (borrowed_keys(&old_keys), borrowed_keys(&new_keys));
         let all = pair_groups(
             &old_keys,
             &new_keys,
@@ -695,6 +696,13 @@ pub fn failures_among<'a>(
     failed.sort_unstable();
     failed.dedup();
     failed.len()
+}
+
+/// `keys` with each key borrowed, as [`pair_groups`] takes them.
+fn borrowed_keys<'k>(
+    keys: &'k [(std::borrow::Cow<'_, str>, GroupStats)],
+) -> Vec<(&'k str, GroupStats)> {
+    keys.iter().map(|(key, s)| (key.as_ref(), *s)).collect()
 }
 
 #[cfg(test)]

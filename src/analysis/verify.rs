@@ -288,14 +288,14 @@ pub fn verify(
             key: key.clone(),
             counts: Counts::default(),
             suppliers: Vec::new(),
-            example: name.demangled().to_string(),
+            example: name.demangled().into_owned(),
             example_mangled: raw.to_string(),
         });
         g.counts.add(&c);
         let differs = c.differences() > 0;
         // Members are visited in raw-name order; prefer a differing example.
         if differs && g.counts.differences() == c.differences() {
-            name.demangled().clone_into(&mut g.example);
+            g.example = name.demangled().into_owned();
             raw.clone_into(&mut g.example_mangled);
         }
         let supplier = (c.seen > 0).then(|| {
@@ -313,7 +313,7 @@ pub fn verify(
         }
         if differs {
             symbols.push(VerifySymbol {
-                symbol: name.demangled().to_string(),
+                symbol: name.demangled().into_owned(),
                 raw: raw.clone(),
                 mangled: raw.clone(),
                 counts: c,

@@ -173,7 +173,7 @@ pub fn imported_by(plan: &mut FixPlan, image: &Image, slices: &[ImporterSlice]) 
                         symbol: n.to_string(),
                         name: crate::analysis::demangle::demangle_one(n)
                             .demangled()
-                            .to_string(),
+                            .into_owned(),
                     })
                     .collect(),
             })

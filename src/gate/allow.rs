@@ -23,10 +23,12 @@ impl Allowlist<'_> {
     /// `raw` (demangled as `name`, compiled in `origin`) may be weak.
     pub fn allows(&self, raw: &str, name: &SymbolName, origin: &Origin) -> bool {
         (self.operator_new_delete && TREAT_AS_WEAK.contains(&raw))
-            || self
-                .symbols
-                .iter()
-                .any(|p| p.is_match(raw) || p.is_match(name.demangled()))
+            || (!self.symbols.is_empty() && {
+                let printed = name.demangled();
+                self.symbols
+                    .iter()
+                    .any(|p| p.is_match(raw) || p.is_match(&printed))
+            })
             || (!self.groups.is_empty() && {
                 let key = self.group_by.key(name, origin);
                 self.groups.iter().any(|p| p.is_match(&key))

@@ -401,7 +401,7 @@ impl Check<'_> {
             .map(|raw| {
                 let n = self.names.lookup(raw);
                 (
-                    n.demangled().to_string(),
+                    n.demangled().into_owned(),
                     n.pattern().to_string(),
                     raw.to_string(),
                 )

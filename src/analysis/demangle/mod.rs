@@ -205,6 +205,10 @@ pub struct SymbolName {
     inlines: InlinesHidden,
     /// Which keys it still holds.
     keys: Keys,
+    /// 0 when the first part of `text` is what is shown; else that part is the raw name, not
+    /// printed yet, and this is the bound of its printed length in bytes
+    /// ([`SymbolName::demangled`] prints it when asked: most names are only grouped).
+    print_bound: u32,
 }
 
 /// Which grouping keys a [`SymbolName`] holds besides its printed form (see
@@ -265,7 +269,18 @@ impl SymbolName {
             Keys::TemplateOnly => &pattern[..self.template_end as usize],
             Keys::None => "",
         };
-        let mut n = SymbolName::new(self.demangled(), pattern, self.kind);
+        // Without keys a name is only its printed form (grouping by symbol keys by it): printed
+        // now if it was not.
+        let mut n = if keys == Keys::None && self.print_bound != 0 {
+            match self.demangled() {
+                Cow::Owned(printed) => SymbolName::new(&printed, pattern, self.kind),
+                Cow::Borrowed(raw) => SymbolName::new(raw, pattern, NameKind::Failed),
+            }
+        } else {
+            let mut n = SymbolName::new(self.shown(), pattern, self.kind);
+            n.print_bound = self.print_bound;
+            n
+        };
         if keys != Keys::None {
             n.name_start = self.name_start;
             n.template_end = self.template_end;
@@ -302,6 +317,7 @@ impl SymbolName {
             entity: Entity::Other,
             inlines: InlinesHidden::Stays,
             keys: Keys::All,
+            print_bound: 0,
         }
     }
 
@@ -316,8 +332,34 @@ impl SymbolName {
     }
 
     /// Readable name (as c++filt prints it), or the raw name if not demangled.
-    pub fn demangled(&self) -> &str {
+    ///
+    /// A name the engine accepted is printed here, when first shown, not when it is read
+    /// ([`Demangled::of_sorted`] only keys it): a scan of a Node.js build groups 10k names and
+    /// shows a few hundred. Each call prints anew (a few microseconds): keep the text when it is
+    /// needed twice. The engine accepts exactly the names `__cxa_demangle` prints within the
+    /// bound (the differential tests and the fuzz target hold it); a refusal here would be the
+    /// engine's defect, and shows the raw name.
+    pub fn demangled(&self) -> Cow<'_, str> {
+        let shown = self.shown();
+        if self.print_bound == 0 {
+            return Cow::Borrowed(shown);
+        }
+        let plain = shown.strip_prefix('_').unwrap_or(shown);
+        match printer::print_bounded(plain, self.print_bound as usize) {
+            Ok(text) => Cow::Owned(text),
+            Err(_) => Cow::Borrowed(shown),
+        }
+    }
+
+    /// The first part of `text`: the printed form, or the raw name while it is not printed.
+    fn shown(&self) -> &str {
         &self.text[..self.demangled_end as usize]
+    }
+
+    /// The printed form, when it is already held (grouping by symbol keys names by it, so
+    /// those are printed as they are read): `None` for a name printed only when shown.
+    pub fn printed(&self) -> Option<&str> {
+        (self.print_bound == 0).then(|| self.shown())
     }
 
     /// See the module docs.
@@ -378,11 +420,11 @@ pub enum NameRef<'n> {
 }
 
 impl<'n> NameRef<'n> {
-    /// The printed form.
-    pub fn demangled(self) -> &'n str {
+    /// The printed form ([`SymbolName::demangled`]).
+    pub fn demangled(self) -> Cow<'n, str> {
         match self {
             NameRef::Cxx(n) => n.demangled(),
-            NameRef::Plain(t) => t,
+            NameRef::Plain(t) => Cow::Borrowed(t),
         }
     }
 }
@@ -869,7 +911,7 @@ fn demangle_keeping(
         if command(name.pattern()) {
             return (failed(raw), None);
         }
-        if command(name.demangled()) {
+        if command(&name.demangled()) {
             return (name.shown_raw(raw), class);
         }
     }
@@ -937,16 +979,33 @@ fn print_keeping(
         return (failed(raw).keeping(keys), None);
     };
     let parts = reading.keys;
+    let bound = printer::bound_of(reading.printed_bound);
+    // Printed when shown ([`SymbolName::demangled`]), by libc++abi, whose refusals the engine's
+    // acceptance equals. Printed now: what cpp_demangle prints (it refuses some names LLVM
+    // prints, so the count must see them), a name grouped by its printed form, and a name whose
+    // printed form is checked for a workflow command (`demangle_keeping`) or could be refused
+    // as not UTF-8.
+    let later = printer == Printer::Libcxxabi
+        && printer::LINKED
+        && style == NameStyle::Demangled
+        && keys != Keys::None
+        && raw.is_ascii()
+        && !crate::text::holds_either(raw.as_bytes(), b'#', b':');
     let printed = match printer {
+        _ if later => None,
         // cpp_demangle spells some names longer than LLVM: bounded by the caller's limit.
         Printer::CppDemangle => printer::print_cpp_demangle(plain, limit).ok(),
-        Printer::Libcxxabi => {
-            printer::print_bounded(plain, printer::bound_of(reading.printed_bound)).ok()
-        }
+        Printer::Libcxxabi => printer::print_bounded(plain, bound).ok(),
     };
     let kind = match printed {
         Some(_) => NameKind::Cxx,
+        None if later => NameKind::Cxx,
         None => NameKind::Failed,
+    };
+    let print_bound = if later {
+        u32::try_from(bound).unwrap_or(u32::MAX).max(1)
+    } else {
+        0
     };
     let shown = match &printed {
         Some(text) if style == NameStyle::Demangled => text.as_str(),
@@ -976,9 +1035,11 @@ fn print_keeping(
         name.keys = keys;
         name.entity = entity;
         name.inlines = inlines;
+        name.print_bound = print_bound;
         return (name, None);
     }
     let mut name = SymbolName::new(shown, &pattern, kind);
+    name.print_bound = print_bound;
     name.entity = entity;
     name.inlines = inlines;
     name.name_start = name_start;
@@ -1032,7 +1093,7 @@ mod tests {
         let sorted = Demangled::of_sorted(vec![cxx], 8, Keys::All, NameStyle::Raw).unwrap();
         let (a, b, c) = (shown.lookup(cxx), raw.lookup(cxx), sorted.lookup(cxx));
         assert!(a.demangled().starts_with("v8::internal::Factory<"), "{a:?}");
-        assert_eq!((b.demangled(), c.demangled()), (cxx, cxx));
+        assert_eq!((&*b.demangled(), &*c.demangled()), (cxx, cxx));
         assert_eq!((a.kind, b.kind), (NameKind::Cxx, NameKind::Cxx));
         for n in [&b, &c] {
             assert_eq!(n.pattern(), a.pattern());
@@ -1252,7 +1313,7 @@ mod tests {
         for p in [Printer::Libcxxabi, Printer::CppDemangle] {
             let (n, class) = demangle_keeping(&raw, Keys::All, true, p, NameStyle::Demangled);
             assert_eq!(
-                (n.kind, n.demangled(), n.pattern()),
+                (n.kind, &*n.demangled(), n.pattern()),
                 (NameKind::Failed, &*raw, &*raw)
             );
             assert_eq!(class, None);

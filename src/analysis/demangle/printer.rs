@@ -226,6 +226,9 @@ impl cpp_demangle::DemangleWrite for Bounded {
     }
 }
 
+/// Whether this build links libc++abi's `__cxa_demangle` ([`print_bounded`] prints).
+pub(super) const LINKED: bool = cfg!(weakscan_libcxxabi);
+
 /// [`print()`] of a name the reader accepted, whose printing it bounded by `bound` bytes.
 #[cfg(not(weakscan_libcxxabi))]
 pub(super) fn print_bounded(_plain: &str, _bound: usize) -> Result<String, Refusal> {
