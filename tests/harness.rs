@@ -605,7 +605,7 @@ pub fn demangle(data: &[u8]) {
         let cut = Demangled::of_sorted(vec![raw.as_ref()], 8, keys, NameStyle::Demangled)
             .expect("threads start");
         let cut = cut.lookup(&raw);
-        assert_eq!(cut.demangled(), name.demangled(), "{keys:?}");
+        assert_eq!(cut.demangled(&raw), name.demangled(&raw), "{keys:?}");
         assert_eq!(cut.kind, name.kind, "{keys:?}");
         if keys != Keys::None {
             assert_eq!(cut.template(), name.template(), "{keys:?}");
@@ -625,7 +625,7 @@ pub fn demangle(data: &[u8]) {
         GroupBy::Namespace(3),
         GroupBy::Origin(OriginLevel::Library),
     ] {
-        let _ = by.key(&name, &Origin::Unattributed);
+        let _ = by.key(&raw, &name, &Origin::Unattributed);
     }
 }
 
@@ -681,7 +681,7 @@ pub fn printer(data: &[u8]) {
     });
     let (n, cpp) = (a.lookup(&raw), b.lookup(&raw));
     match (&printed, n.kind) {
-        (Ok(t), NameKind::Cxx) => assert_eq!(n.demangled(), *t),
+        (Ok(t), NameKind::Cxx) => assert_eq!(n.demangled(&raw), *t),
         // Refused for holding a workflow command.
         (Ok(t), NameKind::Failed) => assert!(weakscan::text::has_workflow_command(t.as_bytes())),
         (Ok(_), kind) => panic!("the printer prints it, weakscan shows it {kind:?}"),

@@ -327,7 +327,7 @@ pub fn symbol_changes(old: &Image, new: &Image, names: &Demangled<'_>) -> Option
     let show = |v: Vec<&&str>| -> (Vec<String>, Vec<String>) {
         let mut out: Vec<(String, String)> = v
             .into_iter()
-            .map(|s| (names.lookup(s).demangled().into_owned(), s.to_string()))
+            .map(|s| (names.lookup(s).demangled(s).into_owned(), s.to_string()))
             .collect();
         out.sort();
         out.into_iter().unzip()

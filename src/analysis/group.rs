@@ -30,7 +30,7 @@ pub enum GroupBy {
 /// The key of `name` under [`GroupBy::Template`], borrowed from it (that key is never printed).
 pub fn template_key(name: NameRef<'_>) -> &str {
     match name {
-        NameRef::Cxx(n) => n.template(),
+        NameRef::Cxx(_, n) => n.template(),
         NameRef::Plain(text) => text,
     }
 }
@@ -46,11 +46,11 @@ impl GroupBy {
         }
     }
 
-    /// The key of a symbol named `name` that comes from `origin`.
-    pub fn key<'n>(self, name: &'n SymbolName, origin: &'n Origin) -> Cow<'n, str> {
+    /// The key of a symbol `raw` (its entry `name`) that comes from `origin`.
+    pub fn key<'n>(self, raw: &'n str, name: &'n SymbolName, origin: &'n Origin) -> Cow<'n, str> {
         match self {
             GroupBy::Origin(level) => Cow::Borrowed(origin.key(level)),
-            _ => self.key_of(NameRef::Cxx(name)),
+            _ => self.key_of(NameRef::Cxx(raw, name)),
         }
     }
 
@@ -65,15 +65,15 @@ impl GroupBy {
     /// The key of `name` under a grouping by name, borrowed from it ([`NO_ATTRIBUTION`] for
     /// an origin grouping: use [`GroupBy::key`]).
     pub fn key_of<'n>(self, name: NameRef<'n>) -> Cow<'n, str> {
-        if let NameRef::Cxx(n) = name {
+        if let NameRef::Cxx(_, n) = name {
             debug_assert!(n.keys().include(self.keys()), "key not kept");
         }
         Cow::Borrowed(match (name, self) {
             // Printed here if it was not as it was read (a name demangled with all its keys).
-            (NameRef::Cxx(n), GroupBy::Symbol) => return n.demangled(),
-            (NameRef::Cxx(n), GroupBy::Pattern) => n.pattern(),
+            (NameRef::Cxx(raw, n), GroupBy::Symbol) => return n.demangled(raw),
+            (NameRef::Cxx(_, n), GroupBy::Pattern) => n.pattern(),
             (name, GroupBy::Template) => template_key(name),
-            (NameRef::Cxx(n), GroupBy::Namespace(depth)) => n.namespace(depth),
+            (NameRef::Cxx(_, n), GroupBy::Namespace(depth)) => n.namespace(depth),
             (NameRef::Plain(_), GroupBy::Namespace(_)) => GLOBAL,
             (_, GroupBy::Origin(_)) => NO_ATTRIBUTION,
             (NameRef::Plain(text), _) => text,
@@ -428,7 +428,7 @@ impl GroupTable {
         let key_of_copy = |c: usize| {
             let name = match copy_entry.get(c).copied().unwrap_or(PLAIN) {
                 PLAIN => NameRef::Plain(plain_text(raws[c], names.style())),
-                p => NameRef::Cxx(names.at(p)),
+                p => names.name_at(p),
             };
             by.key_of(name)
         };
@@ -539,7 +539,7 @@ impl GroupTable {
     fn name<'n>(&self, image: &'n Image, names: &'n Demangled<'_>, m: u32) -> NameRef<'n> {
         match self.entry.get(m as usize).copied().unwrap_or(PLAIN) {
             PLAIN => NameRef::Plain(plain_text(member(image, m).0, names.style())),
-            p => NameRef::Cxx(names.at(p)),
+            p => names.name_at(p),
         }
     }
 

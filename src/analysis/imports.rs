@@ -156,7 +156,7 @@ pub fn check_importer(
 fn missing_import(import: &Import, via: Via) -> MissingImport {
     MissingImport {
         name: crate::analysis::demangle::demangle_one(&import.name)
-            .demangled()
+            .demangled(&import.name)
             .into_owned(),
         symbol: import.name.clone(),
         via,

@@ -264,7 +264,7 @@ pub fn compare(
     for (entries, is_new) in [(&old_entries, false), (&new_entries, true)] {
         for e in entries.iter() {
             let name = names.lookup(&e.raw);
-            let key = GroupBy::Template.key(&name, &e.origin).into_owned();
+            let key = GroupBy::Template.key(&e.raw, &name, &e.origin).into_owned();
             let f = Figures {
                 lookups: e.lookups,
                 sites: e.sites,
@@ -272,7 +272,7 @@ pub fn compare(
             };
             let example = || {
                 (
-                    clip_name(&name.demangled()).into_owned(),
+                    clip_name(&name.demangled(&e.raw)).into_owned(),
                     clip_name(&e.raw).into_owned(),
                 )
             };
@@ -306,7 +306,7 @@ pub fn compare(
             let object =
                 || attributed.then(|| clip_name(e.origin.key(OriginLevel::Object)).into_owned());
             let s = symbols.entry(e.raw.as_str()).or_insert_with(|| SymbolRow {
-                symbol: clip_name(&name.demangled()).into_owned(),
+                symbol: clip_name(&name.demangled(&e.raw)).into_owned(),
                 mangled: e.raw.clone(),
                 group: clip_name(&key).into_owned(),
                 from: object(),

@@ -149,9 +149,9 @@ pub fn tree(old: Option<&Image>, new: &Image, names: &Demangled<'_>) -> (Node, b
             let mut node = &mut root;
             let mut path: Vec<String> = groupings
                 .iter()
-                .map(|g| g.key(&name, &e.origin).into_owned())
+                .map(|g| g.key(&e.raw, &name, &e.origin).into_owned())
                 .collect();
-            path.push(format!("{}\u{0}{}", name.demangled(), e.raw));
+            path.push(format!("{}\u{0}{}", name.demangled(&e.raw), e.raw));
             for (depth, key) in path.into_iter().enumerate() {
                 let side = if is_new { &mut node.new } else { &mut node.old };
                 side.add(&f);

@@ -283,19 +283,19 @@ pub fn verify(
         let name = names.lookup(raw);
         let name = name.as_ref();
         let origin = origins.origin(raw);
-        let key = by.key(name, &origin).into_owned();
+        let key = by.key(raw, name, &origin).into_owned();
         let g = groups.entry(key.clone()).or_insert_with(|| VerifyGroup {
             key: key.clone(),
             counts: Counts::default(),
             suppliers: Vec::new(),
-            example: name.demangled().into_owned(),
+            example: name.demangled(raw).into_owned(),
             example_mangled: raw.to_string(),
         });
         g.counts.add(&c);
         let differs = c.differences() > 0;
         // Members are visited in raw-name order; prefer a differing example.
         if differs && g.counts.differences() == c.differences() {
-            g.example = name.demangled().into_owned();
+            g.example = name.demangled(raw).into_owned();
             raw.clone_into(&mut g.example_mangled);
         }
         let supplier = (c.seen > 0).then(|| {
@@ -313,7 +313,7 @@ pub fn verify(
         }
         if differs {
             symbols.push(VerifySymbol {
-                symbol: name.demangled().into_owned(),
+                symbol: name.demangled(raw).into_owned(),
                 raw: raw.clone(),
                 mangled: raw.clone(),
                 counts: c,

@@ -172,7 +172,7 @@ pub fn imported_by(plan: &mut FixPlan, image: &Image, slices: &[ImporterSlice]) 
                     .map(|n| ImportedName {
                         symbol: n.to_string(),
                         name: crate::analysis::demangle::demangle_one(n)
-                            .demangled()
+                            .demangled(n)
                             .into_owned(),
                     })
                     .collect(),

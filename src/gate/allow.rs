@@ -24,13 +24,13 @@ impl Allowlist<'_> {
     pub fn allows(&self, raw: &str, name: &SymbolName, origin: &Origin) -> bool {
         (self.operator_new_delete && TREAT_AS_WEAK.contains(&raw))
             || (!self.symbols.is_empty() && {
-                let printed = name.demangled();
+                let printed = name.demangled(raw);
                 self.symbols
                     .iter()
                     .any(|p| p.is_match(raw) || p.is_match(&printed))
             })
             || (!self.groups.is_empty() && {
-                let key = self.group_by.key(name, origin);
+                let key = self.group_by.key(raw, name, origin);
                 self.groups.iter().any(|p| p.is_match(&key))
             })
     }

@@ -69,7 +69,7 @@ fn groups_of<'e>(
             continue;
         }
         let g = out
-            .entry(by.key(&name, &e.origin).into_owned())
+            .entry(by.key(&e.raw, &name, &e.origin).into_owned())
             .or_default();
         g.value = g.value.saturating_add(c);
         g.members.push(&e.raw);
@@ -401,7 +401,7 @@ impl Check<'_> {
             .map(|raw| {
                 let n = self.names.lookup(raw);
                 (
-                    n.demangled().into_owned(),
+                    n.demangled(raw).into_owned(),
                     n.pattern().to_string(),
                     raw.to_string(),
                 )

@@ -296,7 +296,7 @@ pub fn definers_lines(plan: &FixPlan, shared: usize, q: Quote) -> Vec<String> {
                 let e: Vec<String> = sh
                     .examples
                     .iter()
-                    .map(|raw| q(&crate::analysis::demangle::demangle_one(raw).demangled()))
+                    .map(|raw| q(&crate::analysis::demangle::demangle_one(raw).demangled(raw)))
                     .collect();
                 format!(
                     "needs {} together: -{} of {} they all define ({}{})",

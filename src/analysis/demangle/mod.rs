@@ -205,9 +205,10 @@ pub struct SymbolName {
     inlines: InlinesHidden,
     /// Which keys it still holds.
     keys: Keys,
-    /// 0 when the first part of `text` is what is shown; else that part is the raw name, not
-    /// printed yet, and this is the bound of its printed length in bytes
-    /// ([`SymbolName::demangled`] prints it when asked: most names are only grouped).
+    /// 0 when the first part of `text` is what is shown; else the name is not printed yet
+    /// (that part is empty: the raw name is the caller's), and this is the bound of its printed
+    /// length in bytes ([`SymbolName::demangled`] prints it when asked: most names are only
+    /// grouped).
     print_bound: u32,
 }
 
@@ -251,8 +252,8 @@ impl SymbolName {
         self.keys
     }
 
-    /// A copy holding only `keys`.
-    fn keeping(&self, keys: Keys) -> SymbolName {
+    /// A copy holding only `keys`; `raw` is the name it is the entry of.
+    fn keeping(&self, keys: Keys, raw: &str) -> SymbolName {
         let keys = if self.keys.include(keys) {
             keys
         } else {
@@ -272,7 +273,7 @@ impl SymbolName {
         // Without keys a name is only its printed form (grouping by symbol keys by it): printed
         // now if it was not.
         let mut n = if keys == Keys::None && self.print_bound != 0 {
-            match self.demangled() {
+            match self.demangled(raw) {
                 Cow::Owned(printed) => SymbolName::new(&printed, pattern, self.kind),
                 Cow::Borrowed(raw) => SymbolName::new(raw, pattern, NameKind::Failed),
             }
@@ -331,7 +332,9 @@ impl SymbolName {
         self.inlines
     }
 
-    /// Readable name (as c++filt prints it), or the raw name if not demangled.
+    /// Readable name (as c++filt prints it), or the raw name if not demangled; `raw` is the
+    /// Mach-O name this is the entry of (as given to [`demangle_all`]: an entry does not hold
+    /// the raw name it is keyed by).
     ///
     /// A name the engine accepted is printed here, when first shown, not when it is read
     /// ([`Demangled::of_sorted`] only keys it): a scan of a Node.js build groups 10k names and
@@ -339,19 +342,18 @@ impl SymbolName {
     /// needed twice. The engine accepts exactly the names `__cxa_demangle` prints within the
     /// bound (the differential tests and the fuzz target hold it); a refusal here would be the
     /// engine's defect, and shows the raw name.
-    pub fn demangled(&self) -> Cow<'_, str> {
-        let shown = self.shown();
+    pub fn demangled<'s>(&'s self, raw: &'s str) -> Cow<'s, str> {
         if self.print_bound == 0 {
-            return Cow::Borrowed(shown);
+            return Cow::Borrowed(self.shown());
         }
-        let plain = shown.strip_prefix('_').unwrap_or(shown);
+        let plain = raw.strip_prefix('_').unwrap_or(raw);
         match printer::print_bounded(plain, self.print_bound as usize) {
             Ok(text) => Cow::Owned(text),
-            Err(_) => Cow::Borrowed(shown),
+            Err(_) => Cow::Borrowed(raw),
         }
     }
 
-    /// The first part of `text`: the printed form, or the raw name while it is not printed.
+    /// The first part of `text`: the printed form, or empty while the name is not printed.
     fn shown(&self) -> &str {
         &self.text[..self.demangled_end as usize]
     }
@@ -413,8 +415,8 @@ pub const GLOBAL: &str = "(global)";
 /// the text of any other name (a C name without the Mach-O `_`, a failed `_Z` name raw).
 #[derive(Debug, Clone, Copy)]
 pub enum NameRef<'n> {
-    /// Demangled.
-    Cxx(&'n SymbolName),
+    /// Demangled: the raw Mach-O name and its entry.
+    Cxx(&'n str, &'n SymbolName),
     /// Shown as it is: printed form, pattern and template are all this text.
     Plain(&'n str),
 }
@@ -423,7 +425,7 @@ impl<'n> NameRef<'n> {
     /// The printed form ([`SymbolName::demangled`]).
     pub fn demangled(self) -> Cow<'n, str> {
         match self {
-            NameRef::Cxx(n) => n.demangled(),
+            NameRef::Cxx(raw, n) => n.demangled(raw),
             NameRef::Plain(t) => Cow::Borrowed(t),
         }
     }
@@ -495,7 +497,7 @@ impl<'a> Demangled<'a> {
                 .names
                 .into_iter()
                 .filter(|(_, n)| n.kind != NameKind::C)
-                .map(|(raw, n)| (raw, n.keeping(keys))),
+                .map(|(raw, n)| (raw, n.keeping(keys, raw))),
         );
         if !sorted {
             self.names.sort_by(|a, b| a.0.cmp(b.0));
@@ -583,7 +585,7 @@ impl<'a> Demangled<'a> {
         if needs_demangling(raw)
             && let Some(n) = self.entry(raw)
         {
-            return NameRef::Cxx(n);
+            return NameRef::Cxx(raw, n);
         }
         NameRef::Plain(plain_text(raw, self.style))
     }
@@ -644,6 +646,12 @@ impl<'a> Demangled<'a> {
     /// The entry at `position`.
     pub fn at(&self, position: u32) -> &SymbolName {
         &self.names[position as usize].1
+    }
+
+    /// The name at `position`, with its raw name.
+    pub fn name_at(&self, position: u32) -> NameRef<'_> {
+        let (raw, n) = &self.names[position as usize];
+        NameRef::Cxx(raw, n)
     }
 }
 
@@ -834,7 +842,7 @@ fn demangle_sorted<'a>(
             .with_min_len(64)
             .map(|(i, &raw)| {
                 if i >= admitted && needs_demangling(raw) {
-                    return ((raw, failed(raw).keeping(keys)), None);
+                    return ((raw, failed(raw).keeping(keys, raw)), None);
                 }
                 let (name, class) = std::panic::catch_unwind(|| {
                     demangle_keeping(raw, keys, keys.namespaces(), printer, style)
@@ -911,7 +919,7 @@ fn demangle_keeping(
         if command(name.pattern()) {
             return (failed(raw), None);
         }
-        if command(&name.demangled()) {
+        if command(&name.demangled(raw)) {
             return (name.shown_raw(raw), class);
         }
     }
@@ -972,11 +980,11 @@ fn print_keeping(
     }
     if plain.len() > printer::MAX_NAME_BYTES {
         // Longer than any demangler is given, in every build alike.
-        return (failed(raw).keeping(keys), None);
+        return (failed(raw).keeping(keys, raw), None);
     }
     let limit = print_limit(plain);
     let Ok(reading) = itanium::read(plain, limit) else {
-        return (failed(raw).keeping(keys), None);
+        return (failed(raw).keeping(keys, raw), None);
     };
     let parts = reading.keys;
     let bound = printer::bound_of(reading.printed_bound);
@@ -1009,6 +1017,7 @@ fn print_keeping(
     };
     let shown = match &printed {
         Some(text) if style == NameStyle::Demangled => text.as_str(),
+        _ if later => "",
         _ => raw,
     };
     let (pattern, name_start, template_end, namespace_ends) = parts;
@@ -1052,7 +1061,7 @@ fn print_keeping(
     };
     let name = match keys {
         Keys::All => name,
-        _ => name.keeping(keys),
+        _ => name.keeping(keys, raw),
     };
     (name, class)
 }
@@ -1092,8 +1101,11 @@ mod tests {
         let raw = demangle_all(names, NameStyle::Raw).unwrap();
         let sorted = Demangled::of_sorted(vec![cxx], 8, Keys::All, NameStyle::Raw).unwrap();
         let (a, b, c) = (shown.lookup(cxx), raw.lookup(cxx), sorted.lookup(cxx));
-        assert!(a.demangled().starts_with("v8::internal::Factory<"), "{a:?}");
-        assert_eq!((&*b.demangled(), &*c.demangled()), (cxx, cxx));
+        assert!(
+            a.demangled(cxx).starts_with("v8::internal::Factory<"),
+            "{a:?}"
+        );
+        assert_eq!((&*b.demangled(cxx), &*c.demangled(cxx)), (cxx, cxx));
         assert_eq!((a.kind, b.kind), (NameKind::Cxx, NameKind::Cxx));
         for n in [&b, &c] {
             assert_eq!(n.pattern(), a.pattern());
@@ -1103,8 +1115,8 @@ mod tests {
         // C names: without the Mach-O `_`, or raw; stored or not.
         assert_eq!(shown.get("_main").demangled(), "main");
         assert_eq!(raw.get("_main").demangled(), "_main");
-        assert_eq!(raw.lookup("_exit").demangled(), "_exit");
-        assert_eq!(shown.lookup("_exit").demangled(), "exit");
+        assert_eq!(raw.lookup("_exit").demangled("_exit"), "_exit");
+        assert_eq!(shown.lookup("_exit").demangled("_exit"), "exit");
         assert_eq!(
             (shown.style(), raw.style()),
             (NameStyle::Demangled, NameStyle::Raw)
@@ -1117,7 +1129,7 @@ mod tests {
     fn regression_a_c_name_without_its_underscore_started_a_workflow_command() {
         for raw in ["_::notice title=x", "_ ::error::x", "_\u{2003}::warning::x"] {
             assert_eq!(plain_text(raw, NameStyle::Demangled), raw);
-            assert_eq!(demangle_one(raw).demangled(), raw);
+            assert_eq!(demangle_one(raw).demangled(raw), raw);
         }
         assert_eq!(plain_text("_a::b", NameStyle::Demangled), "a::b");
         assert_eq!(plain_text("_main", NameStyle::Demangled), "main");
@@ -1181,7 +1193,7 @@ mod tests {
         let (only, with_ns) = (by(Keys::TemplateOnly), by(Keys::Template));
         assert_eq!(only.template(), "v8::internal::Factory<…>");
         assert_eq!(only.template(), with_ns.template());
-        assert_eq!(only.demangled(), with_ns.demangled());
+        assert_eq!(only.demangled(raw), with_ns.demangled(raw));
         assert_eq!(only.namespace_components(), 0);
         assert_eq!(with_ns.namespace_components(), 2);
         assert_eq!(only.keys(), Keys::TemplateOnly);
@@ -1290,7 +1302,7 @@ mod tests {
                 for keys in [Keys::All, Keys::Template, Keys::TemplateOnly, Keys::None] {
                     let cut = match whole.kind {
                         NameKind::C => whole.clone(),
-                        _ => whole.keeping(keys),
+                        _ => whole.keeping(keys, raw),
                     };
                     assert_eq!(
                         demangle_keeping(raw, keys, true, printer, NameStyle::Demangled),
@@ -1313,7 +1325,7 @@ mod tests {
         for p in [Printer::Libcxxabi, Printer::CppDemangle] {
             let (n, class) = demangle_keeping(&raw, Keys::All, true, p, NameStyle::Demangled);
             assert_eq!(
-                (n.kind, &*n.demangled(), n.pattern()),
+                (n.kind, &*n.demangled(&raw), n.pattern()),
                 (NameKind::Failed, &*raw, &*raw)
             );
             assert_eq!(class, None);
@@ -1382,7 +1394,7 @@ mod tests {
         let n = demangle_one(raw);
         assert_eq!(n.kind, NameKind::Cxx);
         assert_eq!(
-            n.demangled(),
+            n.demangled(raw),
             "v8::internal::StaticCallInterfaceDescriptor<v8::internal::LoadDescriptor>::Initialize(v8::internal::CallInterfaceDescriptorData*)::registers"
         );
         assert_eq!(
@@ -1416,7 +1428,10 @@ mod tests {
     fn function_template_without_return_type() {
         // int v8::internal::foo<int>(int)
         let n = demangle_one("__ZN2v88internal3fooIiEEiT_");
-        assert_eq!(n.demangled(), "int v8::internal::foo<int>(int)");
+        assert_eq!(
+            n.demangled("__ZN2v88internal3fooIiEEiT_"),
+            "int v8::internal::foo<int>(int)"
+        );
         assert_eq!(n.pattern(), "v8::internal::foo<…>(…)");
         assert_eq!(n.template(), "v8::internal::foo<…>");
     }
@@ -1425,7 +1440,10 @@ mod tests {
     fn const_member_function_keeps_qualifier() {
         // ns::A<int>::get() const
         let n = demangle_one("__ZNK2ns1AIiE3getEv");
-        assert_eq!(n.demangled(), "ns::A<int>::get() const");
+        assert_eq!(
+            n.demangled("__ZNK2ns1AIiE3getEv"),
+            "ns::A<int>::get() const"
+        );
         assert_eq!(n.pattern(), "ns::A<…>::get(…) const");
         assert_eq!(n.template(), "ns::A<…>");
         assert_eq!(n.namespace_components(), 1);
@@ -1447,20 +1465,23 @@ mod tests {
     #[test]
     fn operator_new_and_c_names() {
         let n = demangle_one("__Znwm");
-        assert_eq!(n.demangled(), "operator new(unsigned long)");
+        assert_eq!(n.demangled("__Znwm"), "operator new(unsigned long)");
         assert_eq!(n.pattern(), "operator new(…)");
         assert_eq!(n.template(), "operator new(…)");
         assert_eq!(n.namespace(2), "(global)");
         let c = demangle_one("_AbslInternalMutexYield");
         assert_eq!(c.kind, NameKind::C);
-        assert_eq!(c.demangled(), "AbslInternalMutexYield");
+        assert_eq!(
+            c.demangled("_AbslInternalMutexYield"),
+            "AbslInternalMutexYield"
+        );
     }
 
     #[test]
     fn failures_keep_the_raw_name_and_are_counted() {
         let d = demangle_all(["__ZN2v8", "__Znwm", "__ZN2v8"], NameStyle::Demangled).unwrap();
         assert_eq!(d.failures, 1);
-        assert_eq!(d.lookup("__ZN2v8").demangled(), "__ZN2v8");
+        assert_eq!(d.lookup("__ZN2v8").demangled("__ZN2v8"), "__ZN2v8");
         assert_eq!(d.lookup("__ZN2v8").kind, NameKind::Failed);
     }
 
@@ -1495,7 +1516,7 @@ mod tests {
 
         #[track_caller]
         fn check(raw: &str, want: &str) {
-            assert_eq!(demangle_one(raw).demangled(), want, "{raw}");
+            assert_eq!(demangle_one(raw).demangled(raw), want, "{raw}");
         }
 
         #[test]
