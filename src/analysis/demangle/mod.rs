@@ -210,6 +210,9 @@ pub struct SymbolName {
     /// length in bytes ([`SymbolName::demangled`] prints it when asked: most names are only
     /// grouped).
     print_bound: u32,
+    /// Shown raw ([`NameStyle::Raw`]): the first part of `text` is empty, the raw name is the
+    /// caller's.
+    raw_shown: bool,
 }
 
 /// Which grouping keys a [`SymbolName`] holds besides its printed form (see
@@ -280,6 +283,7 @@ impl SymbolName {
         } else {
             let mut n = SymbolName::new(self.shown(), pattern, self.kind);
             n.print_bound = self.print_bound;
+            n.raw_shown = self.raw_shown;
             n
         };
         if keys != Keys::None {
@@ -319,6 +323,7 @@ impl SymbolName {
             inlines: InlinesHidden::Stays,
             keys: Keys::All,
             print_bound: 0,
+            raw_shown: false,
         }
     }
 
@@ -343,6 +348,9 @@ impl SymbolName {
     /// bound (the differential tests and the fuzz target hold it); a refusal here would be the
     /// engine's defect, and shows the raw name.
     pub fn demangled<'s>(&'s self, raw: &'s str) -> Cow<'s, str> {
+        if self.raw_shown {
+            return Cow::Borrowed(raw);
+        }
         if self.print_bound == 0 {
             return Cow::Borrowed(self.shown());
         }
@@ -992,13 +1000,15 @@ fn print_keeping(
     // acceptance equals. Printed now: what cpp_demangle prints (it refuses some names LLVM
     // prints, so the count must see them), a name grouped by its printed form, and a name whose
     // printed form is checked for a workflow command (`demangle_keeping`) or could be refused
-    // as not UTF-8.
-    let later = printer == Printer::Libcxxabi
-        && printer::LINKED
-        && style == NameStyle::Demangled
-        && keys != Keys::None
-        && raw.is_ascii()
-        && !crate::text::holds_either(raw.as_bytes(), b'#', b':');
+    // as not UTF-8. Shown raw, a name libc++abi would print is not printed at all.
+    let raw_shown = printer == Printer::Libcxxabi && printer::LINKED && style == NameStyle::Raw;
+    let later = raw_shown
+        || (printer == Printer::Libcxxabi
+            && printer::LINKED
+            && style == NameStyle::Demangled
+            && keys != Keys::None
+            && raw.is_ascii()
+            && !crate::text::holds_either(raw.as_bytes(), b'#', b':'));
     let printed = match printer {
         _ if later => None,
         // cpp_demangle spells some names longer than LLVM: bounded by the caller's limit.
@@ -1010,7 +1020,7 @@ fn print_keeping(
         None if later => NameKind::Cxx,
         None => NameKind::Failed,
     };
-    let print_bound = if later {
+    let print_bound = if later && !raw_shown {
         u32::try_from(bound).unwrap_or(u32::MAX).max(1)
     } else {
         0
@@ -1045,10 +1055,12 @@ fn print_keeping(
         name.entity = entity;
         name.inlines = inlines;
         name.print_bound = print_bound;
+        name.raw_shown = raw_shown;
         return (name, None);
     }
     let mut name = SymbolName::new(shown, &pattern, kind);
     name.print_bound = print_bound;
+    name.raw_shown = raw_shown;
     name.entity = entity;
     name.inlines = inlines;
     name.name_start = name_start;
