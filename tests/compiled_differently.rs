@@ -158,16 +158,18 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
         );
     }
 
-    // The table, fitted to 80 columns: the fix names the library first; --compile-commands is
-    // --new-compile-commands.
+    // The table, fitted to 80 columns: the headline's cause and the fix name the library;
+    // --compile-commands is --new-compile-commands.
     let text = run(&diff_args(
         a,
         "table",
         &["--compile-commands", &b, "--width", "80"],
     ));
-    let fix = "fix: libinl.a: 1 object compiles without -fvisibility=hidden since \
-               flags-chained-arm64; it brings +12 lookups";
+    let cause = "cause: libinl.a: 1 object compiles without -fvisibility=hidden since \
+                 flags-chained-arm64; it brings +12 lookups (inl.o 12)";
+    let fix = "fix: compile libinl.a with -fvisibility=hidden again: it brought inl::Box<…> +12";
     let joined = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    assert!(joined.contains(cause), "{text}");
     assert!(joined.contains(fix), "{text}");
     assert!(text.contains("│ compiled "), "{text}");
     let row = |lib: &str| -> Vec<String> {
@@ -196,7 +198,11 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
     }
     let md = run(&diff_args(a, "markdown", &["--new-compile-commands", &b]));
     assert!(
-        md.contains("**Fix:** `libinl.a`: 1 object compiles without `-fvisibility=hidden` since `flags-chained-arm64`; it brings +12 lookups"),
+        md.contains("**Cause:** `libinl.a`: 1 object compiles without `-fvisibility=hidden` since `flags-chained-arm64`; it brings +12 lookups (`inl.o` 12)."),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Fix:** compile `libinl.a` with `-fvisibility=hidden` again: it brought `inl::Box<…>` +12"),
         "{md}"
     );
     assert!(

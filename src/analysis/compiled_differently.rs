@@ -59,6 +59,34 @@ pub struct LibraryChange {
     pub old_options: String,
     /// Its options in the new build.
     pub new_options: String,
+    /// Every changed object of the library, most lookups first (the attribution's order
+    /// between equals): `objects[0]` is `first_object`.
+    pub objects: Vec<ObjectChange>,
+}
+
+/// One object of a library whose visibility options changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ObjectChange {
+    /// The object key (`libfoo.a(foo.o)`, or the loose object's path).
+    pub object: String,
+    /// How its options changed.
+    pub change: ObjectChangeKind,
+    /// Distinct weak-bound symbols of the new build from it.
+    pub weak_bound_symbols: usize,
+    /// Weak-def lookups of the new build of its symbols.
+    pub lookups: usize,
+}
+
+/// How one object's options changed ([`Change`] without `Same`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectChangeKind {
+    /// No longer hidden by default (`-fvisibility=hidden` lost).
+    LostHidden,
+    /// Newly hidden by default.
+    GainedHidden,
+    /// Other visibility options changed.
+    Other,
 }
 
 impl LibraryChange {
@@ -66,6 +94,19 @@ impl LibraryChange {
     pub fn changed(&self) -> usize {
         self.lost_hidden + self.gained_hidden + self.other
     }
+
+    /// The objects that lost hidden visibility, most lookups first.
+    pub fn lost_hidden_objects(&self) -> impl Iterator<Item = &ObjectChange> {
+        self.objects
+            .iter()
+            .filter(|o| o.change == ObjectChangeKind::LostHidden)
+    }
+}
+
+/// A compiled input of the attribution: not a link map's linker-synthesized entry, dylib or
+/// text stub (an empty path, see the [module documentation](self)).
+fn compiled_input(path: &str) -> bool {
+    !path.is_empty()
 }
 
 /// Per object of the attribution: distinct weak-bound symbols and lookups.
@@ -107,10 +148,7 @@ pub fn compiled_differently(
     }
     let arch = image.arch.as_deref();
     let cost = costs(image, &origins);
-    let mut report = CompiledDifferently {
-        objects: attribution.objects.len(),
-        ..CompiledDifferently::default()
-    };
+    let mut report = CompiledDifferently::default();
     // Per library: the entry, and the most lookups of a changed object so far.
     let mut libraries: BTreeMap<&str, (LibraryChange, Option<usize>)> = BTreeMap::new();
     for (i, (o, keys)) in attribution
@@ -119,6 +157,10 @@ pub fn compiled_differently(
         .zip(origins.objects())
         .enumerate()
     {
+        if !compiled_input(&o.path) {
+            continue;
+        }
+        report.objects += 1;
         let Match::Unique(ni) = new_index.find(keys.source_path.as_deref(), Some(o.path.as_str()))
         else {
             report.not_in_new += 1;
@@ -146,16 +188,29 @@ pub fn compiled_differently(
                 None,
             )
         });
-        match how {
+        let kind = match how {
             Change::LostHidden => {
                 l.lost_hidden += 1;
                 l.lookups_lost_hidden += lookups;
+                ObjectChangeKind::LostHidden
             }
-            Change::GainedHidden => l.gained_hidden += 1,
-            Change::Other | Change::Same => l.other += 1,
-        }
+            Change::GainedHidden => {
+                l.gained_hidden += 1;
+                ObjectChangeKind::GainedHidden
+            }
+            Change::Other | Change::Same => {
+                l.other += 1;
+                ObjectChangeKind::Other
+            }
+        };
         l.weak_bound_symbols += bound;
         l.lookups += lookups;
+        l.objects.push(ObjectChange {
+            object: keys.object.clone(),
+            change: kind,
+            weak_bound_symbols: bound,
+            lookups,
+        });
         if best.is_none_or(|b| lookups > b) {
             *best = Some(lookups);
             l.first_object = keys.object.clone();
@@ -163,7 +218,13 @@ pub fn compiled_differently(
             l.new_options = describe(&b);
         }
     }
-    let mut libraries: Vec<LibraryChange> = libraries.into_values().map(|(l, _)| l).collect();
+    let mut libraries: Vec<LibraryChange> = libraries
+        .into_values()
+        .map(|(mut l, _)| {
+            l.objects.sort_by_key(|o| std::cmp::Reverse(o.lookups));
+            l
+        })
+        .collect();
     libraries.sort_by(|a, b| {
         (b.lookups_lost_hidden, b.lookups, b.changed())
             .cmp(&(a.lookups_lost_hidden, a.lookups, a.changed()))
