@@ -82,6 +82,32 @@ fn regression_the_headline_named_no_lost_flag_and_the_objects_were_below_the_fir
         );
     }
 
+    // The pull-request comment and the annotations say the same.
+    let md = diff(DATABASES[0], DATABASES[0], &["--format", "markdown"]);
+    assert!(
+        md.contains(
+            "**Cause:** `libbeta.a`: 3 objects compile without `-fvisibility=hidden` since \
+             `new/app`; they bring +21 lookups (`beta.beta_a.o` 12, `beta.beta_b.o` 6, \
+             `beta.beta_c.o` 3).\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Fix:** compile `libbeta.a` with `-fvisibility=hidden` again"),
+        "{md}"
+    );
+    let github = diff(DATABASES[0], DATABASES[0], &["--format", "github"]);
+    let warning = github
+        .lines()
+        .find(|l| l.starts_with("::warning"))
+        .unwrap_or_else(|| panic!("no warning:\n{github}"));
+    for needle in [
+        "%0Acause: libbeta.a: 3 objects compile without -fvisibility=hidden since new/app",
+        "%0Afix: compile libbeta.a with -fvisibility=hidden again",
+    ] {
+        assert!(warning.contains(needle), "{needle:?}:\n{github}");
+    }
+
     let doc: Value =
         serde_json::from_str(&diff(DATABASES[0], DATABASES[0], &["--format", "json"])).unwrap();
     let c = &doc["compiled_differently"][0];
