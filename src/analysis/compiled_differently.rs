@@ -11,6 +11,7 @@
 //! be read on either side is counted (report-wide), never taken for unchanged silently.
 
 use super::attribute::Origins;
+use super::fix_plan::FixPlan;
 use super::flags_diff::{Change, change, describe, pair};
 use crate::model::Image;
 use crate::origin::compile_db::{CompileCommand, CompileDbIndex, Match, visibility_of};
@@ -28,7 +29,8 @@ pub struct CompiledDifferently {
     pub not_in_old: usize,
     /// Of those, whose options cannot be read in one database at least.
     pub unknown: usize,
-    /// Per library with changed objects, most lookups of lost-hidden objects first.
+    /// Per library with changed objects, most lookups brought by objects that lost hidden
+    /// visibility first ([`LibraryChange::brought`]).
     pub libraries: Vec<LibraryChange>,
     /// How the text names the new build (its label): set by the command, not serialized.
     #[serde(skip)]
@@ -53,6 +55,10 @@ pub struct LibraryChange {
     pub lookups: usize,
     /// Of those, of the objects that lost hidden visibility.
     pub lookups_lost_hidden: usize,
+    /// Lookups of operator new and delete that came with `MH_WEAK_DEFINES`, which the old
+    /// build did not have and these objects brought: the new build's weak definitions are the
+    /// library's alone ([`with_weak_defines`]); 0 otherwise. Not in [`Self::lookups`].
+    pub weak_defines_lookups: usize,
     /// The changed object with the most lookups (its object key).
     pub first_object: String,
     /// Its options in the old build (`-fvisibility=hidden`, `(none)`).
@@ -93,6 +99,12 @@ impl LibraryChange {
     /// Objects whose options changed.
     pub fn changed(&self) -> usize {
         self.lost_hidden + self.gained_hidden + self.other
+    }
+
+    /// The lookups the objects that lost hidden visibility brought: their own, and those that
+    /// came with `MH_WEAK_DEFINES` ([`Self::weak_defines_lookups`]).
+    pub fn brought(&self) -> usize {
+        self.lookups_lost_hidden + self.weak_defines_lookups
     }
 
     /// The objects that lost hidden visibility, most lookups first.
@@ -232,4 +244,34 @@ pub fn compiled_differently(
     });
     report.libraries = libraries;
     report
+}
+
+/// Credits the lookups that come with `MH_WEAK_DEFINES` ([`FixPlan`]'s
+/// [`crate::analysis::fix_plan::Savings::weak_defines_lookups`]) to the library whose objects
+/// lost hidden visibility when the old build had no `MH_WEAK_DEFINES` (`old_flags`, its header
+/// flags; `None`: not known, nothing credited) and hiding that library alone would leave the new
+/// build without an exported weak definition (`plan`, the new build's fix plan): the flag, and
+/// dyld's lookups of operator new and delete with it, came with that library's change
+/// (docs/dyld-weak-binding.md, [`super::weak_defines`]).
+pub fn with_weak_defines(
+    c: &mut CompiledDifferently,
+    old_flags: Option<&[String]>,
+    plan: &FixPlan,
+) {
+    let Some(flags) = old_flags else {
+        return;
+    };
+    if flags.iter().any(|f| f == "MH_WEAK_DEFINES") {
+        return;
+    }
+    for l in c.libraries.iter_mut().filter(|l| l.lost_hidden > 0) {
+        if let Some(candidate) = plan.candidates.iter().find(|k| k.library == l.library) {
+            l.weak_defines_lookups = candidate.hidden.weak_defines_lookups;
+        }
+    }
+    c.libraries.sort_by(|a, b| {
+        (b.brought(), b.lookups, b.changed())
+            .cmp(&(a.brought(), a.lookups, a.changed()))
+            .then_with(|| a.library.cmp(&b.library))
+    });
 }

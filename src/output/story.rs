@@ -99,7 +99,9 @@ const CAUSE_OBJECTS: usize = 3;
 /// `cause: libfoo.a: 812 objects compile without -fvisibility=hidden since NEW; they bring +3939
 /// lookups (a.o 2158, b.o 320, c.o 289, 809 more)`: the library of the section "compiled
 /// differently" whose objects lost hidden visibility and explain a diff's growth
-/// ([`growth_by_flags`]), with its objects of the most lookups; `None` without one.
+/// ([`growth_by_flags`]), with its objects of the most lookups, and the lookups that came with
+/// `MH_WEAK_DEFINES` when the change brought the flag
+/// ([`LibraryChange::weak_defines_lookups`]); `None` without one.
 pub fn flags_cause(p: &PairReport, q: Quote) -> Option<String> {
     let l = growth_by_flags(p)?;
     let since = p
@@ -119,8 +121,18 @@ pub fn flags_cause(p: &PairReport, q: Quote) -> Option<String> {
     if l.lost_hidden > CAUSE_OBJECTS {
         objects.push(format!("{} more", l.lost_hidden - CAUSE_OBJECTS));
     }
+    let weak_defines = if l.weak_defines_lookups > 0 {
+        format!(
+            "; with {} came {} of operator new and delete (+{} in all)",
+            q("MH_WEAK_DEFINES"),
+            count(l.weak_defines_lookups, "lookup", "lookups"),
+            l.brought()
+        )
+    } else {
+        String::new()
+    };
     Some(format!(
-        "cause: {}: {} {verb} without {} since {}; {they} +{} ({})",
+        "cause: {}: {} {verb} without {} since {}; {they} +{} ({}){weak_defines}",
         q(&l.library),
         count(l.lost_hidden, "object", "objects"),
         q("-fvisibility=hidden"),
@@ -554,7 +566,7 @@ pub fn growth_by_flags(p: &PairReport) -> Option<&LibraryChange> {
         .as_ref()?
         .libraries
         .first()
-        .filter(|l| n > o && l.lost_hidden > 0 && l.lookups_lost_hidden > 0)
+        .filter(|l| n > o && l.lost_hidden > 0 && l.brought() > 0)
 }
 
 /// Makes a growing diff's `fix:` name the change the headline's `cause:` found: `fix: compile
@@ -587,7 +599,7 @@ fn lead_with_compiled_differently(lines: &mut Vec<String>, p: &PairReport, q: Qu
         0,
         format!(
             "{again}: +{} since it lost it",
-            count(l.lookups_lost_hidden, "lookup", "lookups")
+            count(l.brought(), "lookup", "lookups")
         ),
     );
 }
