@@ -353,6 +353,123 @@ install_plan() {
   rm -rf "$HERE/plan"
   cp -R "$PLAN" "$HERE/plan"
 }
+
+# Flags-regression fixtures (testdata/flags/, sources testdata/src/flags/; tests/flags_regression.rs):
+# two builds of one program, arm64, chained fixups, -O0, in the same build directory `out` as a
+# gyp/ninja build lays it out (objects obj/src/flags/TARGET.SOURCE.o, archives and the executable
+# in out/): main.o (-fvisibility=hidden) + libalpha.a (-fvisibility=hidden) + libbeta.a (3
+# objects) + libgamma.a (-fvisibility=hidden -fvisibility-inlines-hidden). The old build compiles
+# libbeta.a with -fvisibility=hidden, the new one without it. Per build, in flags/old/ and
+# flags/new/ (each laid out as that build's out/):
+#   app                    the executable (its debug map names out/'s objects and archives)
+#   lib{alpha,beta,gamma}.a, obj/src/flags/app.main.o  what it was linked from, at the paths its
+#                          debug map names (relative to out/: run in flags/SIDE, or --objects)
+#   app-stripped           the same, llvm-strip -S (no debug map: use --map app.map)
+#   app.map                ld64.lld's link map
+#   compile_commands.json  written by clang itself: each compile given -MJ FILE.o.json, the
+#                          fragments (one object and a `,` each) concatenated in build order,
+#                          the last `,` dropped and the whole put in `[` … `]` (the usual
+#                          recipe: sed -e '1s/^/[/' -e '$s/,$/]/'). Then ONE sed: the
+#                          `directory` clang records (the build directory's real path, here a
+#                          temp dir) becomes /weakscan/testdata/out; every other path is as
+#                          clang wrote it (relative to out/, and argv[0] the clang executable)
+#   ninja-n-verbose.txt    the same build's commands as `ninja -n --verbose -C out` prints
+#                          them, from testdata/: `ninja: Entering directory `out'`, then each
+#                          command run here, `[I/N] ` before it, tools named by their Debian
+#                          names (clang++-22, llvm-ar-22, ld64.lld-22)
+FLAGSREG="$WORK/flags"
+FLAGSREG_CXXFLAGS=(-std=c++17 -O0 -nostdinc++ -nostdlib -fno-exceptions -fno-rtti
+                   -fno-stack-protector -Wall -Wextra -g
+                   -fdebug-compilation-dir=/weakscan/testdata/out)
+# flagsreg_run TOOL NAME ARG...: runs TOOL ARG... in the build directory and writes the command,
+# TOOL shown as NAME, to the dump being written (FLAGSREG_STEPS: the commands, in order).
+flagsreg_run() {
+  local tool=$1 shown=$2
+  shift 2
+  FLAGSREG_STEPS+=("$shown$(printf ' %q' "$@")")
+  "$tool" "$@"
+}
+# flagsreg_build SIDE BETA_VIS: one build into $FLAGSREG/SIDE, libbeta.a compiled with the
+# options BETA_VIS (a word list, maybe empty).
+flagsreg_build() {
+  local side=$1 beta_vis=$2 tree="$FLAGSREG/tree" dest="$FLAGSREG/$1" lib src o i
+  local -a libs=(alpha beta gamma) vis frags=()
+  declare -A sources_of=([app]="main" [alpha]="alpha_a alpha_b" [beta]="beta_a beta_b beta_c"
+                         [gamma]="gamma")
+  declare -A vis_of=([app]="-fvisibility=hidden" [alpha]="-fvisibility=hidden" [beta]="$beta_vis"
+                     [gamma]="-fvisibility=hidden -fvisibility-inlines-hidden")
+  FLAGSREG_STEPS=()
+  rm -rf "$tree/out"
+  mkdir -p "$tree/out/obj/src/flags" "$dest"
+  (
+    cd "$tree/out"
+    for lib in app "${libs[@]}"; do
+      read -r -a vis <<<"${vis_of[$lib]}"
+      for src in ${sources_of[$lib]}; do
+        o="obj/src/flags/$lib.$src.o"
+        flagsreg_run "$CXX" clang++-22 -target arm64-apple-macos12.0 "${FLAGSREG_CXXFLAGS[@]}" \
+          ${vis[@]+"${vis[@]}"} -MJ "$o.json" -c "../src/flags/$src.cc" -o "$o"
+        frags+=("$o.json")
+      done
+    done
+    for lib in "${libs[@]}"; do
+      local members=()
+      for src in ${sources_of[$lib]}; do members+=("obj/src/flags/$lib.$src.o"); done
+      flagsreg_run "$AR" llvm-ar-22 rcs --format=darwin "lib$lib.a" "${members[@]}"
+    done
+    flagsreg_run "$LD" ld64.lld-22 -arch arm64 -platform_version macos 12.0 12.0 -fixup_chains \
+      -oso_prefix . -syslibroot ../sdk -lSystem -map app.map obj/src/flags/app.main.o \
+      libalpha.a libbeta.a libgamma.a -o app
+    cat "${frags[@]}" | sed -e '1s/^/[/' -e '$s/,$/]/' |
+      sed "s|\"directory\": \"$(pwd -P)\"|\"directory\": \"/weakscan/testdata/out\"|" \
+        >"$dest/compile_commands.json"
+    {
+      echo "ninja: Entering directory \`out'"
+      for i in "${!FLAGSREG_STEPS[@]}"; do
+        echo "[$((i + 1))/${#FLAGSREG_STEPS[@]}] ${FLAGSREG_STEPS[$i]}"
+      done
+    } >"$dest/ninja-n-verbose.txt"
+    cp app app.map libalpha.a libbeta.a libgamma.a "$dest/"
+    mkdir -p "$dest/obj/src/flags"
+    cp obj/src/flags/app.main.o "$dest/obj/src/flags/"
+    "$STRIP" -S app -o "$dest/app-stripped"
+  )
+  grep -q "$WORK" "$dest"/compile_commands.json "$dest"/ninja-n-verbose.txt "$dest"/app.map &&
+    die "flags/$side: a path of the temp dir left in the database, dump or map"
+  return 0
+}
+build_flags_regression() {
+  local tree="$FLAGSREG/tree" n
+  rm -rf "$FLAGSREG"
+  mkdir -p "$tree/src"
+  cp -R "$SRC/flags" "$tree/src/flags"
+  cp -R "$SDK" "$tree/sdk"
+  flagsreg_build old "-fvisibility=hidden"
+  flagsreg_build new ""
+  rm -rf "$tree"
+  # Both builds export libgamma.a's API (gam::Api<long>) and nothing else of it; the new one
+  # adds libbeta.a's weak definitions, and only those.
+  local old new
+  old="$("$OBJDUMP" --macho --exports-trie "$FLAGSREG/old/app" | grep weak_def || true)"
+  new="$("$OBJDUMP" --macho --exports-trie "$FLAGSREG/new/app" | grep weak_def || true)"
+  grep -q N3gam3ApiIlE <<<"$old" || die "flags/old/app does not export gam::Api<long>"
+  ! grep -v N3gam3ApiIlE <<<"$old" || die "flags/old/app exports more than gam::Api<long>"
+  n="$(grep -v N3gam3ApiIlE <<<"$new" | { grep -vc N4beta || true; })"
+  (( n == 0 )) || die "flags/new/app exports $n weak definitions of neither API nor libbeta.a"
+  grep -q N4beta <<<"$new" || die "flags/new/app exports no weak definition of libbeta.a"
+}
+install_flags_regression() {
+  rm -rf "$HERE/flags"
+  cp -R "$FLAGSREG" "$HERE/flags"
+}
+if [[ ${1:-} == flags ]]; then
+  # `bash testdata/build.sh flags`: the flags-regression fixtures alone.
+  build_flags_regression
+  install_flags_regression
+  echo "flags-regression fixtures in $HERE/flags:"
+  (cd "$HERE/flags" && find . -type f | sed "s|^\./||" | LC_ALL=C sort | xargs wc -c | sed "$ d")
+  exit 0
+fi
 if [[ ${1:-} == plan ]]; then
   # `bash testdata/build.sh plan`: the fix-plan fixtures alone.
   build_plan
@@ -621,6 +738,7 @@ build_importers() {
 }
 build_importers
 build_plan
+build_flags_regression
 
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
@@ -851,6 +969,7 @@ cp -R "$ATTR" "$HERE/attr"
 rm -rf "$HERE/importers"
 cp -R "$IMP" "$HERE/importers"
 install_plan
+install_flags_regression
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
 rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/Reexport" \

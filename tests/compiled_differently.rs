@@ -158,16 +158,18 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
         );
     }
 
-    // The table, fitted to 80 columns: the fix names the library first; --compile-commands is
-    // --new-compile-commands.
+    // The table, fitted to 80 columns: the headline's cause and the fix name the library;
+    // --compile-commands is --new-compile-commands.
     let text = run(&diff_args(
         a,
         "table",
         &["--compile-commands", &b, "--width", "80"],
     ));
-    let fix = "fix: libinl.a: 1 object compiles without -fvisibility=hidden since \
-               flags-chained-arm64; it brings +12 lookups";
+    let cause = "cause: libinl.a: 1 object compiles without -fvisibility=hidden since \
+                 flags-chained-arm64; it brings +12 lookups (inl.o 12)";
+    let fix = "fix: compile libinl.a with -fvisibility=hidden again: it brought inl::Box<…> +12";
     let joined = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    assert!(joined.contains(cause), "{text}");
     assert!(joined.contains(fix), "{text}");
     assert!(text.contains("│ compiled "), "{text}");
     let row = |lib: &str| -> Vec<String> {
@@ -196,7 +198,11 @@ fn the_library_that_lost_hidden_visibility_leads_the_fix() {
     }
     let md = run(&diff_args(a, "markdown", &["--new-compile-commands", &b]));
     assert!(
-        md.contains("**Fix:** `libinl.a`: 1 object compiles without `-fvisibility=hidden` since `flags-chained-arm64`; it brings +12 lookups"),
+        md.contains("**Cause:** `libinl.a`: 1 object compiles without `-fvisibility=hidden` since `flags-chained-arm64`; it brings +12 lookups (`inl.o` 12)."),
+        "{md}"
+    );
+    assert!(
+        md.contains("**Fix:** compile `libinl.a` with `-fvisibility=hidden` again: it brought `inl::Box<…>` +12"),
         "{md}"
     );
     assert!(
@@ -351,5 +357,67 @@ fn a_dump_with_no_compile_command_is_refused() {
             &f,
         ],
         needle,
+    );
+}
+
+/// Regression: when the library that lost `-fvisibility=hidden` brought the image its
+/// `MH_WEAK_DEFINES` (the old build exported no weak definition), the cause said "+3 lookups"
+/// of a growth of +47: the 44 lookups of operator new and delete that come with the flag were
+/// left out. solo-chained-arm64 (libleak.a, the last leaker) against its rebuild with libleak.a
+/// hidden, with databases saying so written in a temp dir.
+#[test]
+fn regression_the_cause_left_out_the_lookups_that_came_with_mh_weak_defines() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = |name: &str, leak: &[&str]| -> String {
+        let entry = |file: &str, vis: &[&str]| {
+            let mut args = vec!["clang++", "-target", "arm64-apple-macos12.0"];
+            args.extend(vis);
+            args.extend(["-c", file]);
+            serde_json::json!({"directory": "/weakscan/testdata", "file": file, "arguments": args})
+        };
+        let entries = vec![
+            entry("src/plan/solo.cc", &["-fvisibility=hidden"]),
+            entry("src/plan/leak.cc", leak),
+        ];
+        let path = dir.path().join(name);
+        std::fs::write(&path, serde_json::to_string(&entries).unwrap()).unwrap();
+        path.display().to_string()
+    };
+    let (a, b) = (db("A.json", &["-fvisibility=hidden"]), db("B.json", &[]));
+    let args = |format: &str| -> Vec<String> {
+        [
+            "diff",
+            &plan("solo-chained-arm64.libleak.hidden"),
+            &plan("solo-chained-arm64"),
+            "--old-compile-commands",
+            &a,
+            "--new-compile-commands",
+            &b,
+            "--width",
+            "100",
+            "--format",
+            format,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    };
+    let doc: Value = serde_json::from_str(&run(&args("json"))).unwrap();
+    let growth = doc["totals"][0]["delta"]["lookups"].as_u64().unwrap();
+    let leak = &doc["compiled_differently"][0]["libraries"][0];
+    assert_eq!(leak["library"], "libleak.a");
+    assert_eq!(
+        [&leak["lookups_lost_hidden"], &leak["weak_defines_lookups"]],
+        [3, 44]
+    );
+    assert_eq!(growth, 47);
+    let text = run(&args("table"));
+    let joined = text.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains(
+            "cause: libleak.a: 1 object compiles without -fvisibility=hidden since \
+             solo-chained-arm64; it brings +3 lookups (leak.o 3); with MH_WEAK_DEFINES came 44 \
+             lookups of operator new and delete (+47 in all)"
+        ),
+        "{text}"
     );
 }

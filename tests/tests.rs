@@ -24,6 +24,9 @@
 //!   the flags program of `testdata/plan` with a database A written beside its committed one;
 //! * `flags` runs `weakscan flags` on generated compile databases, a ninja command dump and
 //!   the committed fixture databases, and on bad input;
+//! * `flags_regression` runs `diff` with both builds' compile databases and `flags` on the two
+//!   builds of `testdata/flags`, one library of which lost `-fvisibility=hidden` (databases
+//!   clang wrote with `-MJ`, and `ninja -n --verbose` dumps), against the binaries' own figures;
 //! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
 //!   importers) and holds the importer reader to llvm-objdump-22's binds; `importers_real` holds
 //!   a real Node-API addon (`scripts/fetch-npm.sh`) against official Node.js builds;
@@ -59,6 +62,7 @@ mod fix_plan;
 mod fix_plan_objects;
 mod fix_plan_rebuilt;
 mod flags;
+mod flags_regression;
 mod fuzz_regressions;
 mod harness;
 mod importers;

@@ -11,6 +11,7 @@
 //! be read on either side is counted (report-wide), never taken for unchanged silently.
 
 use super::attribute::Origins;
+use super::fix_plan::FixPlan;
 use super::flags_diff::{Change, change, describe, pair};
 use crate::model::Image;
 use crate::origin::compile_db::{CompileCommand, CompileDbIndex, Match, visibility_of};
@@ -28,7 +29,8 @@ pub struct CompiledDifferently {
     pub not_in_old: usize,
     /// Of those, whose options cannot be read in one database at least.
     pub unknown: usize,
-    /// Per library with changed objects, most lookups of lost-hidden objects first.
+    /// Per library with changed objects, most lookups brought by objects that lost hidden
+    /// visibility first ([`LibraryChange::brought`]).
     pub libraries: Vec<LibraryChange>,
     /// How the text names the new build (its label): set by the command, not serialized.
     #[serde(skip)]
@@ -53,12 +55,44 @@ pub struct LibraryChange {
     pub lookups: usize,
     /// Of those, of the objects that lost hidden visibility.
     pub lookups_lost_hidden: usize,
+    /// Lookups of operator new and delete that came with `MH_WEAK_DEFINES`, which the old
+    /// build did not have and these objects brought: the new build's weak definitions are the
+    /// library's alone ([`with_weak_defines`]); 0 otherwise. Not in [`Self::lookups`].
+    pub weak_defines_lookups: usize,
     /// The changed object with the most lookups (its object key).
     pub first_object: String,
     /// Its options in the old build (`-fvisibility=hidden`, `(none)`).
     pub old_options: String,
     /// Its options in the new build.
     pub new_options: String,
+    /// Every changed object of the library, most lookups first (the attribution's order
+    /// between equals): `objects[0]` is `first_object`.
+    pub objects: Vec<ObjectChange>,
+}
+
+/// One object of a library whose visibility options changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ObjectChange {
+    /// The object key (`libfoo.a(foo.o)`, or the loose object's path).
+    pub object: String,
+    /// How its options changed.
+    pub change: ObjectChangeKind,
+    /// Distinct weak-bound symbols of the new build from it.
+    pub weak_bound_symbols: usize,
+    /// Weak-def lookups of the new build of its symbols.
+    pub lookups: usize,
+}
+
+/// How one object's options changed ([`Change`] without `Same`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectChangeKind {
+    /// No longer hidden by default (`-fvisibility=hidden` lost).
+    LostHidden,
+    /// Newly hidden by default.
+    GainedHidden,
+    /// Other visibility options changed.
+    Other,
 }
 
 impl LibraryChange {
@@ -66,6 +100,25 @@ impl LibraryChange {
     pub fn changed(&self) -> usize {
         self.lost_hidden + self.gained_hidden + self.other
     }
+
+    /// The lookups the objects that lost hidden visibility brought: their own, and those that
+    /// came with `MH_WEAK_DEFINES` ([`Self::weak_defines_lookups`]).
+    pub fn brought(&self) -> usize {
+        self.lookups_lost_hidden + self.weak_defines_lookups
+    }
+
+    /// The objects that lost hidden visibility, most lookups first.
+    pub fn lost_hidden_objects(&self) -> impl Iterator<Item = &ObjectChange> {
+        self.objects
+            .iter()
+            .filter(|o| o.change == ObjectChangeKind::LostHidden)
+    }
+}
+
+/// A compiled input of the attribution: not a link map's linker-synthesized entry, dylib or
+/// text stub (an empty path, see the [module documentation](self)).
+fn compiled_input(path: &str) -> bool {
+    !path.is_empty()
 }
 
 /// Per object of the attribution: distinct weak-bound symbols and lookups.
@@ -107,10 +160,7 @@ pub fn compiled_differently(
     }
     let arch = image.arch.as_deref();
     let cost = costs(image, &origins);
-    let mut report = CompiledDifferently {
-        objects: attribution.objects.len(),
-        ..CompiledDifferently::default()
-    };
+    let mut report = CompiledDifferently::default();
     // Per library: the entry, and the most lookups of a changed object so far.
     let mut libraries: BTreeMap<&str, (LibraryChange, Option<usize>)> = BTreeMap::new();
     for (i, (o, keys)) in attribution
@@ -119,6 +169,10 @@ pub fn compiled_differently(
         .zip(origins.objects())
         .enumerate()
     {
+        if !compiled_input(&o.path) {
+            continue;
+        }
+        report.objects += 1;
         let Match::Unique(ni) = new_index.find(keys.source_path.as_deref(), Some(o.path.as_str()))
         else {
             report.not_in_new += 1;
@@ -146,16 +200,29 @@ pub fn compiled_differently(
                 None,
             )
         });
-        match how {
+        let kind = match how {
             Change::LostHidden => {
                 l.lost_hidden += 1;
                 l.lookups_lost_hidden += lookups;
+                ObjectChangeKind::LostHidden
             }
-            Change::GainedHidden => l.gained_hidden += 1,
-            Change::Other | Change::Same => l.other += 1,
-        }
+            Change::GainedHidden => {
+                l.gained_hidden += 1;
+                ObjectChangeKind::GainedHidden
+            }
+            Change::Other | Change::Same => {
+                l.other += 1;
+                ObjectChangeKind::Other
+            }
+        };
         l.weak_bound_symbols += bound;
         l.lookups += lookups;
+        l.objects.push(ObjectChange {
+            object: keys.object.clone(),
+            change: kind,
+            weak_bound_symbols: bound,
+            lookups,
+        });
         if best.is_none_or(|b| lookups > b) {
             *best = Some(lookups);
             l.first_object = keys.object.clone();
@@ -163,7 +230,13 @@ pub fn compiled_differently(
             l.new_options = describe(&b);
         }
     }
-    let mut libraries: Vec<LibraryChange> = libraries.into_values().map(|(l, _)| l).collect();
+    let mut libraries: Vec<LibraryChange> = libraries
+        .into_values()
+        .map(|(mut l, _)| {
+            l.objects.sort_by_key(|o| std::cmp::Reverse(o.lookups));
+            l
+        })
+        .collect();
     libraries.sort_by(|a, b| {
         (b.lookups_lost_hidden, b.lookups, b.changed())
             .cmp(&(a.lookups_lost_hidden, a.lookups, a.changed()))
@@ -171,4 +244,34 @@ pub fn compiled_differently(
     });
     report.libraries = libraries;
     report
+}
+
+/// Credits the lookups that come with `MH_WEAK_DEFINES` ([`FixPlan`]'s
+/// [`crate::analysis::fix_plan::Savings::weak_defines_lookups`]) to the library whose objects
+/// lost hidden visibility when the old build had no `MH_WEAK_DEFINES` (`old_flags`, its header
+/// flags; `None`: not known, nothing credited) and hiding that library alone would leave the new
+/// build without an exported weak definition (`plan`, the new build's fix plan): the flag, and
+/// dyld's lookups of operator new and delete with it, came with that library's change
+/// (docs/dyld-weak-binding.md, [`super::weak_defines`]).
+pub fn with_weak_defines(
+    c: &mut CompiledDifferently,
+    old_flags: Option<&[String]>,
+    plan: &FixPlan,
+) {
+    let Some(flags) = old_flags else {
+        return;
+    };
+    if flags.iter().any(|f| f == "MH_WEAK_DEFINES") {
+        return;
+    }
+    for l in c.libraries.iter_mut().filter(|l| l.lost_hidden > 0) {
+        if let Some(candidate) = plan.candidates.iter().find(|k| k.library == l.library) {
+            l.weak_defines_lookups = candidate.hidden.weak_defines_lookups;
+        }
+    }
+    c.libraries.sort_by(|a, b| {
+        (b.brought(), b.lookups, b.changed())
+            .cmp(&(a.brought(), a.lookups, a.changed()))
+            .then_with(|| a.library.cmp(&b.library))
+    });
 }

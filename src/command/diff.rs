@@ -2,7 +2,7 @@
 
 use super::builds::read_builds;
 use super::{emit_report, one_stdin};
-use crate::analysis::compiled_differently::compiled_differently;
+use crate::analysis::compiled_differently::{compiled_differently, with_weak_defines};
 use crate::analysis::group::GroupBy;
 use crate::analysis::labels::build_labels;
 use crate::analysis::process_diff::{Side, diff_processes};
@@ -146,6 +146,7 @@ pub fn run(req: &DiffRequest, opts: &RenderOptions) -> Result<u8> {
                 p.visibility = Some(visibility_report(image, commands, index));
                 if let Some(old) = &old_db {
                     let mut c = compiled_differently(image, old, commands, index);
+                    with_weak_defines(&mut c, p.old.flags.as_deref(), &p.fix_plan);
                     c.since = report.labels.new.clone();
                     p.compiled_differently = Some(c);
                 }

@@ -162,6 +162,9 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
                 text += &format!(", from {}", f.object);
             }
         }
+        if let Some(cause) = super::story::flags_cause(p, super::story::plain) {
+            text += &format!("\n{cause}");
+        }
         for l in super::story::diff_fix(p, Some(&p.fix_plan), super::story::plain) {
             text += &format!("\n{}", l.trim_start());
         }

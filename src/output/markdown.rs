@@ -411,8 +411,9 @@ pub fn diff(out: &mut dyn Write, r: &DiffReport, opts: &RenderOptions) -> io::Re
     Ok(())
 }
 
-/// One pair's story: the group that moved most with its object, the groups that changed most,
-/// and the fix.
+/// One pair's story: the group that moved most with its object, the change of compile options
+/// that explains the growth (`--old-compile-commands`), the groups that changed most, and the
+/// fix.
 fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result<()> {
     let changed: Vec<_> = p.groups.iter().filter(|g| !g.delta.is_zero()).collect();
     if let Some(g) = changed.first() {
@@ -427,6 +428,10 @@ fn pair_story(out: &mut dyn Write, r: &DiffReport, p: &PairReport) -> io::Result
                 .map(|f| format!(", from {}", code(&f.object)))
                 .unwrap_or_default()
         )?;
+    }
+    if let Some(cause) = story::flags_cause(p, code) {
+        let rest = cause.strip_prefix("cause: ").unwrap_or(&cause);
+        writeln!(out, "**Cause:** {rest}.\n")?;
     }
     if p.groups_changed == 0 {
         writeln!(out, "No group changed.\n")?;

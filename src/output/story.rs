@@ -67,7 +67,8 @@ pub fn scan_headline(s: &ImageSummary, top: Option<&Group>, q: Quote) -> Vec<Str
 }
 
 /// The headline of one pair of a diff: the lookups' change and what it costs at launch, and
-/// the largest group change with its object.
+/// the largest group change with its object; then, when the two builds' compile databases
+/// explain the growth, the `cause:` ([`flags_cause`]).
 pub fn diff_headline(p: &PairReport, q: Quote) -> Vec<String> {
     let mut line = diff_lookups(p);
     if let (Some(o), Some(n)) = (p.old.stats().lookups, p.new.stats().lookups)
@@ -87,7 +88,58 @@ pub fn diff_headline(p: &PairReport, q: Quote) -> Vec<String> {
             from_text(g.from.as_ref(), q)
         ));
     }
-    vec![line]
+    let mut lines = vec![line];
+    lines.extend(flags_cause(p, q));
+    lines
+}
+
+/// Objects a `cause:` line names.
+const CAUSE_OBJECTS: usize = 3;
+
+/// `cause: libfoo.a: 812 objects compile without -fvisibility=hidden since NEW; they bring +3939
+/// lookups (a.o 2158, b.o 320, c.o 289, 809 more)`: the library of the section "compiled
+/// differently" whose objects lost hidden visibility and explain a diff's growth
+/// ([`growth_by_flags`]), with its objects of the most lookups, and the lookups that came with
+/// `MH_WEAK_DEFINES` when the change brought the flag
+/// ([`LibraryChange::weak_defines_lookups`]); `None` without one.
+pub fn flags_cause(p: &PairReport, q: Quote) -> Option<String> {
+    let l = growth_by_flags(p)?;
+    let since = p
+        .compiled_differently
+        .as_ref()
+        .map_or("", |c| c.since.as_str());
+    let (verb, they) = if l.lost_hidden == 1 {
+        ("compiles", "it brings")
+    } else {
+        ("compile", "they bring")
+    };
+    let mut objects: Vec<String> = l
+        .lost_hidden_objects()
+        .take(CAUSE_OBJECTS)
+        .map(|o| format!("{} {}", q(member(&o.object)), o.lookups))
+        .collect();
+    if l.lost_hidden > CAUSE_OBJECTS {
+        objects.push(format!("{} more", l.lost_hidden - CAUSE_OBJECTS));
+    }
+    let weak_defines = if l.weak_defines_lookups > 0 {
+        format!(
+            "; with {} came {} of operator new and delete (+{} in all)",
+            q("MH_WEAK_DEFINES"),
+            count(l.weak_defines_lookups, "lookup", "lookups"),
+            l.brought()
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "cause: {}: {} {verb} without {} since {}; {they} +{} ({}){weak_defines}",
+        q(&l.library),
+        count(l.lost_hidden, "object", "objects"),
+        q("-fvisibility=hidden"),
+        q(since),
+        count(l.lookups_lost_hidden, "lookup", "lookups"),
+        objects.join(", ")
+    ))
 }
 
 /// The lookups' change of one pair of a diff: `weak-def lookups 6822 → 1886 (-4936, -72%)`.
@@ -504,46 +556,50 @@ pub fn weak_defines_line(c: &Candidate) -> Option<String> {
 }
 
 /// The library of the section "compiled differently" that explains a diff's growth: the first
-/// (most lookups from objects that lost hidden visibility), when it has such lookups.
+/// (most lookups from objects that lost hidden visibility), when the lookups grew and it has
+/// such lookups.
 pub fn growth_by_flags(p: &PairReport) -> Option<&LibraryChange> {
+    let (Some(o), Some(n)) = (p.old.stats().lookups, p.new.stats().lookups) else {
+        return None;
+    };
     p.compiled_differently
         .as_ref()?
         .libraries
         .first()
-        .filter(|l| l.lost_hidden > 0 && l.lookups_lost_hidden > 0)
+        .filter(|l| n > o && l.lost_hidden > 0 && l.brought() > 0)
 }
 
-/// Puts first in a growing diff's `fix:` block the library whose objects lost
-/// `-fvisibility=hidden` between the two compile databases (`libfoo.a: 812 objects compile
-/// without -fvisibility=hidden since NEW; they bring +3939 lookups`), the line it leads
-/// losing its `fix: `.
+/// Makes a growing diff's `fix:` name the change the headline's `cause:` found: `fix: compile
+/// libfoo.a with -fvisibility=hidden again`, in place of the same advice for the library the
+/// largest increase comes from, else before it (that line losing its `fix: `).
 fn lead_with_compiled_differently(lines: &mut Vec<String>, p: &PairReport, q: Quote) {
     let Some(l) = growth_by_flags(p) else {
         return;
     };
-    let since = p
-        .compiled_differently
-        .as_ref()
-        .map_or("", |c| c.since.as_str());
-    if let Some(first) = lines.first_mut()
-        && let Some(rest) = first.strip_prefix("fix: ")
-    {
-        *first = rest.to_owned();
+    let again = format!(
+        "fix: compile {} with {} again",
+        q(&l.library),
+        q("-fvisibility=hidden")
+    );
+    let same = format!(
+        "fix: compile {} with {}: ",
+        q(&l.library),
+        q("-fvisibility=hidden")
+    );
+    if let Some(first) = lines.first_mut() {
+        if let Some(rest) = first.strip_prefix(&same) {
+            *first = format!("{again}: {rest}");
+            return;
+        }
+        if let Some(rest) = first.strip_prefix("fix: ") {
+            *first = rest.to_owned();
+        }
     }
-    let (verb, they) = if l.lost_hidden == 1 {
-        ("compiles", "it brings")
-    } else {
-        ("compile", "they bring")
-    };
     lines.insert(
         0,
         format!(
-            "fix: {}: {} {verb} without {} since {}; {they} +{}",
-            q(&l.library),
-            count(l.lost_hidden, "object", "objects"),
-            q("-fvisibility=hidden"),
-            q(since),
-            count(l.lookups_lost_hidden, "lookup", "lookups")
+            "{again}: +{} since it lost it",
+            count(l.brought(), "lookup", "lookups")
         ),
     );
 }

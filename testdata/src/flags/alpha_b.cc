@@ -1,0 +1,3 @@
+#include "alpha.h"
+
+int alpha_b() { return static_cast<int>(alpha::Cache<short>().lookup(3)); }
