@@ -117,11 +117,8 @@ impl Bisection {
     /// bad while searching, the untested middle ones while looking for a middle version; 0
     /// otherwise.
     pub fn left(&self) -> usize {
-        let count = |lo: usize, hi: usize| {
-            (lo + 1..hi)
-                .filter(|&i| self.verdicts[i].is_none())
-                .count()
-        };
+        let count =
+            |lo: usize, hi: usize| (lo + 1..hi).filter(|&i| self.verdicts[i].is_none()).count();
         match self.phase {
             Phase::Search { lo, hi } => count(lo, hi),
             Phase::Ends => self.verdicts.len().saturating_sub(2),
@@ -168,9 +165,8 @@ impl Bisection {
             }
             (_, Some(Verdict::Bad), Some(Verdict::Good)) => Outcome::Reversed,
             (_, Some(a), Some(b)) if a == b && a != Verdict::Skipped => {
-                let middle = (1..last).find(|&i| {
-                    matches!(self.verdicts[i], Some(Verdict::Good | Verdict::Bad))
-                });
+                let middle = (1..last)
+                    .find(|&i| matches!(self.verdicts[i], Some(Verdict::Good | Verdict::Bad)));
                 match middle {
                     Some(m) if self.verdicts[m] != Some(a) => Outcome::NotMonotonic { middle: m },
                     _ => Outcome::EndsAgree { verdict: a, middle },
@@ -398,7 +394,10 @@ impl BisectReport {
     /// The first budget's value of version `i` in words (`6822 predicted weak-def lookups`),
     /// `None` when it was not read.
     pub fn figure_text(&self, i: usize) -> Option<String> {
-        let (b, v) = self.criterion.first().zip(self.versions[i].values.first())?;
+        let (b, v) = self
+            .criterion
+            .first()
+            .zip(self.versions[i].values.first())?;
         Some(figure_text(b, *v))
     }
 

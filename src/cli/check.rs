@@ -193,8 +193,7 @@ pub(super) fn rule_set(
     };
     let mut budgets = Vec::new();
     for (pattern, max) in groups {
-        let pattern =
-            Pattern::parse(pattern).map_err(|e| Error::usage(format!("--group: {e}")))?;
+        let pattern = Pattern::parse(pattern).map_err(|e| Error::usage(format!("--group: {e}")))?;
         budgets.push(GroupBudget { pattern, max: *max });
     }
     Ok(RuleSet {

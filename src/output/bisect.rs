@@ -73,7 +73,7 @@ fn criterion(r: &BisectReport, show: Show) -> String {
         })
         .collect();
     format!(
-        "criterion: {} (a version is bad when one is exceeded)",
+        "criterion: {} (a version is bad when one is exceeded; figures counted as check counts them, allowed symbols left out: dyld's operator new/delete by default)",
         budgets.join("; ")
     )
 }
@@ -162,7 +162,11 @@ pub fn table_out(out: &mut dyn Write, r: &BisectReport, opts: &RenderOptions) ->
         Ok(())
     })?;
     if let Some(d) = &r.diff {
-        writeln!(out)?;
+        writeln!(
+            out,
+            "\nthe step {} → {} (weakscan diff):",
+            d.labels.old, d.labels.new
+        )?;
         super::table::diff(out, d, opts)?;
     }
     Ok(())
@@ -197,8 +201,16 @@ fn versions_table(r: &BisectReport, width: Option<u16>) -> Grid {
 pub fn markdown(out: &mut dyn Write, r: &BisectReport, opts: &RenderOptions) -> io::Result<()> {
     writeln!(out, "## weakscan {}\n", r.headline(code))?;
     writeln!(out, "{}; {}.\n", criterion(r, code), counts(r))?;
-    let heads: Vec<String> = r.criterion.iter().map(|b| md_cell(&figure_name(b))).collect();
-    writeln!(out, "| # | version | verdict | {} | test | build |", heads.join(" | "))?;
+    let heads: Vec<String> = r
+        .criterion
+        .iter()
+        .map(|b| md_cell(&figure_name(b)))
+        .collect();
+    writeln!(
+        out,
+        "| # | version | verdict | {} | test | build |",
+        heads.join(" | ")
+    )?;
     writeln!(
         out,
         "|---:|---|---|{}---:|---|",
@@ -300,7 +312,10 @@ pub(crate) struct BisectJson<'a> {
 /// Renders the report as pretty JSON (with a trailing newline).
 pub fn json(out: &mut dyn Write, r: &BisectReport) -> io::Result<()> {
     let v = |i: usize| r.version(i);
-    let (last_good, first_bad) = r.outcome.step().map_or((None, None), |(a, b)| (Some(v(a)), Some(v(b))));
+    let (last_good, first_bad) = r
+        .outcome
+        .step()
+        .map_or((None, None), |(a, b)| (Some(v(a)), Some(v(b))));
     let doc = BisectJson {
         schema_version: crate::schema::SCHEMA_VERSION,
         command: COMMAND,

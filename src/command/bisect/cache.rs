@@ -128,7 +128,12 @@ mod tests {
         assert_eq!(cache.lookup("2.0"), Ok(None));
         std::fs::write(dir.path().join("c/2.0/a"), "").unwrap();
         std::fs::write(dir.path().join("c/2.0/b"), "").unwrap();
-        assert!(cache.lookup("2.0").unwrap_err().contains("more than one file"));
+        assert!(
+            cache
+                .lookup("2.0")
+                .unwrap_err()
+                .contains("more than one file")
+        );
         std::fs::write(dir.path().join("c/3.0"), "").unwrap();
         assert!(cache.lookup("3.0").unwrap_err().contains("not a directory"));
         assert!(Cache::open(&dir.path().join("c/3.0")).is_err());

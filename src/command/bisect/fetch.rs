@@ -54,11 +54,7 @@ impl FetchCommand {
     /// The fetch command `text`, run by `sh -c` when `shell`.
     ///
     /// Errors (a line for a usage error): an empty command, or quotes that do not close.
-    pub fn parse(
-        text: &str,
-        shell: bool,
-        timeout: Duration,
-    ) -> std::result::Result<Self, String> {
+    pub fn parse(text: &str, shell: bool, timeout: Duration) -> std::result::Result<Self, String> {
         let words = if shell {
             Vec::new()
         } else {
@@ -80,9 +76,15 @@ impl FetchCommand {
     /// The program and arguments that fetch `version`.
     pub fn argv(&self, version: &str) -> Vec<OsString> {
         if self.shell {
-            return ["sh", "-c", &self.text.replace(VERSION_MARK, version), "sh", version]
-                .map(OsString::from)
-                .to_vec();
+            return [
+                "sh",
+                "-c",
+                &self.text.replace(VERSION_MARK, version),
+                "sh",
+                version,
+            ]
+            .map(OsString::from)
+            .to_vec();
         }
         let mut argv: Vec<OsString> = self
             .words
@@ -198,7 +200,9 @@ fn path_of(stdout: &[u8]) -> std::result::Result<PathBuf, String> {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .rfind(|l| !l.iter().all(u8::is_ascii_whitespace));
     let Some(line) = line else {
-        return Err("the fetch printed no path (its last line on stdout is the build's path)".into());
+        return Err(
+            "the fetch printed no path (its last line on stdout is the build's path)".into(),
+        );
     };
     if line.len() >= TAIL_BYTES || line.contains(&0) {
         return Err("the fetch printed no path: its last line is not one".into());
@@ -210,8 +214,12 @@ fn path_of(stdout: &[u8]) -> std::result::Result<PathBuf, String> {
         Ok(m) if m.is_dir() => Err(format!(
             "the fetch printed {shown}, a directory: bisect reads one Mach-O file a version"
         )),
-        Ok(_) => Err(format!("the fetch printed {shown}, which is not a regular file")),
-        Err(e) => Err(format!("the fetch printed {shown}, which cannot be read: {e}")),
+        Ok(_) => Err(format!(
+            "the fetch printed {shown}, which is not a regular file"
+        )),
+        Err(e) => Err(format!(
+            "the fetch printed {shown}, which cannot be read: {e}"
+        )),
     }
 }
 

@@ -145,7 +145,23 @@ pub fn run(req: &BisectRequest, opts: &RenderOptions) -> Result<u8> {
             None if i > 0 => kept.clear(),
             None => {}
         }
-        run.progress(i, search.left(), search.next().is_none());
+        let rest = if search.next().is_none() {
+            "done".to_string()
+        } else if i == 0 {
+            "the last version next".to_string()
+        } else if search.bounds().is_some() {
+            // ⌈log₂(left + 1)⌉ more tests without skips.
+            let left = search.left();
+            let tests = (usize::BITS - left.leading_zeros()) as usize;
+            format!(
+                "{} left, about {} more",
+                crate::text::count(left, "build", "builds"),
+                crate::text::count(tests, "test", "tests")
+            )
+        } else {
+            "the ends agree: a version between them next".to_string()
+        };
+        run.progress(i, &rest);
     }
     let outcome = search.outcome();
     let diff = match outcome.step() {
@@ -293,8 +309,9 @@ impl Run<'_> {
         evaluate(subject, base, &self.policy, &names, self.req.top)
     }
 
-    /// The progress line of version `i` (on stderr): its figure and verdict, and what is left.
-    fn progress(&self, i: usize, left: usize, done: bool) {
+    /// The progress line of version `i` (on stderr): its figure and verdict, then `rest`, what
+    /// is left.
+    fn progress(&self, i: usize, rest: &str) {
         let t = &self.tested[i];
         let what = match (t.verdict, &t.reason) {
             (Some(Verdict::Skipped), Some(why)) => format!("skipped: {why}"),
@@ -313,17 +330,6 @@ impl Run<'_> {
             Some(Source::Cache) => " [cache]",
             Some(Source::Fetched) => " [fetched]",
             None => "",
-        };
-        let rest = if done {
-            "done".to_string()
-        } else {
-            // ⌈log₂(left + 1)⌉ more tests without skips.
-            let steps = (usize::BITS - left.leading_zeros()) as usize;
-            format!(
-                "{} left, about {} more",
-                crate::text::count(left, "build", "builds"),
-                crate::text::count(steps, "test", "tests")
-            )
         };
         let _ = writeln!(
             std::io::stderr(),
@@ -362,11 +368,7 @@ impl Run<'_> {
 /// A budget of the criterion as the first version's check states it.
 fn budget(f: &Finding) -> Budget {
     let text = match (&f.kind, &f.pattern) {
-        (Kind::Group, Some(p)) => format!(
-            "group {p} ({}) {}",
-            f.figure.label(),
-            f.limit_text()
-        ),
+        (Kind::Group, Some(p)) => format!("group {p} ({}) {}", f.figure.label(), f.limit_text()),
         (Kind::Increase, _) => format!(
             "increase {} over the first version {}",
             f.figure.label(),

@@ -99,9 +99,8 @@ pub fn read(list: &VersionList) -> Result<Vec<String>> {
 /// The versions of a file, each with its place (`line 3`).
 fn from_file(path: &Path) -> Result<(Vec<String>, Vec<String>)> {
     let mut bytes = Vec::new();
-    let limited = |r: &mut dyn Read, bytes: &mut Vec<u8>| {
-        r.take(MAX_LIST_BYTES + 1).read_to_end(bytes)
-    };
+    let limited =
+        |r: &mut dyn Read, bytes: &mut Vec<u8>| r.take(MAX_LIST_BYTES + 1).read_to_end(bytes);
     if path.as_os_str() == "-" {
         limited(&mut std::io::stdin().lock(), &mut bytes)
     } else {
@@ -116,7 +115,11 @@ fn from_file(path: &Path) -> Result<(Vec<String>, Vec<String>)> {
         ));
     }
     let text = std::str::from_utf8(&bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
         Error::at(ErrorKind::Malformed, path, line, 1, "not UTF-8 text")
     })?;
     let mut versions = Vec::new();
@@ -147,7 +150,9 @@ mod tests {
     use super::*;
 
     fn args(v: &[&str]) -> Result<Vec<String>> {
-        read(&VersionList::Args(v.iter().map(|s| s.to_string()).collect()))
+        read(&VersionList::Args(
+            v.iter().map(|s| s.to_string()).collect(),
+        ))
     }
 
     #[test]
@@ -156,7 +161,9 @@ mod tests {
             args(&["20.11.0", "v23.0.0-nightly2024+abc", "1_2"]).unwrap(),
             ["20.11.0", "v23.0.0-nightly2024+abc", "1_2"]
         );
-        for bad in ["../x", ".hidden", "-rf", "a b", "a/b", "", "é", "~1", "$(x)"] {
+        for bad in [
+            "../x", ".hidden", "-rf", "a b", "a/b", "", "é", "~1", "$(x)",
+        ] {
             let e = args(&["1.0", bad]).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Usage, "{bad:?}");
             assert!(!e.message.contains('\n'), "{e}");
@@ -182,7 +189,12 @@ mod tests {
         );
         std::fs::write(&f, "1\n2\n\n1\n").unwrap();
         let e = read(&VersionList::File(f.clone())).unwrap_err();
-        assert!(e.message.ends_with("1 is listed twice (line 1 and line 4): a bisection tests each version once"), "{e}");
+        assert!(
+            e.message.ends_with(
+                "1 is listed twice (line 1 and line 4): a bisection tests each version once"
+            ),
+            "{e}"
+        );
         std::fs::write(&f, "1\n2/3\n").unwrap();
         let e = read(&VersionList::File(f.clone())).unwrap_err();
         assert!(e.message.contains("v.txt:2:1: version \"2/3\""), "{e}");
