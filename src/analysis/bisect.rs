@@ -6,16 +6,17 @@
 //! versions  v0 … v(n-1), oldest first, each tested at most once
 //! verdict   good (every budget holds), bad (one is exceeded), skipped (not fetched or read)
 //! ends      v0, then v(n-1); both must be read
-//!   good, bad   search: lo = 0, hi = n-1; test the untested version of (lo, hi) nearest its
-//!               middle (ties: the older); good → lo, bad → hi, skipped → the next nearest;
-//!               until no untested version is left in (lo, hi)
+//!   good, bad   search: lo = 0, hi = n-1; test the median of the untested versions of
+//!               (lo, hi) (of two, the older); good → lo, bad → hi, skipped → the median of
+//!               the others; until no untested version is left in (lo, hi)
 //!   bad, good   reversed: the list goes from bad to good (newest first, or an improvement)
-//!   same        one version of the middle is tested (the next nearest while skipped): if it
+//!   same        one version of the middle is tested (the median of the others while skipped): if it
 //!               differs, the series has two steps at least (not monotonic), else the ends agree
 //! ```
 //!
 //! Without skips the search tests at most ⌈log₂(n−1)⌉ versions between the ends, so a run
-//! tests ⌈log₂ n⌉ + 2 versions at most; each skipped version costs one test more. Bisection
+//! tests ⌈log₂ n⌉ + 2 versions at most; each skipped version costs one test more (and leaves
+//! one place fewer for the step: ⌈log₂(n−2)⌉ + 3 with one). Bisection
 //! assumes one step from good to bad along the list: with more, it finds one of them, and
 //! [`steps_among`] reports every change of verdict among the versions it read.
 
@@ -77,11 +78,17 @@ impl Bisection {
         }
     }
 
-    /// The untested version of (lo, hi) nearest its middle (ties: the older).
+    /// The untested version of (lo, hi) that splits the rest best: the median of the
+    /// untested ones (the older of two), so that a skipped version, whose step cannot be told
+    /// apart from the next one's, takes no share.
     fn nearest_middle(&self, lo: usize, hi: usize) -> Option<usize> {
-        (lo + 1..hi)
+        let untested: Vec<usize> = (lo + 1..hi)
             .filter(|&i| self.verdicts[i].is_none())
-            .min_by_key(|&i| ((2 * i).abs_diff(lo + hi), i))
+            .collect();
+        // k untested versions leave k + 1 places for the step; testing the j-th (0-based)
+        // leaves j + 1 on one side and k − j on the other.
+        let k = untested.len();
+        (k > 0).then(|| untested[(k + 1) / 2 - 1])
     }
 
     /// Records the verdict of version `i` (the one [`Bisection::next`] named). An end that is
@@ -571,21 +578,39 @@ mod tests {
                 skipped: vec![4]
             }
         );
-        // 4 skipped (the middle), then the nearest to the middle: 3 (the older of 3 and 5).
-        assert_eq!(tested, [0, 8, 4, 3, 5]);
-        // The step is elsewhere: the skip only costs one test.
-        let truth: Vec<Option<bool>> = (0..9)
-            .map(|i| if i == 4 { None } else { Some(i >= 7) })
-            .collect();
-        let (tested, outcome) = run(&truth);
-        assert_eq!(
-            outcome,
-            Outcome::Found {
-                last_good: 6,
-                first_bad: 7
+        // 4 skipped (the middle), then the median of the others, 3 (the older of 3 and 5),
+        // then of 5, 6, 7: 6.
+        assert_eq!(tested, [0, 8, 4, 3, 6, 5]);
+        // Every series of one step and one version that cannot be read: the step, or the
+        // range the skipped version makes, within ⌈log₂(n−2)⌉ + 3 tests.
+        for n in 3..=40 {
+            for step in 1..n {
+                for skip in 1..n - 1 {
+                    let truth: Vec<Option<bool>> = (0..n)
+                        .map(|i| if i == skip { None } else { Some(i >= step) })
+                        .collect();
+                    let (tested, outcome) = run(&truth);
+                    // The unread version next to the step, on either side, makes a range.
+                    let want = if skip == step || skip + 1 == step {
+                        Outcome::SkippedBetween {
+                            last_good: skip - 1,
+                            first_bad: skip + 1,
+                            skipped: vec![skip],
+                        }
+                    } else {
+                        Outcome::Found {
+                            last_good: step - 1,
+                            first_bad: step,
+                        }
+                    };
+                    assert_eq!(outcome, want, "n {n} step {step} skip {skip}");
+                    assert!(
+                        tested.len() <= log2_ceil(n - 2) + 3,
+                        "n {n} step {step} skip {skip}: {tested:?}"
+                    );
+                }
             }
-        );
-        assert!(tested.len() <= log2_ceil(9) + 2, "{tested:?}");
+        }
     }
 
     #[test]

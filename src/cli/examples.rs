@@ -99,12 +99,12 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "bisect",
         &[
             (
-                "the first version whose build grew by 10%; the script prints its path",
-                "weakscan bisect --versions list.txt --fetch ./get.sh --max-increase 10%",
+                "the first version whose build grew by 10%: ./get VERSION prints its path",
+                "weakscan bisect 1.0 1.1 1.2 --fetch ./get --max-increase 10%",
             ),
             (
-                "builds kept in a cache: a second run fetches nothing",
-                "weakscan bisect 1.0 1.1 1.2 1.3 --fetch ./get.sh --cache builds --max-increase 50",
+                "versions from a file, builds kept: a second run fetches nothing",
+                "weakscan bisect --versions v.txt --fetch ./get --cache dir --max-increase 50",
             ),
         ],
     ),

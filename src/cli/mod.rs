@@ -121,7 +121,7 @@ pub enum Command {
     /// each build's figures and change, the largest steps flagged with the groups and
     /// libraries that moved most.
     Trend(TrendArgs),
-    /// Find the version whose build first breaks a budget, fetching as few as bisection needs.
+    /// Find the first version whose build breaks a budget, by bisection.
     ///
     /// An ordered list of versions and a command that gets each one's build: the ends, then
     /// bisection; each build held to check's budgets (a version is bad when one is exceeded).
