@@ -88,7 +88,7 @@ impl Bisection {
         // k untested versions leave k + 1 places for the step; testing the j-th (0-based)
         // leaves j + 1 on one side and k − j on the other.
         let k = untested.len();
-        (k > 0).then(|| untested[(k + 1) / 2 - 1])
+        (k > 0).then(|| untested[k.div_ceil(2) - 1])
     }
 
     /// Records the verdict of version `i` (the one [`Bisection::next`] named). An end that is
