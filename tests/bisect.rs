@@ -724,3 +724,28 @@ fn node_bisect_from_20_11_0_to_22_11_0_finds_the_step_the_trend_tests_know() {
         1
     );
 }
+
+/// A group pattern is text of an input: a code span in the Markdown, escaped in the table.
+#[test]
+fn a_group_pattern_is_never_markup() {
+    let s = Series::new(&[HIDDEN, V2, V2]);
+    let pattern = "[x](http://evil)<b>\u{202e}*=5";
+    // No group matches: every version good, the ends agree (exit 1), the report written.
+    let out = s.run(&["--group", pattern, "--format", "markdown"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let md = String::from_utf8(out.stdout).unwrap();
+    let mut seen = 0;
+    for line in md.lines() {
+        if let Some(at) = line.find("](http://evil)") {
+            seen += 1;
+            let ticks = line[..at].matches('`').count();
+            assert!(ticks % 2 == 1, "outside a code span: {line}");
+        }
+        assert!(!line.contains('\u{202e}'), "{line}");
+    }
+    assert!(seen >= 2, "{md}");
+    let out = s.run(&["--group", pattern]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains('\u{202e}'), "{text}");
+    assert!(text.contains("group [x](http://evil)<b>"), "{text}");
+}

@@ -324,6 +324,27 @@ pub struct Budget {
     pub text: String,
 }
 
+impl Budget {
+    /// [`Budget::text`] with the group pattern, the one text of a budget an input gives,
+    /// shown by `show` (a Markdown code span, or escaped for a terminal).
+    pub fn text_with(&self, show: impl Fn(&str) -> String) -> String {
+        let limit = match &self.max_increase {
+            Some(i) => format!("{i} (≤ {})", self.limit),
+            None => format!("≤ {}", self.limit),
+        };
+        match (&self.kind, &self.pattern) {
+            (Kind::Group, Some(p)) => {
+                format!("group {} ({}) {limit}", show(p), self.figure.label())
+            }
+            (Kind::Increase, _) => format!(
+                "increase {} over the first version {limit}",
+                self.figure.label()
+            ),
+            _ => format!("max {} {limit}", self.figure.label()),
+        }
+    }
+}
+
 /// Where a tested build came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -418,7 +439,7 @@ impl BisectReport {
         ) {
             (Some(c), Some(&x), Some(&y)) => format!(
                 ": {} {x} → {y}, {}",
-                figure_name(c),
+                figure_name(c, &show),
                 super::check::change(x, y)
             ),
             _ => String::new(),
@@ -497,17 +518,17 @@ pub fn verdict_word(v: Verdict) -> &'static str {
 }
 
 /// The figure a budget limits, named: `predicted weak-def lookups`, or for a group budget
-/// `weak-bound symbols of groups matching PATTERN`.
-pub fn figure_name(b: &Budget) -> String {
+/// `weak-bound symbols of groups matching PATTERN`, the pattern shown by `show`.
+pub fn figure_name(b: &Budget, show: impl Fn(&str) -> String) -> String {
     match (&b.kind, &b.pattern) {
-        (Kind::Group, Some(p)) => format!("{} of groups matching {p}", b.figure.label()),
+        (Kind::Group, Some(p)) => format!("{} of groups matching {}", b.figure.label(), show(p)),
         _ => b.figure.label().to_string(),
     }
 }
 
-/// A budget's value in words: `6822 predicted weak-def lookups`.
+/// A budget's value in words: `6822 predicted weak-def lookups` (a pattern as it is).
 pub fn figure_text(b: &Budget, value: usize) -> String {
-    format!("{value} {}", figure_name(b))
+    format!("{value} {}", figure_name(b, str::to_string))
 }
 
 #[cfg(test)]

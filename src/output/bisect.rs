@@ -18,8 +18,10 @@ pub const COMMAND: &str = crate::schema::BISECT_COMMAND;
 /// How a text of an input is shown: as it is (tables) or as a Markdown code span.
 type Show = fn(&str) -> String;
 
+/// A text of an input in a table line: escaped (control and bidi characters, workflow
+/// commands).
 fn plain(s: &str) -> String {
-    s.to_string()
+    crate::text::escape(s).into_owned()
 }
 
 /// `good`, `BAD`, `skipped`: a bad verdict stands out.
@@ -64,14 +66,7 @@ fn counts(r: &BisectReport) -> String {
 /// `criterion: max predicted weak-def lookups ≤ 4000; group … ≤ 50` (a version is bad when one
 /// is exceeded).
 fn criterion(r: &BisectReport, show: Show) -> String {
-    let budgets: Vec<String> = r
-        .criterion
-        .iter()
-        .map(|b| match &b.pattern {
-            Some(p) => b.text.replacen(p.as_str(), &show(p), 1),
-            None => b.text.clone(),
-        })
-        .collect();
+    let budgets: Vec<String> = r.criterion.iter().map(|b| b.text_with(show)).collect();
     format!(
         "criterion: {} (a version is bad when one is exceeded; figures counted as check counts them, allowed symbols left out: dyld's operator new/delete by default)",
         budgets.join("; ")
@@ -150,7 +145,7 @@ pub fn table_out(out: &mut dyn Write, r: &BisectReport, opts: &RenderOptions) ->
         writeln!(out, "{}", versions_table(r, opts.width))?;
         for (_, t) in tested(r) {
             if let Some(why) = &t.reason {
-                writeln!(out, "skipped {}: {why}", t.version)?;
+                writeln!(out, "skipped {}: {}", t.version, plain(why))?;
             }
         }
         for line in steps(r, plain) {
@@ -176,7 +171,7 @@ pub fn table_out(out: &mut dyn Write, r: &BisectReport, opts: &RenderOptions) ->
 /// and where the build came from.
 fn versions_table(r: &BisectReport, width: Option<u16>) -> Grid {
     let mut columns = vec![figure("#"), text("version"), word("verdict")];
-    let heads: Vec<String> = r.criterion.iter().map(figure_name).collect();
+    let heads: Vec<String> = r.criterion.iter().map(|b| figure_name(b, plain)).collect();
     columns.extend(heads.iter().map(|h| figure(h)));
     columns.extend([figure("test"), word("build")]);
     let mut g = Grid::new(width, columns);
@@ -201,11 +196,7 @@ fn versions_table(r: &BisectReport, width: Option<u16>) -> Grid {
 pub fn markdown(out: &mut dyn Write, r: &BisectReport, opts: &RenderOptions) -> io::Result<()> {
     writeln!(out, "## weakscan {}\n", r.headline(code))?;
     writeln!(out, "{}; {}.\n", criterion(r, code), counts(r))?;
-    let heads: Vec<String> = r
-        .criterion
-        .iter()
-        .map(|b| md_cell(&figure_name(b)))
-        .collect();
+    let heads: Vec<String> = r.criterion.iter().map(|b| figure_name(b, code)).collect();
     writeln!(
         out,
         "| # | version | verdict | {} | test | build |",
@@ -248,11 +239,6 @@ pub fn markdown(out: &mut dyn Write, r: &BisectReport, opts: &RenderOptions) -> 
         super::markdown::diff(out, d, opts)?;
     }
     Ok(())
-}
-
-/// A budget's figure name as a Markdown cell: a group's pattern is text of an input.
-fn md_cell(s: &str) -> String {
-    code(s)
 }
 
 /// A step among the versions read, by version.

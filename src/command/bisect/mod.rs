@@ -19,7 +19,7 @@ use crate::analysis::bisect::{
     BisectReport, Bisection, Budget, Source, Tested, Verdict, figure_text, steps_among,
     verdict_word,
 };
-use crate::analysis::check::{Finding, ImageCheck, Kind};
+use crate::analysis::check::{Finding, ImageCheck};
 use crate::analysis::demangle::demangle_all;
 use crate::analysis::report::{BuildLabels, DiffOptions, ImageSummary, diff_report_paired};
 use crate::analysis::tally::tally;
@@ -367,21 +367,14 @@ impl Run<'_> {
 
 /// A budget of the criterion as the first version's check states it.
 fn budget(f: &Finding) -> Budget {
-    let text = match (&f.kind, &f.pattern) {
-        (Kind::Group, Some(p)) => format!("group {p} ({}) {}", f.figure.label(), f.limit_text()),
-        (Kind::Increase, _) => format!(
-            "increase {} over the first version {}",
-            f.figure.label(),
-            f.limit_text()
-        ),
-        _ => format!("{} {}", f.title(), f.limit_text()),
-    };
-    Budget {
+    let mut b = Budget {
         kind: f.kind,
         figure: f.figure,
         pattern: f.pattern.clone(),
         max_increase: f.max_increase.clone(),
         limit: f.limit,
-        text,
-    }
+        text: String::new(),
+    };
+    b.text = b.text_with(str::to_string);
+    b
 }
