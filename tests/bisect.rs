@@ -51,7 +51,7 @@ impl Series {
         weakscan()
             .arg("bisect")
             .arg("--fetch")
-            .arg(fetch_script())
+            .arg(fetch_command())
             .args(args)
             .args(versions)
             .env("BISECT_MAP", self.dir.path().join("map"))
@@ -83,8 +83,10 @@ impl Series {
     }
 }
 
-pub fn fetch_script() -> PathBuf {
-    testdata().join("bisect/fetch.sh")
+/// `sh PATH/testdata/bisect/fetch.sh`, the path quoted (run by sh: no executable bit needed).
+pub fn fetch_command() -> String {
+    let script = testdata().join("bisect/fetch.sh");
+    format!("sh {}", shlex::try_quote(script.to_str().unwrap()).unwrap())
 }
 
 fn stderr(out: &Output) -> String {
@@ -308,7 +310,7 @@ fn a_fetch_that_prints_no_path_a_missing_path_or_an_unreadable_build_is_skipped(
     std::fs::write(&map, format!("1.0 {HIDDEN}\n1.1 chatter {V2}\n")).unwrap();
     let out = weakscan()
         .args(["bisect", "--max-predicted-weak-lookups", "60", "--fetch"])
-        .arg(fetch_script())
+        .arg(fetch_command())
         .args(["1.0", "1.1"])
         .env("BISECT_MAP", &map)
         .env("BISECT_LOG", dir.path().join("log"))
@@ -683,9 +685,13 @@ fn node_bisect_from_20_11_0_to_22_11_0_finds_the_step_the_trend_tests_know() {
         .arg("--fetch")
         .arg(format!(
             "bash {}",
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("scripts/bisect-fetch-node.sh")
-                .display()
+            shlex::try_quote(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("scripts/bisect-fetch-node.sh")
+                    .to_str()
+                    .unwrap()
+            )
+            .unwrap()
         ))
         .arg("--versions")
         .arg(&list)
