@@ -32,6 +32,9 @@ pub const PROCESS_VERIFY_COMMAND: &str = "process-verify";
 /// The `command` value of a trend (`weakscan trend FILE… --format json`).
 pub const TREND_COMMAND: &str = "trend";
 
+/// The `command` value of a bisection (`weakscan bisect VERSION… --format json`).
+pub const BISECT_COMMAND: &str = "bisect";
+
 /// The `command` value of a flags comparison (`weakscan flags OLD NEW --format json`).
 pub const FLAGS_COMMAND: &str = "flags";
 
@@ -62,11 +65,14 @@ pub enum Document {
     Trend,
     /// `weakscan flags OLD NEW --format json`: two compile databases compared.
     Flags,
+    /// `weakscan bisect VERSION… --format json`: the step of a list of versions where the
+    /// criterion is first exceeded, and its diff.
+    Bisect,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 10] = [
+    pub const ALL: [Document; 11] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
@@ -77,6 +83,7 @@ impl Document {
         Document::ProcessVerify,
         Document::Trend,
         Document::Flags,
+        Document::Bisect,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -92,6 +99,7 @@ impl Document {
             Document::ProcessVerify => PROCESS_VERIFY_COMMAND,
             Document::Trend => TREND_COMMAND,
             Document::Flags => FLAGS_COMMAND,
+            Document::Bisect => BISECT_COMMAND,
         }
     }
 
@@ -134,6 +142,11 @@ impl Document {
                 "What `weakscan flags OLD NEW --format json` writes: the objects whose \
                  visibility options differ between two compile databases, by target. Fields: \
                  docs/json.md."
+            }
+            Document::Bisect => {
+                "What `weakscan bisect VERSION… --format json` writes: each version tested with \
+                 its verdict and figures, the step found (the last good and the first bad \
+                 version) and the diff of that step. Fields: docs/json.md, docs/trend.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): the images and largest groups of \

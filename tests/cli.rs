@@ -626,6 +626,8 @@ fn completions_cover_every_subcommand_and_parse() {
             "verify",
             "check",
             "baseline",
+            "trend",
+            "bisect",
             "completions",
             "man",
             "schema",
@@ -675,7 +677,9 @@ fn man_page_has_a_page_per_subcommand() {
         "{}",
         &text[..200]
     );
-    for sub in ["scan", "diff", "verify", "check", "baseline"] {
+    for sub in [
+        "scan", "diff", "verify", "check", "baseline", "trend", "bisect",
+    ] {
         assert!(
             text.contains(&format!(".TH weakscan-{sub} 1")),
             "no page for {sub}"
@@ -1089,6 +1093,7 @@ fn every_flag_the_docs_mention_exists() {
         "check",
         "baseline",
         "trend",
+        "bisect",
         "report",
         "schema",
         "completions",

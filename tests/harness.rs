@@ -1428,6 +1428,8 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
             a.files.iter().all(|f| fixture(f)) && processes(&a.process) && !summary_of(a.format)
         }
         Command::Report(a) => a.files.iter().all(|f| fixture(f)) && a.output.is_none(),
+        // It runs a command of its own to get each build: never from fuzzed arguments.
+        Command::Bisect(_) => false,
         Command::Completions(weakscan::cli::CompletionsArgs { output, .. })
         | Command::Man(weakscan::cli::ManArgs { output })
         | Command::Schema(weakscan::cli::SchemaArgs { output, .. }) => output.is_none(),
@@ -1498,6 +1500,17 @@ pub fn cli(data: &[u8]) {
             assert!(a.depth >= 1);
             a.format == Format::Json
         }
+        Command::Bisect(a) => {
+            for (pattern, _) in &a.groups {
+                if let Err(e) = Pattern::parse(pattern) {
+                    panic!("--group {pattern:?} accepted by clap but: {e}");
+                }
+            }
+            if let Err(e) = a.request() {
+                one_line(&e.message);
+            }
+            a.format == Format::Json
+        }
         Command::Completions(_) | Command::Man(_) | Command::Schema(_) => false,
     };
     if !safe_to_run(&cli) {
@@ -1525,6 +1538,7 @@ pub fn cli(data: &[u8]) {
             Request::Baseline(r) => &mut r.output,
             Request::Report(r) => &mut r.output,
             Request::Trend(r) => &mut r.output,
+            Request::Bisect(r) => &mut r.output,
             Request::Generate(r) => &mut r.output,
         };
         *output = Some(out_path.clone());

@@ -7,7 +7,7 @@ use crate::util::{testdata, weakscan};
 use serde_json::Value;
 use std::path::PathBuf;
 
-const DOCUMENTS: [&str; 10] = [
+const DOCUMENTS: [&str; 11] = [
     "scan",
     "diff",
     "check",
@@ -18,6 +18,7 @@ const DOCUMENTS: [&str; 10] = [
     "process-verify",
     "trend",
     "flags",
+    "bisect",
 ];
 
 fn committed(doc: &str) -> PathBuf {
@@ -343,6 +344,30 @@ fn trend_outputs_validate() {
         args.extend(extra);
         let doc = run(&args, 0);
         assert_valid("trend", &args, &doc);
+    }
+}
+
+#[test]
+fn bisect_outputs_validate() {
+    use crate::bisect::Series;
+    let (hidden, v2) = ("app-hidden-chained-x86_64", "app-v2-default-chained-x86_64");
+    // Found; a skipped version; the ends agree; not monotonic; reversed.
+    let cases: [(&[&str], i32); 5] = [
+        (&[hidden, hidden, v2, v2], 0),
+        (&[hidden, "fail", v2], 1),
+        (&[hidden, hidden, hidden], 1),
+        (&[hidden, v2, hidden], 1),
+        (&[v2, hidden], 1),
+    ];
+    for (whats, code) in cases {
+        for criterion in [
+            &["--max-predicted-weak-lookups", "60"][..],
+            &["--max-increase", "10%", "--group", "v8::*=5"],
+        ] {
+            let s = Series::new(whats);
+            let doc = s.json(criterion, code);
+            assert_valid("bisect", &[], &doc);
+        }
     }
 }
 

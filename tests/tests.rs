@@ -4,6 +4,10 @@
 //!   made by llvm-objdump-22 when the fixtures were built), on bad input, and against golden files;
 //! * `differential` checks every parser against the object crate on every fixture, and against a
 //!   live `llvm-objdump` from LLVM 22 when one is installed;
+//! * `bisect` runs `weakscan bisect` over series of fixtures mapped to versions by a fetch
+//!   script (the step found within ⌈log₂ N⌉ + 2 fetches, skipped versions, ends that agree,
+//!   series not monotonic, the cache), `scripts/git-bisect-check.sh` under `git bisect run`, and
+//!   the npm builds of Node.js from 20.11.0 to 22.11.0 when they are cached;
 //! * `check` runs `weakscan check` and `weakscan baseline`: every budget kind, policy and
 //!   baseline errors, golden files of every output format;
 //! * `baselines` reads the baselines of `schema_version` 1 in `testdata/baselines` as the
@@ -54,6 +58,7 @@ mod util;
 mod action;
 mod attribution;
 mod baselines;
+mod bisect;
 mod check;
 mod cli;
 mod compiled_differently;

@@ -2,6 +2,7 @@
 //! per-symbol tally and the report model of a check.
 
 pub mod attribute;
+pub mod bisect;
 pub mod check;
 pub mod coalesce;
 pub mod compiled_differently;

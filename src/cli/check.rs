@@ -125,25 +125,13 @@ impl CheckArgs {
     /// The request for [`crate::command::check`]. Errors: a bad `--allow`, `--allow-group` or
     /// `--group` pattern; `--search`/`--sysroot` without a process (usage).
     pub fn request(&self) -> Result<CheckRequest> {
-        let patterns = |flag: &str, list: &[String]| -> Result<Vec<Pattern>> {
-            list.iter()
-                .map(|p| Pattern::parse(p).map_err(|e| Error::usage(format!("{flag}: {e}"))))
-                .collect()
-        };
-        let mut groups = Vec::new();
-        for (pattern, max) in &self.groups {
-            let pattern =
-                Pattern::parse(pattern).map_err(|e| Error::usage(format!("--group: {e}")))?;
-            groups.push(GroupBudget { pattern, max: *max });
-        }
-        let rules = RuleSet {
-            max: self.maxima(),
-            max_increase: (!self.max_increase.is_empty()).then(|| self.max_increase.clone()),
-            increase_figures: None,
-            groups,
-            allow_symbols: patterns("--allow", &self.allow)?,
-            allow_groups: patterns("--allow-group", &self.allow_groups)?,
-        };
+        let rules = rule_set(
+            self.maxima(),
+            &self.max_increase,
+            &self.groups,
+            &self.allow,
+            &self.allow_groups,
+        )?;
         Ok(CheckRequest {
             process: self
                 .process
@@ -187,11 +175,42 @@ impl CheckArgs {
     }
 }
 
-fn parse_increase(s: &str) -> std::result::Result<Increase, String> {
+/// The budgets and allowlists given as flags (`check`, `bisect`): the `--max-…` maxima,
+/// `--max-increase`, `--group PATTERN=MAX`, `--allow` and `--allow-group`.
+///
+/// Errors (usage): a pattern that does not compile, named with its flag.
+pub(super) fn rule_set(
+    max: std::collections::BTreeMap<Figure, u64>,
+    max_increase: &[Increase],
+    groups: &[(String, u64)],
+    allow: &[String],
+    allow_groups: &[String],
+) -> Result<RuleSet> {
+    let patterns = |flag: &str, list: &[String]| -> Result<Vec<Pattern>> {
+        list.iter()
+            .map(|p| Pattern::parse(p).map_err(|e| Error::usage(format!("{flag}: {e}"))))
+            .collect()
+    };
+    let mut budgets = Vec::new();
+    for (pattern, max) in groups {
+        let pattern = Pattern::parse(pattern).map_err(|e| Error::usage(format!("--group: {e}")))?;
+        budgets.push(GroupBudget { pattern, max: *max });
+    }
+    Ok(RuleSet {
+        max,
+        max_increase: (!max_increase.is_empty()).then(|| max_increase.to_vec()),
+        increase_figures: None,
+        groups: budgets,
+        allow_symbols: patterns("--allow", allow)?,
+        allow_groups: patterns("--allow-group", allow_groups)?,
+    })
+}
+
+pub(super) fn parse_increase(s: &str) -> std::result::Result<Increase, String> {
     Increase::parse(s)
 }
 
-fn parse_group(s: &str) -> std::result::Result<(String, u64), String> {
+pub(super) fn parse_group(s: &str) -> std::result::Result<(String, u64), String> {
     let (pattern, max) = s
         .rsplit_once('=')
         .ok_or_else(|| format!("expected PATTERN=MAX, got {s:?}"))?;

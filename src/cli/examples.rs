@@ -96,6 +96,19 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "bisect",
+        &[
+            (
+                "the first version whose build grew by 10%: ./get VERSION prints its path",
+                "weakscan bisect 1.0 1.1 1.2 --fetch ./get --max-increase 10%",
+            ),
+            (
+                "versions from a file, builds kept: a second run fetches nothing",
+                "weakscan bisect --versions v.txt --fetch ./get --cache dir --max-increase 50",
+            ),
+        ],
+    ),
+    (
         "baseline",
         &[
             (

@@ -1,6 +1,6 @@
 //! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
 //! `weakscan flags OLD NEW`, `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE` and
-//! `weakscan trend FILE…`.
+//! `weakscan trend FILE…` and `weakscan bisect VERSION…`.
 //!
 //! This module only parses: [`Cli::request`] turns the arguments into a
 //! [`crate::command::Request`] and [`Cli::globals`] the global flags, which
@@ -9,6 +9,7 @@
 //! that differ by command.
 
 mod baseline;
+mod bisect;
 mod check;
 mod diff;
 mod examples;
@@ -22,6 +23,7 @@ mod values;
 mod verify;
 
 pub use baseline::BaselineArgs;
+pub use bisect::BisectArgs;
 pub use check::CheckArgs;
 pub use diff::DiffArgs;
 pub use flags::FlagsArgs;
@@ -119,6 +121,13 @@ pub enum Command {
     /// each build's figures and change, the largest steps flagged with the groups and
     /// libraries that moved most.
     Trend(TrendArgs),
+    /// Find the first version whose build breaks a budget, by bisection.
+    ///
+    /// An ordered list of versions and a command that gets each one's build: the ends, then
+    /// bisection; each build held to check's budgets (a version is bad when one is exceeded).
+    /// The last good and first bad version with the diff of that step; exit 0 found, 1 no single
+    /// step, 2 bad input.
+    Bisect(BisectArgs),
     /// Write the baseline `check --baseline` compares with.
     ///
     /// The figures and every symbol by raw name, one line each, byte-identical across runs.
@@ -154,6 +163,7 @@ impl Cli {
             Command::Schema(a) => generate(Generated::Schema(a.document), &a.output),
             Command::Check(args) => Request::Check(args.request()?),
             Command::Trend(args) => Request::Trend(args.request()?),
+            Command::Bisect(args) => Request::Bisect(args.request()?),
             Command::Report(args) => Request::Report(args.request()),
             Command::Baseline(args) => Request::Baseline(args.request()?),
             Command::Scan(args) => Request::Scan(args.request()?),

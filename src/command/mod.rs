@@ -3,10 +3,12 @@
 //! [`Sink`] (stdout or `--output FILE`, see [`crate::output::sink`]). Nothing is written until
 //! the report is complete, so an input error leaves stdout and the output file untouched.
 //!
-//! Exit codes: `Ok(0)` success; `Ok(1)` `check` found a budget exceeded or `verify` found
-//! differences beyond the tolerance; `Err` (exit 2) bad input, usage, policy or output.
+//! Exit codes: `Ok(0)` success; `Ok(1)` `check` found a budget exceeded, `verify` found
+//! differences beyond the tolerance or `bisect` found no single step; `Err` (exit 2) bad input,
+//! usage, policy or output.
 
 pub mod baseline;
+pub mod bisect;
 pub mod builds;
 pub mod check;
 pub mod completions;
@@ -43,6 +45,8 @@ pub enum Request {
     Baseline(baseline::BaselineRequest),
     /// `weakscan trend`.
     Trend(trend::TrendRequest),
+    /// `weakscan bisect`.
+    Bisect(bisect::BisectRequest),
     /// `weakscan report`.
     Report(report::ReportRequest),
     /// `weakscan completions` and `weakscan man`.
@@ -128,6 +132,7 @@ impl Request {
             Request::Check(r) => r.output.as_ref(),
             Request::Baseline(r) => r.output.as_ref(),
             Request::Trend(r) => r.output.as_ref(),
+            Request::Bisect(r) => r.output.as_ref(),
             Request::Report(r) => r.output.as_ref(),
             Request::Generate(r) => r.output.as_ref(),
         }
@@ -175,6 +180,11 @@ impl Request {
                 v.extend(r.origin.map.iter().chain(&r.origin.dsym));
             }
             Request::Trend(r) => v.extend(&r.files),
+            Request::Bisect(r) => {
+                if let bisect::versions::VersionList::File(f) = &r.versions {
+                    v.push(f);
+                }
+            }
             Request::Report(r) => v.extend(&r.files),
             Request::Generate(_) => {}
         }
@@ -234,6 +244,7 @@ pub fn run(req: &Request, globals: &Globals) -> Result<u8> {
         Request::Check(r) => check::run(r, &opts),
         Request::Baseline(r) => baseline::run(r, &opts),
         Request::Trend(r) => trend::run(r, &opts),
+        Request::Bisect(r) => bisect::run(r, &opts),
         Request::Report(r) => report::run(r, &opts),
         Request::Generate(r) => completions::run(r),
     })

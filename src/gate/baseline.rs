@@ -90,6 +90,26 @@ pub struct BaselineImage {
 }
 
 impl BaselineImage {
+    /// The baseline a checked image is to the images checked after it (`weakscan bisect`
+    /// holds every version to the first): its figures as `summary` gives them (what
+    /// [`crate::output::baseline`] would write) and `entries` ([`crate::analysis::tally`],
+    /// sorted by raw name), not read back from a file. `source` names it in errors.
+    pub fn of_image(
+        summary: &crate::analysis::report::ImageSummary,
+        arch: &str,
+        entries: Vec<SymbolEntry>,
+        source: &Path,
+    ) -> BaselineImage {
+        BaselineImage {
+            arch: arch.to_string(),
+            input: summary.path.clone(),
+            source: source.to_path_buf(),
+            figures: Figure::ALL.map(|f| f.of(summary).map(|v| v as u64)),
+            process: summary.input_kind == crate::model::InputKind::Process,
+            entries,
+        }
+    }
+
     /// The recorded figure, if the baseline has it.
     pub fn figure(&self, f: Figure) -> Option<usize> {
         let i = Figure::ALL.iter().position(|&g| g == f).unwrap_or(0);

@@ -255,7 +255,13 @@ fn scan_doc<'a>(report: &'a ScanReport<'a>, command: &'static str) -> ScanJson<'
 
 /// Renders a diff report as pretty JSON (with a trailing newline).
 pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
-    let doc = DiffJson {
+    to_writer(out, &diff_doc(report))
+}
+
+/// The document of a diff report (`weakscan diff --format json`; also the `diff` of a
+/// bisection's step).
+pub(crate) fn diff_doc(report: &DiffReport) -> DiffJson<'_> {
+    DiffJson {
         schema_version: SCHEMA_VERSION,
         names_printed_by: crate::analysis::demangle::printer::printer(),
         command: "diff",
@@ -359,8 +365,7 @@ pub fn diff(out: &mut dyn Write, report: &DiffReport) -> io::Result<()> {
             .collect(),
         importers: &report.importers,
         importers_skipped: &report.importers_skipped,
-    };
-    to_writer(out, &doc)
+    }
 }
 
 #[derive(Serialize, schemars::JsonSchema)]
@@ -412,7 +417,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
 
 /// Writes `doc` as pretty JSON and a newline. A serialization error (none is expected: every
 /// document is plain data) is returned as an `InvalidData` I/O error.
-fn to_writer(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
+pub(crate) fn to_writer(out: &mut dyn Write, doc: &impl Serialize) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, doc).map_err(io::Error::from)?;
     out.write_all(b"\n")
 }

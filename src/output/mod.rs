@@ -4,6 +4,7 @@
 //! imports [`crate::gate`].
 
 pub mod baseline;
+pub mod bisect;
 pub mod comment;
 pub mod flags;
 pub mod github;

@@ -213,6 +213,18 @@ impl Render for TrendReport {
     }
 }
 
+impl Render for crate::analysis::bisect::BisectReport {
+    fn table(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        super::bisect::table_out(out, self, opts)
+    }
+    fn json(&self, out: &mut dyn Write, _: &RenderOptions) -> io::Result<()> {
+        super::bisect::json(out, self)
+    }
+    fn markdown(&self, out: &mut dyn Write, opts: &RenderOptions) -> io::Result<()> {
+        fitted(out, opts, |buf| super::bisect::markdown(buf, self, opts))
+    }
+}
+
 /// Writes the Markdown `render` writes, cut to `opts.markdown_limit` bytes, one pull-request
 /// comment ([`super::comment::fit`]): every Markdown report is one.
 fn fitted(

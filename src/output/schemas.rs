@@ -32,6 +32,9 @@ pub fn schema(doc: Document) -> serde_json::Value {
         }
         Document::Trend => generator().into_root_schema_for::<super::trend::TrendJson<'static>>(),
         Document::Flags => generator().into_root_schema_for::<super::flags::FlagsJson>(),
+        Document::Bisect => {
+            generator().into_root_schema_for::<super::bisect::BisectJson<'static>>()
+        }
     };
     let mut v = schema.to_value();
     let version = doc.schema_version();
