@@ -12,6 +12,7 @@ pub mod check;
 pub mod completions;
 pub mod diff;
 pub mod flags;
+pub mod hide;
 pub mod importers;
 pub mod process;
 pub mod report;
@@ -45,6 +46,8 @@ pub enum Request {
     Trend(trend::TrendRequest),
     /// `weakscan report`.
     Report(report::ReportRequest),
+    /// `weakscan hide`.
+    Hide(hide::HideRequest),
     /// `weakscan completions` and `weakscan man`.
     Generate(Box<completions::GenerateRequest>),
 }
@@ -129,6 +132,7 @@ impl Request {
             Request::Baseline(r) => r.output.as_ref(),
             Request::Trend(r) => r.output.as_ref(),
             Request::Report(r) => r.output.as_ref(),
+            Request::Hide(r) => r.output.as_ref(),
             Request::Generate(r) => r.output.as_ref(),
         }
         .filter(|p| p.as_os_str() != "-")
@@ -176,6 +180,12 @@ impl Request {
             }
             Request::Trend(r) => v.extend(&r.files),
             Request::Report(r) => v.extend(&r.files),
+            Request::Hide(r) => {
+                v.push(&r.input);
+                v.extend(&r.importers);
+                v.extend(&r.keep);
+                v.extend(r.origin.map.iter().chain(&r.origin.dsym));
+            }
             Request::Generate(_) => {}
         }
         v.into_iter()
@@ -235,6 +245,7 @@ pub fn run(req: &Request, globals: &Globals) -> Result<u8> {
         Request::Baseline(r) => baseline::run(r, &opts),
         Request::Trend(r) => trend::run(r, &opts),
         Request::Report(r) => report::run(r, &opts),
+        Request::Hide(r) => hide::run(r, &opts),
         Request::Generate(r) => completions::run(r),
     })
 }

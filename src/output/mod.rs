@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod comment;
 pub mod flags;
 pub mod github;
+pub mod hide;
 pub mod html;
 pub mod importers;
 pub mod json;
