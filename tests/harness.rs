@@ -1428,6 +1428,13 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
             a.files.iter().all(|f| fixture(f)) && processes(&a.process) && !summary_of(a.format)
         }
         Command::Report(a) => a.files.iter().all(|f| fixture(f)) && a.output.is_none(),
+        // The list goes to the harness's --output, the report to stdout.
+        Command::Hide(a) => {
+            fixture(&a.input)
+                && a.keep.as_deref().is_none_or(fixture)
+                && a.importer.importers.iter().all(|f| fixture(f))
+                && processes(&a.process)
+        }
         Command::Completions(weakscan::cli::CompletionsArgs { output, .. })
         | Command::Man(weakscan::cli::ManArgs { output })
         | Command::Schema(weakscan::cli::SchemaArgs { output, .. }) => output.is_none(),
@@ -1498,6 +1505,19 @@ pub fn cli(data: &[u8]) {
             assert!(a.depth >= 1);
             a.format == Format::Json
         }
+        Command::Hide(a) => {
+            if let Some(pattern) = &a.group
+                && let Err(e) = Pattern::parse(pattern)
+            {
+                assert!(
+                    a.request().is_err(),
+                    "--group {pattern:?} does not compile ({e}) yet the request was made"
+                );
+            }
+            assert!(a.depth >= 1);
+            // The harness's --output receives the list, not the report.
+            false
+        }
         Command::Completions(_) | Command::Man(_) | Command::Schema(_) => false,
     };
     if !safe_to_run(&cli) {
@@ -1525,6 +1545,7 @@ pub fn cli(data: &[u8]) {
             Request::Baseline(r) => &mut r.output,
             Request::Report(r) => &mut r.output,
             Request::Trend(r) => &mut r.output,
+            Request::Hide(r) => &mut r.output,
             Request::Generate(r) => &mut r.output,
         };
         *output = Some(out_path.clone());

@@ -61,6 +61,7 @@ mod fix_plan_rebuilt;
 mod flags;
 mod fuzz_regressions;
 mod harness;
+mod hide;
 mod importers;
 mod importers_real;
 mod io;

@@ -88,6 +88,7 @@ pub fn run(req: &HideRequest, opts: &RenderOptions) -> Result<u8> {
         ));
     }
     let processes;
+    let mut shown = String::new();
     let (file, arch, others, process_imports) = match &req.process {
         Some(load) => {
             processes = super::process::load_planned(&req.input, load, &[])?;
@@ -139,15 +140,26 @@ pub fn run(req: &HideRequest, opts: &RenderOptions) -> Result<u8> {
                 .filter(|(k, _)| *k != index)
                 .filter_map(|(_, i)| Some((i.name.as_str(), i.image.as_ref()?)))
                 .collect();
-            let imports: Vec<ImporterSlice> = process
+            // Each named as the process names it, not by the path it was read at.
+            let mut imports: Vec<ImporterSlice> = Vec::new();
+            for (_, i) in process
                 .images
                 .iter()
                 .enumerate()
                 .filter(|(k, _)| *k != index)
-                .filter_map(|(_, i)| i.path.as_deref())
-                .map(|p| read_importer(p, &process.arch))
-                .filter_map(Result::transpose)
-                .collect::<Result<_>>()?;
+            {
+                if let Some(p) = i.path.as_deref()
+                    && let Some(mut slice) = read_importer(p, &process.arch)?
+                {
+                    slice.path = i.name.clone();
+                    imports.push(slice);
+                }
+            }
+            shown = format!(
+                "{}: {}",
+                crate::text::escape_path(&req.input),
+                process.images[index].name
+            );
             (
                 path,
                 ArchFilter::Only(process.arch.clone()),
@@ -212,7 +224,7 @@ pub fn run(req: &HideRequest, opts: &RenderOptions) -> Result<u8> {
             _ => Ok(false),
         }
     };
-    let list = hide_list(HideInputs {
+    let mut list = hide_list(HideInputs {
         image,
         kind: req.kind,
         scope: req.scope.words(),
@@ -224,6 +236,9 @@ pub fn run(req: &HideRequest, opts: &RenderOptions) -> Result<u8> {
             .as_deref()
             .map(|p| (p, &mut matcher as &mut dyn FnMut(&str) -> Result<bool>)),
     })?;
+    if !shown.is_empty() {
+        list.image = shown;
+    }
     let report = HideReport {
         list: &list,
         written_to: to_file.map(|p| crate::text::escape_path(p)),
