@@ -35,6 +35,9 @@ pub const TREND_COMMAND: &str = "trend";
 /// The `command` value of a flags comparison (`weakscan flags OLD NEW --format json`).
 pub const FLAGS_COMMAND: &str = "flags";
 
+/// The `command` value of a symbol list's report (`weakscan hide BIN -o FILE --format json`).
+pub const HIDE_COMMAND: &str = "hide";
+
 /// A `--format json` document (or baseline file) that has a JSON Schema
 /// (`weakscan schema NAME`, `docs/schemas/NAME.schema.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -62,11 +65,13 @@ pub enum Document {
     Trend,
     /// `weakscan flags OLD NEW --format json`: two compile databases compared.
     Flags,
+    /// `weakscan hide BIN -o FILE --format json`: what a link-time symbol list saves and keeps.
+    Hide,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 10] = [
+    pub const ALL: [Document; 11] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
@@ -77,6 +82,7 @@ impl Document {
         Document::ProcessVerify,
         Document::Trend,
         Document::Flags,
+        Document::Hide,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -92,6 +98,7 @@ impl Document {
             Document::ProcessVerify => PROCESS_VERIFY_COMMAND,
             Document::Trend => TREND_COMMAND,
             Document::Flags => FLAGS_COMMAND,
+            Document::Hide => HIDE_COMMAND,
         }
     }
 
@@ -134,6 +141,11 @@ impl Document {
                 "What `weakscan flags OLD NEW --format json` writes: the objects whose \
                  visibility options differ between two compile databases, by target. Fields: \
                  docs/json.md."
+            }
+            Document::Hide => {
+                "What `weakscan hide BIN -o FILE --format json` writes: the link-time symbol \
+                 list's scope, what it saves (as the fix plan counts it), what stays exported \
+                 and why. Fields: docs/fix-plan.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): the images and largest groups of \

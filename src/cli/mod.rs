@@ -130,7 +130,7 @@ pub enum Command {
     /// One build (scan), two (diff), more (trend and the diff at the largest step), with a
     /// treemap, a chart, sortable tables and the fix.
     Report(ReportArgs),
-    /// A link-time symbol list that hides the weak definitions, for one relink.
+    /// A link-time symbol list that hides weak definitions: one relink.
     ///
     /// The weak definitions of one image (all, one library's, or a group's) for
     /// -unexported_symbols_list (or the rest of the exports for -exported_symbols_list), read

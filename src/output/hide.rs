@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 /// The `command` of the JSON document.
-pub const COMMAND: &str = "hide";
+pub const COMMAND: &str = crate::schema::HIDE_COMMAND;
 
 /// The report of one list: the list and where it was written (`None`: stdout).
 pub struct HideReport<'a> {

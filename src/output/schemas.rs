@@ -32,6 +32,7 @@ pub fn schema(doc: Document) -> serde_json::Value {
         }
         Document::Trend => generator().into_root_schema_for::<super::trend::TrendJson<'static>>(),
         Document::Flags => generator().into_root_schema_for::<super::flags::FlagsJson>(),
+        Document::Hide => generator().into_root_schema_for::<super::hide::HideJson<'static>>(),
     };
     let mut v = schema.to_value();
     let version = doc.schema_version();
