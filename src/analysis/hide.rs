@@ -152,6 +152,9 @@ pub struct HideList {
     pub unlistable_exports: usize,
 }
 
+/// Whether the build's own list names a raw name (errors: its matching's work bound).
+pub type KeepMatcher<'a> = dyn FnMut(&str) -> crate::Result<bool> + 'a;
+
 /// What the list is made from.
 pub struct HideInputs<'a> {
     /// The image.
@@ -170,7 +173,7 @@ pub struct HideInputs<'a> {
     /// ordinal that resolve against it).
     pub process_imports: &'a [ImporterSlice],
     /// The build's own list (`--keep`): its path as shown, and whether it names a raw name.
-    pub keep: Option<(&'a str, &'a mut dyn FnMut(&str) -> crate::Result<bool>)>,
+    pub keep: Option<(&'a str, &'a mut KeepMatcher<'a>)>,
 }
 
 /// The list of `inputs.image`'s weak definitions to hide. Errors: those of the `--keep`

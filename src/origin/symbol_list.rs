@@ -205,9 +205,7 @@ fn wildcard_match(pattern: &[u8], symbol: &[u8], cells: &mut u64) -> bool {
             }
             Item::Any => {
                 row[n] = false;
-                for s in 0..n {
-                    row[s] = next[s + 1];
-                }
+                row[..n].copy_from_slice(&next[1..]);
             }
             Item::Class(body) => {
                 row[n] = false;
