@@ -1090,6 +1090,7 @@ fn every_flag_the_docs_mention_exists() {
         "baseline",
         "trend",
         "report",
+        "hide",
         "schema",
         "completions",
         "man",
