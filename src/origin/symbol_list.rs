@@ -22,16 +22,18 @@
 //! byte of a name as a `\` escape, [`crate::text`], so such a name's bytes are not its text).
 //! Mangled C++ names and C names have none of them.
 //!
-//! Matching is bounded in work, not time: a wildcard pattern is held against a name by a
-//! table of (pattern position, name position) cells, each filled once, and a list's matches
-//! together may fill at most [`MATCH_CELLS`] cells; past that the list is refused.
+//! Matching is bounded in work, not time: a wildcard pattern is held against a name by its
+//! literal head and tail, then by a table of (pattern item, name position) cells, each filled
+//! once; every pair of a pattern and a name counts one step, every byte of head and tail one,
+//! every cell one, and a list's matches together may take at most [`MATCH_CELLS`] steps; past
+//! that the list is refused.
 
 use crate::error::{Error, ErrorKind, Result};
 use std::collections::HashSet;
 use std::path::Path;
 
-/// Most (pattern position × name position) cells the wildcard matches of one list may fill
-/// (2²⁸, about a quarter of a second): past it [`SymbolList::matches`] fails.
+/// Most steps the wildcard matches of one list may take (2²⁸: pattern and name pairs, bytes of
+/// their literal heads and tails, table cells): past it [`SymbolList::matches`] fails.
 pub const MATCH_CELLS: u64 = 1 << 28;
 
 /// Why a name cannot be a line of a symbol list ([`unlistable`]).
@@ -88,7 +90,7 @@ pub fn unlistable(name: &str) -> Option<Unlistable> {
 #[derive(Debug, Clone, Default)]
 pub struct SymbolList {
     literals: HashSet<Vec<u8>>,
-    patterns: Vec<Vec<u8>>,
+    patterns: Vec<Compiled>,
 }
 
 impl SymbolList {
@@ -113,7 +115,7 @@ impl SymbolList {
                 .map_or(0, |e| e + 1);
             let symbol = &line[start..end];
             if symbol.iter().any(|b| matches!(b, b'*' | b'?' | b'[')) {
-                list.patterns.push(symbol.to_vec());
+                list.patterns.push(Compiled::of(symbol));
             } else {
                 list.literals.insert(symbol.to_vec());
             }
@@ -142,7 +144,7 @@ impl SymbolList {
             return Ok(true);
         }
         for p in &self.patterns {
-            if wildcard_match(p, s, cells) {
+            if p.matches(s, cells) {
                 return Ok(true);
             }
             if *cells > MATCH_CELLS {
@@ -164,80 +166,118 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
-/// Whether `pattern` matches `symbol` as ld64's `SetWithWildcards::wildCardMatch` decides it,
-/// counting the cells filled in `cells`.
-///
-/// ld64 recurses, in time exponential in the `*`s; here the same answer comes from a table of
-/// `M(p, s)`, "pattern from `p` matches symbol from `s`", filled from the pattern's end, one
-/// row of `symbol.len() + 1` cells per pattern character:
-///
-/// * `M(end, s)` is `s == end`;
-/// * `*` last in the pattern matches the rest; any other `*` tries each `t` in `s..end`
-///   (never the end itself: ld64's loop stops at the NUL), so `M(p, s) = s < end &&
-///   (M(p+1, s) || M(p, s+1))`;
-/// * `?` needs a character; `[…]` needs one in the class ([`char_class`]; no closing `]`:
-///   no match); any other character needs itself.
-///
-/// A literal head before the first wildcard is compared first, without the table.
-fn wildcard_match(pattern: &[u8], symbol: &[u8], cells: &mut u64) -> bool {
-    let head = pattern
-        .iter()
-        .position(|b| matches!(b, b'*' | b'?' | b'['))
-        .unwrap_or(pattern.len());
-    if !symbol.starts_with(&pattern[..head]) {
-        return false;
-    }
-    let (pattern, symbol) = (&pattern[head..], &symbol[head..]);
-    // The pattern's items: one per character, a class `[…]` one item.
-    let items = items(pattern);
-    let n = symbol.len();
-    let mut next: Vec<bool> = (0..=n).map(|s| s == n).collect();
-    let mut row = vec![false; n + 1];
-    for (k, item) in items.iter().enumerate().rev() {
-        *cells += n as u64 + 1;
-        match item {
-            Item::Star if k + 1 == items.len() => row.iter_mut().for_each(|c| *c = true),
-            Item::Star => {
-                row[n] = false;
-                for s in (0..n).rev() {
-                    row[s] = next[s] || row[s + 1];
-                }
-            }
-            Item::Any => {
-                row[n] = false;
-                row[..n].copy_from_slice(&next[1..]);
-            }
-            Item::Class(body) => {
-                row[n] = false;
-                for s in 0..n {
-                    row[s] = next[s + 1] && char_class(body, symbol[s]);
-                }
-            }
-            Item::Unclosed => row.iter_mut().for_each(|c| *c = false),
-            Item::Byte(b) => {
-                row[n] = false;
-                for s in 0..n {
-                    row[s] = next[s + 1] && symbol[s] == *b;
-                }
-            }
-        }
-        std::mem::swap(&mut row, &mut next);
-    }
-    next[0]
+/// A wildcard pattern, read once: its literal head (before the first wildcard), its items
+/// after the head, and how many of them at the end are literal bytes (its tail).
+#[derive(Debug, Clone)]
+struct Compiled {
+    head: Vec<u8>,
+    items: Vec<Item>,
+    tail: usize,
 }
 
 /// One item of a pattern.
-enum Item<'p> {
+#[derive(Debug, Clone)]
+enum Item {
     Star,
     Any,
     /// `[…]`: the body between the brackets.
-    Class(&'p [u8]),
+    Class(Box<[u8]>),
     /// A `[` with no `]` after it: ld64's `inCharRange` finds none and fails.
     Unclosed,
     Byte(u8),
 }
 
-fn items(pattern: &[u8]) -> Vec<Item<'_>> {
+impl Compiled {
+    fn of(pattern: &[u8]) -> Compiled {
+        let head = pattern
+            .iter()
+            .position(|b| matches!(b, b'*' | b'?' | b'['))
+            .unwrap_or(pattern.len());
+        let items = items(&pattern[head..]);
+        let tail = items
+            .iter()
+            .rev()
+            .take_while(|i| matches!(i, Item::Byte(_)))
+            .count();
+        Compiled {
+            head: pattern[..head].to_vec(),
+            items,
+            tail,
+        }
+    }
+
+    /// Whether the pattern matches `symbol` as ld64's `SetWithWildcards::wildCardMatch`
+    /// decides it, counting the work in `cells`: one per pair, one per byte of the head and
+    /// tail compared, and the table's cells.
+    ///
+    /// ld64 recurses, in time exponential in the `*`s; here the same answer comes from a table
+    /// of `M(p, s)`, "pattern from `p` matches symbol from `s`", filled from the pattern's
+    /// end, one row of `symbol.len() + 1` cells per item:
+    ///
+    /// * `M(end, s)` is `s == end`;
+    /// * `*` last in the pattern matches the rest; any other `*` tries each `t` in `s..end`
+    ///   (never the end itself: ld64's loop stops at the NUL), so `M(p, s) = s < end &&
+    ///   (M(p+1, s) || M(p, s+1))`;
+    /// * `?` needs a character; `[…]` needs one in the class ([`char_class`]; no closing `]`:
+    ///   no match); any other character needs itself.
+    ///
+    /// The literal head and tail are compared first, without the table: a symbol that does not
+    /// start with the head and end with the tail cannot match.
+    fn matches(&self, symbol: &[u8], cells: &mut u64) -> bool {
+        *cells += 1 + (self.head.len() + self.tail) as u64;
+        if !symbol.starts_with(&self.head) {
+            return false;
+        }
+        let symbol = &symbol[self.head.len()..];
+        let tail = &self.items[self.items.len() - self.tail..];
+        if symbol.len() < tail.len()
+            || !symbol
+                .iter()
+                .rev()
+                .zip(tail.iter().rev())
+                .all(|(a, i)| matches!(i, Item::Byte(b) if b == a))
+        {
+            return false;
+        }
+        let items = &self.items;
+        let n = symbol.len();
+        let mut next: Vec<bool> = (0..=n).map(|s| s == n).collect();
+        let mut row = vec![false; n + 1];
+        for (k, item) in items.iter().enumerate().rev() {
+            *cells += n as u64 + 1;
+            match item {
+                Item::Star if k + 1 == items.len() => row.iter_mut().for_each(|c| *c = true),
+                Item::Star => {
+                    row[n] = false;
+                    for s in (0..n).rev() {
+                        row[s] = next[s] || row[s + 1];
+                    }
+                }
+                Item::Any => {
+                    row[n] = false;
+                    row[..n].copy_from_slice(&next[1..]);
+                }
+                Item::Class(body) => {
+                    row[n] = false;
+                    for s in 0..n {
+                        row[s] = next[s + 1] && char_class(body, symbol[s]);
+                    }
+                }
+                Item::Unclosed => row.iter_mut().for_each(|c| *c = false),
+                Item::Byte(b) => {
+                    row[n] = false;
+                    for s in 0..n {
+                        row[s] = next[s + 1] && symbol[s] == *b;
+                    }
+                }
+            }
+            std::mem::swap(&mut row, &mut next);
+        }
+        next[0]
+    }
+}
+
+fn items(pattern: &[u8]) -> Vec<Item> {
     let mut out = Vec::with_capacity(pattern.len());
     let mut i = 0;
     while i < pattern.len() {
@@ -246,7 +286,7 @@ fn items(pattern: &[u8]) -> Vec<Item<'_>> {
             b'?' => out.push(Item::Any),
             b'[' => match pattern[i + 1..].iter().position(|&b| b == b']') {
                 Some(len) => {
-                    out.push(Item::Class(&pattern[i + 1..i + 1 + len]));
+                    out.push(Item::Class(pattern[i + 1..i + 1 + len].into()));
                     i += len + 1;
                 }
                 None => {
@@ -293,7 +333,7 @@ mod tests {
 
     fn m(pattern: &str, symbol: &str) -> bool {
         let mut cells = 0;
-        wildcard_match(pattern.as_bytes(), symbol.as_bytes(), &mut cells)
+        Compiled::of(pattern.as_bytes()).matches(symbol.as_bytes(), &mut cells)
     }
 
     /// ld64's `wildCardMatch`, as written in Options.cpp, for comparison.
@@ -428,23 +468,43 @@ mod tests {
 
     #[test]
     fn regression_stars_in_a_pattern_matched_in_exponential_time() {
-        // ld64's recursion tries every split for each `*`: 30 stars against a 3,000-character
-        // name that never matches would not finish. The table fills 31 × 3,001 cells.
-        let pattern = "*a".repeat(30) + "b";
+        // ld64's recursion tries every split for each `*`: 31 stars against a 3,000-character
+        // name without a `b` would not finish. The table fills 63 rows of 3,001 cells (and the
+        // pair counts one).
+        let pattern = "*a".repeat(30) + "*b?";
         let name = "a".repeat(3000);
         let mut cells = 0;
-        assert!(!wildcard_match(
-            pattern.as_bytes(),
-            name.as_bytes(),
-            &mut cells
-        ));
-        assert_eq!(cells, 61 * 3001);
+        assert!(!Compiled::of(pattern.as_bytes()).matches(name.as_bytes(), &mut cells));
+        assert_eq!(cells, 1 + 63 * 3001);
+    }
+
+    #[test]
+    fn regression_each_pattern_and_name_pair_counted_no_work() {
+        // 10,000 patterns whose tail no name has, against 10,000 names: each pair is rejected
+        // without the table, but 10⁸ pairs are work all the same.
+        let text: String = (0..10_000).map(|i| format!("*a*a*Q{i}\n")).collect();
+        let list = SymbolList::parse(text.as_bytes());
+        // The run so far has used all but a million steps of the bound.
+        let mut cells = MATCH_CELLS - 1_000_000;
+        let mut refused = None;
+        for k in 0..10_000 {
+            if let Err(e) = list.matches(&format!("__ZN2v8{k}Ev"), &mut cells, Path::new("k")) {
+                refused = Some((k, e));
+                break;
+            }
+        }
+        let (k, e) = refused.expect("refused before the last name");
+        assert!(
+            k < 10_000 && e.message.contains("took more than"),
+            "{k}: {}",
+            e.message
+        );
     }
 
     #[test]
     fn regression_matching_work_past_the_bound_is_an_error_not_a_hang() {
         let list = SymbolList::parse(b"*x*y*z*q\n");
-        let name = "a".repeat(100_000);
+        let name = "a".repeat(100_000) + "q";
         let mut cells = MATCH_CELLS - 10;
         let e = list
             .matches(&name, &mut cells, Path::new("keep.txt"))
