@@ -610,6 +610,28 @@ fn bad_input_and_usage_are_one_line_and_exit_2() {
         &["hide", app, "--keep", "/nonexistent/keep.txt"],
         "/nonexistent/keep.txt",
     );
+    let process = testdata().join("process/App.app");
+    let process = process.to_str().unwrap();
+    fails_with(
+        &["hide", process, "--objects", "obj"],
+        "describe one binary",
+    );
+    fails_with(
+        &["hide", process, "--image", "libnone.dylib"],
+        "--image libnone.dylib: no such image in the process",
+    );
+}
+
+#[test]
+fn text_from_the_command_line_stays_inside_the_lists_comments() {
+    // A --group pattern with a line end and a name after it: written raw into the head, the
+    // name would be a line of the list.
+    let list = emitted(
+        &plan(),
+        &["app-chained-arm64", "--group", "x\n__ZN5alpha4seedEv"],
+    );
+    assert!(list.lines().all(|l| l.starts_with('#')), "{list}");
+    assert!(list.contains("x\\x0a__ZN5alpha4seedEv"), "{list}");
 }
 
 #[test]

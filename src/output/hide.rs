@@ -58,13 +58,20 @@ fn summary(r: &HideReport<'_>) -> Vec<String> {
             l.in_scope
         ),
         format!(
-            "saves {} weak-def lookups at launch, {} weak-bound symbols, {} weak-bind sites, {} weak-def exports; about {} ({})",
+            "saves {} weak-def lookups at launch, {} weak-bound symbols, {} weak-bind sites, {} weak-def exports{}",
             s.lookups,
             s.weak_bound_symbols,
             s.sites,
             s.weak_def_exports,
-            ms_range(s.estimated_ms),
-            per_lookup_short()
+            if s.lookups == 0 {
+                String::new()
+            } else {
+                format!(
+                    "; about {} ({})",
+                    ms_range(s.estimated_ms),
+                    per_lookup_short()
+                )
+            }
         ),
     ];
     if l.weak_defines_go {
