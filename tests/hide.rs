@@ -732,18 +732,36 @@ fn node_22_11_0_list_with_its_addon_says_what_it_saves_and_keeps() {
         NODE_22_11_0.0
     );
     assert_eq!(saves(&doc), NODE_22_11_0.1);
-    // The addon imports only Node-API functions, no weak definition: it needs nothing kept,
-    // and still loads into a node relinked with the list (its imports are not in it).
+    // The addon imports only Node-API functions, no weak definition: what stays is Node's 52
+    // typeinfo objects and names, and MH_WEAK_DEFINES with them.
     assert!(
         doc["kept"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|k| k["reason"] != "importer_binds")
+            .all(|k| k["reason"] == "type_info")
     );
     assert!(names(&list).iter().all(|n| !n.starts_with("_napi_")));
+    assert_eq!(doc["weak_defines_go"], false);
+    // With --hide-typeinfo every weak definition goes, and MH_WEAK_DEFINES with its 22
+    // lookups.
+    let (doc, _) = report(
+        tmp.path(),
+        &[
+            node.to_str().unwrap(),
+            "--importer",
+            addon.to_str().unwrap(),
+            "--hide-typeinfo",
+        ],
+    );
+    assert_eq!(
+        (doc["listed"].as_u64(), doc["weak_defines_go"].as_bool()),
+        (Some(10177), Some(true))
+    );
+    assert_eq!(saves(&doc), [10177, 6794, 8231, 6816]);
+    assert_eq!(doc["saves"]["weak_defines_lookups"], 22);
 }
 
 /// Node.js 22.11.0 with the addon: `(weak definitions, listed, kept, unlistable)` and the
 /// saving `(weak-def exports, weak-bound symbols, sites, lookups)`.
-const NODE_22_11_0: ([u64; 4], [u64; 4]) = ([10177, 10177, 0, 0], [10177, 6794, 8231, 6816]);
+const NODE_22_11_0: ([u64; 4], [u64; 4]) = ([10177, 10125, 52, 0], [10125, 6742, 8086, 6742]);

@@ -23,7 +23,8 @@
 //! would resolve against the image: [`crate::analysis::imports::resolves_against`], weak (-3)
 //! and flat (-2) lookups too; hidden, the importer fails to link and to load); an importer has
 //! its own copy it looks up weakly (it would no longer share the image's); another image of the
-//! process defines, binds or looks it up; the build's own list (`--keep`) names it. A name the
+//! process defines, binds or looks it up; the build's own list (`--keep`) names it; it is a
+//! typeinfo, which may be compared by address across images (unless `--hide-typeinfo`). A name the
 //! list syntax cannot carry ([`crate::origin::symbol_list::unlistable`]) is left out and
 //! counted.
 
@@ -75,6 +76,14 @@ pub enum KeepReason {
     ProcessShares,
     /// The build's own symbol list (`--keep`) names it.
     KeepList,
+    /// A typeinfo object or name (`_ZTI…`, `_ZTS…`). The compiler emitted it as unique
+    /// (clang lib/CodeGen/ItaniumCXXABI.cpp `classifyRTTIUniqueness`: `RUK_Unique` wherever
+    /// `shouldRTTIBeUnique`, every Darwin target but arm64, and for a weak one of default
+    /// visibility on arm64 too when it is `weak_odr`), and libc++ on Apple platforms takes
+    /// type_infos for unique across images (llvm.org/PR45549): `catch` and `dynamic_cast`
+    /// compare their addresses. Hidden at link time, another image's copy no longer equals
+    /// it. Kept unless `--hide-typeinfo`.
+    TypeInfo,
 }
 
 impl KeepReason {
@@ -85,6 +94,7 @@ impl KeepReason {
             KeepReason::ImporterShares => "an importer shares its own copy",
             KeepReason::ProcessShares => "another image of the process defines or binds it",
             KeepReason::KeepList => "the --keep list names it",
+            KeepReason::TypeInfo => "a typeinfo, compared by address across images",
         }
     }
 }
@@ -174,6 +184,9 @@ pub struct HideInputs<'a> {
     pub process_imports: &'a [ImporterSlice],
     /// The build's own list (`--keep`): its path as shown, and whether it names a raw name.
     pub keep: Option<(&'a str, &'a mut KeepMatcher<'a>)>,
+    /// List typeinfo objects and names too (`--hide-typeinfo`), else keep them
+    /// ([`KeepReason::TypeInfo`]).
+    pub hide_typeinfo: bool,
 }
 
 /// The list of `inputs.image`'s weak definitions to hide. Errors: those of the `--keep`
@@ -188,6 +201,7 @@ pub fn hide_list(inputs: HideInputs<'_>) -> crate::Result<HideList> {
         others,
         process_imports,
         mut keep,
+        hide_typeinfo,
     } = inputs;
     let needs = Needs::of(image, importers, (others, process_imports));
     let mut hidden: HashSet<&str> = HashSet::new();
@@ -205,6 +219,9 @@ pub fn hide_list(inputs: HideInputs<'_>) -> crate::Result<HideList> {
             && matches(w)?
         {
             reason = Some((KeepReason::KeepList, path.to_string()));
+        }
+        if reason.is_none() && !hide_typeinfo && is_typeinfo(w) {
+            reason = Some((KeepReason::TypeInfo, "--hide-typeinfo lists it".to_string()));
         }
         if let Some((reason, by)) = reason {
             kept.push(Kept {
@@ -251,6 +268,12 @@ pub fn hide_list(inputs: HideInputs<'_>) -> crate::Result<HideList> {
             .collect(),
         unlistable_exports,
     })
+}
+
+/// `raw` (with its Mach-O `_`) names a typeinfo object (`_ZTI`) or a typeinfo name (`_ZTS`).
+fn is_typeinfo(raw: &str) -> bool {
+    let name = raw.strip_prefix('_').unwrap_or(raw);
+    name.starts_with("_ZTI") || name.starts_with("_ZTS")
 }
 
 /// The list's lines, sorted, and (exported) how many exports it cannot name.
@@ -382,4 +405,112 @@ pub fn of_library<'i>(
         return Err(keys);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{BindTarget, MH_EXECUTE, Site, Source, WeakDefinition};
+
+    /// A main executable that exports and weak-binds `defs`.
+    fn image(defs: &[&str]) -> Image {
+        Image {
+            path: "app".into(),
+            name: "app".into(),
+            arch: Some("x86_64".into()),
+            filetype: Some(MH_EXECUTE),
+            flags: Some(0),
+            fixup_format: None,
+            weak_definitions: defs
+                .iter()
+                .map(|d| WeakDefinition {
+                    name: (*d).into(),
+                    thread_local: false,
+                    address: None,
+                })
+                .collect(),
+            other_exports: Default::default(),
+            bind_targets: defs
+                .iter()
+                .map(|d| BindTarget {
+                    symbol: (*d).into(),
+                    addend: 0,
+                    sites: vec![Site {
+                        address: 0,
+                        segment_index: Some(0),
+                    }],
+                    defined_here: true,
+                    supplier: None,
+                })
+                .collect(),
+            strong_overrides: vec![],
+            lookups: vec![],
+            source: Source::Binary,
+            attribution: None,
+            uuid: None,
+            linkage: None,
+        }
+    }
+
+    fn list(im: &Image, hide_typeinfo: bool) -> HideList {
+        hide_list(HideInputs {
+            image: im,
+            kind: ListKind::Unexported,
+            scope: "all".into(),
+            in_scope: &|_| true,
+            importers: &[],
+            others: &[],
+            process_imports: &[],
+            keep: None,
+            hide_typeinfo,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn typeinfo_stays_exported_unless_asked_for() {
+        let im = image(&["__ZTI3Foo", "__ZTS3Foo", "__ZTV3Foo", "__Z1fv"]);
+        let l = list(&im, false);
+        assert_eq!(l.lines, ["__Z1fv", "__ZTV3Foo"]);
+        let kept: Vec<(&str, KeepReason)> =
+            l.kept.iter().map(|k| (k.symbol.as_str(), k.reason)).collect();
+        assert_eq!(
+            kept,
+            [
+                ("__ZTI3Foo", KeepReason::TypeInfo),
+                ("__ZTS3Foo", KeepReason::TypeInfo)
+            ]
+        );
+        assert!(!l.weak_defines_go);
+        let l = list(&im, true);
+        assert_eq!(l.listed, 4);
+        assert!(l.weak_defines_go && l.kept.is_empty());
+        assert_eq!(l.saves.weak_bound_symbols, 4);
+    }
+
+    #[test]
+    fn another_image_of_the_process_keeps_what_it_defines_binds_or_looks_up() {
+        let im = image(&["__Z1fv", "__Z1gv", "__Z1hv"]);
+        let other = image(&["__Z1gv"]);
+        let others = [("Contents/Frameworks/libx.dylib", &other)];
+        let l = hide_list(HideInputs {
+            image: &im,
+            kind: ListKind::Exported,
+            scope: "all".into(),
+            in_scope: &|_| true,
+            importers: &[],
+            others: &others,
+            process_imports: &[],
+            keep: None,
+            hide_typeinfo: false,
+        })
+        .unwrap();
+        assert_eq!(l.kept.len(), 1);
+        assert_eq!(
+            (l.kept[0].reason, l.kept[0].by.as_str()),
+            (KeepReason::ProcessShares, "Contents/Frameworks/libx.dylib")
+        );
+        // The allow list: every export but the two hidden.
+        assert_eq!(l.lines, ["__Z1gv"]);
+    }
 }

@@ -46,6 +46,13 @@ pub struct HideArgs {
     /// exported.
     #[arg(long, value_name = "FILE")]
     pub keep: Option<PathBuf>,
+    /// List typeinfo objects and names (_ZTI, _ZTS) too.
+    ///
+    /// Kept by default: compiled unique (all but Apple arm64), their addresses are what catch
+    /// and dynamic_cast compare across images, so a copy hidden in one image no longer equals
+    /// another image's.
+    #[arg(long)]
+    pub hide_typeinfo: bool,
     /// With a process: the image the list is for, as the process names it
     /// (Contents/Frameworks/libfoo.dylib). Default: the main executable.
     #[arg(long, value_name = "NAME")]
@@ -107,6 +114,7 @@ impl HideArgs {
             },
             importers: self.importer.importers.clone(),
             keep: self.keep.clone(),
+            hide_typeinfo: self.hide_typeinfo,
             origin: self.origin.files(&self.objects.objects),
             format: self.format,
             output: self.output.clone(),

@@ -69,6 +69,8 @@ pub struct HideRequest {
     pub importers: Vec<PathBuf>,
     /// `--keep`: the build's own symbol list, whose names stay exported.
     pub keep: Option<PathBuf>,
+    /// `--hide-typeinfo`: list typeinfo objects and names too.
+    pub hide_typeinfo: bool,
     /// `--map`, `--dsym`, `--objects`.
     pub origin: OriginFiles,
     /// The report's format (table or JSON).
@@ -235,6 +237,7 @@ pub fn run(req: &HideRequest, opts: &RenderOptions) -> Result<u8> {
         keep: keep_path
             .as_deref()
             .map(|p| (p, &mut matcher as &mut dyn FnMut(&str) -> Result<bool>)),
+        hide_typeinfo: req.hide_typeinfo,
     })?;
     if !shown.is_empty() {
         list.image = shown;
