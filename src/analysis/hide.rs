@@ -76,13 +76,14 @@ pub enum KeepReason {
     ProcessShares,
     /// The build's own symbol list (`--keep`) names it.
     KeepList,
-    /// A typeinfo object or name (`_ZTI…`, `_ZTS…`). The compiler emitted it as unique
-    /// (clang lib/CodeGen/ItaniumCXXABI.cpp `classifyRTTIUniqueness`: `RUK_Unique` wherever
-    /// `shouldRTTIBeUnique`, every Darwin target but arm64, and for a weak one of default
-    /// visibility on arm64 too when it is `weak_odr`), and libc++ on Apple platforms takes
-    /// type_infos for unique across images (llvm.org/PR45549): `catch` and `dynamic_cast`
-    /// compare their addresses. Hidden at link time, another image's copy no longer equals
-    /// it. Kept unless `--hide-typeinfo`.
+    /// A typeinfo object or name (`_ZTI…`, `_ZTS…`). On every Darwin target but arm64 clang
+    /// emits a weak typeinfo of default visibility as unique (lib/CodeGen/ItaniumCXXABI.cpp
+    /// `classifyRTTIUniqueness`: `RUK_Unique` wherever `shouldRTTIBeUnique`), and libc++ on
+    /// Apple platforms takes type_infos for unique across images (llvm.org/PR45549): `catch`
+    /// and `dynamic_cast` compare their addresses, so a copy hidden at link time no longer
+    /// equals another image's. arm64 marks such a typeinfo non-unique (compared by name); it
+    /// is kept there too, since whether every comparison in the process reads the mark is not
+    /// in the binary. Kept unless `--hide-typeinfo`.
     TypeInfo,
 }
 
