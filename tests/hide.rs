@@ -213,6 +213,33 @@ fn each_relinked_program_saves_what_its_list_says() {
     }
 }
 
+/// `weakscan diff OLD NEW` of the program and its relink shows the list's saving.
+#[test]
+fn diff_of_the_relinked_program_shows_the_saving() {
+    let (doc, _) = report(&plan(), &lists()[0].1);
+    let diff = crate::util::json(&[
+        "diff",
+        "--format",
+        "json",
+        plan().join("app-chained-arm64").to_str().unwrap(),
+        hide_dir()
+            .join("app-chained-arm64.unexported")
+            .to_str()
+            .unwrap(),
+    ]);
+    let d = &diff["totals"][0]["delta"];
+    let n = |k: &str| -d[k].as_i64().unwrap() as u64;
+    assert_eq!(
+        [
+            n("weak_def_exports"),
+            n("weak_bound_symbols"),
+            n("sites"),
+            n("lookups")
+        ],
+        saves(&doc)
+    );
+}
+
 /// The saving of a library's list is the fix plan's candidate's: the same counting, and for
 /// a library whose symbols no other library defines the same figures.
 #[test]

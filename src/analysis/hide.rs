@@ -473,8 +473,11 @@ mod tests {
         let im = image(&["__ZTI3Foo", "__ZTS3Foo", "__ZTV3Foo", "__Z1fv"]);
         let l = list(&im, false);
         assert_eq!(l.lines, ["__Z1fv", "__ZTV3Foo"]);
-        let kept: Vec<(&str, KeepReason)> =
-            l.kept.iter().map(|k| (k.symbol.as_str(), k.reason)).collect();
+        let kept: Vec<(&str, KeepReason)> = l
+            .kept
+            .iter()
+            .map(|k| (k.symbol.as_str(), k.reason))
+            .collect();
         assert_eq!(
             kept,
             [
