@@ -11,7 +11,7 @@
 //! other symbol is a literal. ld64's man page (doc/man/man1/ld-classic.1, `-exported_symbols_list`)
 //! says the same: "Leading and trailing white space are not part of the symbol name. Lines
 //! starting with # are ignored … The * matches zero or more characters. The ? matches one
-//! character. [abc] matches one character which must be an 'a', 'b', or 'c'. [a-z] matches
+//! character. \[abc\] matches one character which must be an 'a', 'b', or 'c'. \[a-z\] matches
 //! any single lower case letter".
 //!
 //! ld64.lld reads the same files a little differently (lld/MachO/Driver.cpp
