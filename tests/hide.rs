@@ -792,3 +792,33 @@ fn node_22_11_0_list_with_its_addon_says_what_it_saves_and_keeps() {
 /// Node.js 22.11.0 with the addon: `(weak definitions, listed, kept, unlistable)` and the
 /// saving `(weak-def exports, weak-bound symbols, sites, lookups)`.
 const NODE_22_11_0: ([u64; 4], [u64; 4]) = ([10177, 10125, 52, 0], [10125, 6742, 8086, 6742]);
+
+/// The report in each format it has, against `tests/golden/` (the list's path, a temp file,
+/// shown as `LIST`).
+#[test]
+fn golden_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("hide.txt");
+    let list = list.to_str().unwrap();
+    for (name, format) in [("hide-app.txt", "table"), ("hide-app.json", "json")] {
+        crate::util::golden_edited(
+            name,
+            &[
+                "hide",
+                "plan/app-chained-arm64",
+                "--objects",
+                "plan/obj",
+                "--importer",
+                "plan/plug_ref.bundle",
+                "--importer",
+                "plan/plug_inst.bundle",
+                "--format",
+                format,
+                "-o",
+                list,
+            ],
+            0,
+            |s| s.replace(list, "LIST"),
+        );
+    }
+}
