@@ -38,6 +38,9 @@ pub const BISECT_COMMAND: &str = "bisect";
 /// The `command` value of a flags comparison (`weakscan flags OLD NEW --format json`).
 pub const FLAGS_COMMAND: &str = "flags";
 
+/// The `command` value of a symbol list's report (`weakscan hide BIN -o FILE --format json`).
+pub const HIDE_COMMAND: &str = "hide";
+
 /// A `--format json` document (or baseline file) that has a JSON Schema
 /// (`weakscan schema NAME`, `docs/schemas/NAME.schema.json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -68,11 +71,13 @@ pub enum Document {
     /// `weakscan bisect VERSION… --format json`: the step of a list of versions where the
     /// criterion is first exceeded, and its diff.
     Bisect,
+    /// `weakscan hide BIN -o FILE --format json`: what a link-time symbol list saves and keeps.
+    Hide,
 }
 
 impl Document {
     /// Every document, in the order of the docs.
-    pub const ALL: [Document; 11] = [
+    pub const ALL: [Document; 12] = [
         Document::Scan,
         Document::Diff,
         Document::Check,
@@ -84,6 +89,7 @@ impl Document {
         Document::Trend,
         Document::Flags,
         Document::Bisect,
+        Document::Hide,
     ];
 
     /// The `command` value of the document, and the name of its schema file.
@@ -100,6 +106,7 @@ impl Document {
             Document::Trend => TREND_COMMAND,
             Document::Flags => FLAGS_COMMAND,
             Document::Bisect => BISECT_COMMAND,
+            Document::Hide => HIDE_COMMAND,
         }
     }
 
@@ -147,6 +154,11 @@ impl Document {
                 "What `weakscan bisect VERSION… --format json` writes: each version tested with \
                  its verdict and figures, the step found (the last good and the first bad \
                  version) and the diff of that step. Fields: docs/json.md, docs/trend.md."
+            }
+            Document::Hide => {
+                "What `weakscan hide BIN -o FILE --format json` writes: the link-time symbol \
+                 list's scope, what it saves (as the fix plan counts it), what stays exported \
+                 and why. Fields: docs/fix-plan.md."
             }
             Document::Baseline => {
                 "A baseline file (`weakscan baseline -o FILE`): the images and largest groups of \

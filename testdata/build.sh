@@ -146,6 +146,7 @@ build_uselib() {
 #   solo     main.o (hidden) + libleak.a, the last leaker; arm64 chained and x86_64 opcodes
 #   plug_ref.bundle, plug_inst.bundle  -bundle -bundle_loader app-chained-arm64: beta::Reg<int>
 #            bound by weak lookup, declared only / instantiated too
+#            (their objects are in obj/plan/plugins/)
 #   breaks-PLUGIN.LIBRARY.FLAG.txt  the symbols ld64.lld reports undefined when the plug-in
 #            is relinked against app-chained-arm64.LIBRARY.FLAG (sorted; empty: it links)
 #   flags    flags_main.o (hidden) + libmarked.a (compiled -fvisibility=hidden, with
@@ -274,6 +275,9 @@ build_plan() {
   plan_obj "$o" arm64 12.0 default plug_inst
   for p in plug_ref plug_inst; do
     link "$PLAN/$p.bundle" arm64 chained -bundle -bundle_loader "$app" "$o/$p.o"
+    # Committed for tests/hide.rs, which relinks the plug-ins when ld64.lld-22 is installed.
+    mkdir -p "$PLAN/obj/plan/plugins"
+    cp "$o/$p.o" "$PLAN/obj/plan/plugins/$p.o"
   done
   for p in plug_ref plug_inst; do
     for lib in alpha beta; do
@@ -290,6 +294,90 @@ build_plan() {
     done
   done
   build_plan_bundle
+}
+# Link-time symbol lists (testdata/hide/; tests/hide.rs): the lists `weakscan hide` emits for
+# fixtures of plan/ and process/, and each program relinked from the same objects with its
+# list, nothing recompiled. A list is written from the fixture's own directory to stdout, so its
+# head names the files as the tests name them. weakscan is the debug build of this checkout
+# (`cargo build`), or $WEAKSCAN.
+#   app-chained-arm64.unexported.txt   every weak definition but what plug_ref.bundle and
+#            plug_inst.bundle bind or share (--importer); .unexported: the app relinked with it
+#   app-chained-arm64.all.txt   the same list without --importer; breaks-plug_ref.all.txt and
+#            breaks-plug_inst.all.txt: what ld64.lld reports undefined relinking each plug-in
+#            against the app relinked with it (sorted; empty: it links)
+#   app-chained-arm64.exported.txt   the allow list of the first (--exported); .exported
+#   app-chained-arm64.libalpha.unexported.txt   --library libalpha.a; .libalpha.unexported
+#   solo-chained-arm64.unexported.txt, solo-opcodes-x86_64.unexported.txt   the last leaker's
+#            every weak definition: the relinked programs lose MH_WEAK_DEFINES
+#   Bundle.libdelta.unexported.txt   `hide Bundle.app --image Contents/Frameworks/libdelta.dylib`:
+#            what the executable shares or binds stays; Bundle.libdelta.unexported.app: the dylib
+#            relinked with it and the executable relinked against that dylib
+#   App.libshared_a.unexported.txt   `hide App.app --image Contents/Frameworks/libshared_a.dylib`
+#            (process/App.app, whose images share the singleton proc::Registry<int>::Instance());
+#            App.libshared_a.unexported.app: App.app with libshared_a.dylib relinked with it
+HIDE="$WORK/hide"
+build_hide() {
+  local w=${WEAKSCAN:-} a="$WORK/obj/plan/app-chained-arm64" o="$WORK/obj/plan/plugins" p s
+  if [[ -z $w ]]; then
+    cargo build --quiet --manifest-path "$HERE/../Cargo.toml"
+    w="$HERE/../target/debug/weakscan"
+  fi
+  mkdir -p "$HIDE"
+  local app=("$a/main.o" "$a/alpha-default/libalpha.a" "$a/beta-default/libbeta.a")
+  local imp=(--importer plug_ref.bundle --importer plug_inst.bundle)
+  (cd "$PLAN" && "$w" hide app-chained-arm64 --objects obj "${imp[@]}") \
+    >"$HIDE/app-chained-arm64.unexported.txt"
+  (cd "$PLAN" && "$w" hide app-chained-arm64 --objects obj) >"$HIDE/app-chained-arm64.all.txt"
+  (cd "$PLAN" && "$w" hide app-chained-arm64 --objects obj "${imp[@]}" --exported) \
+    >"$HIDE/app-chained-arm64.exported.txt"
+  (cd "$PLAN" && "$w" hide app-chained-arm64 --objects obj --library libalpha.a) \
+    >"$HIDE/app-chained-arm64.libalpha.unexported.txt"
+  link "$HIDE/app-chained-arm64.unexported" arm64 chained \
+    -unexported_symbols_list "$HIDE/app-chained-arm64.unexported.txt" "${app[@]}"
+  link "$HIDE/app-chained-arm64.exported" arm64 chained \
+    -exported_symbols_list "$HIDE/app-chained-arm64.exported.txt" "${app[@]}"
+  link "$HIDE/app-chained-arm64.libalpha.unexported" arm64 chained \
+    -unexported_symbols_list "$HIDE/app-chained-arm64.libalpha.unexported.txt" "${app[@]}"
+  link "$WORK/app.all" arm64 chained -unexported_symbols_list "$HIDE/app-chained-arm64.all.txt" \
+    "${app[@]}"
+  for p in plug_ref plug_inst; do
+    # The list kept what the plug-in binds: it links against the relinked app.
+    link "$WORK/$p.relinked" arm64 chained -bundle -bundle_loader \
+      "$HIDE/app-chained-arm64.unexported" "$o/$p.o" ||
+      die "$p.bundle does not link against app-chained-arm64.unexported"
+    if link "$WORK/$p.relinked" arm64 chained -bundle -bundle_loader "$WORK/app.all" \
+      "$o/$p.o" 2>"$WORK/relink.err"; then
+      : >"$HIDE/breaks-$p.all.txt"
+    else
+      sed -n 's/^.*undefined symbol: \(.*\)$/\1/p' "$WORK/relink.err" |
+        LC_ALL=C sort -u >"$HIDE/breaks-$p.all.txt"
+    fi
+  done
+  for s in solo-chained-arm64 solo-opcodes-x86_64; do
+    (cd "$PLAN" && "$w" hide "$s" --objects obj) >"$HIDE/$s.unexported.txt"
+    local arch=${s##*-} fixups=${s#solo-}
+    fixups=${fixups%-*}
+    link "$HIDE/$s.unexported" "$arch" "$fixups" -unexported_symbols_list \
+      "$HIDE/$s.unexported.txt" "$WORK/obj/plan/$s/solo.o" "$WORK/obj/plan/$s/leak-default/libleak.a"
+  done
+  # Bundle.app: libdelta.dylib relinked with its list, the executable against it.
+  local b="$HIDE/Bundle.libdelta.unexported.app" bo="$WORK/obj/plan/bundle"
+  (cd "$PLAN" && "$w" hide Bundle.app --image Contents/Frameworks/libdelta.dylib) \
+    >"$HIDE/Bundle.libdelta.unexported.txt"
+  cp -R "$PLAN/Bundle.app" "$b"
+  link "$b/Contents/Frameworks/libdelta.dylib" arm64 chained -dylib \
+    -install_name @rpath/libdelta.dylib \
+    -unexported_symbols_list "$HIDE/Bundle.libdelta.unexported.txt" "$bo/delta-default/delta.o"
+  link "$b/Contents/MacOS/Bundle" arm64 chained -rpath @executable_path/../Frameworks \
+    "$bo/bundle_main.o" "$bo/gamma-default/libgamma.a" "$b/Contents/Frameworks/libdelta.dylib"
+  # App.app: libshared_a.dylib relinked with its list (as build_process links it).
+  local fw="$HIDE/App.libshared_a.unexported.app/Contents/Frameworks"
+  (cd "$PROC" && "$w" hide App.app --image Contents/Frameworks/libshared_a.dylib) \
+    >"$HIDE/App.libshared_a.unexported.txt"
+  cp -R "$PROC/App.app" "$HIDE/App.libshared_a.unexported.app"
+  plink "$fw/libshared_a.dylib" -dylib -install_name @rpath/libshared_a.dylib \
+    -rpath @loader_path/deps -unexported_symbols_list "$HIDE/App.libshared_a.unexported.txt" \
+    "$WORK/obj/process/shared_a.o" "$fw/deps/libdeep.dylib"
 }
 # plan_bundle NAME GAMMA DELTA: the app bundle NAME.app (arm64, chained fixups) of
 # bundle_main.o (hidden) and libgamma.a built with GAMMA, and Contents/Frameworks/libdelta.dylib
@@ -739,6 +827,7 @@ build_importers() {
 build_importers
 build_plan
 build_flags_regression
+build_hide
 
 # arm64e: ld64.lld 22 accepts `-arch arm64e` but cannot link arm64e objects
 # (it rejects ARM64_RELOC_AUTHENTICATED_POINTER relocations as "INVALID
@@ -970,6 +1059,8 @@ rm -rf "$HERE/importers"
 cp -R "$IMP" "$HERE/importers"
 install_plan
 install_flags_regression
+rm -rf "$HERE/hide"
+cp -R "$HIDE" "$HERE/hide"
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
 rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/Reexport" \

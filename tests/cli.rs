@@ -1095,6 +1095,7 @@ fn every_flag_the_docs_mention_exists() {
         "trend",
         "bisect",
         "report",
+        "hide",
         "schema",
         "completions",
         "man",

@@ -1430,6 +1430,13 @@ fn safe_to_run(cli: &weakscan::cli::Cli) -> bool {
         Command::Report(a) => a.files.iter().all(|f| fixture(f)) && a.output.is_none(),
         // It runs a command of its own to get each build: never from fuzzed arguments.
         Command::Bisect(_) => false,
+        // The list goes to the harness's --output, the report to stdout.
+        Command::Hide(a) => {
+            fixture(&a.input)
+                && a.keep.as_deref().is_none_or(fixture)
+                && a.importer.importers.iter().all(|f| fixture(f))
+                && processes(&a.process)
+        }
         Command::Completions(weakscan::cli::CompletionsArgs { output, .. })
         | Command::Man(weakscan::cli::ManArgs { output })
         | Command::Schema(weakscan::cli::SchemaArgs { output, .. }) => output.is_none(),
@@ -1511,6 +1518,19 @@ pub fn cli(data: &[u8]) {
             }
             a.format == Format::Json
         }
+        Command::Hide(a) => {
+            if let Some(pattern) = &a.group
+                && let Err(e) = Pattern::parse(pattern)
+            {
+                assert!(
+                    a.request().is_err(),
+                    "--group {pattern:?} does not compile ({e}) yet the request was made"
+                );
+            }
+            assert!(a.depth >= 1);
+            // The harness's --output receives the list, not the report.
+            false
+        }
         Command::Completions(_) | Command::Man(_) | Command::Schema(_) => false,
     };
     if !safe_to_run(&cli) {
@@ -1539,6 +1559,7 @@ pub fn cli(data: &[u8]) {
             Request::Report(r) => &mut r.output,
             Request::Trend(r) => &mut r.output,
             Request::Bisect(r) => &mut r.output,
+            Request::Hide(r) => &mut r.output,
             Request::Generate(r) => &mut r.output,
         };
         *output = Some(out_path.clone());

@@ -7,7 +7,7 @@ use crate::util::{testdata, weakscan};
 use serde_json::Value;
 use std::path::PathBuf;
 
-const DOCUMENTS: [&str; 11] = [
+const DOCUMENTS: [&str; 12] = [
     "scan",
     "diff",
     "check",
@@ -19,6 +19,7 @@ const DOCUMENTS: [&str; 11] = [
     "trend",
     "flags",
     "bisect",
+    "hide",
 ];
 
 fn committed(doc: &str) -> PathBuf {
@@ -420,6 +421,32 @@ fn flags_outputs_validate() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let schema = strict(schema("flags"));
     assert_eq!(errors(&schema, &doc), Vec::<String>::new());
+}
+
+#[test]
+fn hide_outputs_validate() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("list.txt");
+    let list = list.to_str().unwrap();
+    let plan = testdata().join("plan");
+    let (app, solo) = (
+        plan.join("app-chained-arm64").display().to_string(),
+        plan.join("solo-chained-arm64").display().to_string(),
+    );
+    let importer = plan.join("plug_ref.bundle").display().to_string();
+    let bundle = plan.join("Bundle.app").display().to_string();
+    let cases: [&[&str]; 4] = [
+        &[&app, "--importer", &importer],
+        &[&app, "--exported"],
+        &[&solo],
+        &[&bundle, "--image", "Contents/Frameworks/libdelta.dylib"],
+    ];
+    for extra in cases {
+        let mut args = vec!["hide", "--format", "json", "-o", list];
+        args.extend(extra);
+        let doc = run(&args, 0);
+        assert_valid("hide", &args, &doc);
+    }
 }
 
 #[test]

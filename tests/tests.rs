@@ -34,6 +34,9 @@
 //! * `importers` runs `--importer` on `testdata/importers` (check, scan, diff, directories, bad
 //!   importers) and holds the importer reader to llvm-objdump-22's binds; `importers_real` holds
 //!   a real Node-API addon (`scripts/fetch-npm.sh`) against official Node.js builds;
+//! * `hide` holds `weakscan hide`'s link-time symbol lists to the programs of `testdata/hide`,
+//!   relinked with them by ld64.lld-22 (and relinks them here when it is installed: plug-ins
+//!   with `-undefined error`, a process's shared singleton, Node.js 22.11.0 with an addon);
 //! * `io` reads inputs from pipes, FIFOs and stdin, and writes `--output` through symlinks,
 //!   devices and FIFOs without replacing them;
 //! * `layering` holds every import in `src/` to the layers of `src/lib.rs`, with no cycle;
@@ -70,6 +73,7 @@ mod flags;
 mod flags_regression;
 mod fuzz_regressions;
 mod harness;
+mod hide;
 mod importers;
 mod importers_real;
 mod io;

@@ -968,6 +968,43 @@ pub fn shared_names<'o>(origins: &'o Origins<'_>) -> Vec<(Vec<&'o str>, Vec<&'o 
         .collect()
 }
 
+/// What hiding exactly the weak definitions named in `hidden` saves in `image`, whichever
+/// objects define them: a link-time symbol list (`-unexported_symbols_list`) hides a name in
+/// the output whatever its definers' visibility (ld64-956.6 `Options::shouldExport`; lld
+/// Driver.cpp `handleExplicitExports` makes the symbol `privateExtern`). Counted as the plan
+/// counts a candidate ([`tally_owners`]): the weak-bound symbols defined here and their sites,
+/// their lookups, the weak-def exports, and, when `hidden` holds every weak definition, the
+/// lookups that go with `MH_WEAK_DEFINES` ([`Savings::weak_defines_lookups`]); milliseconds
+/// as [`Candidate::hidden`]'s. Names in `hidden` that are not weak definitions of the image
+/// count nothing.
+pub fn savings_of_hiding(image: &Image, hidden: &std::collections::HashSet<&str>) -> Savings {
+    let mut s = Savings::default();
+    let mut bound: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for t in image
+        .bind_targets
+        .iter()
+        .filter(|t| t.defined_here && hidden.contains(t.symbol.as_str()))
+    {
+        s.sites += t.sites.len();
+        if bound.insert(t.symbol.as_str()) {
+            s.weak_bound_symbols += 1;
+        }
+    }
+    s.lookups = image
+        .lookups
+        .iter()
+        .filter(|l| hidden.contains(l.symbol.as_str()))
+        .count();
+    s.weak_def_exports = image
+        .weak_definitions
+        .iter()
+        .filter(|w| hidden.contains(w.name.as_str()))
+        .count();
+    LastLeaker::of(image, &Origins::of(image))
+        .apply(s)
+        .with_estimate()
+}
+
 /// What a change that leaves the image with no exported weak definition also saves: its
 /// lookups that go with `MH_WEAK_DEFINES` ([`super::weak_defines`]).
 struct LastLeaker {

@@ -12,6 +12,7 @@ pub mod estimate;
 pub mod fix_plan;
 pub mod flags_diff;
 pub mod group;
+pub mod hide;
 pub mod imports;
 pub mod labels;
 pub mod merge;

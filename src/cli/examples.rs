@@ -139,6 +139,23 @@ pub const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "hide",
+        &[
+            (
+                "the list for one relink, keeping what an addon binds",
+                "weakscan hide node --importer addon.node -o hide.txt",
+            ),
+            (
+                "one library's weak definitions, as an allow list",
+                "weakscan hide app --library libfoo.a --exported -o exports.txt",
+            ),
+            (
+                "a dylib of an app, keeping what its images share",
+                "weakscan hide MyApp.app --image Contents/Frameworks/libfoo.dylib",
+            ),
+        ],
+    ),
+    (
         "completions",
         &[
             ("zsh", "weakscan completions zsh > ~/.zfunc/_weakscan"),

@@ -1,6 +1,6 @@
 //! The command line: `weakscan scan FILE…`, `weakscan diff OLD NEW`,
-//! `weakscan flags OLD NEW`, `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE` and
-//! `weakscan trend FILE…` and `weakscan bisect VERSION…`.
+//! `weakscan flags OLD NEW`, `weakscan verify BINARY LOG`, `weakscan check FILE…`, `weakscan baseline FILE`,
+//! `weakscan trend FILE…`, `weakscan bisect VERSION…` and `weakscan hide BIN`.
 //!
 //! This module only parses: [`Cli::request`] turns the arguments into a
 //! [`crate::command::Request`] and [`Cli::globals`] the global flags, which
@@ -15,6 +15,7 @@ mod diff;
 mod examples;
 mod flags;
 mod generate;
+mod hide;
 mod opts;
 mod report;
 mod scan;
@@ -28,6 +29,7 @@ pub use check::CheckArgs;
 pub use diff::DiffArgs;
 pub use flags::FlagsArgs;
 pub use generate::{CompletionsArgs, ManArgs, SchemaArgs};
+pub use hide::HideArgs;
 pub use opts::{CommonOpts, ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 pub use report::ReportArgs;
 pub use scan::ScanArgs;
@@ -137,6 +139,14 @@ pub enum Command {
     /// One build (scan), two (diff), more (trend and the diff at the largest step), with a
     /// treemap, a chart, sortable tables and the fix.
     Report(ReportArgs),
+    /// A link-time symbol list that hides weak definitions: one relink.
+    ///
+    /// The weak definitions of one image (all, one library's, or a group's) for
+    /// -unexported_symbols_list (or the rest of the exports for -exported_symbols_list), read
+    /// by ld64 and ld64.lld: no recompilation. What importers bind to, what other images of a
+    /// process share and what --keep names stay exported, each said with why; the report says
+    /// what the list saves, as the fix plan counts it.
+    Hide(HideArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// Print the man pages, in roff.
@@ -170,6 +180,7 @@ impl Cli {
             Command::Diff(args) => Request::Diff(args.request()?),
             Command::Verify(args) => Request::Verify(args.request()?),
             Command::Flags(args) => Request::Flags(args.request()),
+            Command::Hide(args) => Request::Hide(args.request()?),
         })
     }
 

@@ -74,6 +74,11 @@ pub fn trend_format() -> OneOf<Format> {
     ])
 }
 
+/// `hide --format`: table or json.
+pub fn hide_format() -> OneOf<Format> {
+    formats(&[(Format::Table, None), (Format::Json, None)])
+}
+
 /// `check --format`: every format.
 pub fn check_format() -> OneOf<Format> {
     formats(&[

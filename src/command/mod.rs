@@ -14,6 +14,7 @@ pub mod check;
 pub mod completions;
 pub mod diff;
 pub mod flags;
+pub mod hide;
 pub mod importers;
 pub mod process;
 pub mod report;
@@ -49,6 +50,8 @@ pub enum Request {
     Bisect(bisect::BisectRequest),
     /// `weakscan report`.
     Report(report::ReportRequest),
+    /// `weakscan hide`.
+    Hide(hide::HideRequest),
     /// `weakscan completions` and `weakscan man`.
     Generate(Box<completions::GenerateRequest>),
 }
@@ -134,6 +137,7 @@ impl Request {
             Request::Trend(r) => r.output.as_ref(),
             Request::Bisect(r) => r.output.as_ref(),
             Request::Report(r) => r.output.as_ref(),
+            Request::Hide(r) => r.output.as_ref(),
             Request::Generate(r) => r.output.as_ref(),
         }
         .filter(|p| p.as_os_str() != "-")
@@ -186,6 +190,12 @@ impl Request {
                 }
             }
             Request::Report(r) => v.extend(&r.files),
+            Request::Hide(r) => {
+                v.push(&r.input);
+                v.extend(&r.importers);
+                v.extend(&r.keep);
+                v.extend(r.origin.map.iter().chain(&r.origin.dsym));
+            }
             Request::Generate(_) => {}
         }
         v.into_iter()
@@ -246,6 +256,7 @@ pub fn run(req: &Request, globals: &Globals) -> Result<u8> {
         Request::Trend(r) => trend::run(r, &opts),
         Request::Bisect(r) => bisect::run(r, &opts),
         Request::Report(r) => report::run(r, &opts),
+        Request::Hide(r) => hide::run(r, &opts),
         Request::Generate(r) => completions::run(r),
     })
 }

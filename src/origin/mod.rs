@@ -9,10 +9,13 @@
 //!   source path or an object file;
 //! * [`definers`] — every object that defines an image's weak symbols, hidden or not, read
 //!   from the objects its debug map names (on disk or among `--objects`);
-//! * [`attach`] — a link map or dSYM joined to the images of one binary (`--map`, `--dsym`).
+//! * [`attach`] — a link map or dSYM joined to the images of one binary (`--map`, `--dsym`);
+//! * [`symbol_list`] — the symbol lists of the link (`-exported_symbols_list`,
+//!   `-unexported_symbols_list`): read and matched as ld64 does, and which names a line can carry.
 
 pub mod attach;
 pub mod compile_db;
 pub mod definers;
 pub mod dsym;
 pub mod link_map;
+pub mod symbol_list;

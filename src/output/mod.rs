@@ -8,6 +8,7 @@ pub mod bisect;
 pub mod comment;
 pub mod flags;
 pub mod github;
+pub mod hide;
 pub mod html;
 pub mod importers;
 pub mod json;

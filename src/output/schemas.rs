@@ -35,6 +35,7 @@ pub fn schema(doc: Document) -> serde_json::Value {
         Document::Bisect => {
             generator().into_root_schema_for::<super::bisect::BisectJson<'static>>()
         }
+        Document::Hide => generator().into_root_schema_for::<super::hide::HideJson<'static>>(),
     };
     let mut v = schema.to_value();
     let version = doc.schema_version();
