@@ -366,12 +366,6 @@ impl SymbolName {
         &self.text[..self.demangled_end as usize]
     }
 
-    /// The printed form, when it is already held (grouping by symbol keys names by it, so
-    /// those are printed as they are read): `None` for a name printed only when shown.
-    pub fn printed(&self) -> Option<&str> {
-        (self.print_bound == 0).then(|| self.shown())
-    }
-
     /// See the module docs.
     pub fn pattern(&self) -> &str {
         &self.text[self.pattern_start as usize..]
@@ -1191,6 +1185,51 @@ mod tests {
             assert!(itanium::read(plain, 4096).is_err(), "{plain}");
             assert_eq!(demangle_one(&format!("_{plain}")).kind, NameKind::Failed);
         }
+    }
+
+    #[cfg(weakscan_libcxxabi)]
+    #[test]
+    fn regression_every_name_was_printed_and_held_as_it_was_read() {
+        // Printed when shown, by libc++abi: the entry holds its keys only (no printed form, no
+        // copy of the raw name), prints as the name printed at once does, and is counted alike.
+        let raw = "__ZN2v88internal7FactoryINS0_7IsolateEE3NewEv";
+        let printed = "v8::internal::Factory<v8::internal::Isolate>::New()";
+        for keys in [Keys::All, Keys::Template, Keys::TemplateOnly] {
+            let (n, _) =
+                demangle_keeping(raw, keys, false, Printer::Libcxxabi, NameStyle::Demangled);
+            assert_eq!(n.kind, NameKind::Cxx, "{keys:?}");
+            assert_eq!(n.shown(), "", "{keys:?}");
+            assert!(
+                !n.text.contains("Factory<v8") && !n.text.contains(raw),
+                "{keys:?}"
+            );
+            assert_eq!(n.demangled(raw), printed, "{keys:?}");
+            // Cut to no keys (grouping by symbol), it is printed and holds its printed form.
+            let none = n.keeping(Keys::None, raw);
+            assert_eq!((none.shown(), none.kind), (printed, NameKind::Cxx));
+        }
+        let (eager, _) = demangle_keeping(
+            raw,
+            Keys::None,
+            false,
+            Printer::Libcxxabi,
+            NameStyle::Demangled,
+        );
+        assert_eq!(eager.shown(), printed);
+        // Shown raw: nothing printed, nothing copied.
+        let (shown_raw, _) =
+            demangle_keeping(raw, Keys::All, false, Printer::Libcxxabi, NameStyle::Raw);
+        assert_eq!((shown_raw.shown(), shown_raw.kind), ("", NameKind::Cxx));
+        assert_eq!(shown_raw.demangled(raw), raw);
+        // cpp_demangle refuses some names LLVM prints: what it prints is printed as read.
+        let (cpp, _) = demangle_keeping(
+            raw,
+            Keys::All,
+            false,
+            Printer::CppDemangle,
+            NameStyle::Demangled,
+        );
+        assert_eq!(cpp.shown(), printed);
     }
 
     #[test]
