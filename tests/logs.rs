@@ -130,6 +130,12 @@ fn every_log_gives_the_figures_in_expected_tsv() {
             r.weak_bind_sites,
             "{what} sites"
         );
+        let role = match r.role.as_str() {
+            "main" => "main",
+            "inserted" => "inserted",
+            _ => "loaded",
+        };
+        assert_eq!(img["log"]["role"], role, "{what} role");
         if r.role == "main" {
             if let Some(n) = r.override_checks {
                 assert_eq!(img["log"]["lookups_without_bind"], n, "{what}");
@@ -255,6 +261,25 @@ const VERIFY: &[(&str, &str, i32, &str)] = &[
         0,
         "coalesced_targets",
     ),
+    // DYLD_INSERT_LIBRARIES: the inserted dylibs are fixed up before the main executable.
+    (
+        "app-default-chained-x86_64",
+        "dyld4-macos15-inserted.log",
+        0,
+        "lookups",
+    ),
+    (
+        "app-default-opcodes-x86_64",
+        "dyld4-macos26-inserted-opcodes.log",
+        0,
+        "lookups",
+    ),
+    (
+        "libweak-chained-x86_64.dylib",
+        "dyld4-macos15-inserted.log",
+        0,
+        "lookups",
+    ),
     // The wrong binary for the log.
     (
         "app-default-opcodes-x86_64",
@@ -327,6 +352,92 @@ fn verify_reports_what_a_leak_adds() {
 }
 
 #[test]
+fn regression_verify_compared_the_main_executable_with_an_inserted_dylib() {
+    // The log names no image like v2: the fallback is the log's main executable, which two
+    // inserted dylibs were fixed up before, not the first image fixed up.
+    let out = weakscan()
+        .args([
+            "verify",
+            &bin("app-v2-default-chained-x86_64"),
+            &log("dyld4-macos15-inserted.log"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["log"]["image"], "app-default-chained-x86_64");
+    assert_eq!(doc["totals"]["predicted"], 143);
+    assert_eq!(doc["totals"]["seen"], 83);
+    assert_eq!(doc["totals"]["predicted_not_seen"], 60);
+    assert_eq!(doc["totals"]["seen_not_predicted"], 0);
+}
+
+#[test]
+fn regression_verify_found_no_image_without_weak_binds() {
+    // client.dylib was inserted and binds nothing weak: 3 bind lines, no lookups. It is in
+    // the log all the same, by its name or with --image.
+    let client = testdata()
+        .join("importers/client.dylib")
+        .display()
+        .to_string();
+    let inserted = log("dyld4-macos15-inserted.log");
+    for extra in [&[][..], &["--image", "client.dylib"]] {
+        let mut args = vec!["verify", &client, &inserted, "--format", "json"];
+        args.extend(extra);
+        let doc = json(&args);
+        assert_eq!(doc["log"]["image"], "client.dylib");
+        assert_eq!(doc["log"]["log"]["role"], "inserted");
+        assert_eq!(doc["log"]["log"]["image_lines"]["bind"], 3);
+        assert_eq!(doc["totals"]["predicted"], 0);
+        assert_eq!(doc["agrees"], true);
+    }
+}
+
+#[test]
+fn a_process_verify_leaves_inserted_dylibs_out() {
+    let out = weakscan()
+        .args([
+            "verify",
+            "--process",
+            &bin("app-default-chained-x86_64"),
+            &log("dyld4-macos15-inserted.log"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let only: Vec<(&str, bool, u64)> = doc["log_only"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["image"].as_str().unwrap(),
+                l["inserted"].as_bool().unwrap(),
+                l["seen_lookups"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        only,
+        [("libweak.dylib", true, 21), ("client.dylib", true, 0)]
+    );
+    assert_eq!(doc["differences"], 0);
+    assert!(
+        doc["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("21 lookups in the log come from dylibs inserted before the main executable"),
+        "{}",
+        doc["notes"]
+    );
+}
+
+#[test]
 fn verify_without_anything_to_compare_is_an_error() {
     let out = weakscan()
         .args([
@@ -360,10 +471,14 @@ fn verify_needs_one_slice_and_a_known_image() {
         String::from_utf8_lossy(&out.stderr)
             .contains("pick the one the log was recorded from with --arch")
     );
+    // A dylib the log does not name.
     let out = weakscan()
         .args([
             "verify",
-            &bin("libweak-chained-x86_64.dylib"),
+            &testdata()
+                .join("importers/libapi.dylib")
+                .display()
+                .to_string(),
             &log("dyld4-macos15-uselib.log"),
         ])
         .output()
@@ -372,6 +487,24 @@ fn verify_needs_one_slice_and_a_known_image() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pick one with --image"), "{err}");
     assert!(err.contains("libweak.dylib"), "{err}");
+    // libweak-chained-x86_64.dylib is loaded as libweak.dylib: its install name's leaf.
+    let doc = json(&[
+        "verify",
+        &bin("libweak-chained-x86_64.dylib"),
+        &log("dyld4-macos15-uselib.log"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["log"]["image"], "libweak.dylib");
+    assert!(
+        doc["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("named like the install name \"@rpath/libweak.dylib\""),
+        "{}",
+        doc["notes"]
+    );
+    assert_eq!(doc["agrees"], true);
     let ok = weakscan()
         .args([
             "verify",

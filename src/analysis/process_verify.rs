@@ -8,6 +8,7 @@
 //!   on disk, not in the log               → all its predicted lookups are "predicted, not seen"
 //!   outside (shared cache), not read      → its seen lookups are listed, not compared
 //! each image of the log that is not in the process:
+//!   inserted before the main executable   → listed (DYLD_INSERT_LIBRARIES), not compared
 //!   a system path (/usr/lib, /System)     → listed (the shared cache), not compared
 //!   any other                             → its seen lookups are "seen, not predicted": dyld
 //!                                           loaded an image weakscan did not find
@@ -21,7 +22,7 @@ use super::verify::{
     Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol, counted_differences, verify,
 };
 use crate::error::Result;
-use crate::model::Image;
+use crate::model::{Image, LogRole};
 use crate::process::Process;
 use crate::process::resolve::is_system;
 use serde::Serialize;
@@ -75,6 +76,9 @@ pub struct LogOnly {
     pub seen_lookups: usize,
     /// Under `/usr/lib` or `/System` (the shared cache): listed, not counted.
     pub system: bool,
+    /// Fixed up before the main executable: a `DYLD_INSERT_LIBRARIES` dylib, not part of the
+    /// program: listed, not counted.
+    pub inserted: bool,
 }
 
 /// `weakscan verify` of a process.
@@ -205,8 +209,9 @@ pub fn verify_process(
     let mut log_only = Vec::new();
     for (_, l) in log.iter().enumerate().filter(|(i, _)| !used[*i]) {
         let system = system_leaves.contains(&l.name);
+        let inserted = l.log().is_some_and(|s| s.role == LogRole::Inserted);
         let seen = l.lookups.len();
-        if !system {
+        if !system && !inserted {
             let c = Counts::of(0, seen);
             totals.add(&c);
             differences += c.differences();
@@ -215,12 +220,25 @@ pub fn verify_process(
             image: l.name.clone(),
             seen_lookups: seen,
             system,
+            inserted,
         });
     }
     let mut notes = Vec::new();
+    let inserted_seen: usize = log_only
+        .iter()
+        .filter(|l| l.inserted && !l.system)
+        .map(|l| l.seen_lookups)
+        .sum();
+    if log_only.iter().any(|l| l.inserted) {
+        notes.push(format!(
+            "{} in the log {} from dylibs inserted before the main executable (DYLD_INSERT_LIBRARIES), which are not part of the process: not compared",
+            crate::text::count(inserted_seen, "lookup", "lookups"),
+            if inserted_seen == 1 { "comes" } else { "come" }
+        ));
+    }
     let outside_seen: usize = log_only
         .iter()
-        .filter(|l| l.system)
+        .filter(|l| l.system && !l.inserted)
         .map(|l| l.seen_lookups)
         .sum();
     if outside_seen > 0 {

@@ -10,7 +10,7 @@ use super::demangle::{NameStyle, demangle_all};
 use super::group::{GroupBy, NO_SUPPLIER, SupplierCount, suppliers};
 use super::report::ImageSummary;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Image, LogFormat};
+use crate::model::{Image, LogFormat, LogRole, LookupReason, MH_WEAK_DEFINES};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -142,16 +142,19 @@ pub fn counted_differences(basis: Basis, totals: &Counts) -> usize {
     }
 }
 
-/// Picks the image of `log` that `binary` is: `image_name` if given, else the binary's file
-/// name, else (for a main executable) the log's main executable.
+/// Picks the image of `log` that `binary` is, by name, never by position: `image_name` if
+/// given (an image's name or full path); else the image named like the binary's file; else
+/// the one named like its install name (`LC_ID_DYLIB`: its leaf, or the full path the log
+/// prints); else, for a main executable, the log's main executable ([`LogRole::Main`], which
+/// inserted dylibs fixed up before it are not), with a note. Returns its index in `log`.
 ///
 /// Errors: no such image in the log (usage error listing the log's images).
-pub fn pick_log_image<'a>(
+pub fn pick_log_image(
     binary: &Image,
-    log: &'a [Image],
+    log: &[Image],
     image_name: Option<&str>,
     notes: &mut Vec<String>,
-) -> Result<&'a Image> {
+) -> Result<usize> {
     let listed = || {
         log.iter()
             .map(|i| i.name.as_str())
@@ -159,25 +162,49 @@ pub fn pick_log_image<'a>(
             .join(", ")
     };
     let log_path = log.first().map_or("", |i| i.path.as_str());
+    let path_of = |i: &Image| i.log().and_then(|l| l.image_path.clone());
     if let Some(want) = image_name {
-        return log.iter().find(|i| i.name == want).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Usage,
-                Path::new(log_path),
-                format!("no image {want:?} in the log (images: {})", listed()),
-            )
-        });
+        return log
+            .iter()
+            .position(|i| i.name == want || path_of(i).is_some_and(|p| p == want))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Usage,
+                    Path::new(log_path),
+                    format!("no image {want:?} in the log (images: {})", listed()),
+                )
+            });
     }
-    if let Some(i) = log.iter().find(|i| i.name == binary.name) {
-        return Ok(i);
+    if let Some(k) = log.iter().position(|i| i.name == binary.name) {
+        return Ok(k);
     }
-    match log.first() {
-        Some(main) if binary.is_main_executable() => {
+    let install_name = binary
+        .linkage
+        .as_ref()
+        .and_then(|l| l.install_name.as_deref());
+    if let Some(id) = install_name {
+        let id_leaf = id.rsplit('/').next().unwrap_or(id);
+        if let Some(k) = log
+            .iter()
+            .position(|i| i.name == id_leaf || path_of(i).is_some_and(|p| p == id))
+        {
+            notes.push(format!(
+                "compared with the log's image {:?}, named like the install name {id:?}",
+                log[k].name
+            ));
+            return Ok(k);
+        }
+    }
+    let main = log
+        .iter()
+        .position(|i| i.log().is_some_and(|l| l.role == LogRole::Main));
+    match main {
+        Some(k) if binary.is_main_executable() => {
             notes.push(format!(
                 "the log names no image {:?}; compared with its main executable {:?} (--image to choose)",
-                binary.name, main.name
+                binary.name, log[k].name
             ));
-            Ok(main)
+            Ok(k)
         }
         _ => Err(Error::new(
             ErrorKind::Usage,
@@ -189,6 +216,38 @@ pub fn pick_log_image<'a>(
             ),
         )),
     }
+}
+
+/// The lookups of `log_image` to hold against `binary`'s predictions. The lookups no bind line
+/// followed are `handleStrongWeakDefOverrides`' checks, made for the main executable when it
+/// has `MH_WEAK_DEFINES` and otherwise for the first on-disk image with weak definitions and
+/// opcode fixups (dyld-1378 JustInTimeLoader.cpp:714-747), which the log does not name: they
+/// are left out, with a note, unless `binary` is a main executable with `MH_WEAK_DEFINES` (what
+/// [`crate::model::predict_lookups`] predicts them for).
+fn seen_lookups<'a>(binary: &Image, log_image: &'a Image, notes: &mut Vec<String>) -> Vec<&'a str> {
+    let own_checks =
+        binary.is_main_executable() && binary.flags.unwrap_or(0) & MH_WEAK_DEFINES != 0;
+    let is_check = |l: &&crate::model::Lookup| l.reason == LookupReason::StrongOverrideCheck;
+    let checks = log_image.lookups.iter().filter(is_check).count();
+    if own_checks || checks == 0 {
+        return log_image
+            .lookups
+            .iter()
+            .map(|l| l.symbol.as_str())
+            .collect();
+    }
+    notes.push(format!(
+        "{} the log shows without a bind line {} dyld's strong-override checks (handleStrongWeakDefOverrides), made for a main executable with MH_WEAK_DEFINES, which {} is not: not compared",
+        crate::text::count(checks, "lookup", "lookups"),
+        if checks == 1 { "is one of" } else { "are" },
+        binary.name
+    ));
+    log_image
+        .lookups
+        .iter()
+        .filter(|l| !is_check(l))
+        .map(|l| l.symbol.as_str())
+        .collect()
 }
 
 /// Compares `binary` with `log_image`, names shown in `style`.
@@ -211,11 +270,7 @@ pub fn verify(
         (
             Basis::Lookups,
             binary.lookups.iter().map(|l| l.symbol.as_str()).collect(),
-            log_image
-                .lookups
-                .iter()
-                .map(|l| l.symbol.as_str())
-                .collect(),
+            seen_lookups(binary, log_image, &mut notes),
         )
     } else if log_image.targets_known() {
         let dyld2 = log_src.is_some_and(|l| l.format == LogFormat::Dyld2);

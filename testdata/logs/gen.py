@@ -688,12 +688,14 @@ def resolve_in(img, name):
 
 
 class Dyld4:
-    def __init__(self, version, pid, loaded):
+    def __init__(self, version, pid, loaded, main=None, inserted=()):
         assert version in ("1122", "1231", "1323")
         self.version = version
         self.pid = pid
         self.loaded = loaded
-        self.main = loaded[0]
+        # inserted dylibs come before the main executable in state.loaded
+        self.main = main or loaded[0]
+        self.inserted = list(inserted)
         self.out = []  # (kind, text, info)
         self.fixed_up = set()
         self.cache_mem = {}
@@ -1094,6 +1096,42 @@ def dyld4_process(version, os_name, app_name, variant=None, libweak=None, pid=PI
     lw_m = MACHO[libweak] if libweak else None
     app, loaded, c = world(app_m, os_name, variant, lw_m)
     return Dyld4(version, pid, loaded).run()
+
+
+IMP_DIR = os.path.normpath(os.path.join(HERE, "..", "importers"))
+INSERTED = "%s/libweak.dylib:%s/client.dylib" % (APP_DIR, APP_DIR)
+
+
+def inserted_world(app_macho, os_name, variant=None):
+    """DYLD_INSERT_LIBRARIES=/Users/ci/build/libweak.dylib:/Users/ci/build/client.dylib and
+    DYLD_LIBRARY_PATH=/Users/ci/build/lib, where client.dylib's @rpath/libapi.dylib is found by
+    its leaf name (neither client.dylib nor the app has an LC_RPATH). The inserted dylibs are
+    testdata/bin/libweak-chained-x86_64.dylib (chained, weak definitions and weak binds) and
+    testdata/importers/client.dylib (opcodes, 3 bind targets, none weak); libapi.dylib is
+    testdata/importers/libapi.dylib (no binds, no rebases: it prints nothing).
+
+    state.loaded (dyld-1231.3 dyldMain.cpp:600-641; RuntimeState::loadInsertedLibraries,
+    DyldRuntimeState.cpp:653-657 at dyld-1323.3): getLoader of each inserted path appends it
+    after the main executable, then "move inserted libraries ahead of main executable in
+    state.loaded, for correct flat namespace lookups" erases the main executable from the
+    front and appends it. Then loadDependents runs for the main executable and for each
+    inserted dylib in that order (dyldMain.cpp:660-676): libSystem and its cached dependents,
+    then libapi (client.dylib's)."""
+    c = make_cache(os_name, variant)
+    app = app_image(app_macho)
+    lw = image_from_macho(MACHO["libweak-chained-x86_64.dylib"], "%s/libweak.dylib" % APP_DIR, 0x104100000)
+    cl = image_from_macho(MACHO["importers/client.dylib"], "%s/client.dylib" % APP_DIR, 0x104110000)
+    api = image_from_macho(MACHO["importers/libapi.dylib"], "%s/lib/libapi.dylib" % APP_DIR, 0x104120000)
+    by_name = {"/usr/lib/libSystem.B.dylib": c["system"], "@rpath/libapi.dylib": api}
+    for img in (app, lw, cl, api):
+        img.deps = [by_name[d] for d in img.macho.dylibs]
+    loaded = [lw, cl, app, c["system"], c["libc"], c["kernel"], c["libdyld"], c["abi"], c["cxx"], api]
+    return app, [lw, cl], loaded
+
+
+def dyld4_inserted(version, os_name, app_name, variant=None):
+    app, inserted, loaded = inserted_world(MACHO[app_name], os_name, variant)
+    return Dyld4(version, PID, loaded, main=app, inserted=inserted).run()
 
 
 def dyld2_process(app_name):
@@ -1616,7 +1654,8 @@ def figure_row(log, proc, path, f, note):
     no_targets = no_lookups and not f["image"].is_opcodes()
     d = "-"
     return ({
-        "log": log, "pid": proc.pid, "image": path, "role": "main" if f["image"] is proc.main else "dylib",
+        "log": log, "pid": proc.pid, "image": path,
+        "role": "main" if f["image"] is proc.main else "inserted" if f["image"] in proc.inserted else "dylib",
         "lookups": d if no_lookups else f["lookups"],
         "override_checks": d if no_lookups else f["override"],
         "bound_lookups": d if no_lookups else f["bound_lookups"],
@@ -1635,6 +1674,8 @@ def main():
     MACHO = {n: MachO(n) for n in ("app-default-chained-x86_64", "app-default-opcodes-x86_64",
                                    "app-uselib-default-chained-x86_64", "libweak-chained-x86_64.dylib",
                                    "app-nooverride-hidden-opcodes-x86_64")}
+    for n in ("client.dylib", "libapi.dylib"):
+        MACHO["importers/" + n] = MachO("importers/" + n, os.path.join(IMP_DIR, n))
     # Sanity checks against the figures weakscan reports for the fixtures.
     ch = MACHO["app-default-chained-x86_64"]
     assert sum(1 for i in ch.imports if i["ordinal"] == -3) == 39
@@ -1666,6 +1707,25 @@ def main():
         body = "\n".join(p.text_lines()) + "\n"
         title = TITLES[log]
         write(os.path.join(HERE, log), dyld4_header(title, ver, osn, app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
+    # DYLD_INSERT_LIBRARIES: the inserted dylibs are fixed up before the main executable
+    inserted_specs = [
+        ("dyld4-macos15-inserted.log", "1231", "macos15", "app-default-chained-x86_64"),
+        ("dyld4-macos26-inserted-opcodes.log", "1323", "macos26", "app-default-opcodes-x86_64"),
+    ]
+    for log, ver, osn, app in inserted_specs:
+        p = dyld4_inserted(ver, osn, app)
+        procs[log] = p
+        figs = dyld4_figures(p)
+        extra = ["Environment: DYLD_INSERT_LIBRARIES=%s DYLD_LIBRARY_PATH=%s/lib DYLD_PRINT_BINDINGS=1."
+                 % (INSERTED, APP_DIR),
+                 "The inserted dylibs come first in state.loaded, ahead of the main executable: they are fixed",
+                 "up first and searched first for weak definitions. client.dylib binds nothing weak: 3 regular",
+                 "targets. libapi.dylib (loaded for client.dylib) has neither binds nor rebases: no line.", ""]
+        extra += describe_dyld4(log, p, figs, None)
+        body = "\n".join(p.text_lines()) + "\n"
+        write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
         rows += figure_rows(log, p, figs, NOTES.get(log, ""))
 
     # dyld2
@@ -1725,9 +1785,15 @@ TITLES = {
                                          "typed operator new: the launch FAILS.",
     "dyld4-macos15-opcodes-missing.log": "app-default-opcodes-x86_64 on macOS 15 with a libc++abi whose operator "
                                          "new/delete are NOT weak: unresolved weak targets.",
+    "dyld4-macos15-inserted.log": "app-default-chained-x86_64 on macOS 15 with two inserted dylibs "
+                                  "(DYLD_INSERT_LIBRARIES), fixed up before it.",
+    "dyld4-macos26-inserted-opcodes.log": "app-default-opcodes-x86_64 on macOS 26 with two inserted dylibs "
+                                          "(DYLD_INSERT_LIBRARIES), fixed up before it (dyld-1323.3 forms).",
 }
 
 NOTES = {
+    "dyld4-macos15-inserted.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
+    "dyld4-macos26-inserted-opcodes.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
     "dyld4-macos14-chained.log": "no lookup lines; chained weak targets look like regular ones (39 in fact)",
     "dyld4-macos14-opcodes.log": "no lookup lines; the weak targets are the run that restarts at bind#0",
     "dyld4-macos15-chained-missing.log": "launch fails at the typed operator new (halt)",
@@ -2172,6 +2238,8 @@ name), then libSystem's dependents. It checks the on-disk order against
 | `dyld4-macos15-chained-missing.log` | extra: libc++abi without the two `__type_descriptor_t` names. Lookup blocks with no result line, bind lines `-> 0x0 (<none>/...)`, then the launch fails (halt message) | dyld-1231.3 |
 | `dyld4-macos15-opcodes-missing.log` | extra, hypothetical cache: libc++abi's operator new/delete non-weak. An opcode client ignores non-weak cache definitions (rdar://75956202), so: blocks with no result line, `missing-weak-bind (%s)`, `fixup: ... (skipping missing weak bind)` | dyld-1231.3 |
 | `dyld4-macos15-process-app.log` | `../process/App.app` as `/Applications/App.app`, pid 4244: App + `libshared_a`, `libshared_b`, `deps/libdeep` (four images outside the cache, each with its own lookup blocks and bind lines); the weak-linked `@rpath/libmissing.dylib` is missing, so App's import from it is `-> 0x0 (<none>/...)` without a lookup block | dyld-1231.3 |
+| `dyld4-macos15-inserted.log` | app-default-chained-x86_64 with `DYLD_INSERT_LIBRARIES` = libweak.dylib (testdata/bin/libweak-chained-x86_64.dylib) and client.dylib (testdata/importers/client.dylib, 3 regular bind targets, none weak): both are fixed up, and searched, before the main executable | dyld-1231.3 |
+| `dyld4-macos26-inserted-opcodes.log` | the same with app-default-opcodes-x86_64 under dyld-1323.3: chained and regular targets in `<…/…>)`, the app's opcode weak-bind targets in `(…/…)` | dyld-1323.3 |
 | `expected.tsv` | the figures below, one row per (log, pid, image) | |
 
 Each log starts with header lines that begin with `#` (`# text`, or `#` alone;
@@ -2231,7 +2299,7 @@ imports look alike; the true number is 39), the sites of a chained image
 | column | meaning |
 |---|---|
 | `log`, `pid` | the file and the process (`-` for dyld2, which prints no pid) |
-| `image`, `role` | full path of the image the figures belong to; `main`, `dylib`, or `cache-dylib` (dyld2 only) |
+| `image`, `role` | full path of the image the figures belong to; `main`, `inserted` (`DYLD_INSERT_LIBRARIES`: fixed up before the main executable), `dylib`, or `cache-dylib` (dyld2 only) |
 | `lookups` | lookup blocks (`looking for weak-def symbol '%s':` lines) attributed to the image |
 | `override_checks` | of those, the ones with no bind-target line after them (handleStrongWeakDefOverrides) |
 | `bound_lookups` | of those, the ones followed by the bind-target line of the same symbol |

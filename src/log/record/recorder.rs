@@ -8,7 +8,7 @@ use super::pids::Processes;
 use crate::log::line::{
     BindTo, Dyld2BindKind, FixupKind, Message, find_embedded, parse_message, split_prefix,
 };
-use crate::model::LogFacts;
+use crate::model::{ImageLines, LogFacts, TREAT_AS_WEAK};
 use std::collections::HashMap;
 
 /// No dyld2 target yet for a symbol.
@@ -54,6 +54,20 @@ pub(super) struct ImageBuild {
     pub(super) dyld2_sites: Vec<(u32, u64)>,
     /// Any dyld2 bind line.
     pub(super) dyld2: bool,
+    /// Its own lines (any makes it an image the log fixes up).
+    pub(super) lines: ImageLines,
+    /// Its full path, from its page-in line.
+    pub(super) path: Option<Id>,
+    /// Bind lines that name another symbol than the lookup block before them.
+    pub(super) renamed: u64,
+}
+
+impl ImageBuild {
+    /// The log prints lines of its own for it.
+    pub(super) fn fixed_up(&self) -> bool {
+        let l = &self.lines;
+        l.bind + l.fixup + l.page_in + l.dyld2_bind > 0
+    }
 }
 
 /// One lookup block.
@@ -75,8 +89,14 @@ pub(super) struct Recorder {
     pub(super) paths: Interner,
     pub(super) image_names: Interner,
     pub(super) images: Vec<ImageBuild>,
-    /// The image whose bind lines came last (plain `fixup:` lines name none).
+    /// The image whose bind or page-in lines came last (plain `fixup:` lines and page-in
+    /// range lines name none).
     current: Option<usize>,
+    /// The images in the order their first own line came: the order dyld fixes them up in.
+    pub(super) order: Vec<usize>,
+    /// A bind line of the process has been read: lookups after it are no longer
+    /// `handleStrongWeakDefOverrides`' checks.
+    binds_seen: bool,
     pending: Option<LookupRec>,
     pub(super) lookups: Vec<LookupRec>,
     pub(super) lookup_lines: bool,
@@ -94,6 +114,8 @@ impl Recorder {
             image_names: Interner::default(),
             images: Vec::new(),
             current: None,
+            order: Vec::new(),
+            binds_seen: false,
             pending: None,
             lookups: Vec::new(),
             lookup_lines: false,
@@ -132,6 +154,14 @@ impl Recorder {
         while self.images.len() < self.image_names.names.len() {
             self.images.push(ImageBuild::default());
         }
+    }
+
+    /// Image `i` prints a line of its own: the first one places it in the fixup order.
+    fn own_line(&mut self, i: usize) -> &mut ImageLines {
+        if !self.images[i].fixed_up() {
+            self.order.push(i);
+        }
+        &mut self.images[i].lines
     }
 
     pub(super) fn close_lookup(&mut self) {
@@ -203,9 +233,20 @@ impl Recorder {
                 index,
             } => self.fixup(address, kind, image, index),
             Message::PageIn { path } => {
+                self.close_lookup();
                 let leaf = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
                 let i = self.image(leaf);
-                self.images[i].chained = true;
+                let path = self.paths.id(path);
+                self.current = Some(i);
+                self.own_line(i).page_in += 1;
+                let img = &mut self.images[i];
+                img.chained = true;
+                img.path.get_or_insert(path);
+            }
+            Message::PageInRange => {
+                if let Some(i) = self.current {
+                    self.own_line(i).page_in += 1;
+                }
             }
             Message::MissingFromRoot { .. } => self.facts.missing_from_root += 1,
             Message::SymbolNotFound { .. } => self.facts.symbols_not_found += 1,
@@ -218,15 +259,14 @@ impl Recorder {
                 addend,
             } => {
                 let i = self.image(image);
+                self.own_line(i).dyld2_bind += 1;
                 self.images[i].dyld2 = true;
                 if kind == Dyld2BindKind::Weak {
                     self.dyld2_weak_bind(i, address, library, symbol, addend);
                 }
             }
-            Message::PageInRange
-            | Message::CachePatch
-            | Message::Dyld2WeakSetAllUses { .. }
-            | Message::Dyld2WeakOther => {}
+            Message::CachePatch | Message::Dyld2WeakSetAllUses { .. } | Message::Dyld2WeakOther => {
+            }
         }
     }
 
@@ -268,6 +308,7 @@ impl Recorder {
     fn bind(&mut self, image: &[u8], index: u64, to: BindTo<'_>) {
         let i = self.image(image);
         self.current = Some(i);
+        self.own_line(i).bind += 1;
         let (symbol, library, missing) = match to {
             BindTo::Resolved {
                 library,
@@ -285,18 +326,29 @@ impl Recorder {
             BindTo::MissingWeak { symbol } => (Some(symbol), None, true),
             BindTo::Prebuilt => (None, None, false),
         };
-        let symbol = symbol.map(|s| self.symbol_id(s));
+        let mut symbol = symbol.map(|s| self.symbol_id(s));
         let library = library.map(|l| self.image_names.id(l));
         self.pad_images();
         let mut via_lookup = false;
         if let Some(mut l) = self.pending.take() {
             if symbol.is_some() && Some(l.symbol) == symbol {
+                via_lookup = true;
+            } else if symbol.is_some() && !self.override_check(l.symbol) {
+                // The lookup block of a target is printed right before its bind line, which
+                // names the symbol found in the target image: another name when a renamed
+                // re-export led there (`Loader::hasExportedSymbol`). The target is the name
+                // looked up, as the binary imports it.
+                via_lookup = true;
+                symbol = Some(l.symbol);
+                self.images[i].renamed += 1;
+            }
+            if via_lookup {
                 l.image = Some(i);
                 l.bound = true;
-                via_lookup = true;
             }
             self.lookups.push(l);
         }
+        self.binds_seen = true;
         let img = &mut self.images[i];
         if index == 0 || img.runs.is_empty() {
             img.runs.push(Vec::new());
@@ -314,6 +366,17 @@ impl Recorder {
         }
     }
 
+    /// Whether a lookup of `symbol` followed by a bind line of another symbol is one of
+    /// `handleStrongWeakDefOverrides`' checks (a treat-as-weak name, before any bind line of
+    /// the process: dyldMain.cpp runs them before the first image's fixups) rather than the
+    /// lookup of a renamed target.
+    fn override_check(&self, symbol: Id) -> bool {
+        !self.binds_seen
+            && TREAT_AS_WEAK
+                .iter()
+                .any(|n| n.as_bytes() == &*self.symbols.names[symbol as usize])
+    }
+
     fn fixup(&mut self, address: u64, kind: FixupKind, image: &[u8], index: u64) {
         self.close_lookup();
         let i = match kind {
@@ -323,6 +386,7 @@ impl Recorder {
             },
             _ => self.image(image),
         };
+        self.own_line(i).fixup += 1;
         let img = &mut self.images[i];
         match kind {
             FixupKind::Plain => img.chained = true,
