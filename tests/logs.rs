@@ -438,6 +438,35 @@ fn a_process_verify_leaves_inserted_dylibs_out() {
 }
 
 #[test]
+fn regression_a_page_in_only_log_named_no_image() {
+    // Lazy/main has no bind target: its page-in lines are all the log has, and they name it.
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos15-pagein-only.log"),
+        "--format",
+        "json",
+    ]);
+    let img = &doc["images"][0];
+    assert_eq!(doc["images"].as_array().unwrap().len(), 1);
+    assert_eq!(img["image"], "main");
+    assert_eq!(img["fixup_format"], "chained");
+    assert_eq!(img["log"]["image_path"], "/Users/ci/build/Lazy/main");
+    assert_eq!(img["log"]["image_lines"]["page_in"], 2);
+    assert_eq!(img["weak_bind_symbols"], 0);
+    let main = testdata().join("process/Lazy/main").display().to_string();
+    let doc = json(&[
+        "verify",
+        &main,
+        &log("dyld4-macos15-pagein-only.log"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["log"]["image"], "main");
+    assert_eq!(doc["basis"], "weak_bind_targets");
+    assert_eq!(doc["agrees"], true);
+}
+
+#[test]
 fn verify_without_anything_to_compare_is_an_error() {
     let out = weakscan()
         .args([

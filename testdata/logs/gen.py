@@ -689,13 +689,16 @@ def resolve_in(img, name):
 
 class Dyld4:
     def __init__(self, version, pid, loaded, main=None, inserted=()):
-        assert version in ("1122", "1231", "1323")
+        assert version in ("1122", "1231", "1323", "1376")
         self.version = version
+        # dyld-1376.6 (macOS 26.4) prints what dyld-1323.3 prints
+        self.v1323 = version in ("1323", "1376")
         self.pid = pid
         self.loaded = loaded
         # inserted dylibs come before the main executable in state.loaded
         self.main = main or loaded[0]
         self.inserted = list(inserted)
+        self.launched = False
         self.out = []  # (kind, text, info)
         self.fixed_up = set()
         self.cache_mem = {}
@@ -744,12 +747,12 @@ class Dyld4:
                     found = (ldr, addr, weak)
                     if verbose:
                         self.log("  using non-weak '%s' in %s" % (name, ldr.path), "using", name=name, supplier=ldr)
-            if self.version == "1323":
+            if self.v1323:
                 if found:
                     break
             else:
                 patch_block()  # inside the list loop up to dyld-1231.3
-        if self.version == "1323":
+        if self.v1323:
             patch_block()
         if found:
             return found
@@ -775,7 +778,7 @@ class Dyld4:
                 self.weak_lookup(ldr, n, True, "override")
 
     def bind_line(self, img, idx, addr, tgt, name, override, appended=False):
-        if self.version == "1323" and not override:
+        if self.v1323 and not override:
             fmt = "<%s/bind#%d> -> 0x%x <%s/%s>)"
         else:
             fmt = "<%s/bind#%d> -> 0x%x (%s/%s)"
@@ -783,7 +786,7 @@ class Dyld4:
                  image=img, index=idx, name=name, override=override, addr=addr, target=tgt, appended=appended)
 
     def fixup(self, loc, value, suffix):
-        if self.version == "1323":
+        if self.v1323:
             return "fixup: *0x%010X = 0x%016X%s" % (loc, value, suffix)
         return "fixup: *0x%012X = 0x%012X%s" % (loc, value, suffix)
 
@@ -841,7 +844,10 @@ class Dyld4:
                 ro = "SG_READ_ONLY" in seg["flags"]
                 if (ro or cs["page_count"] > 1) and len(kernel) < 5:
                     kernel.append((seg, cs))
-            if kernel:
+            # After the launch (libSystem initialized: a dlopen'ed image) every region goes to
+            # dyld_map_with_linking_np, which prints nothing (Loader.cpp:2055 at dyld-1231.3,
+            # :2129 and :2091-2105 at dyld-1378).
+            if kernel and not self.launched:
                 self.log("Setting up kernel page-in linking for %s" % img.path, "pagein")
                 for seg, cs in kernel:
                     prot = seg["initprot"]
@@ -886,7 +892,7 @@ class Dyld4:
                                 " <%s/bind#%d>" % (img.leaf, b["target"])), "fixup")
         for loc, ti in wsites:
             if w_addrs[ti] is None:
-                fmt = "fixup: *0x%010X" if self.version == "1323" else "fixup: *0x%012X"
+                fmt = "fixup: *0x%010X" if self.v1323 else "fixup: *0x%012X"
                 self.log((fmt % (loc + slide)) + " (skipping missing weak bind) <%s/weak-bind#%d>" % (img.leaf, ti),
                          "weak_fixup", image=img)
             else:
@@ -902,6 +908,7 @@ class Dyld4:
                 # halt() -> console("%s\n", message)
                 self.log(self.error, "halt")
                 break
+        self.launched = True
         return self
 
     def text_lines(self):
@@ -1132,6 +1139,46 @@ def inserted_world(app_macho, os_name, variant=None):
 def dyld4_inserted(version, os_name, app_name, variant=None):
     app, inserted, loaded = inserted_world(MACHO[app_name], os_name, variant)
     return Dyld4(version, PID, loaded, main=app, inserted=inserted).run()
+
+
+LAZY_DIR = os.path.normpath(os.path.join(HERE, "..", "process", "Lazy"))
+LAZY_ROOT = "/Users/ci/build/Lazy"  # where the made-up machine has testdata/process/Lazy
+
+
+def dyld4_lazy(version, os_name, first_use):
+    """testdata/process/Lazy launched: main imports nothing and has no weak definitions, so
+    its fixups are its chained rebases, which page-in linking hands to the kernel: the two
+    page-in lines are all dyld prints for it (no handleStrongWeakDefOverrides lookups: no image
+    has MH_WEAK_DEFINES and opcode fixups). Its LC_LAZY_LOAD_DYLIB_INFO names
+    @rpath/liblazy.dylib, which is not loaded at launch (forEachLinkedDylib does not return it).
+    first_use: the program then calls LazyRun, whose stub calls _dyld_lazy_load
+    (dyld/DyldAPIs.cpp:4301 at dyld-1378), which dlopen_from()s liblazy (found through main's
+    LC_RPATH @executable_path): it is appended to state.loaded and fixed up like any dlopen'ed
+    image, its weak-bind targets resolved by weak-def lookups that now search it too."""
+    c = make_cache(os_name)
+    m = MACHO["process/Lazy/main"]
+    main = image_from_macho(m, LAZY_ROOT + "/main", m.base + SLIDE)
+    main.deps = [c["system"]]
+    loaded = [main, c["system"], c["libc"], c["kernel"], c["libdyld"], c["abi"], c["cxx"]]
+    p = Dyld4(version, PID, loaded, main=main).run()
+    assert p.error is None
+    if first_use:
+        lz = image_from_macho(MACHO["process/Lazy/liblazy.dylib"], LAZY_ROOT + "/liblazy.dylib", 0x104010000)
+        lz.deps = [c["system"]]
+        p.loaded.append(lz)
+        assert p.apply_fixups(lz)
+    return p
+
+
+def lazy_header(title, version, os_name, p, figs, extra):
+    tag = {"1231": "dyld-1231.3", "1376": "dyld-1376.6"}[version]
+    osv = {"macos15": "macOS 15", "macos26": "macOS 26.4"}[os_name]
+    h = [title, "", "Replays %s (%s), dyld4 JustInTimeLoader path, DYLD_PRINT_BINDINGS=1, stderr only." % (tag, osv),
+         "Program: %s/main (testdata/process/Lazy/main), pid %d, slide 0x%X." % (LAZY_ROOT, PID, SLIDE), "",
+         "Generated by testdata/logs/gen.py from the fixtures in testdata/process/Lazy (do not edit by hand)."]
+    h += COMMON_HDR[1:] + [""] + extra + [""]
+    h += describe_dyld4(None, p, figs, None)
+    return header(h + [""])
 
 
 def dyld2_process(app_name):
@@ -1613,7 +1660,7 @@ COMMON_HDR = [
 
 
 def dyld4_header(title, version, os_name, app, extra):
-    tag = {"1122": "dyld-1122.1", "1231": "dyld-1231.3", "1323": "dyld-1323.3"}[version]
+    tag = {"1122": "dyld-1122.1", "1231": "dyld-1231.3", "1323": "dyld-1323.3", "1376": "dyld-1376.6"}[version]
     osv = {"macos14": "macOS 14", "macos15": "macOS 15", "macos26": "macOS 26"}[os_name]
     h = [title, "", "Replays %s (%s), dyld4 JustInTimeLoader path, DYLD_PRINT_BINDINGS=1, stderr only." % (tag, osv),
          "Program: %s/%s (testdata/bin/%s), pid %d, slide 0x%X." % (APP_DIR, app, app, PID, SLIDE), ""]
@@ -1627,10 +1674,10 @@ def dyld4_header(title, version, os_name, app, extra):
            ("; the cache-override notice comes twice (loaded, delayLoaded lists);" if version == "1231" else ";")),
           "  JustInTimeLoader::applyFixups: bind-target lines" +
           (", regular targets in the new '<leaf/symbol>)' form, opcode weak targets in '(leaf/symbol)';"
-           if version == "1323" else " in the '(leaf/symbol)' form;"),
+           if version in ("1323", "1376") else " in the '(leaf/symbol)' form;"),
           "  JustInTimeLoader::cacheWeakDefFixup: cache-patch lines;",
           "  Loader::applyFixupsGeneric: opcode images print per-location fixups" +
-          (" (10- and 16-digit addresses)" if version == "1323" else " (12-digit addresses)") +
+          (" (10- and 16-digit addresses)" if version in ("1323", "1376") else " (12-digit addresses)") +
           "; chained images go through Loader::setUpPageInLinking (kernel page-in linking: 2 lines per image here)."]
     return header(h + [""] + extra)
 
@@ -1650,8 +1697,10 @@ def figure_row(log, proc, path, f, note):
     """'-' where the log cannot give the figure (weakscan reports null there):
     lookups on macOS 14, weak targets of chained images on macOS 14, sites of
     chained images."""
-    no_lookups = proc.version == "1122"
-    no_targets = no_lookups and not f["image"].is_opcodes()
+    # A log with no lookup line cannot give the lookup count (it may be a macOS 14 log).
+    no_lookups = proc.version == "1122" or not any(k == "lookup" for k, _, _ in proc.out)
+    no_binds = f["bind_lines"] == 0  # no bind target: no weak bind, no site
+    no_targets = no_lookups and not f["image"].is_opcodes() and not no_binds
     d = "-"
     return ({
         "log": log, "pid": proc.pid, "image": path,
@@ -1663,7 +1712,7 @@ def figure_row(log, proc, path, f, note):
         "weak_targets": d if no_targets else f["weak_targets"],
         "weak_target_symbols": d if no_targets else len(f["weak_target_syms"]),
         "missing_weak": d if no_targets else f["missing_weak"],
-        "weak_bind_sites": f["sites"] if f["image"].is_opcodes() else d,
+        "weak_bind_sites": f["sites"] if f["image"].is_opcodes() or no_binds else d,
         "suppliers_lookups": d if no_lookups else fmt_sup(f["suppliers_lookups"], path),
         "suppliers_targets": d if no_targets else fmt_sup(f["suppliers_targets"], path), "note": note})
 
@@ -1676,6 +1725,8 @@ def main():
                                    "app-nooverride-hidden-opcodes-x86_64")}
     for n in ("client.dylib", "libapi.dylib"):
         MACHO["importers/" + n] = MachO("importers/" + n, os.path.join(IMP_DIR, n))
+    for n in ("main", "liblazy.dylib"):
+        MACHO["process/Lazy/" + n] = MachO("process/Lazy/" + n, os.path.join(LAZY_DIR, n))
     # Sanity checks against the figures weakscan reports for the fixtures.
     ch = MACHO["app-default-chained-x86_64"]
     assert sum(1 for i in ch.imports if i["ordinal"] == -3) == 39
@@ -1726,6 +1777,26 @@ def main():
         extra += describe_dyld4(log, p, figs, None)
         body = "\n".join(p.text_lines()) + "\n"
         write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
+    # testdata/process/Lazy: a main executable with page-in lines only, and a lazy-load dylib
+    for log, ver, osn, first_use in (("dyld4-macos15-pagein-only.log", "1231", "macos15", False),
+                                     ("dyld4-macos26-lazy-load.log", "1376", "macos26", True)):
+        p = dyld4_lazy(ver, osn, first_use)
+        procs[log] = p
+        figs = dyld4_figures(p)
+        extra = ["main imports nothing and has no weak definitions: its only fixups are chained rebases in",
+                 "__DATA_CONST, which page-in linking hands to the kernel, so its page-in lines are all dyld",
+                 "prints for it. Its LC_LAZY_LOAD_DYLIB_INFO (written by testdata/add-lazy-load.py) names",
+                 "@rpath/liblazy.dylib: not loaded at launch, so not searched for weak definitions then."]
+        if first_use:
+            extra += ["The program then calls LazyRun: _dyld_lazy_load dlopens liblazy.dylib, whose fixups follow",
+                      "(its two weak-bind targets, each after its lookup; no page-in line: after the launch dyld",
+                 "does the page-in linking itself, silently)."]
+        else:
+            extra += ["The program exits before calling into liblazy.dylib: it is never loaded."]
+        write(os.path.join(HERE, log), lazy_header(TITLES[log], ver, osn, p, figs, extra)
+              + "\n".join(p.text_lines()) + "\n", written)
         rows += figure_rows(log, p, figs, NOTES.get(log, ""))
 
     # dyld2
@@ -1785,6 +1856,10 @@ TITLES = {
                                          "typed operator new: the launch FAILS.",
     "dyld4-macos15-opcodes-missing.log": "app-default-opcodes-x86_64 on macOS 15 with a libc++abi whose operator "
                                          "new/delete are NOT weak: unresolved weak targets.",
+    "dyld4-macos15-pagein-only.log": "testdata/process/Lazy on macOS 15: a main executable whose only lines are "
+                                     "its page-in lines.",
+    "dyld4-macos26-lazy-load.log": "testdata/process/Lazy on macOS 26.4: liblazy.dylib, lazy-loaded, fixed up on "
+                                   "first use, after the launch.",
     "dyld4-macos15-inserted.log": "app-default-chained-x86_64 on macOS 15 with two inserted dylibs "
                                   "(DYLD_INSERT_LIBRARIES), fixed up before it.",
     "dyld4-macos26-inserted-opcodes.log": "app-default-opcodes-x86_64 on macOS 26 with two inserted dylibs "
@@ -1792,6 +1867,8 @@ TITLES = {
 }
 
 NOTES = {
+    "dyld4-macos15-pagein-only.log": "no bind target: the page-in lines name the image",
+    "dyld4-macos26-lazy-load.log": "liblazy.dylib: LC_LAZY_LOAD_DYLIB_INFO, loaded on first use (dlopen)",
     "dyld4-macos15-inserted.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
     "dyld4-macos26-inserted-opcodes.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
     "dyld4-macos14-chained.log": "no lookup lines; chained weak targets look like regular ones (39 in fact)",
@@ -2240,6 +2317,8 @@ name), then libSystem's dependents. It checks the on-disk order against
 | `dyld4-macos15-process-app.log` | `../process/App.app` as `/Applications/App.app`, pid 4244: App + `libshared_a`, `libshared_b`, `deps/libdeep` (four images outside the cache, each with its own lookup blocks and bind lines); the weak-linked `@rpath/libmissing.dylib` is missing, so App's import from it is `-> 0x0 (<none>/...)` without a lookup block | dyld-1231.3 |
 | `dyld4-macos15-inserted.log` | app-default-chained-x86_64 with `DYLD_INSERT_LIBRARIES` = libweak.dylib (testdata/bin/libweak-chained-x86_64.dylib) and client.dylib (testdata/importers/client.dylib, 3 regular bind targets, none weak): both are fixed up, and searched, before the main executable | dyld-1231.3 |
 | `dyld4-macos26-inserted-opcodes.log` | the same with app-default-opcodes-x86_64 under dyld-1323.3: chained and regular targets in `<…/…>)`, the app's opcode weak-bind targets in `(…/…)` | dyld-1323.3 |
+| `dyld4-macos15-pagein-only.log` | `../process/Lazy`: a main executable with no bind target; its two page-in lines are the whole log | dyld-1231.3 |
+| `dyld4-macos26-lazy-load.log` | the same process on macOS 26.4; the program then calls into `liblazy.dylib`, which its `LC_LAZY_LOAD_DYLIB_INFO` names: `_dyld_lazy_load` dlopens it, and its lookups and bind lines follow the launch (no page-in line: after the launch dyld links pages in itself, silently) | dyld-1376.6 |
 | `expected.tsv` | the figures below, one row per (log, pid, image) | |
 
 Each log starts with header lines that begin with `#` (`# text`, or `#` alone;
