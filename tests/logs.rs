@@ -280,6 +280,19 @@ const VERIFY: &[(&str, &str, i32, &str)] = &[
         0,
         "lookups",
     ),
+    // A renamed re-export: bind lines print __ZdlPv for __ZdlPvm.
+    (
+        "app-default-chained-x86_64",
+        "dyld4-macos15-renamed.log",
+        0,
+        "lookups",
+    ),
+    (
+        "app-default-opcodes-x86_64",
+        "dyld4-macos14-renamed-opcodes.log",
+        0,
+        "weak_bind_targets",
+    ),
     // The wrong binary for the log.
     (
         "app-default-opcodes-x86_64",
@@ -464,6 +477,60 @@ fn regression_a_page_in_only_log_named_no_image() {
     assert_eq!(doc["log"]["image"], "main");
     assert_eq!(doc["basis"], "weak_bind_targets");
     assert_eq!(doc["agrees"], true);
+}
+
+#[test]
+fn regression_a_renamed_weak_bind_was_a_difference() {
+    // macOS 14 prints no lookup line: the bind line's name (found through libc++'s renamed
+    // re-export) is all the log has. The target of the same index is matched as renamed.
+    let doc = json(&[
+        "verify",
+        &bin("app-default-opcodes-x86_64"),
+        &log("dyld4-macos14-renamed-opcodes.log"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["basis"], "weak_bind_targets");
+    assert_eq!(doc["totals"]["predicted_not_seen"], 0);
+    assert_eq!(doc["totals"]["seen_not_predicted"], 0);
+    assert_eq!(doc["agrees"], true);
+    let r = &doc["renamed"];
+    assert_eq!(r.as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r[0]["predicted"], "__ZdlPvm");
+    assert_eq!(r[0]["seen"], "__ZdlPv");
+    assert_eq!(r[0]["supplier"], "libc++abi.dylib");
+    // A binary that really binds another symbol is not matched away: v2's extra targets shift
+    // the indices and make the lists unequal.
+    let out = weakscan()
+        .args([
+            "verify",
+            &bin("app-v2-default-opcodes-x86_64"),
+            &log("dyld4-macos14-renamed-opcodes.log"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["renamed"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn regression_renamed_binds_broke_the_appended_treat_as_weak_targets() {
+    // The appended __ZdlPvm target is printed as __ZdlPv: taken by its lookup's name, the 22
+    // appended targets are recognized and are not the image's weak binds.
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos15-renamed.log"),
+        "--format",
+        "json",
+    ]);
+    let img = &doc["images"][0];
+    assert_eq!(img["weak_bind_targets"], 39);
+    assert_eq!(img["seen_weak_lookups"], 83);
+    assert_eq!(img["log"]["lookups_without_bind"], 22);
+    assert_eq!(img["log"]["renamed_binds"], 2);
 }
 
 #[test]

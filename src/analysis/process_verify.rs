@@ -19,7 +19,8 @@
 use super::demangle::NameStyle;
 use super::group::GroupBy;
 use super::verify::{
-    Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol, counted_differences, verify,
+    Basis, Counts, RenamedBind, VerifyGroup, VerifyReport, VerifySymbol, counted_differences,
+    verify,
 };
 use crate::error::Result;
 use crate::model::{Image, LogRole};
@@ -58,6 +59,8 @@ pub struct ImageVerify {
     pub groups: Vec<VerifyGroup>,
     /// Symbols with a difference.
     pub symbols: Vec<VerifySymbol>,
+    /// Weak-bind targets the log prints under a renamed re-export's name, matched.
+    pub renamed: Vec<RenamedBind>,
     /// Remarks of the comparison.
     pub notes: Vec<String>,
     /// The whole comparison, for a compared image (the table prints it for an image that
@@ -115,6 +118,7 @@ impl ImageVerify {
             basis: None,
             groups: Vec::new(),
             symbols: Vec::new(),
+            renamed: Vec::new(),
             notes: Vec::new(),
             report: None,
         }
@@ -174,6 +178,7 @@ pub fn verify_process(
                         .filter(|s| differs(&s.counts))
                         .cloned()
                         .collect(),
+                    renamed: r.renamed.clone(),
                     notes: r.notes.clone(),
                     report: Some(Box::new(r)),
                 }

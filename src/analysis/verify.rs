@@ -102,6 +102,21 @@ pub struct VerifySymbol {
     pub supplier: Option<String>,
 }
 
+/// A weak-bind target the log prints under another name than the binary binds: the name found
+/// in the target image through a renamed re-export (dyld's `Loader::hasExportedSymbol` follows
+/// `EXPORT_SYMBOL_FLAGS_REEXPORT` with an import name). Matched, not counted as a difference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RenamedBind {
+    /// dyld's bind-target index (`<image/bind#N>` of the weak-bind targets).
+    pub index: usize,
+    /// The name the binary binds (raw).
+    pub predicted: String,
+    /// The name the bind line prints (raw).
+    pub seen: String,
+    /// The image the log says it was bound to.
+    pub supplier: Option<String>,
+}
+
 /// `weakscan verify`.
 #[derive(Debug, Clone)]
 pub struct VerifyReport {
@@ -121,6 +136,9 @@ pub struct VerifyReport {
     pub groups_total: usize,
     /// Every symbol whose counts differ, sorted by demangled name.
     pub symbols: Vec<VerifySymbol>,
+    /// Weak-bind targets the log prints under the name a renamed re-export led to, matched
+    /// by their bind-target index (only when weak-bind targets are compared).
+    pub renamed: Vec<RenamedBind>,
     /// Differences allowed.
     pub tolerance: usize,
     /// `totals.differences() <= tolerance`.
@@ -310,6 +328,19 @@ pub fn verify(
             ),
         ));
     };
+    let mut seen = seen;
+    let renamed = if basis == Basis::WeakBindTargets {
+        renamed_binds(binary, log_image, &predicted, &mut seen)
+    } else {
+        if let Some(n) = log_src.map(|l| l.renamed_binds).filter(|&n| n > 0) {
+            notes.push(format!(
+                "{} of the log {} the symbol found through a renamed re-export: compared by the name looked up",
+                crate::text::count(n, "bind line", "bind lines"),
+                if n == 1 { "names" } else { "name" }
+            ));
+        }
+        Vec::new()
+    };
     let count = |v: &[&str]| -> BTreeMap<String, usize> {
         let mut m = BTreeMap::new();
         for s in v {
@@ -406,11 +437,65 @@ pub fn verify(
         groups,
         groups_total,
         symbols,
+        renamed,
         tolerance,
         group_by: by,
         demangle_failures: names.failures,
         demangle_failures_by_reason: names.reasons,
     })
+}
+
+/// The weak-bind targets `log_image` prints under another name than `binary` binds, matched
+/// by dyld's bind-target index: for opcode fixups, dyld numbers the weak-bind ("override")
+/// targets in the order of the binary's weak-bind stream (`forEachBindTarget_Opcodes`), the
+/// order of both lists. A pair is a renamed bind when the two lists are as long, the names
+/// differ, each is one the other side lacks (`predicted` against `seen`, as multisets) and the
+/// log bound it to another image (a re-export leads elsewhere). Each one found turns its entry
+/// of `seen` into the predicted name, so that it is not a difference.
+fn renamed_binds<'a>(
+    binary: &'a Image,
+    log_image: &Image,
+    predicted: &[&'a str],
+    seen: &mut [&'a str],
+) -> Vec<RenamedBind> {
+    let opcodes = |i: &Image| i.fixup_format == Some(crate::model::FixupFormat::Opcodes);
+    let (b, l) = (&binary.bind_targets, &log_image.bind_targets);
+    if !opcodes(binary) || !opcodes(log_image) || b.len() != l.len() || b.len() != seen.len() {
+        return Vec::new();
+    }
+    let mut left_predicted: HashMap<&str, isize> = HashMap::new();
+    for p in predicted {
+        *left_predicted.entry(p).or_default() += 1;
+    }
+    let mut left_seen: HashMap<&str, isize> = HashMap::new();
+    for s in seen.iter() {
+        *left_seen.entry(s).or_default() += 1;
+        *left_predicted.entry(s).or_default() -= 1;
+    }
+    for p in predicted {
+        *left_seen.entry(p).or_default() -= 1;
+    }
+    let mut out = Vec::new();
+    for (i, (bt, lt)) in b.iter().zip(l).enumerate() {
+        let (want, got) = (bt.symbol.as_str(), lt.symbol.as_str());
+        let elsewhere = lt.supplier.as_ref().is_some_and(|s| *s != log_image.name);
+        if want == got || !elsewhere {
+            continue;
+        }
+        let (p, q) = (left_predicted.get(want), left_seen.get(got));
+        if p.is_some_and(|&n| n > 0) && q.is_some_and(|&n| n > 0) {
+            left_predicted.entry(want).and_modify(|n| *n -= 1);
+            left_seen.entry(got).and_modify(|n| *n -= 1);
+            seen[i] = want;
+            out.push(RenamedBind {
+                index: i,
+                predicted: want.to_string(),
+                seen: got.to_string(),
+                supplier: lt.supplier.as_ref().map(|s| s.to_string()),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -614,6 +614,8 @@ class Image:
         self.deps = list(deps)  # images, in LC_LOAD_DYLIB order
         self.reexports = list(reexports)
         self.patch_uses = {}  # export name -> [cache locations using it]
+        # renamed re-exports of the export trie: name -> (image, name there)
+        self.renamed = {}
 
     def is_opcodes(self):
         return self.macho is not None and not self.macho.chained
@@ -664,6 +666,15 @@ def make_cache(os_name, variant=None):
                         {"_write": (cache_addr(kern_base, "_write"), False)})
     c["system"] = Image("/usr/lib/libSystem.B.dylib", True, False, b(0x7FF8245A1000), {},
                         reexports=[c["libc"], c["kernel"], c["libdyld"], c["abi"]])
+    if variant == "renamed":
+        # Sized delete forwarded to unsized delete: libc++abi does not export __ZdlPvm, and
+        # libc++'s export trie has it as a re-export of libc++abi's __ZdlPv (an
+        # EXPORT_SYMBOL_FLAGS_REEXPORT entry with an import name). Made up, like the rest.
+        # libSystem re-exports libc++ too here, so that the two-level binds of __ZdlPvm to
+        # libSystem resolve (through the same renamed entry).
+        del c["abi"].exports["__ZdlPvm"]
+        c["cxx"].renamed["__ZdlPvm"] = (c["abi"], "__ZdlPv")
+        c["system"].reexports.append(c["cxx"])
     # Patchable uses in the cache (made up): libc++ and libc++abi each use
     # every operator new/delete once through their GOT.
     data_base = b(0x7FF84A0C0000)
@@ -673,9 +684,14 @@ def make_cache(os_name, variant=None):
 
 
 def resolve_in(img, name):
-    """Two-level namespace lookup in a dylib and what it re-exports."""
+    """Two-level namespace lookup in a dylib and what it re-exports. Returns (image, address),
+    and the name there when a renamed re-export led to it."""
     if name in img.exports:
         return img, img.exports[name][0]
+    if name in img.renamed:
+        tgt, tname = img.renamed[name]
+        got = resolve_in(tgt, tname)
+        return got and (got[0], got[1], got[2] if len(got) > 2 else tname)
     for r in img.reexports:
         got = resolve_in(r, name)
         if got:
@@ -713,7 +729,7 @@ class Dyld4:
         if verbose:
             self.log("looking for weak-def symbol '%s':" % name, "lookup", name=name, image=requester, role=role)
         opcode_client = (not requester.in_cache) and requester.is_opcodes()
-        found = None  # (image, addr, weak)
+        found = None  # (image, addr, weak, name in that image)
         cache_results = []
 
         def patch_block():
@@ -732,21 +748,30 @@ class Dyld4:
             for ldr in lst:
                 if not ldr.weak_defines:
                     continue
-                if name not in ldr.exports:
+                # Loader::hasExportedSymbol: a renamed re-export is followed (the search is
+                # promoted to a static link), and the result names the image and the name there
+                # (dyld/Loader.cpp:3270-3302 at dyld-1378)
+                if name in ldr.exports:
+                    tgt, tname = ldr, name
+                elif name in ldr.renamed:
+                    tgt, tname = ldr.renamed[name]
+                    if tname not in tgt.exports:
+                        continue
+                else:
                     continue
-                addr, weak = ldr.exports[name]
+                addr, weak = tgt.exports[tname]
                 if opcode_client and not weak and ldr.in_cache:
                     continue  # rdar://75956202
-                if ldr.in_cache and ldr not in self.fixed_up:
-                    cache_results.append((ldr, addr))
+                if tgt.in_cache and ldr not in self.fixed_up:
+                    cache_results.append((tgt, addr))
                 if found is None:
-                    found = (ldr, addr, weak)
+                    found = (tgt, addr, weak, tname)
                     if verbose:
-                        self.log("  using '%s' in %s" % (name, ldr.path), "using", name=name, supplier=ldr)
+                        self.log("  using '%s' in %s" % (name, tgt.path), "using", name=name, supplier=tgt)
                 if not weak and found[2]:
-                    found = (ldr, addr, weak)
+                    found = (tgt, addr, weak, tname)
                     if verbose:
-                        self.log("  using non-weak '%s' in %s" % (name, ldr.path), "using", name=name, supplier=ldr)
+                        self.log("  using non-weak '%s' in %s" % (name, tgt.path), "using", name=name, supplier=tgt)
             if self.v1323:
                 if found:
                     break
@@ -777,13 +802,16 @@ class Dyld4:
             for n in TREAT_AS_WEAK:
                 self.weak_lookup(ldr, n, True, "override")
 
-    def bind_line(self, img, idx, addr, tgt, name, override, appended=False):
+    def bind_line(self, img, idx, addr, tgt, name, override, appended=False, looked_up=None):
+        """`name` is the target's name in the image bound to (target.targetSymbolName, which a
+        renamed re-export changes); `looked_up`, when given, the name the image binds."""
         if self.v1323 and not override:
             fmt = "<%s/bind#%d> -> 0x%x <%s/%s>)"
         else:
             fmt = "<%s/bind#%d> -> 0x%x (%s/%s)"
         self.log(fmt % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name), "bind",
-                 image=img, index=idx, name=name, override=override, addr=addr, target=tgt, appended=appended)
+                 image=img, index=idx, name=looked_up or name, printed=name, override=override, addr=addr,
+                 target=tgt, appended=appended)
 
     def fixup(self, loc, value, suffix):
         if self.v1323:
@@ -797,10 +825,11 @@ class Dyld4:
             # import binds to 0 (Loader::resolveSymbol, dyld/Loader.cpp:2492-2494,
             # :2748-2751 at dyld-1231.3); printed as "<none>" (JustInTimeLoader.cpp:814)
             assert weak_import, (img.path, name)
-            return None, 0
+            return None, 0, name
         got = resolve_in(dep, name)
         assert got, (img.path, name)
-        return got
+        # the bind line prints the name in the image bound to (a renamed re-export's)
+        return got[0], got[1], got[2] if len(got) > 2 else name
 
     def apply_fixups(self, img):
         if img.in_cache:
@@ -823,10 +852,10 @@ class Dyld4:
                             errors.append(name)
                         self.bind_line(img, idx, 0, None, name, False, appended)
                     else:
-                        self.bind_line(img, idx, r[1], r[0], name, False, appended)
+                        self.bind_line(img, idx, r[1], r[0], r[3], False, appended, looked_up=name)
                 else:
-                    tgt, addr = self.resolve_ordinal(img, ordinal, name, weak_import)
-                    self.bind_line(img, idx, addr, tgt, name, False)
+                    tgt, addr, printed = self.resolve_ordinal(img, ordinal, name, weak_import)
+                    self.bind_line(img, idx, addr, tgt, printed, False, looked_up=name)
                 idx += 1
             if errors:
                 msg = ""
@@ -869,10 +898,10 @@ class Dyld4:
             b["target"] = len(reg_targets) - 1
         reg_addrs = []
         for i, b in enumerate(reg_targets):
-            tgt, addr = self.resolve_ordinal(img, b["ordinal"], b["name"])
+            tgt, addr, printed = self.resolve_ordinal(img, b["ordinal"], b["name"])
             addr += b["addend"]
             reg_addrs.append(addr)
-            self.bind_line(img, i, addr, tgt, b["name"], False)
+            self.bind_line(img, i, addr, tgt, printed, False, looked_up=b["name"])
         wtargets, wsites = m.weak_targets()
         w_addrs = []
         for i, t in enumerate(wtargets):
@@ -884,7 +913,7 @@ class Dyld4:
             else:
                 addr = r[1] + t["addend"]
                 w_addrs.append(addr)
-                self.bind_line(img, i, addr, r[0], t["name"], True)
+                self.bind_line(img, i, addr, r[0], r[3], True, looked_up=t["name"])
         for loc in m.rebases:
             self.log(self.fixup(loc + slide, m.read_ptr(loc) + slide, " <rebase>"), "fixup")
         for b in m.binds + m.lazy_binds:
@@ -1200,7 +1229,7 @@ def dyld2_process(app_name):
     # dyld2.cpp:7316 recursiveBind: regular binds of the main executable (the
     # cache images are prebound and print nothing)
     for b in m.binds:
-        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])
+        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])[:2]
         d.bind_location("", app, b["addr"] + slide, addr, tgt, b["name"], b["addend"])
     # dyld2.cpp:7330 weakBind, still with linkingMainExecutable set
     d.weak_bind()
@@ -1210,7 +1239,7 @@ def dyld2_process(app_name):
     order = ["___cxa_guard_acquire", "___cxa_guard_release", "_write", "_puts"]
     for name in order:
         b = [x for x in m.lazy_binds if x["name"] == name][0]
-        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])
+        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])[:2]
         d.bind_location("lazy ", app, b["addr"] + slide, addr, tgt, b["name"], 0)
     return d
 
@@ -1609,7 +1638,10 @@ def dyld4_figures(proc, upto=None):
             pending = None
             if sup is not None:
                 f["weak_targets"] += 1
-                f["weak_target_syms"].setdefault(info["name"], sup)
+                # Without lookup lines the log shows only the name the bind line prints (a
+                # renamed re-export's target name); with them, the name looked up.
+                key = info.get("printed", info["name"]) if proc.version == "1122" else info["name"]
+                f["weak_target_syms"].setdefault(key, sup)
                 if info["target"] is None:
                     f["missing_weak"] += 1
         elif kind == "weak_fixup":
@@ -1779,6 +1811,20 @@ def main():
         write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
         rows += figure_rows(log, p, figs, NOTES.get(log, ""))
 
+    # renamed re-exports: the bind line names what the re-export led to
+    for log, ver, osn, app in (("dyld4-macos15-renamed.log", "1231", "macos15", "app-default-chained-x86_64"),
+                               ("dyld4-macos14-renamed-opcodes.log", "1122", "macos14",
+                                "app-default-opcodes-x86_64")):
+        p = dyld4_process(ver, osn, app, "renamed")
+        procs[log] = p
+        figs = dyld4_figures(p)
+        renamed = sum(1 for k, _, i in p.out if k == "bind" and i.get("printed") != i["name"])
+        extra = describe_dyld4(log, p, figs, "renamed")
+        extra.insert(-1, "  bind-target lines naming another symbol than the one bound (renamed re-export): %d" % renamed)
+        body = "\n".join(p.text_lines()) + "\n"
+        write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
     # testdata/process/Lazy: a main executable with page-in lines only, and a lazy-load dylib
     for log, ver, osn, first_use in (("dyld4-macos15-pagein-only.log", "1231", "macos15", False),
                                      ("dyld4-macos26-lazy-load.log", "1376", "macos26", True)):
@@ -1856,6 +1902,10 @@ TITLES = {
                                          "typed operator new: the launch FAILS.",
     "dyld4-macos15-opcodes-missing.log": "app-default-opcodes-x86_64 on macOS 15 with a libc++abi whose operator "
                                          "new/delete are NOT weak: unresolved weak targets.",
+    "dyld4-macos15-renamed.log": "app-default-chained-x86_64 on macOS 15: __ZdlPvm found through a renamed "
+                                 "re-export, bound as __ZdlPv.",
+    "dyld4-macos14-renamed-opcodes.log": "app-default-opcodes-x86_64 on macOS 14: __ZdlPvm found through a renamed "
+                                         "re-export, bound as __ZdlPv.",
     "dyld4-macos15-pagein-only.log": "testdata/process/Lazy on macOS 15: a main executable whose only lines are "
                                      "its page-in lines.",
     "dyld4-macos26-lazy-load.log": "testdata/process/Lazy on macOS 26.4: liblazy.dylib, lazy-loaded, fixed up on "
@@ -1867,6 +1917,9 @@ TITLES = {
 }
 
 NOTES = {
+    "dyld4-macos15-renamed.log": "libc++'s trie re-exports __ZdlPvm as libc++abi's __ZdlPv: bind lines print __ZdlPv",
+    "dyld4-macos14-renamed-opcodes.log": "libc++'s trie re-exports __ZdlPvm as libc++abi's __ZdlPv: bind lines "
+                                         "print __ZdlPv",
     "dyld4-macos15-pagein-only.log": "no bind target: the page-in lines name the image",
     "dyld4-macos26-lazy-load.log": "liblazy.dylib: LC_LAZY_LOAD_DYLIB_INFO, loaded on first use (dlopen)",
     "dyld4-macos15-inserted.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
@@ -1889,7 +1942,9 @@ def describe_dyld4(log, p, figs, variant):
     abi = {None: "the 22 sTreatAsWeak names (operator new/delete) as weak definitions",
            "no-typed-new": "the 20 classic operator new/delete names (weak) but NOT the two "
                            "__type_descriptor_t ones (as if it predated typed operator new)",
-           "strong-new": "the 22 operator new/delete names as NON-weak definitions (hypothetical)"}[variant]
+           "strong-new": "the 22 operator new/delete names as NON-weak definitions (hypothetical)",
+           "renamed": "the sTreatAsWeak names as weak definitions but __ZdlPvm, which libc++.1.dylib's trie "
+                      "re-exports from it renamed, as __ZdlPv (made up)"}[variant]
     lines = ["Load order (state.loaded): " + ", ".join(i.leaf + ("" if i.in_cache else " (not in cache)")
                                                       for i in p.loaded) + ".",
              "libc++abi.dylib (shared cache, MH_WEAK_DEFINES) exports " + abi + "."]
@@ -2317,6 +2372,8 @@ name), then libSystem's dependents. It checks the on-disk order against
 | `dyld4-macos15-process-app.log` | `../process/App.app` as `/Applications/App.app`, pid 4244: App + `libshared_a`, `libshared_b`, `deps/libdeep` (four images outside the cache, each with its own lookup blocks and bind lines); the weak-linked `@rpath/libmissing.dylib` is missing, so App's import from it is `-> 0x0 (<none>/...)` without a lookup block | dyld-1231.3 |
 | `dyld4-macos15-inserted.log` | app-default-chained-x86_64 with `DYLD_INSERT_LIBRARIES` = libweak.dylib (testdata/bin/libweak-chained-x86_64.dylib) and client.dylib (testdata/importers/client.dylib, 3 regular bind targets, none weak): both are fixed up, and searched, before the main executable | dyld-1231.3 |
 | `dyld4-macos26-inserted-opcodes.log` | the same with app-default-opcodes-x86_64 under dyld-1323.3: chained and regular targets in `<…/…>)`, the app's opcode weak-bind targets in `(…/…)` | dyld-1323.3 |
+| `dyld4-macos15-renamed.log` | app-default-chained-x86_64 with a cache whose libc++ trie re-exports `__ZdlPvm` as libc++abi's `__ZdlPv` (a renamed re-export): the lookups name `__ZdlPvm`, the bind lines print `(libc++abi.dylib/__ZdlPv)` | dyld-1231.3 |
+| `dyld4-macos14-renamed-opcodes.log` | the same cache, app-default-opcodes-x86_64 on macOS 14: no lookup lines, so the weak-bind target prints only `__ZdlPv` | dyld-1122.1 |
 | `dyld4-macos15-pagein-only.log` | `../process/Lazy`: a main executable with no bind target; its two page-in lines are the whole log | dyld-1231.3 |
 | `dyld4-macos26-lazy-load.log` | the same process on macOS 26.4; the program then calls into `liblazy.dylib`, which its `LC_LAZY_LOAD_DYLIB_INFO` names: `_dyld_lazy_load` dlopens it, and its lookups and bind lines follow the launch (no page-in line: after the launch dyld links pages in itself, silently) | dyld-1376.6 |
 | `expected.tsv` | the figures below, one row per (log, pid, image) | |

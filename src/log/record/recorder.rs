@@ -491,6 +491,45 @@ dyld[9]: fixup: *0x000100008028 = 0x000100004000 <app/weak-bind#7>
     }
 
     #[test]
+    fn regression_a_renamed_bind_was_taken_for_an_override_check() {
+        // The lookup of a target whose definition a renamed re-export leads to is followed by a
+        // bind line of the name found there, not the name looked up.
+        let log = "\
+dyld[7]: looking for weak-def symbol '__Znwm':
+dyld[7]:   using '__Znwm' in /usr/lib/libc++abi.dylib
+dyld[7]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+dyld[7]: looking for weak-def symbol '__ZdlPvm':
+dyld[7]:   using '__ZdlPvm' in /usr/lib/libc++abi.dylib
+dyld[7]: <app/bind#1> -> 0x7ff800002000 (libc++abi.dylib/__ZdlPv)
+";
+        let app = &read(log, None).unwrap()[0];
+        assert_eq!(app.seen_weak_lookups(), Some(2));
+        assert_eq!(app.log().unwrap().facts.lookups_without_bind, 1);
+        let targets: Vec<(&str, Option<&str>)> = app
+            .bind_targets
+            .iter()
+            .map(|t| (t.symbol.as_str(), t.supplier.as_deref()))
+            .collect();
+        assert_eq!(targets, [("__ZdlPvm", Some("libc++abi.dylib"))]);
+        assert_eq!(app.lookups[1].reason, LookupReason::BindTarget);
+        assert_eq!(app.log().unwrap().renamed_binds, 1);
+    }
+
+    #[test]
+    fn the_last_override_check_is_not_the_first_bind_lines_lookup() {
+        // An override check (a treat-as-weak name before any bind line) followed by the first
+        // image's first bind line, a regular one, stays an override check.
+        let log = "\
+dyld[7]: looking for weak-def symbol '__ZnamSt19__type_descriptor_t':
+dyld[7]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+";
+        let app = &read(log, None).unwrap()[0];
+        assert_eq!(app.lookups[0].reason, LookupReason::StrongOverrideCheck);
+        assert_eq!(app.weak_bind_symbols(), Some(0));
+        assert_eq!(app.log().unwrap().renamed_binds, 0);
+    }
+
+    #[test]
     fn dyld2_weak_binds() {
         let log = "\
 dyld: bind: app:0x100008000 = libSystem.B.dylib:_printf, *0x100008000 = 0x7FF800001000
