@@ -388,11 +388,31 @@ pub struct LogFacts {
     pub symbols_not_found: u64,
     /// `symbol '…' missing from root` warnings.
     pub missing_from_root: u64,
+    /// The forms of the recognized lines of the process read, with the dyld versions that
+    /// print each.
+    pub forms: Vec<FormLines>,
+    /// The dyld versions that print every form of [`LogFacts::forms`]; `None` when no line is
+    /// recognized, or when no one dyld prints them all (lines of several dylds).
+    pub dyld: Option<String>,
     /// The processes seen, in order of appearance, with their dyld line counts (at most
     /// [`MAX_LISTED_PIDS`]; dyld2 lines have no PID and are listed as `null`).
     pub pids: Vec<PidLines>,
     /// Processes seen beyond the listed ones.
     pub more_pids: u64,
+}
+
+/// One form of dyld line a log has, with the dyld versions that print it (`docs/logs.md` lists
+/// every form).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FormLines {
+    /// Its name: `bind_angle`, `fixup_10_16`, ….
+    pub form: &'static str,
+    /// Its format string, as dyld's source has it.
+    pub format: &'static str,
+    /// The dyld versions that print it: `dyld-1323.3 and later (macOS 26.0 and later)`.
+    pub dyld: String,
+    /// Lines of the process read in this form.
+    pub lines: u64,
 }
 
 /// Processes listed in [`LogFacts::pids`] at most.
@@ -475,7 +495,7 @@ impl MainBy {
                 "its bind targets end with the treat-as-weak names dyld appends for a main executable"
             }
             MainBy::NotALibrary => {
-                "the first image fixed up that is not a library (the ones before it are inserted)"
+                "the first image fixed up that is not a library; the ones before it are inserted"
             }
             MainBy::FirstFixedUp => "the first image fixed up",
             MainBy::Named => "chosen by name",

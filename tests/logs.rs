@@ -183,18 +183,40 @@ fn every_log_gives_the_figures_in_expected_tsv() {
 
 #[test]
 fn every_dyld_format_is_detected() {
-    for (file, format) in [
-        ("dyld2-macos11.log", "dyld2"),
-        ("dyld4-macos14-opcodes.log", "dyld4_no_lookups"),
-        ("dyld4-macos14-chained.log", "dyld4_no_lookups"),
-        ("dyld4-macos15-opcodes.log", "dyld4"),
-        ("dyld4-macos15-chained.log", "dyld4"),
-        ("dyld4-macos26-opcodes.log", "dyld4_macos26"),
-        ("dyld4-macos26-chained.log", "dyld4_macos26"),
+    let d1231 = "dyld-1231.3 and later (macOS 15.0 and later)";
+    let d1323 = "dyld-1323.3 and later (macOS 26.0 and later)";
+    for (file, format, dyld) in [
+        (
+            "dyld2-macos11.log",
+            "dyld2",
+            "dyld-852.2 and earlier (macOS 11 and earlier)",
+        ),
+        (
+            "dyld4-macos14-opcodes.log",
+            "dyld4_no_lookups",
+            "dyld-940 to dyld-1286.10 (macOS 12.0 to 15.6)",
+        ),
+        (
+            "dyld4-macos14-chained.log",
+            "dyld4_no_lookups",
+            "dyld-1042.1 and later (macOS 13.0 and later)",
+        ),
+        (
+            "dyld4-macos15-opcodes.log",
+            "dyld4",
+            "dyld-1231.3 to dyld-1286.10 (macOS 15.0 to 15.6)",
+        ),
+        ("dyld4-macos15-chained.log", "dyld4", d1231),
+        ("dyld4-macos26-opcodes.log", "dyld4_macos26", d1323),
+        ("dyld4-macos26-chained.log", "dyld4_macos26", d1323),
+        ("dyld4-macos26-inserted-opcodes.log", "dyld4_macos26", d1323),
+        ("dyld4-macos26-lazy-load.log", "dyld4_macos26", d1323),
+        ("dyld4-macos15-renamed.log", "dyld4", d1231),
     ] {
         let doc = json(&["scan", &log(file), "--format", "json"]);
         let l = &doc["images"][0]["log"];
         assert_eq!(l["format"], format, "{file}");
+        assert_eq!(l["dyld"], dyld, "{file}");
         assert_eq!(l["unrecognized_dyld_lines"], 0, "{file}");
         assert_eq!(
             l["program_output_lines"],

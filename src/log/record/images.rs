@@ -53,6 +53,10 @@ impl Recorder {
         let key = self.processes.selected.flatten();
         let format = self.format();
         let lookups_known = self.lookup_lines;
+        // From dyld-1323.3 the brackets tell the two streams apart: `(…/…)` is an opcode
+        // weak-bind target, `<…/…>)` a regular or chained one.
+        let brackets = format == LogFormat::Dyld4Macos26;
+        (self.facts.forms, self.facts.dyld) = self.forms.report();
         // The treat-as-weak targets `forEachBindTarget_ChainedFixups` appends after a chained
         // main executable's imports (bind# ≥ import count): the last 22 bind lines of the run,
         // in `sTreatAsWeak` order, each after its lookup. They are lookups, not weak binds of
@@ -80,14 +84,16 @@ impl Recorder {
         for (i, (mut b, lookups)) in builds.into_iter().zip(per_image).enumerate() {
             let name = &names.images[i];
             let run_count = b.runs.len();
-            let targets = bind_targets(&mut b, appended[i], lookups_known, name, &names);
+            let paren = b.runs.iter().flatten().any(|r| r.paren);
+            let targets = bind_targets(&mut b, appended[i], lookups_known, brackets, name, &names);
             // An image without bind lines has no weak binds, whatever the log prints.
             let targets_known = b.dyld2
                 || lookups_known
                 || run_count >= 2
                 || b.opcode_fixups
                 || b.weak_fixup_lines
-                || run_count == 0;
+                || run_count == 0
+                || (brackets && paren);
             let sites_known = b.dyld2 || b.opcode_fixups || run_count == 0;
             if !b.fixed_up() && lookups.is_empty() && i != main {
                 continue;
@@ -196,7 +202,7 @@ impl Recorder {
         let dyld2 = self.processes.selected == Some(None);
         if dyld2 {
             LogFormat::Dyld2
-        } else if self.angle_form {
+        } else if self.forms.from_1323() {
             LogFormat::Dyld4Macos26
         } else if self.lookup_lines {
             LogFormat::Dyld4
@@ -290,12 +296,15 @@ impl Recorder {
 }
 
 /// The weak-bind targets of the image `name` recorded in `b`: those of its bind lines (but the
-/// `appended` treat-as-weak ones ending its last run), then its dyld2 weak binds. Frees those
-/// records of `b` as it goes.
+/// `appended` treat-as-weak ones ending its last run), then its dyld2 weak binds. A bind line
+/// is a weak-bind target after its lookup, as `missing-weak-bind`, when a `weak-bind#N` fixup
+/// line names it, in the `(…/…)` form of a log with `brackets` (dyld-1323.3+), or in a run
+/// after the first in a log without lookup lines. Frees those records of `b` as it goes.
 fn bind_targets(
     b: &mut ImageBuild,
     appended: usize,
     lookups_known: bool,
+    brackets: bool,
     name: &Name,
     names: &Names,
 ) -> Vec<BindTarget> {
@@ -308,8 +317,11 @@ fn bind_targets(
             run.len()
         };
         for rec in &run[..own] {
-            let weak =
-                rec.via_lookup || rec.missing || rec.weak_fixup || (!lookups_known && r >= 1);
+            let weak = rec.via_lookup
+                || rec.missing
+                || rec.weak_fixup
+                || (brackets && rec.paren)
+                || (!lookups_known && r >= 1);
             let (true, Some(symbol)) = (weak, rec.symbol) else {
                 continue;
             };

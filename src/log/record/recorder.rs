@@ -6,7 +6,8 @@
 use super::intern::{Id, Interner};
 use super::pids::Processes;
 use crate::log::line::{
-    BindTo, Dyld2BindKind, FixupKind, Message, find_embedded, parse_message, split_prefix,
+    BindTo, Dyld2BindKind, FixupKind, FormCounts, Message, find_embedded, form_of, parse_message,
+    split_prefix,
 };
 use crate::model::{ImageLines, LogFacts, TREAT_AS_WEAK};
 use std::collections::HashMap;
@@ -29,6 +30,9 @@ pub(super) struct BindRec {
     pub(super) sites: Vec<u64>,
     /// Named by at least one `weak-bind#N` fixup line.
     pub(super) weak_fixup: bool,
+    /// Printed `-> %p (%s/%s)` or `-> missing-weak-bind (%s)`: from dyld-1323.3 only opcode
+    /// weak-bind targets are (JustInTimeLoader.cpp:835, :842 at dyld-1378).
+    pub(super) paren: bool,
 }
 
 /// What the log says of one image.
@@ -100,7 +104,8 @@ pub(super) struct Recorder {
     pending: Option<LookupRec>,
     pub(super) lookups: Vec<LookupRec>,
     pub(super) lookup_lines: bool,
-    pub(super) angle_form: bool,
+    /// Lines of each form.
+    pub(super) forms: FormCounts,
 }
 
 impl Recorder {
@@ -119,7 +124,7 @@ impl Recorder {
             pending: None,
             lookups: Vec::new(),
             lookup_lines: false,
-            angle_form: false,
+            forms: FormCounts::default(),
         }
     }
 
@@ -129,16 +134,20 @@ impl Recorder {
         if let Some((writer, rest)) = split_prefix(bytes) {
             if self.processes.count(writer, &mut self.facts) {
                 match parse_message(writer, rest) {
-                    Some(m) => self.handle(m),
+                    Some(m) => {
+                        self.forms.add(form_of(writer, rest, &m));
+                        self.handle(m)
+                    }
                     None => self.facts.unrecognized_dyld_lines += 1,
                 }
             }
             return;
         }
         self.facts.program_output_lines += 1;
-        if let Some((writer, message)) = find_embedded(bytes)
+        if let Some((writer, rest, message)) = find_embedded(bytes)
             && self.processes.count(writer, &mut self.facts)
         {
+            self.forms.add(form_of(writer, rest, &message));
             self.handle(message);
         }
     }
@@ -248,6 +257,11 @@ impl Recorder {
                     self.own_line(i).page_in += 1;
                 }
             }
+            Message::PageInFallback { path } => {
+                let leaf = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+                let i = self.image(leaf);
+                self.own_line(i).page_in += 1;
+            }
             Message::MissingFromRoot { .. } => self.facts.missing_from_root += 1,
             Message::SymbolNotFound { .. } => self.facts.symbols_not_found += 1,
             Message::Dyld2Bind {
@@ -309,14 +323,17 @@ impl Recorder {
         let i = self.image(image);
         self.current = Some(i);
         self.own_line(i).bind += 1;
+        let paren = matches!(
+            to,
+            BindTo::Resolved {
+                angle_form: false,
+                ..
+            } | BindTo::MissingWeak { .. }
+        );
         let (symbol, library, missing) = match to {
             BindTo::Resolved {
-                library,
-                symbol,
-                angle_form,
-                ..
+                library, symbol, ..
             } => {
-                self.angle_form |= angle_form;
                 let lib = (library != b"<none>").then_some(library);
                 (Some(symbol), lib, false)
             }
@@ -362,6 +379,7 @@ impl Recorder {
                 missing,
                 sites: Vec::new(),
                 weak_fixup: false,
+                paren,
             });
         }
     }
@@ -380,15 +398,18 @@ impl Recorder {
     fn fixup(&mut self, address: u64, kind: FixupKind, image: &[u8], index: u64) {
         self.close_lookup();
         let i = match kind {
-            FixupKind::Plain | FixupKind::Rebase => match self.current {
-                Some(i) => i,
-                None => return,
-            },
+            FixupKind::Plain | FixupKind::Rebase | FixupKind::FunctionVariant | FixupKind::ObjC => {
+                match self.current {
+                    Some(i) => i,
+                    None => return,
+                }
+            }
             _ => self.image(image),
         };
         self.own_line(i).fixup += 1;
         let img = &mut self.images[i];
         match kind {
+            FixupKind::FunctionVariant | FixupKind::ObjC => {}
             FixupKind::Plain => img.chained = true,
             FixupKind::Rebase | FixupKind::Bind => img.opcode_fixups = true,
             FixupKind::WeakBind | FixupKind::SkippedWeakBind => {
@@ -527,6 +548,53 @@ dyld[7]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
         assert_eq!(app.lookups[0].reason, LookupReason::StrongOverrideCheck);
         assert_eq!(app.weak_bind_symbols(), Some(0));
         assert_eq!(app.log().unwrap().renamed_binds, 0);
+    }
+
+    #[test]
+    fn regression_a_macos26_log_without_angle_bind_lines_was_named_macos15() {
+        // An opcode image whose targets are all weak-bind targets prints no `<…/…>)` line; its
+        // fixup lines' widths (`*0x%010lX = 0x%016lX`) still say dyld-1323.3.
+        let log = "\
+dyld[9]: looking for weak-def symbol '__Znwm':
+dyld[9]:   using '__Znwm' in /usr/lib/libc++abi.dylib
+dyld[9]: <app/bind#0> -> 0x7ff800002000 (libc++abi.dylib/__Znwm)
+dyld[9]: fixup: *0x0100008000 = 0x00000001000080F0 <rebase>
+dyld[9]: fixup: *0x0100008010 = 0x00007FF800002000 <app/weak-bind#0>
+";
+        let images = read(log, None).unwrap();
+        let l = images[0].log().unwrap();
+        assert_eq!(l.format, LogFormat::Dyld4Macos26);
+        assert_eq!(
+            l.facts.dyld.as_deref(),
+            Some("dyld-1323.3 and later (macOS 26.0 and later)")
+        );
+        let forms: Vec<(&str, u64)> = l.facts.forms.iter().map(|f| (f.form, f.lines)).collect();
+        assert_eq!(
+            forms,
+            [
+                ("lookup_quoted", 1),
+                ("result_quoted", 1),
+                ("bind_paren", 1),
+                ("fixup_10_16", 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn regression_macos26_weak_bind_targets_were_not_told_by_their_brackets() {
+        // A dyld-1323.3 log kept to its bind and rebase lines (as people post them): the
+        // `(…/…)` lines are the opcode image's weak-bind targets even in its first run.
+        let log = "\
+dyld[9]: <app/bind#0> -> 0x100004000 (app/__ZN1AIiE1fEv)
+dyld[9]: <app/bind#1> -> 0x7ff800002000 (libc++abi.dylib/__Znwm)
+dyld[9]: fixup: *0x0100008000 = 0x00000001000080F0 <rebase>
+dyld[9]: <lib.dylib/bind#0> -> 0x7ff800001000 <libSystem.B.dylib/_printf>)
+";
+        let images = read(log, None).unwrap();
+        assert_eq!(images[0].weak_bind_symbols(), Some(2));
+        assert_eq!(images[0].defined_here_symbols(), Some(1));
+        // An image with `<…/…>)` lines only and no lookup line: its weak binds are unknown.
+        assert_eq!(images[1].weak_bind_symbols(), None);
     }
 
     #[test]

@@ -146,6 +146,22 @@ fn input_rows(t: &mut Grid, s: &ImageSummary) {
     t.row(["image lines".into(), l.image_lines.describe()]);
     t.row(["fixup format".into(), opt(s.fixup_format)]);
     let f = &l.facts;
+    let forms: Vec<String> = f
+        .forms
+        .iter()
+        .map(|x| format!("{} {}", x.lines, x.form))
+        .collect();
+    t.row([
+        "dyld".into(),
+        match &f.dyld {
+            Some(v) => format!("{v}, from its line forms: {}", forms.join(", ")),
+            None if forms.is_empty() => "n/a (no line understood)".to_string(),
+            None => format!(
+                "lines of several dyld versions: {} (docs/logs.md)",
+                forms.join(", ")
+            ),
+        },
+    ]);
     t.row([
         "log lines".into(),
         format!(
