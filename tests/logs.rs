@@ -315,6 +315,20 @@ const VERIFY: &[(&str, &str, i32, &str)] = &[
         0,
         "weak_bind_targets",
     ),
+    // A function variant in the cache: non-weak, it wins for a chained requester; an opcode
+    // requester skips it.
+    (
+        "app-default-chained-x86_64",
+        "dyld4-macos26-variants-chained.log",
+        0,
+        "lookups",
+    ),
+    (
+        "app-default-opcodes-x86_64",
+        "dyld4-macos26-variants-opcodes.log",
+        0,
+        "lookups",
+    ),
     // The wrong binary for the log.
     (
         "app-default-opcodes-x86_64",
@@ -553,6 +567,48 @@ fn regression_renamed_binds_broke_the_appended_treat_as_weak_targets() {
     assert_eq!(img["seen_weak_lookups"], 83);
     assert_eq!(img["log"]["lookups_without_bind"], 22);
     assert_eq!(img["log"]["renamed_binds"], 2);
+}
+
+#[test]
+fn a_function_variant_is_the_supplier_of_a_chained_requester() {
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos26-variants-chained.log"),
+        "--format",
+        "json",
+        "--by",
+        "symbol",
+    ]);
+    let img = &doc["images"][0];
+    let forms: Vec<&str> = img["log"]["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["form"].as_str().unwrap())
+        .collect();
+    assert!(forms.contains(&"bind_variant"), "{forms:?}");
+    let new = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["mangled"] == "__Znwm")
+        .unwrap();
+    assert_eq!(new["suppliers"][0]["image"], "/usr/lib/libc++.1.dylib");
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos26-variants-opcodes.log"),
+        "--format",
+        "json",
+        "--by",
+        "symbol",
+    ]);
+    let new = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["mangled"] == "__Znwm")
+        .unwrap();
+    assert_eq!(new["suppliers"][0]["image"], "/usr/lib/libc++abi.dylib");
 }
 
 #[test]

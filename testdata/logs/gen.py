@@ -616,6 +616,11 @@ class Image:
         self.patch_uses = {}  # export name -> [cache locations using it]
         # renamed re-exports of the export trie: name -> (image, name there)
         self.renamed = {}
+        # function-variant exports (EXPORT_SYMBOL_FLAGS_FUNCTION_VARIANT): name -> table index;
+        # their `exports` entry is (default implementation's address, False): dyld-1284.13+
+        # Loader::hasExportedSymbol returns isWeakDef = false for them (Loader.cpp:3305-3323 at
+        # dyld-1378)
+        self.variants = {}
 
     def is_opcodes(self):
         return self.macho is not None and not self.macho.chained
@@ -675,6 +680,14 @@ def make_cache(os_name, variant=None):
         del c["abi"].exports["__ZdlPvm"]
         c["cxx"].renamed["__ZdlPvm"] = (c["abi"], "__ZdlPv")
         c["system"].reexports.append(c["cxx"])
+    if variant == "fvariant":
+        # libc++ exports operator new as a function variant (non-weak, variant table 0): made
+        # up. libc++abi's weak definition is found first; the variant, later in the search,
+        # replaces it for a chained requester ("non-weak wins over previous weak-def",
+        # Loader.cpp:3025-3031 at dyld-1378); an opcode requester skips it, a non-weak
+        # definition in the shared cache (rdar://75956202, :3010-3013).
+        c["cxx"].exports["__Znwm"] = (cache_addr(c["cxx"].base, "__Znwm"), False)
+        c["cxx"].variants["__Znwm"] = 0
     # Patchable uses in the cache (made up): libc++ and libc++abi each use
     # every operator new/delete once through their GOT.
     data_base = b(0x7FF84A0C0000)
@@ -765,11 +778,11 @@ class Dyld4:
                 if tgt.in_cache and ldr not in self.fixed_up:
                     cache_results.append((tgt, addr))
                 if found is None:
-                    found = (tgt, addr, weak, tname)
+                    found = (tgt, addr, weak, tname, tgt.variants.get(tname))
                     if verbose:
                         self.log("  using '%s' in %s" % (name, tgt.path), "using", name=name, supplier=tgt)
                 if not weak and found[2]:
-                    found = (tgt, addr, weak, tname)
+                    found = (tgt, addr, weak, tname, tgt.variants.get(tname))
                     if verbose:
                         self.log("  using non-weak '%s' in %s" % (name, tgt.path), "using", name=name, supplier=tgt)
             if self.v1323:
@@ -802,14 +815,19 @@ class Dyld4:
             for n in TREAT_AS_WEAK:
                 self.weak_lookup(ldr, n, True, "override")
 
-    def bind_line(self, img, idx, addr, tgt, name, override, appended=False, looked_up=None):
+    def bind_line(self, img, idx, addr, tgt, name, override, appended=False, looked_up=None, variant=None):
         """`name` is the target's name in the image bound to (target.targetSymbolName, which a
-        renamed re-export changes); `looked_up`, when given, the name the image binds."""
-        if self.v1323 and not override:
-            fmt = "<%s/bind#%d> -> 0x%x <%s/%s>)"
+        renamed re-export changes); `looked_up`, when given, the name the image binds;
+        `variant`, the function-variant table index of a target that is one."""
+        if self.v1323 and not override and variant is not None:
+            # JustInTimeLoader.cpp:814 at dyld-1378 (dyld-1323.3+)
+            text = "<%s/bind#%d> -> 0x%x <%s/variant-table#%d('%s')>)" % (
+                img.leaf, idx, addr, tgt.leaf, variant, name)
+        elif self.v1323 and not override:
+            text = "<%s/bind#%d> -> 0x%x <%s/%s>)" % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name)
         else:
-            fmt = "<%s/bind#%d> -> 0x%x (%s/%s)"
-        self.log(fmt % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name), "bind",
+            text = "<%s/bind#%d> -> 0x%x (%s/%s)" % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name)
+        self.log(text, "bind",
                  image=img, index=idx, name=looked_up or name, printed=name, override=override, addr=addr,
                  target=tgt, appended=appended)
 
@@ -852,7 +870,7 @@ class Dyld4:
                             errors.append(name)
                         self.bind_line(img, idx, 0, None, name, False, appended)
                     else:
-                        self.bind_line(img, idx, r[1], r[0], r[3], False, appended, looked_up=name)
+                        self.bind_line(img, idx, r[1], r[0], r[3], False, appended, looked_up=name, variant=r[4])
                 else:
                     tgt, addr, printed = self.resolve_ordinal(img, ordinal, name, weak_import)
                     self.bind_line(img, idx, addr, tgt, printed, False, looked_up=name)
@@ -1825,6 +1843,17 @@ def main():
         write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
         rows += figure_rows(log, p, figs, NOTES.get(log, ""))
 
+    # function variants: a non-weak definition in coalescing
+    for log, app in (("dyld4-macos26-variants-chained.log", "app-default-chained-x86_64"),
+                     ("dyld4-macos26-variants-opcodes.log", "app-default-opcodes-x86_64")):
+        p = dyld4_process("1323", "macos26", app, "fvariant")
+        procs[log] = p
+        figs = dyld4_figures(p)
+        extra = describe_dyld4(log, p, figs, "fvariant")
+        body = "\n".join(p.text_lines()) + "\n"
+        write(os.path.join(HERE, log), dyld4_header(TITLES[log], "1323", "macos26", app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
     # testdata/process/Lazy: a main executable with page-in lines only, and a lazy-load dylib
     for log, ver, osn, first_use in (("dyld4-macos15-pagein-only.log", "1231", "macos15", False),
                                      ("dyld4-macos26-lazy-load.log", "1376", "macos26", True)):
@@ -1902,6 +1931,10 @@ TITLES = {
                                          "typed operator new: the launch FAILS.",
     "dyld4-macos15-opcodes-missing.log": "app-default-opcodes-x86_64 on macOS 15 with a libc++abi whose operator "
                                          "new/delete are NOT weak: unresolved weak targets.",
+    "dyld4-macos26-variants-chained.log": "app-default-chained-x86_64 on macOS 26: libc++'s function-variant "
+                                          "__Znwm replaces libc++abi's weak one.",
+    "dyld4-macos26-variants-opcodes.log": "app-default-opcodes-x86_64 on macOS 26: an opcode requester skips "
+                                          "libc++'s function-variant __Znwm (in the shared cache).",
     "dyld4-macos15-renamed.log": "app-default-chained-x86_64 on macOS 15: __ZdlPvm found through a renamed "
                                  "re-export, bound as __ZdlPv.",
     "dyld4-macos14-renamed-opcodes.log": "app-default-opcodes-x86_64 on macOS 14: __ZdlPvm found through a renamed "
@@ -1917,6 +1950,8 @@ TITLES = {
 }
 
 NOTES = {
+    "dyld4-macos26-variants-chained.log": "libc++ exports __Znwm as a function variant: non-weak, it wins",
+    "dyld4-macos26-variants-opcodes.log": "libc++ exports __Znwm as a function variant: opcode requesters skip it",
     "dyld4-macos15-renamed.log": "libc++'s trie re-exports __ZdlPvm as libc++abi's __ZdlPv: bind lines print __ZdlPv",
     "dyld4-macos14-renamed-opcodes.log": "libc++'s trie re-exports __ZdlPvm as libc++abi's __ZdlPv: bind lines "
                                          "print __ZdlPv",
@@ -1944,7 +1979,9 @@ def describe_dyld4(log, p, figs, variant):
                            "__type_descriptor_t ones (as if it predated typed operator new)",
            "strong-new": "the 22 operator new/delete names as NON-weak definitions (hypothetical)",
            "renamed": "the sTreatAsWeak names as weak definitions but __ZdlPvm, which libc++.1.dylib's trie "
-                      "re-exports from it renamed, as __ZdlPv (made up)"}[variant]
+                      "re-exports from it renamed, as __ZdlPv (made up)",
+           "fvariant": "the 22 sTreatAsWeak names as weak definitions; libc++.1.dylib (searched after it) "
+                       "exports __Znwm as a function variant, a non-weak definition (made up)"}[variant]
     lines = ["Load order (state.loaded): " + ", ".join(i.leaf + ("" if i.in_cache else " (not in cache)")
                                                       for i in p.loaded) + ".",
              "libc++abi.dylib (shared cache, MH_WEAK_DEFINES) exports " + abi + "."]
@@ -2374,6 +2411,8 @@ name), then libSystem's dependents. It checks the on-disk order against
 | `dyld4-macos26-inserted-opcodes.log` | the same with app-default-opcodes-x86_64 under dyld-1323.3: chained and regular targets in `<…/…>)`, the app's opcode weak-bind targets in `(…/…)` | dyld-1323.3 |
 | `dyld4-macos15-renamed.log` | app-default-chained-x86_64 with a cache whose libc++ trie re-exports `__ZdlPvm` as libc++abi's `__ZdlPv` (a renamed re-export): the lookups name `__ZdlPvm`, the bind lines print `(libc++abi.dylib/__ZdlPv)` | dyld-1231.3 |
 | `dyld4-macos14-renamed-opcodes.log` | the same cache, app-default-opcodes-x86_64 on macOS 14: no lookup lines, so the weak-bind target prints only `__ZdlPv` | dyld-1122.1 |
+| `dyld4-macos26-variants-chained.log` | app-default-chained-x86_64 with a cache whose libc++ exports `__Znwm` as a function variant (made up): a non-weak definition, it replaces libc++abi's weak one found first (`  using non-weak …`), and the bind lines print `<libc++.1.dylib/variant-table#0('__Znwm')>)` | dyld-1323.3 |
+| `dyld4-macos26-variants-opcodes.log` | the same cache, app-default-opcodes-x86_64: an opcode requester skips a non-weak definition in the shared cache (rdar://75956202), so libc++abi's weak one stays | dyld-1323.3 |
 | `dyld4-macos15-pagein-only.log` | `../process/Lazy`: a main executable with no bind target; its two page-in lines are the whole log | dyld-1231.3 |
 | `dyld4-macos26-lazy-load.log` | the same process on macOS 26.4; the program then calls into `liblazy.dylib`, which its `LC_LAZY_LOAD_DYLIB_INFO` names: `_dyld_lazy_load` dlopens it, and its lookups and bind lines follow the launch (no page-in line: after the launch dyld links pages in itself, silently) | dyld-1376.6 |
 | `expected.tsv` | the figures below, one row per (log, pid, image) | |
