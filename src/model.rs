@@ -701,6 +701,21 @@ pub struct LinkedDylib {
     pub attributes: DylibAttributes,
 }
 
+/// A dylib an image lazy-loads: one `LC_LAZY_LOAD_DYLIB_INFO` (0x3A, macOS 26.4+,
+/// dyld-1376.6). Not a dylib load command: `forEachLinkedDylib` does not return it, so dyld
+/// neither loads it at launch nor searches it for weak definitions then; `_dyld_lazy_load`
+/// (dyld-1378 DyldAPIs.cpp:4301) `dlopen`s it on the first call into it and binds the listed
+/// symbols with a two-level lookup, not weak coalescing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LazyLoadDylib {
+    /// The path dyld loads it by (`@rpath/…`, an absolute path …), escaped as one line.
+    pub load_path: String,
+    /// `flags` bit 0: it may be missing ("weak linked").
+    pub weak_link: bool,
+    /// How many symbols the image binds to it on first use.
+    pub symbols: u32,
+}
+
 /// What dyld needs to find an image's dependencies: from its load commands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Linkage {
@@ -711,6 +726,8 @@ pub struct Linkage {
     pub dylibs: Vec<LinkedDylib>,
     /// `LC_RPATH` paths, in order.
     pub rpaths: Vec<String>,
+    /// `LC_LAZY_LOAD_DYLIB_INFO` dylibs, in order: not loaded at launch.
+    pub lazy_dylibs: Vec<LazyLoadDylib>,
 }
 
 /// What a report's image was read from: JSON `input_kind`.

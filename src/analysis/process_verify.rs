@@ -9,6 +9,7 @@
 //!   outside (shared cache), not read      → its seen lookups are listed, not compared
 //! each image of the log that is not in the process:
 //!   inserted before the main executable   → listed (DYLD_INSERT_LIBRARIES), not compared
+//!   a lazy-load dylib of a process image  → listed (loaded after the launch), not compared
 //!   a system path (/usr/lib, /System)     → listed (the shared cache), not compared
 //!   any other                             → its seen lookups are "seen, not predicted": dyld
 //!                                           loaded an image weakscan did not find
@@ -82,6 +83,9 @@ pub struct LogOnly {
     /// Fixed up before the main executable: a `DYLD_INSERT_LIBRARIES` dylib, not part of the
     /// program: listed, not counted.
     pub inserted: bool,
+    /// A lazy-load dylib of an image of the process (`LC_LAZY_LOAD_DYLIB_INFO`): loaded after
+    /// the launch, on first use, so not in the launch's process: listed, not counted.
+    pub lazy_load: bool,
 }
 
 /// `weakscan verify` of a process.
@@ -211,12 +215,20 @@ pub fn verify_process(
                 .map(|pi| leaf(&pi.name)),
         )
         .collect();
+    let lazy_leaves: std::collections::BTreeSet<String> = process
+        .images
+        .iter()
+        .filter_map(|pi| pi.image.as_ref()?.linkage.as_ref())
+        .flat_map(|l| &l.lazy_dylibs)
+        .map(|d| leaf(&d.load_path))
+        .collect();
     let mut log_only = Vec::new();
     for (_, l) in log.iter().enumerate().filter(|(i, _)| !used[*i]) {
         let system = system_leaves.contains(&l.name);
         let inserted = l.log().is_some_and(|s| s.role == LogRole::Inserted);
+        let lazy_load = !inserted && lazy_leaves.contains(&l.name);
         let seen = l.lookups.len();
-        if !system && !inserted {
+        if !system && !inserted && !lazy_load {
             let c = Counts::of(0, seen);
             totals.add(&c);
             differences += c.differences();
@@ -226,6 +238,7 @@ pub fn verify_process(
             seen_lookups: seen,
             system,
             inserted,
+            lazy_load,
         });
     }
     let mut notes = Vec::new();
@@ -241,9 +254,21 @@ pub fn verify_process(
             if inserted_seen == 1 { "comes" } else { "come" }
         ));
     }
+    let lazy_seen: usize = log_only
+        .iter()
+        .filter(|l| l.lazy_load && !l.system)
+        .map(|l| l.seen_lookups)
+        .sum();
+    if log_only.iter().any(|l| l.lazy_load) {
+        notes.push(format!(
+            "{} in the log {} from lazy-load dylibs (LC_LAZY_LOAD_DYLIB_INFO), loaded after the launch on first use: not compared",
+            crate::text::count(lazy_seen, "lookup", "lookups"),
+            if lazy_seen == 1 { "comes" } else { "come" }
+        ));
+    }
     let outside_seen: usize = log_only
         .iter()
-        .filter(|l| l.system && !l.inserted)
+        .filter(|l| l.system && !l.inserted && !l.lazy_load)
         .map(|l| l.seen_lookups)
         .sum();
     if outside_seen > 0 {

@@ -55,12 +55,14 @@ fn tables(out: &mut dyn Write, r: &ProcessVerifyReport, opts: &RenderOptions) ->
     for l in &r.log_only {
         let what = if l.inserted {
             "only in the log (inserted before the main executable, not compared)"
+        } else if l.lazy_load {
+            "only in the log (lazy-load dylib, loaded after the launch, not compared)"
         } else if l.system {
             "only in the log (system image, not compared)"
         } else {
             "only in the log: not found on disk"
         };
-        let counted = !l.system && !l.inserted;
+        let counted = !l.system && !l.inserted && !l.lazy_load;
         t.row([
             cell(&l.image),
             cell(what),
