@@ -347,12 +347,13 @@ fn fixup_form(kind: FixupKind, raw: &[u8]) -> LineForm {
         FixupKind::ObjC => return LineForm::FixupObjC,
         _ => {}
     }
-    let hex = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    // The parser checked the digits: each number runs to the next space (or the line's end).
+    let digits = |s: &[u8]| memchr::memchr(b' ', s).unwrap_or(s.len());
     let rest = raw.get(b"fixup: *0x".len()..).unwrap_or_default();
-    let address = hex(rest);
+    let address = digits(rest);
     let value = rest[address..].strip_prefix(b" = 0x");
-    let digits = value.map(hex);
     let leading_zero = value.is_some_and(|v| v.first() == Some(&b'0'));
+    let digits = value.map(digits);
     match (address, digits) {
         (19, _) => LineForm::FixupReloc19,
         (a, _) if a < 12 => LineForm::Fixup10x16,
