@@ -120,6 +120,17 @@ dyld4 (tags dyld-1122.1 = macOS 14, dyld-1231.3 = macOS 15, dyld-1323.3 = macOS 
     are checked against testdata/process/expected-winners.tsv and the
     on-disk load order against testdata/process/expected.md.
 
+  * The shapes of logs people capture (inserted_world, dyld4_lazy, make_cache variants):
+    DYLD_INSERT_LIBRARIES dylibs, moved ahead of the main executable in state.loaded
+    (dyldMain.cpp:638 at dyld-1231.3, DyldRuntimeState.cpp:653 at dyld-1323.3), so fixed up and
+    searched first; an image without bind targets, whose page-in lines are all it prints; a
+    renamed re-export, after which a bind line prints the name found in the target image
+    (Loader::hasExportedSymbol, Loader.cpp:3270-3302 at dyld-1378); a function-variant export,
+    non-weak in coalescing (:3305-3323), printed "<%s/variant-table#%d('%s')>)"
+    (JustInTimeLoader.cpp:814); and a lazy-load dylib (LC_LAZY_LOAD_DYLIB_INFO, dyld-1376.6),
+    dlopen'ed on first use by _dyld_lazy_load (DyldAPIs.cpp:4301), after the launch, when
+    page-in linking prints nothing (Loader.cpp:2129).
+
 dyld2 (tag dyld-852.2 = macOS 11)
   * ImageLoaderMachO::bindLocation (src/ImageLoaderMachO.cpp:1970, formats at :1980 and :1985):
     "dyld: %sbind: %s:0x%08lX = %s:%s, *0x%08lX = 0x%08lX" with "" / "lazy " /
