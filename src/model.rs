@@ -381,17 +381,38 @@ pub struct LogFacts {
     /// Lookups followed by no bind line of their symbol (the main executable's strong
     /// override checks).
     pub lookups_without_bind: u64,
-    /// Images of the process read with bind lines but no weak binds or lookups (not listed).
+    /// Images of the process read with bind lines but no weak binds or lookups (listed, with
+    /// their lines).
     pub images_without_weak_binds: u64,
     /// `Symbol not found: …` launch errors (the process did not start).
     pub symbols_not_found: u64,
     /// `symbol '…' missing from root` warnings.
     pub missing_from_root: u64,
+    /// The forms of the recognized lines of the process read, with the dyld versions that
+    /// print each.
+    pub forms: Vec<FormLines>,
+    /// The dyld versions that print every form of [`LogFacts::forms`]; `None` when no line is
+    /// recognized, or when no one dyld prints them all (lines of several dylds).
+    pub dyld: Option<String>,
     /// The processes seen, in order of appearance, with their dyld line counts (at most
     /// [`MAX_LISTED_PIDS`]; dyld2 lines have no PID and are listed as `null`).
     pub pids: Vec<PidLines>,
     /// Processes seen beyond the listed ones.
     pub more_pids: u64,
+}
+
+/// One form of dyld line a log has, with the dyld versions that print it (`docs/logs.md` lists
+/// every form).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FormLines {
+    /// Its name: `bind_angle`, `fixup_10_16`, ….
+    pub form: &'static str,
+    /// Its format string, as dyld's source has it.
+    pub format: &'static str,
+    /// The dyld versions that print it: `dyld-1323.3 and later (macOS 26.0 and later)`.
+    pub dyld: String,
+    /// Lines of the process read in this form.
+    pub lines: u64,
 }
 
 /// Processes listed in [`LogFacts::pids`] at most.
@@ -418,6 +439,106 @@ pub enum Source {
     Log(LogSource),
 }
 
+/// What part an image plays in the process a log shows, from the order dyld fixed the images
+/// up in (`dyldMain.cpp` applies the fixups of `state.loaded` in order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LogRole {
+    /// The main executable.
+    Main,
+    /// Fixed up before the main executable: a `DYLD_INSERT_LIBRARIES` dylib. dyld moves the
+    /// inserted libraries ahead of the main executable in `state.loaded` "for correct flat
+    /// namespace lookups" (dyld-1378 DyldRuntimeState.cpp:677 `RuntimeState::loadInsertedLibraries`,
+    /// from dyld-1284.13; dyld-940 … 1245 in dyldMain.cpp `prepare()`, :638 in 1231.3), so they
+    /// are fixed up, and searched for weak definitions, first.
+    Inserted,
+    /// Fixed up after the main executable: a dependency, or an image loaded later (`dlopen`, a
+    /// lazy-load dylib on its first use).
+    Loaded,
+}
+
+impl LogRole {
+    /// `main executable`, `inserted` or `loaded`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LogRole::Main => "main executable",
+            LogRole::Inserted => "inserted (DYLD_INSERT_LIBRARIES)",
+            LogRole::Loaded => "loaded",
+        }
+    }
+}
+
+/// How the main executable of a log was told from the other images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MainBy {
+    /// Its bind targets end with the 22 treat-as-weak names, which
+    /// `forEachBindTarget_ChainedFixups` appends for a main executable only.
+    AppendedTreatAsWeak,
+    /// The first image fixed up whose name is not a library's (`.dylib`, `.so`, `.bundle`, or
+    /// inside a `.framework`): images before it are inserted dylibs.
+    NotALibrary,
+    /// The first image fixed up (every image's name looks like a library's).
+    FirstFixedUp,
+    /// Chosen by name: `verify`'s binary (its file name, install name or path), or `--image`.
+    Named,
+    /// No image is fixed up in the log: a placeholder that holds the lookups no bind line
+    /// follows.
+    Unnamed,
+}
+
+impl MainBy {
+    /// Why this image is the main executable, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MainBy::AppendedTreatAsWeak => {
+                "its bind targets end with the treat-as-weak names dyld appends for a main executable"
+            }
+            MainBy::NotALibrary => {
+                "the first image fixed up that is not a library; the ones before it are inserted"
+            }
+            MainBy::FirstFixedUp => "the first image fixed up",
+            MainBy::Named => "chosen by name",
+            MainBy::Unnamed => "no image is fixed up in the log",
+        }
+    }
+}
+
+impl ImageLines {
+    /// `12 bind, 40 fixup, 2 page-in` (kinds with none left out; `none` when empty).
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            (self.bind, "bind"),
+            (self.fixup, "fixup"),
+            (self.page_in, "page-in"),
+            (self.dyld2_bind, "dyld2 bind"),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// The lines a log prints for one image (its own: naming it, or following its bind lines).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct ImageLines {
+    /// `<image/bind#N> -> …` lines.
+    pub bind: u64,
+    /// `fixup: …` lines (the ones naming no image are counted for the image whose bind or
+    /// page-in lines came last).
+    pub fixup: u64,
+    /// `Setting up kernel page-in linking for …` and its range lines.
+    pub page_in: u64,
+    /// dyld2 `dyld: … bind: …` lines.
+    pub dyld2_bind: u64,
+}
+
 /// An image as a dyld log shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSource {
@@ -425,6 +546,22 @@ pub struct LogSource {
     pub format: LogFormat,
     /// The process read (`None` for dyld2).
     pub pid: Option<u32>,
+    /// Main executable, inserted dylib, or loaded after the main executable.
+    pub role: LogRole,
+    /// For the main executable: how it was told.
+    pub main_by: Option<MainBy>,
+    /// Its position among the images the log fixes up (0: the first); `None` for the
+    /// placeholder of a log that fixes up no image.
+    pub fixup_order: Option<u32>,
+    /// Its full path, when the log prints one: the page-in line, else a `using … in PATH` line
+    /// whose leaf is the image's name.
+    pub image_path: Option<Name>,
+    /// Its own lines.
+    pub lines: ImageLines,
+    /// Bind lines that name another symbol than the lookup before them: the name found in the
+    /// target image through a renamed re-export (`Loader::hasExportedSymbol`). Their targets
+    /// carry the looked-up name.
+    pub renamed_binds: u64,
     /// The log tells this image's weak-bind targets from its regular ones.
     pub targets_known: bool,
     /// The log shows each weak-bind location (opcode images' `weak-bind#` fixup lines, dyld2
@@ -564,6 +701,21 @@ pub struct LinkedDylib {
     pub attributes: DylibAttributes,
 }
 
+/// A dylib an image lazy-loads: one `LC_LAZY_LOAD_DYLIB_INFO` (0x3A, macOS 26.4+,
+/// dyld-1376.6). Not a dylib load command: `forEachLinkedDylib` does not return it, so dyld
+/// neither loads it at launch nor searches it for weak definitions then; `_dyld_lazy_load`
+/// (dyld-1378 DyldAPIs.cpp:4301) `dlopen`s it on the first call into it and binds the listed
+/// symbols with a two-level lookup, not weak coalescing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LazyLoadDylib {
+    /// The path dyld loads it by (`@rpath/…`, an absolute path …), escaped as one line.
+    pub load_path: String,
+    /// `flags` bit 0: it may be missing ("weak linked").
+    pub weak_link: bool,
+    /// How many symbols the image binds to it on first use.
+    pub symbols: u32,
+}
+
 /// What dyld needs to find an image's dependencies: from its load commands.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Linkage {
@@ -574,6 +726,8 @@ pub struct Linkage {
     pub dylibs: Vec<LinkedDylib>,
     /// `LC_RPATH` paths, in order.
     pub rpaths: Vec<String>,
+    /// `LC_LAZY_LOAD_DYLIB_INFO` dylibs, in order: not loaded at launch.
+    pub lazy_dylibs: Vec<LazyLoadDylib>,
 }
 
 /// What a report's image was read from: JSON `input_kind`.

@@ -741,6 +741,16 @@ PLIST
   plink "$rx/main" -rpath @executable_path "$o/rx_main.o" "$rx/libre.dylib" \
     "$rx/libdelayinit.dylib"
 
+  # --- Lazy/: a main executable that imports nothing (page-in linking is all dyld prints for
+  # it) and lazy-loads liblazy.dylib: testdata/add-lazy-load.py writes the
+  # LC_LAZY_LOAD_DYLIB_INFO ld64.lld-22 cannot write. liblazy has weak definitions: not loaded
+  # at launch, it is not searched ---
+  local lz="$PROC/Lazy"
+  compile "$WORK/obj" x86_64 12.0 default v1 process/lazy_main process/lazy_lib
+  plink "$lz/liblazy.dylib" -dylib -install_name @rpath/liblazy.dylib "$o/lazy_lib.o"
+  plink "$lz/main" -rpath @executable_path "$o/lazy_main.o"
+  python3 "$HERE/add-lazy-load.py" "$lz/main" @rpath/liblazy.dylib __Z7LazyRuni
+
   # --- bad/: processes dyld cannot (fully) load, and bundles without a readable Info.plist ---
   local bad="$PROC/bad"
   # cycle: main -> libcycle_a -> libcycle_b -> libcycle_a. libcycle_a is linked twice: first
@@ -1064,10 +1074,10 @@ cp -R "$HIDE" "$HERE/hide"
 cp "$WORK/expected.tsv" "$TSV"
 # process/: replace what the build makes; expected.md and expected-winners.tsv are hand-written.
 rm -rf "$HERE/process/App.app" "$HERE/process/App-v2.app" "$HERE/process/Reexport" \
-  "$HERE/process/bad"
+  "$HERE/process/Lazy" "$HERE/process/bad"
 mkdir -p "$HERE/process"
-cp -R "$PROC/App.app" "$PROC/App-v2.app" "$PROC/Reexport" "$PROC/bad" "$PROC/objdump-dylibs.txt" \
-  "$HERE/process/"
+cp -R "$PROC/App.app" "$PROC/App-v2.app" "$PROC/Reexport" "$PROC/Lazy" "$PROC/bad" \
+  "$PROC/objdump-dylibs.txt" "$HERE/process/"
 
 echo
 echo "fixtures in $BIN ($(du -ck "$BIN"/* | tail -n1 | cut -f1) KiB):"

@@ -1833,7 +1833,16 @@ pub fn render(data: &[u8]) {
     let verified = old.iter().find(|i| !i.is_log()).and_then(|binary| {
         let mut notes = Vec::new();
         let log = pick_log_image(binary, &new, None, &mut notes).ok()?;
-        verify(binary, log, by, Some(20), 1, notes, NameStyle::Demangled).ok()
+        verify(
+            binary,
+            &new[log],
+            by,
+            Some(20),
+            1,
+            notes,
+            NameStyle::Demangled,
+        )
+        .ok()
     });
     let check = check_report(&old, &new, by);
     for (what, text) in render_all(
@@ -2027,7 +2036,7 @@ pub fn pairs(data: &[u8]) {
         check_verify(binary, binary, Vec::new());
         let mut notes = Vec::new();
         if let Ok(log) = pick_log_image(binary, &new, None, &mut notes) {
-            check_verify(binary, log, notes);
+            check_verify(binary, &new[log], notes);
         }
     }
     baseline_round_trip(&old, by);

@@ -130,6 +130,12 @@ fn every_log_gives_the_figures_in_expected_tsv() {
             r.weak_bind_sites,
             "{what} sites"
         );
+        let role = match r.role.as_str() {
+            "main" => "main",
+            "inserted" => "inserted",
+            _ => "loaded",
+        };
+        assert_eq!(img["log"]["role"], role, "{what} role");
         if r.role == "main" {
             if let Some(n) = r.override_checks {
                 assert_eq!(img["log"]["lookups_without_bind"], n, "{what}");
@@ -177,18 +183,40 @@ fn every_log_gives_the_figures_in_expected_tsv() {
 
 #[test]
 fn every_dyld_format_is_detected() {
-    for (file, format) in [
-        ("dyld2-macos11.log", "dyld2"),
-        ("dyld4-macos14-opcodes.log", "dyld4_no_lookups"),
-        ("dyld4-macos14-chained.log", "dyld4_no_lookups"),
-        ("dyld4-macos15-opcodes.log", "dyld4"),
-        ("dyld4-macos15-chained.log", "dyld4"),
-        ("dyld4-macos26-opcodes.log", "dyld4_macos26"),
-        ("dyld4-macos26-chained.log", "dyld4_macos26"),
+    let d1231 = "dyld-1231.3 and later (macOS 15.0 and later)";
+    let d1323 = "dyld-1323.3 and later (macOS 26.0 and later)";
+    for (file, format, dyld) in [
+        (
+            "dyld2-macos11.log",
+            "dyld2",
+            "dyld-852.2 and earlier (macOS 11 and earlier)",
+        ),
+        (
+            "dyld4-macos14-opcodes.log",
+            "dyld4_no_lookups",
+            "dyld-940 to dyld-1286.10 (macOS 12.0 to 15.6)",
+        ),
+        (
+            "dyld4-macos14-chained.log",
+            "dyld4_no_lookups",
+            "dyld-1042.1 and later (macOS 13.0 and later)",
+        ),
+        (
+            "dyld4-macos15-opcodes.log",
+            "dyld4",
+            "dyld-1231.3 to dyld-1286.10 (macOS 15.0 to 15.6)",
+        ),
+        ("dyld4-macos15-chained.log", "dyld4", d1231),
+        ("dyld4-macos26-opcodes.log", "dyld4_macos26", d1323),
+        ("dyld4-macos26-chained.log", "dyld4_macos26", d1323),
+        ("dyld4-macos26-inserted-opcodes.log", "dyld4_macos26", d1323),
+        ("dyld4-macos26-lazy-load.log", "dyld4_macos26", d1323),
+        ("dyld4-macos15-renamed.log", "dyld4", d1231),
     ] {
         let doc = json(&["scan", &log(file), "--format", "json"]);
         let l = &doc["images"][0]["log"];
         assert_eq!(l["format"], format, "{file}");
+        assert_eq!(l["dyld"], dyld, "{file}");
         assert_eq!(l["unrecognized_dyld_lines"], 0, "{file}");
         assert_eq!(
             l["program_output_lines"],
@@ -254,6 +282,52 @@ const VERIFY: &[(&str, &str, i32, &str)] = &[
         "dyld2-macos11.log",
         0,
         "coalesced_targets",
+    ),
+    // DYLD_INSERT_LIBRARIES: the inserted dylibs are fixed up before the main executable.
+    (
+        "app-default-chained-x86_64",
+        "dyld4-macos15-inserted.log",
+        0,
+        "lookups",
+    ),
+    (
+        "app-default-opcodes-x86_64",
+        "dyld4-macos26-inserted-opcodes.log",
+        0,
+        "lookups",
+    ),
+    (
+        "libweak-chained-x86_64.dylib",
+        "dyld4-macos15-inserted.log",
+        0,
+        "lookups",
+    ),
+    // A renamed re-export: bind lines print __ZdlPv for __ZdlPvm.
+    (
+        "app-default-chained-x86_64",
+        "dyld4-macos15-renamed.log",
+        0,
+        "lookups",
+    ),
+    (
+        "app-default-opcodes-x86_64",
+        "dyld4-macos14-renamed-opcodes.log",
+        0,
+        "weak_bind_targets",
+    ),
+    // A function variant in the cache: non-weak, it wins for a chained requester; an opcode
+    // requester skips it.
+    (
+        "app-default-chained-x86_64",
+        "dyld4-macos26-variants-chained.log",
+        0,
+        "lookups",
+    ),
+    (
+        "app-default-opcodes-x86_64",
+        "dyld4-macos26-variants-opcodes.log",
+        0,
+        "lookups",
     ),
     // The wrong binary for the log.
     (
@@ -327,6 +401,217 @@ fn verify_reports_what_a_leak_adds() {
 }
 
 #[test]
+fn regression_verify_compared_the_main_executable_with_an_inserted_dylib() {
+    // The log names no image like v2: the fallback is the log's main executable, which two
+    // inserted dylibs were fixed up before, not the first image fixed up.
+    let out = weakscan()
+        .args([
+            "verify",
+            &bin("app-v2-default-chained-x86_64"),
+            &log("dyld4-macos15-inserted.log"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["log"]["image"], "app-default-chained-x86_64");
+    assert_eq!(doc["totals"]["predicted"], 143);
+    assert_eq!(doc["totals"]["seen"], 83);
+    assert_eq!(doc["totals"]["predicted_not_seen"], 60);
+    assert_eq!(doc["totals"]["seen_not_predicted"], 0);
+}
+
+#[test]
+fn regression_verify_found_no_image_without_weak_binds() {
+    // client.dylib was inserted and binds nothing weak: 3 bind lines, no lookups. It is in
+    // the log all the same, by its name or with --image.
+    let client = testdata()
+        .join("importers/client.dylib")
+        .display()
+        .to_string();
+    let inserted = log("dyld4-macos15-inserted.log");
+    for extra in [&[][..], &["--image", "client.dylib"]] {
+        let mut args = vec!["verify", &client, &inserted, "--format", "json"];
+        args.extend(extra);
+        let doc = json(&args);
+        assert_eq!(doc["log"]["image"], "client.dylib");
+        assert_eq!(doc["log"]["log"]["role"], "inserted");
+        assert_eq!(doc["log"]["log"]["image_lines"]["bind"], 3);
+        assert_eq!(doc["totals"]["predicted"], 0);
+        assert_eq!(doc["agrees"], true);
+    }
+}
+
+#[test]
+fn a_process_verify_leaves_inserted_dylibs_out() {
+    let out = weakscan()
+        .args([
+            "verify",
+            "--process",
+            &bin("app-default-chained-x86_64"),
+            &log("dyld4-macos15-inserted.log"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let only: Vec<(&str, bool, u64)> = doc["log_only"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["image"].as_str().unwrap(),
+                l["inserted"].as_bool().unwrap(),
+                l["seen_lookups"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        only,
+        [("libweak.dylib", true, 21), ("client.dylib", true, 0)]
+    );
+    assert_eq!(doc["differences"], 0);
+    assert!(
+        doc["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("21 lookups in the log come from dylibs inserted before the main executable"),
+        "{}",
+        doc["notes"]
+    );
+}
+
+#[test]
+fn regression_a_page_in_only_log_named_no_image() {
+    // Lazy/main has no bind target: its page-in lines are all the log has, and they name it.
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos15-pagein-only.log"),
+        "--format",
+        "json",
+    ]);
+    let img = &doc["images"][0];
+    assert_eq!(doc["images"].as_array().unwrap().len(), 1);
+    assert_eq!(img["image"], "main");
+    assert_eq!(img["fixup_format"], "chained");
+    assert_eq!(img["log"]["image_path"], "/Users/ci/build/Lazy/main");
+    assert_eq!(img["log"]["image_lines"]["page_in"], 2);
+    assert_eq!(img["weak_bind_symbols"], 0);
+    let main = testdata().join("process/Lazy/main").display().to_string();
+    let doc = json(&[
+        "verify",
+        &main,
+        &log("dyld4-macos15-pagein-only.log"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["log"]["image"], "main");
+    assert_eq!(doc["basis"], "weak_bind_targets");
+    assert_eq!(doc["agrees"], true);
+}
+
+#[test]
+fn regression_a_renamed_weak_bind_was_a_difference() {
+    // macOS 14 prints no lookup line: the bind line's name (found through libc++'s renamed
+    // re-export) is all the log has. The target of the same index is matched as renamed.
+    let doc = json(&[
+        "verify",
+        &bin("app-default-opcodes-x86_64"),
+        &log("dyld4-macos14-renamed-opcodes.log"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["basis"], "weak_bind_targets");
+    assert_eq!(doc["totals"]["predicted_not_seen"], 0);
+    assert_eq!(doc["totals"]["seen_not_predicted"], 0);
+    assert_eq!(doc["agrees"], true);
+    let r = &doc["renamed"];
+    assert_eq!(r.as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r[0]["predicted"], "__ZdlPvm");
+    assert_eq!(r[0]["seen"], "__ZdlPv");
+    assert_eq!(r[0]["supplier"], "libc++abi.dylib");
+    // A binary that really binds another symbol is not matched away: v2's extra targets shift
+    // the indices and make the lists unequal.
+    let out = weakscan()
+        .args([
+            "verify",
+            &bin("app-v2-default-opcodes-x86_64"),
+            &log("dyld4-macos14-renamed-opcodes.log"),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["renamed"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn regression_renamed_binds_broke_the_appended_treat_as_weak_targets() {
+    // The appended __ZdlPvm target is printed as __ZdlPv: taken by its lookup's name, the 22
+    // appended targets are recognized and are not the image's weak binds.
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos15-renamed.log"),
+        "--format",
+        "json",
+    ]);
+    let img = &doc["images"][0];
+    assert_eq!(img["weak_bind_targets"], 39);
+    assert_eq!(img["seen_weak_lookups"], 83);
+    assert_eq!(img["log"]["lookups_without_bind"], 22);
+    assert_eq!(img["log"]["renamed_binds"], 2);
+}
+
+#[test]
+fn a_function_variant_is_the_supplier_of_a_chained_requester() {
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos26-variants-chained.log"),
+        "--format",
+        "json",
+        "--by",
+        "symbol",
+    ]);
+    let img = &doc["images"][0];
+    let forms: Vec<&str> = img["log"]["forms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["form"].as_str().unwrap())
+        .collect();
+    assert!(forms.contains(&"bind_variant"), "{forms:?}");
+    let new = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["mangled"] == "__Znwm")
+        .unwrap();
+    assert_eq!(new["suppliers"][0]["image"], "/usr/lib/libc++.1.dylib");
+    let doc = json(&[
+        "scan",
+        &log("dyld4-macos26-variants-opcodes.log"),
+        "--format",
+        "json",
+        "--by",
+        "symbol",
+    ]);
+    let new = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["mangled"] == "__Znwm")
+        .unwrap();
+    assert_eq!(new["suppliers"][0]["image"], "/usr/lib/libc++abi.dylib");
+}
+
+#[test]
 fn verify_without_anything_to_compare_is_an_error() {
     let out = weakscan()
         .args([
@@ -360,10 +645,14 @@ fn verify_needs_one_slice_and_a_known_image() {
         String::from_utf8_lossy(&out.stderr)
             .contains("pick the one the log was recorded from with --arch")
     );
+    // A dylib the log does not name.
     let out = weakscan()
         .args([
             "verify",
-            &bin("libweak-chained-x86_64.dylib"),
+            &testdata()
+                .join("importers/libapi.dylib")
+                .display()
+                .to_string(),
             &log("dyld4-macos15-uselib.log"),
         ])
         .output()
@@ -372,6 +661,24 @@ fn verify_needs_one_slice_and_a_known_image() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pick one with --image"), "{err}");
     assert!(err.contains("libweak.dylib"), "{err}");
+    // libweak-chained-x86_64.dylib is loaded as libweak.dylib: its install name's leaf.
+    let doc = json(&[
+        "verify",
+        &bin("libweak-chained-x86_64.dylib"),
+        &log("dyld4-macos15-uselib.log"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(doc["log"]["image"], "libweak.dylib");
+    assert!(
+        doc["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("named like the install name \"@rpath/libweak.dylib\""),
+        "{}",
+        doc["notes"]
+    );
+    assert_eq!(doc["agrees"], true);
     let ok = weakscan()
         .args([
             "verify",

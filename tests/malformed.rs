@@ -318,6 +318,11 @@ fn corpus() -> Vec<Case> {
     let mut b = std::fs::read(testdata().join("attr/libdescriptors_a.a")).expect("archive");
     b[8 + 48..8 + 58].copy_from_slice(b"9999999999");
     cases.push(case("archive-member-size-lies", b));
+    // An LC_LAZY_LOAD_DYLIB_INFO whose load path starts past its data.
+    let mut b = std::fs::read(testdata().join("process/Lazy/main")).expect("Lazy/main");
+    let data = le32(&b, command(&b, 0x3a) + 8) as usize;
+    put32(&mut b, data, 0xffff);
+    cases.push(case("lazy-load-path-past-data", b));
     cases
 }
 

@@ -1458,3 +1458,56 @@ fn strace_missing(what: &str) {
     );
     crate::util::skip(&format!("strace not installed: {what}"));
 }
+
+/// testdata/process/Lazy: main's LC_LAZY_LOAD_DYLIB_INFO names @rpath/liblazy.dylib, which dyld
+/// does not load at launch (dyld-1376.6+): listed, not loaded, not searched.
+#[test]
+fn regression_lazy_load_dylibs_were_not_listed() {
+    let out = weakscan()
+        .args(["scan", "--format", "json", &bundle("Lazy")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = &doc["processes"][0];
+    let images: Vec<&str> = p["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["image"].as_str().unwrap())
+        .collect();
+    assert_eq!(images, ["main", "/usr/lib/libSystem.B.dylib"]);
+    assert_eq!(p["images_searched"], 0);
+    let lazy = &p["images"][0]["dependencies"][1];
+    assert_eq!(lazy["install_name"], "@rpath/liblazy.dylib");
+    assert_eq!(lazy["load_command"], "LC_LAZY_LOAD_DYLIB_INFO");
+    assert_eq!(lazy["attributes"], serde_json::json!(["lazy_load"]));
+    assert!(lazy["image"].is_null());
+    let table = weakscan().args(["scan", &bundle("Lazy")]).output().unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("lazy-load: main loads @rpath/liblazy.dylib on first use"),
+        "{text}"
+    );
+}
+
+/// dyld-1376.6 loads a lazy-load dylib on first use: a log then shows its lookups after the
+/// launch. They are not the launch's: listed, not counted.
+#[test]
+fn regression_a_lazy_loaded_dylib_failed_process_verify() {
+    let log = testdata()
+        .join("logs/dyld4-macos26-lazy-load.log")
+        .display()
+        .to_string();
+    let out = weakscan()
+        .args(["verify", "--format", "json", &bundle("Lazy"), &log])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let only = &doc["log_only"][0];
+    assert_eq!(only["image"], "liblazy.dylib");
+    assert_eq!(only["lazy_load"], true);
+    assert_eq!(only["seen_lookups"], 2);
+    assert_eq!(doc["differences"], 0);
+}

@@ -56,8 +56,21 @@ fn load_commands(b: &[u8]) -> Vec<(usize, u32, usize)> {
 
 /// One export-trie terminal: a definition at `address`, or a re-export of `ordinal`'s `import`.
 enum Entry {
-    Def { weak: bool, address: u64 },
-    Reexport { ordinal: u64, import: &'static str },
+    Def {
+        weak: bool,
+        address: u64,
+    },
+    Reexport {
+        ordinal: u64,
+        import: &'static str,
+    },
+    /// `EXPORT_SYMBOL_FLAGS_FUNCTION_VARIANT` (0x20), with the weak bit or not: the default
+    /// implementation's address, then the function-variant table index.
+    FunctionVariant {
+        weak: bool,
+        address: u64,
+        table: u64,
+    },
 }
 
 /// A valid export trie of `entries`, flat: the root's edges are the whole names, in descending
@@ -86,6 +99,15 @@ fn flat_trie(entries: &[(String, Entry)]) -> Vec<u8> {
                 uleb(*ordinal, &mut t);
                 t.extend_from_slice(import.as_bytes());
                 t.push(0);
+            }
+            Entry::FunctionVariant {
+                weak,
+                address,
+                table,
+            } => {
+                uleb(0x20 | if *weak { 0x04 } else { 0 }, &mut t);
+                uleb(*address, &mut t);
+                uleb(*table, &mut t);
             }
         }
         uleb(t.len() as u64, &mut nodes);
@@ -338,6 +360,47 @@ fn a_reexport_entry_leads_to_the_definition_it_names() {
     assert_eq!(image(&p, "libbase.dylib")["wins"], 1);
     assert_eq!(image(&p, "libre.dylib")["wins"], 2, "its own Slot<short>");
     assert!(problems(&p).is_empty(), "{:?}", problems(&p));
+}
+
+/// dyld-1284.13+ `Loader::hasExportedSymbol` takes a function-variant export for a non-weak
+/// definition, whatever its weak bit: libbase's Slot<long>() made one replaces libdelayinit's
+/// weak definition, found first (Loader.cpp:3025-3031 at dyld-1378).
+#[test]
+fn regression_a_function_variant_export_was_a_weak_definition_in_coalescing() {
+    let before = scan(&testdata().join("process/Reexport"));
+    assert_eq!(winners(&before)[SLOT_LONG].0, "libdelayinit.dylib");
+    for weak in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = copy_fixture(tmp.path());
+        let libbase = dir.join("libbase.dylib");
+        let address = exports_with(&libbase, Vec::new())
+            .into_iter()
+            .find_map(|(n, e)| match e {
+                Entry::Def { address, .. } if n == SLOT_LONG => Some(address),
+                _ => None,
+            })
+            .unwrap();
+        let entries = exports_with(
+            &libbase,
+            vec![(
+                SLOT_LONG.into(),
+                Entry::FunctionVariant {
+                    weak,
+                    address,
+                    table: 0,
+                },
+            )],
+        );
+        write_trie(&libbase, &flat_trie(&entries));
+        let p = scan(&dir);
+        assert_eq!(winners(&p)[SLOT_LONG].0, "libbase.dylib", "weak bit {weak}");
+        assert_eq!(
+            definers(&p, SLOT_LONG),
+            ["libdelayinit.dylib (weak)", "libbase.dylib (strong)"],
+            "weak bit {weak}"
+        );
+        assert!(problems(&p).is_empty(), "{:?}", problems(&p));
+    }
 }
 
 /// A re-export of libSystem (ordinal 2: outside, not read) and one of an ordinal libre does not

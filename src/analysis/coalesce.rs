@@ -97,15 +97,19 @@ pub struct ImageCost {
 pub struct Dependency {
     /// The install name it names.
     pub install_name: String,
-    /// `LC_LOAD_DYLIB`, `LC_LOAD_WEAK_DYLIB`, `LC_REEXPORT_DYLIB` or `LC_LOAD_UPWARD_DYLIB`.
+    /// `LC_LOAD_DYLIB`, `LC_LOAD_WEAK_DYLIB`, `LC_REEXPORT_DYLIB` or `LC_LOAD_UPWARD_DYLIB`;
+    /// `LC_LAZY_LOAD_DYLIB_INFO` for a lazy-load dylib (dyld-1376.6+), listed after them: not
+    /// loaded at launch, so not searched for weak definitions then.
     pub load_command: &'static str,
     /// Written as a `struct dylib_use_command` (marker 0x1a741800): its attributes are its
     /// `flags`, not its command.
     pub dylib_use_command: bool,
     /// The attributes dyld acts on, from the command or its `flags`: `weak_link`,
-    /// `reexport`, `upward`, `delay_init` (a re-export is never weak-linked nor delay-init).
+    /// `reexport`, `upward`, `delay_init` (a re-export is never weak-linked nor delay-init);
+    /// `lazy_load` (and `weak_link` when it may be missing) for a lazy-load dylib.
     pub attributes: Vec<&'static str>,
-    /// The image it loaded (index in the load order), or `null` when missing or unusable.
+    /// The image it loaded (index in the load order), or `null` when missing, unusable, or
+    /// lazy-loaded (not loaded at launch).
     pub image: Option<usize>,
 }
 
@@ -1182,12 +1186,37 @@ fn image_cost(i: usize, pi: &crate::process::ProcessImage) -> ImageCost {
                     _ => None,
                 },
             })
+            .chain(
+                linkage
+                    .into_iter()
+                    .flat_map(|l| &l.lazy_dylibs)
+                    .map(lazy_dependency),
+            )
             .collect(),
         weak_definitions: pi.image.as_ref().map(|im| im.weak_definitions.len()),
         delay_loaded: pi.delay_loaded,
         ..ImageCost::default()
     }
 }
+
+/// A lazy-load dylib as a dependency: listed, never loaded at launch (`image` null) nor searched
+/// for weak definitions then (dyld-1376.6+: `forEachLinkedDylib` does not return it).
+fn lazy_dependency(d: &crate::model::LazyLoadDylib) -> Dependency {
+    let mut attributes = vec!["lazy_load"];
+    if d.weak_link {
+        attributes.push("weak_link");
+    }
+    Dependency {
+        install_name: d.load_path.clone(),
+        load_command: LC_LAZY_LOAD_DYLIB_INFO,
+        dylib_use_command: false,
+        attributes,
+        image: None,
+    }
+}
+
+/// The load command name [`Dependency::load_command`] gives a lazy-load dylib.
+pub const LC_LAZY_LOAD_DYLIB_INFO: &str = "LC_LAZY_LOAD_DYLIB_INFO";
 
 /// How an image was found, in a few words.
 fn found_text(f: &crate::process::Found) -> String {

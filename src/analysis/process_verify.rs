@@ -8,6 +8,8 @@
 //!   on disk, not in the log               → all its predicted lookups are "predicted, not seen"
 //!   outside (shared cache), not read      → its seen lookups are listed, not compared
 //! each image of the log that is not in the process:
+//!   inserted before the main executable   → listed (DYLD_INSERT_LIBRARIES), not compared
+//!   a lazy-load dylib of a process image  → listed (loaded after the launch), not compared
 //!   a system path (/usr/lib, /System)     → listed (the shared cache), not compared
 //!   any other                             → its seen lookups are "seen, not predicted": dyld
 //!                                           loaded an image weakscan did not find
@@ -18,10 +20,11 @@
 use super::demangle::NameStyle;
 use super::group::GroupBy;
 use super::verify::{
-    Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol, counted_differences, verify,
+    Basis, Counts, RenamedBind, VerifyGroup, VerifyReport, VerifySymbol, counted_differences,
+    verify,
 };
 use crate::error::Result;
-use crate::model::Image;
+use crate::model::{Image, LogRole};
 use crate::process::Process;
 use crate::process::resolve::is_system;
 use serde::Serialize;
@@ -57,6 +60,8 @@ pub struct ImageVerify {
     pub groups: Vec<VerifyGroup>,
     /// Symbols with a difference.
     pub symbols: Vec<VerifySymbol>,
+    /// Weak-bind targets the log prints under a renamed re-export's name, matched.
+    pub renamed: Vec<RenamedBind>,
     /// Remarks of the comparison.
     pub notes: Vec<String>,
     /// The whole comparison, for a compared image (the table prints it for an image that
@@ -75,6 +80,12 @@ pub struct LogOnly {
     pub seen_lookups: usize,
     /// Under `/usr/lib` or `/System` (the shared cache): listed, not counted.
     pub system: bool,
+    /// Fixed up before the main executable: a `DYLD_INSERT_LIBRARIES` dylib, not part of the
+    /// program: listed, not counted.
+    pub inserted: bool,
+    /// A lazy-load dylib of an image of the process (`LC_LAZY_LOAD_DYLIB_INFO`): loaded after
+    /// the launch, on first use, so not in the launch's process: listed, not counted.
+    pub lazy_load: bool,
 }
 
 /// `weakscan verify` of a process.
@@ -111,6 +122,7 @@ impl ImageVerify {
             basis: None,
             groups: Vec::new(),
             symbols: Vec::new(),
+            renamed: Vec::new(),
             notes: Vec::new(),
             report: None,
         }
@@ -170,6 +182,7 @@ pub fn verify_process(
                         .filter(|s| differs(&s.counts))
                         .cloned()
                         .collect(),
+                    renamed: r.renamed.clone(),
                     notes: r.notes.clone(),
                     report: Some(Box::new(r)),
                 }
@@ -202,11 +215,20 @@ pub fn verify_process(
                 .map(|pi| leaf(&pi.name)),
         )
         .collect();
+    let lazy_leaves: std::collections::BTreeSet<String> = process
+        .images
+        .iter()
+        .filter_map(|pi| pi.image.as_ref()?.linkage.as_ref())
+        .flat_map(|l| &l.lazy_dylibs)
+        .map(|d| leaf(&d.load_path))
+        .collect();
     let mut log_only = Vec::new();
     for (_, l) in log.iter().enumerate().filter(|(i, _)| !used[*i]) {
         let system = system_leaves.contains(&l.name);
+        let inserted = l.log().is_some_and(|s| s.role == LogRole::Inserted);
+        let lazy_load = !inserted && lazy_leaves.contains(&l.name);
         let seen = l.lookups.len();
-        if !system {
+        if !system && !inserted && !lazy_load {
             let c = Counts::of(0, seen);
             totals.add(&c);
             differences += c.differences();
@@ -215,12 +237,38 @@ pub fn verify_process(
             image: l.name.clone(),
             seen_lookups: seen,
             system,
+            inserted,
+            lazy_load,
         });
     }
     let mut notes = Vec::new();
+    let inserted_seen: usize = log_only
+        .iter()
+        .filter(|l| l.inserted && !l.system)
+        .map(|l| l.seen_lookups)
+        .sum();
+    if log_only.iter().any(|l| l.inserted) {
+        notes.push(format!(
+            "{} in the log {} from dylibs inserted before the main executable (DYLD_INSERT_LIBRARIES), which are not part of the process: not compared",
+            crate::text::count(inserted_seen, "lookup", "lookups"),
+            if inserted_seen == 1 { "comes" } else { "come" }
+        ));
+    }
+    let lazy_seen: usize = log_only
+        .iter()
+        .filter(|l| l.lazy_load && !l.system)
+        .map(|l| l.seen_lookups)
+        .sum();
+    if log_only.iter().any(|l| l.lazy_load) {
+        notes.push(format!(
+            "{} in the log {} from lazy-load dylibs (LC_LAZY_LOAD_DYLIB_INFO), loaded after the launch on first use: not compared",
+            crate::text::count(lazy_seen, "lookup", "lookups"),
+            if lazy_seen == 1 { "comes" } else { "come" }
+        ));
+    }
     let outside_seen: usize = log_only
         .iter()
-        .filter(|l| l.system)
+        .filter(|l| l.system && !l.inserted && !l.lazy_load)
         .map(|l| l.seen_lookups)
         .sum();
     if outside_seen > 0 {

@@ -4,7 +4,9 @@ use super::demangle::{Demangled, NameStyle, needs_demangling};
 use super::diff::{GroupDelta, Paired, SymbolChanges, pair_groups, symbol_changes};
 use super::group::{Group, GroupBy, GroupStats, GroupTable, SupplierCount, supplier_counts};
 use crate::error::{Error, Result};
-use crate::model::{AttributionSource, FixupFormat, Image, LogFacts, LogFormat, Name};
+use crate::model::{
+    AttributionSource, FixupFormat, Image, ImageLines, LogFacts, LogFormat, LogRole, MainBy, Name,
+};
 use serde::Serialize;
 
 /// Image-level facts and the figures, as printed in summaries and JSON `images`. A figure the
@@ -101,6 +103,23 @@ pub struct LogSummary {
     pub format: LogFormat,
     /// The process read (`null` for dyld2).
     pub pid: Option<u32>,
+    /// `main`, `inserted` (fixed up before the main executable: `DYLD_INSERT_LIBRARIES`) or
+    /// `loaded`.
+    pub role: LogRole,
+    /// For the main executable, how it was told: `appended_treat_as_weak`, `not_a_library`,
+    /// `first_fixed_up`, `named` (by `verify`) or `unnamed` (no image fixed up); `null` for the
+    /// other images.
+    pub main_by: Option<MainBy>,
+    /// Position among the images the log fixes up (0: the first); `null` for an unnamed main
+    /// executable.
+    pub fixup_order: Option<u32>,
+    /// The image's full path, when the log prints one (page-in line, `using … in PATH`).
+    pub image_path: Option<String>,
+    /// The image's own lines, by kind.
+    pub image_lines: ImageLines,
+    /// Bind lines that name the symbol found through a renamed re-export, not the one looked
+    /// up.
+    pub renamed_binds: u64,
     /// Line counts and the processes seen.
     #[serde(flatten)]
     pub facts: std::sync::Arc<LogFacts>,
@@ -146,6 +165,12 @@ impl ImageSummary {
             log: image.log().map(|l| LogSummary {
                 format: l.format,
                 pid: l.pid,
+                role: l.role,
+                main_by: l.main_by,
+                fixup_order: l.fixup_order,
+                image_path: l.image_path.as_ref().map(|p| p.to_string()),
+                image_lines: l.lines,
+                renamed_binds: l.renamed_binds,
                 facts: l.facts.clone(),
             }),
             attribution: AttributionSummary::of(image, counts.counted),

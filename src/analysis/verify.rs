@@ -10,7 +10,7 @@ use super::demangle::{NameStyle, demangle_all};
 use super::group::{GroupBy, NO_SUPPLIER, SupplierCount, suppliers};
 use super::report::ImageSummary;
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Image, LogFormat};
+use crate::model::{Image, LogFormat, LogRole, LookupReason, MH_WEAK_DEFINES};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -102,6 +102,21 @@ pub struct VerifySymbol {
     pub supplier: Option<String>,
 }
 
+/// A weak-bind target the log prints under another name than the binary binds: the name found
+/// in the target image through a renamed re-export (dyld's `Loader::hasExportedSymbol` follows
+/// `EXPORT_SYMBOL_FLAGS_REEXPORT` with an import name). Matched, not counted as a difference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct RenamedBind {
+    /// dyld's bind-target index (`<image/bind#N>` of the weak-bind targets).
+    pub index: usize,
+    /// The name the binary binds (raw).
+    pub predicted: String,
+    /// The name the bind line prints (raw).
+    pub seen: String,
+    /// The image the log says it was bound to.
+    pub supplier: Option<String>,
+}
+
 /// `weakscan verify`.
 #[derive(Debug, Clone)]
 pub struct VerifyReport {
@@ -121,6 +136,9 @@ pub struct VerifyReport {
     pub groups_total: usize,
     /// Every symbol whose counts differ, sorted by demangled name.
     pub symbols: Vec<VerifySymbol>,
+    /// Weak-bind targets the log prints under the name a renamed re-export led to, matched
+    /// by their bind-target index (only when weak-bind targets are compared).
+    pub renamed: Vec<RenamedBind>,
     /// Differences allowed.
     pub tolerance: usize,
     /// `totals.differences() <= tolerance`.
@@ -142,16 +160,19 @@ pub fn counted_differences(basis: Basis, totals: &Counts) -> usize {
     }
 }
 
-/// Picks the image of `log` that `binary` is: `image_name` if given, else the binary's file
-/// name, else (for a main executable) the log's main executable.
+/// Picks the image of `log` that `binary` is, by name, never by position: `image_name` if
+/// given (an image's name or full path); else the image named like the binary's file; else
+/// the one named like its install name (`LC_ID_DYLIB`: its leaf, or the full path the log
+/// prints); else, for a main executable, the log's main executable ([`LogRole::Main`], which
+/// inserted dylibs fixed up before it are not), with a note. Returns its index in `log`.
 ///
 /// Errors: no such image in the log (usage error listing the log's images).
-pub fn pick_log_image<'a>(
+pub fn pick_log_image(
     binary: &Image,
-    log: &'a [Image],
+    log: &[Image],
     image_name: Option<&str>,
     notes: &mut Vec<String>,
-) -> Result<&'a Image> {
+) -> Result<usize> {
     let listed = || {
         log.iter()
             .map(|i| i.name.as_str())
@@ -159,25 +180,49 @@ pub fn pick_log_image<'a>(
             .join(", ")
     };
     let log_path = log.first().map_or("", |i| i.path.as_str());
+    let path_of = |i: &Image| i.log().and_then(|l| l.image_path.clone());
     if let Some(want) = image_name {
-        return log.iter().find(|i| i.name == want).ok_or_else(|| {
-            Error::new(
-                ErrorKind::Usage,
-                Path::new(log_path),
-                format!("no image {want:?} in the log (images: {})", listed()),
-            )
-        });
+        return log
+            .iter()
+            .position(|i| i.name == want || path_of(i).is_some_and(|p| p == want))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Usage,
+                    Path::new(log_path),
+                    format!("no image {want:?} in the log (images: {})", listed()),
+                )
+            });
     }
-    if let Some(i) = log.iter().find(|i| i.name == binary.name) {
-        return Ok(i);
+    if let Some(k) = log.iter().position(|i| i.name == binary.name) {
+        return Ok(k);
     }
-    match log.first() {
-        Some(main) if binary.is_main_executable() => {
+    let install_name = binary
+        .linkage
+        .as_ref()
+        .and_then(|l| l.install_name.as_deref());
+    if let Some(id) = install_name {
+        let id_leaf = id.rsplit('/').next().unwrap_or(id);
+        if let Some(k) = log
+            .iter()
+            .position(|i| i.name == id_leaf || path_of(i).is_some_and(|p| p == id))
+        {
+            notes.push(format!(
+                "compared with the log's image {:?}, named like the install name {id:?}",
+                log[k].name
+            ));
+            return Ok(k);
+        }
+    }
+    let main = log
+        .iter()
+        .position(|i| i.log().is_some_and(|l| l.role == LogRole::Main));
+    match main {
+        Some(k) if binary.is_main_executable() => {
             notes.push(format!(
                 "the log names no image {:?}; compared with its main executable {:?} (--image to choose)",
-                binary.name, main.name
+                binary.name, log[k].name
             ));
-            Ok(main)
+            Ok(k)
         }
         _ => Err(Error::new(
             ErrorKind::Usage,
@@ -189,6 +234,38 @@ pub fn pick_log_image<'a>(
             ),
         )),
     }
+}
+
+/// The lookups of `log_image` to hold against `binary`'s predictions. The lookups no bind line
+/// followed are `handleStrongWeakDefOverrides`' checks, made for the main executable when it
+/// has `MH_WEAK_DEFINES` and otherwise for the first on-disk image with weak definitions and
+/// opcode fixups (dyld-1378 JustInTimeLoader.cpp:714-747), which the log does not name: they
+/// are left out, with a note, unless `binary` is a main executable with `MH_WEAK_DEFINES` (what
+/// [`crate::model::predict_lookups`] predicts them for).
+fn seen_lookups<'a>(binary: &Image, log_image: &'a Image, notes: &mut Vec<String>) -> Vec<&'a str> {
+    let own_checks =
+        binary.is_main_executable() && binary.flags.unwrap_or(0) & MH_WEAK_DEFINES != 0;
+    let is_check = |l: &&crate::model::Lookup| l.reason == LookupReason::StrongOverrideCheck;
+    let checks = log_image.lookups.iter().filter(is_check).count();
+    if own_checks || checks == 0 {
+        return log_image
+            .lookups
+            .iter()
+            .map(|l| l.symbol.as_str())
+            .collect();
+    }
+    notes.push(format!(
+        "{} the log shows without a bind line {} dyld's strong-override checks (handleStrongWeakDefOverrides), made for a main executable with MH_WEAK_DEFINES, which {} is not: not compared",
+        crate::text::count(checks, "lookup", "lookups"),
+        if checks == 1 { "is one of" } else { "are" },
+        binary.name
+    ));
+    log_image
+        .lookups
+        .iter()
+        .filter(|l| !is_check(l))
+        .map(|l| l.symbol.as_str())
+        .collect()
 }
 
 /// Compares `binary` with `log_image`, names shown in `style`.
@@ -211,11 +288,7 @@ pub fn verify(
         (
             Basis::Lookups,
             binary.lookups.iter().map(|l| l.symbol.as_str()).collect(),
-            log_image
-                .lookups
-                .iter()
-                .map(|l| l.symbol.as_str())
-                .collect(),
+            seen_lookups(binary, log_image, &mut notes),
         )
     } else if log_image.targets_known() {
         let dyld2 = log_src.is_some_and(|l| l.format == LogFormat::Dyld2);
@@ -254,6 +327,19 @@ pub fn verify(
                 log_image.name
             ),
         ));
+    };
+    let mut seen = seen;
+    let renamed = if basis == Basis::WeakBindTargets {
+        renamed_binds(binary, log_image, &predicted, &mut seen)
+    } else {
+        if let Some(n) = log_src.map(|l| l.renamed_binds).filter(|&n| n > 0) {
+            notes.push(format!(
+                "{} of the log {} the symbol found through a renamed re-export: compared by the name looked up",
+                crate::text::count(n, "bind line", "bind lines"),
+                if n == 1 { "names" } else { "name" }
+            ));
+        }
+        Vec::new()
     };
     let count = |v: &[&str]| -> BTreeMap<String, usize> {
         let mut m = BTreeMap::new();
@@ -351,11 +437,65 @@ pub fn verify(
         groups,
         groups_total,
         symbols,
+        renamed,
         tolerance,
         group_by: by,
         demangle_failures: names.failures,
         demangle_failures_by_reason: names.reasons,
     })
+}
+
+/// The weak-bind targets `log_image` prints under another name than `binary` binds, matched
+/// by dyld's bind-target index: for opcode fixups, dyld numbers the weak-bind ("override")
+/// targets in the order of the binary's weak-bind stream (`forEachBindTarget_Opcodes`), the
+/// order of both lists. A pair is a renamed bind when the two lists are as long, the names
+/// differ, each is one the other side lacks (`predicted` against `seen`, as multisets) and the
+/// log bound it to another image (a re-export leads elsewhere). Each one found turns its entry
+/// of `seen` into the predicted name, so that it is not a difference.
+fn renamed_binds<'a>(
+    binary: &'a Image,
+    log_image: &Image,
+    predicted: &[&'a str],
+    seen: &mut [&'a str],
+) -> Vec<RenamedBind> {
+    let opcodes = |i: &Image| i.fixup_format == Some(crate::model::FixupFormat::Opcodes);
+    let (b, l) = (&binary.bind_targets, &log_image.bind_targets);
+    if !opcodes(binary) || !opcodes(log_image) || b.len() != l.len() || b.len() != seen.len() {
+        return Vec::new();
+    }
+    let mut left_predicted: HashMap<&str, isize> = HashMap::new();
+    for p in predicted {
+        *left_predicted.entry(p).or_default() += 1;
+    }
+    let mut left_seen: HashMap<&str, isize> = HashMap::new();
+    for s in seen.iter() {
+        *left_seen.entry(s).or_default() += 1;
+        *left_predicted.entry(s).or_default() -= 1;
+    }
+    for p in predicted {
+        *left_seen.entry(p).or_default() -= 1;
+    }
+    let mut out = Vec::new();
+    for (i, (bt, lt)) in b.iter().zip(l).enumerate() {
+        let (want, got) = (bt.symbol.as_str(), lt.symbol.as_str());
+        let elsewhere = lt.supplier.as_ref().is_some_and(|s| *s != log_image.name);
+        if want == got || !elsewhere {
+            continue;
+        }
+        let (p, q) = (left_predicted.get(want), left_seen.get(got));
+        if p.is_some_and(|&n| n > 0) && q.is_some_and(|&n| n > 0) {
+            left_predicted.entry(want).and_modify(|n| *n -= 1);
+            left_seen.entry(got).and_modify(|n| *n -= 1);
+            seen[i] = want;
+            out.push(RenamedBind {
+                index: i,
+                predicted: want.to_string(),
+                seen: got.to_string(),
+                supplier: lt.supplier.as_ref().map(|s| s.to_string()),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -18,9 +18,11 @@ pub struct VerifyArgs {
     /// Predicted but not seen, plus seen but not predicted.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub tolerance: usize,
-    /// The log's image to compare with.
+    /// The log's image to compare with (its name or full path).
     ///
-    /// Default: the binary's file name, else the log's main executable.
+    /// Default: the image named like the binary's file, else like its install name, else
+    /// (for a main executable) the log's main executable — not the first image fixed up:
+    /// DYLD_INSERT_LIBRARIES dylibs come before it.
     #[arg(long, value_name = "NAME")]
     pub image: Option<String>,
     #[command(flatten)]

@@ -63,9 +63,13 @@ pub fn run(req: &VerifyRequest, opts: &RenderOptions) -> Result<u8> {
         ));
     };
     read.kind = Some(FileKind::Log);
-    let log_images = read_input(&req.log, &read)?;
+    let mut log_images = read_input(&req.log, &read)?;
     let mut notes = Vec::new();
-    let log_image = pick_log_image(binary_image, &log_images, req.image.as_deref(), &mut notes)?;
+    let mut k = pick_log_image(binary_image, &log_images, req.image.as_deref(), &mut notes)?;
+    if binary_image.is_main_executable() {
+        k = crate::log::set_main(&mut log_images, k);
+    }
+    let log_image = &log_images[k];
     let report = verify(
         binary_image,
         log_image,
@@ -105,7 +109,15 @@ fn run_process(
     };
     let mut read = req.read.clone();
     read.kind = Some(FileKind::Log);
-    let log_images = read_input(&req.log, &read)?;
+    let mut log_images = read_input(&req.log, &read)?;
+    // The log's main executable is the process's, by name (inserted dylibs come before it).
+    let main_name = process.main().image.as_ref().map(|i| i.name.as_str());
+    if let Some(k) = log_images
+        .iter()
+        .position(|l| Some(l.name.as_str()) == main_name)
+    {
+        crate::log::set_main(&mut log_images, k);
+    }
     let report = crate::analysis::process_verify::verify_process(
         process,
         &log_images,

@@ -12,4 +12,4 @@ pub mod line;
 pub mod reader;
 pub mod record;
 
-pub use record::{read_log, read_log_from};
+pub use record::{read_log, read_log_from, set_main};

@@ -44,8 +44,12 @@ pub const EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION: u64 = 0x04;
 pub const EXPORT_SYMBOL_FLAGS_REEXPORT: u64 = 0x08;
 /// `EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER`: a stub plus a resolver function follow.
 pub const EXPORT_SYMBOL_FLAGS_STUB_AND_RESOLVER: u64 = 0x10;
-/// `EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER`.
-pub const EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER: u64 = 0x20;
+/// `EXPORT_SYMBOL_FLAGS_FUNCTION_VARIANT` (dyld-1378 mach_o/UnsafeHeader.h:62-63; older
+/// `<mach-o/loader.h>` named 0x20 `EXPORT_SYMBOL_FLAGS_STATIC_RESOLVER`): the address is the
+/// default implementation, a function-variant table index follows it. dyld-1284.13+
+/// `Loader::hasExportedSymbol` takes such an export for a non-weak definition whatever its weak
+/// bit ([`Export::is_weak_definition`]).
+pub const EXPORT_SYMBOL_FLAGS_FUNCTION_VARIANT: u64 = 0x20;
 
 /// What a terminal of the trie points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,8 +85,19 @@ pub struct Export {
     pub target: ExportTarget,
 }
 
+/// Whether a terminal with `flags` is a weak definition in dyld's coalescing:
+/// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION` set, and not a re-export (whose definition is another
+/// image's) nor a function variant (dyld-1378 Loader.cpp:3305-3323 `Loader::hasExportedSymbol`
+/// returns `isWeakDef = false` for one: it replaces an earlier weak definition, :3025-3031, and
+/// an opcode-fixup requester skips one in the shared cache, :3010-3013).
+pub fn weak_definition_flags(flags: u64) -> bool {
+    flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0
+        && flags & (EXPORT_SYMBOL_FLAGS_REEXPORT | EXPORT_SYMBOL_FLAGS_FUNCTION_VARIANT) == 0
+}
+
 impl Export {
-    /// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION` is set.
+    /// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION` is set (the file's flag: what llvm-objdump prints
+    /// `[weak_def]` for; coalescing asks [`weak_definition_flags`]).
     pub fn is_weak_definition(&self) -> bool {
         self.flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0
     }

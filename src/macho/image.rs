@@ -872,10 +872,24 @@ fn chained_targets(
 pub enum ExportKind {
     /// `EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION`.
     Weak,
-    /// A definition without the weak flag (regular, thread-local, absolute, resolver).
+    /// A definition without the weak flag (regular, thread-local, absolute, resolver), or a
+    /// function variant.
     Strong,
     /// `EXPORT_SYMBOL_FLAGS_REEXPORT`: defined by one of the image's dependencies.
     Reexport,
+}
+
+/// What a weak-def lookup finds in an export-trie terminal with `flags`: a re-export, or a
+/// definition weak only when dyld's coalescing takes it for one (a function variant is not:
+/// [`crate::macho::export_trie::weak_definition_flags`]).
+pub fn export_kind(flags: u64) -> ExportKind {
+    if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
+        ExportKind::Reexport
+    } else if crate::macho::export_trie::weak_definition_flags(flags) {
+        ExportKind::Weak
+    } else {
+        ExportKind::Strong
+    }
 }
 
 /// Calls `found(name, kind)` for each name that slice `loc` of `file` exports, in trie order,
@@ -897,17 +911,7 @@ pub fn for_each_export(
         u64::from(r.size),
         "export trie",
     )?;
-    walk_export_trie(&trie, |name, flags, _| {
-        let kind = if flags & EXPORT_SYMBOL_FLAGS_REEXPORT != 0 {
-            ExportKind::Reexport
-        } else if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0 {
-            ExportKind::Weak
-        } else {
-            ExportKind::Strong
-        };
-        found(name, kind);
-    })
-    .map_err(|e| {
+    walk_export_trie(&trie, |name, flags, _| found(name, export_kind(flags))).map_err(|e| {
         file.error(
             ErrorKind::Malformed,
             format!("{}: export trie: {e}", loc.arch),
@@ -918,6 +922,20 @@ pub fn for_each_export(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regression_a_function_variant_export_was_weak_when_its_weak_bit_was_set() {
+        // dyld-1284.13+ hasExportedSymbol: a function variant is a non-weak definition.
+        assert_eq!(export_kind(0x04), ExportKind::Weak);
+        assert_eq!(export_kind(0x20), ExportKind::Strong);
+        assert_eq!(export_kind(0x24), ExportKind::Strong);
+        assert_eq!(export_kind(0x0c), ExportKind::Reexport);
+        assert_eq!(
+            export_kind(0x01 | 0x04),
+            ExportKind::Weak,
+            "thread-local weak"
+        );
+    }
 
     #[test]
     fn targets_defined_here_take_the_last_definition_of_their_text_in_halves_or_not() {

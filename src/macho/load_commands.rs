@@ -9,10 +9,13 @@
 //! Every command must have `cmdsize` ≥ 8, a multiple of 8, inside `sizeofcmds`; segments'
 //! sections must fit their command; LINKEDIT ranges must lie inside the slice. Duplicate
 //! `LC_DYLD_INFO(_ONLY)`, `LC_DYLD_EXPORTS_TRIE` or `LC_DYLD_CHAINED_FIXUPS` are refused, as
-//! dyld does (`MachOAnalyzer::validLinkedit`).
+//! dyld does (`MachOAnalyzer::validLinkedit`). `LC_LAZY_LOAD_DYLIB_INFO` (0x3A, which goblin
+//! does not know) is read by `lazy_load.rs`, once its data is known to lie in LINKEDIT apart
+//! from the other blobs.
 
 use super::cursor::symbol_name;
 use super::file::{MachOFile, SliceLocation};
+use super::lazy_load::{LC_LAZY_LOAD_DYLIB_INFO, parse_lazy_load_dylib};
 use crate::error::{ErrorKind, Result};
 use crate::model::{DylibAttributes, DylibLink, Linkage, LinkedDylib};
 use goblin::mach::header::{Header64, SIZEOF_HEADER_64};
@@ -251,6 +254,8 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             });
         }
     };
+    // LC_LAZY_LOAD_DYLIB_INFO data, read once the blobs are known not to overlap.
+    let mut lazy: Vec<LinkeditRange> = Vec::new();
     let mut off = 0usize;
     for i in 0..header.ncmds {
         let size = cmds
@@ -266,6 +271,27 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
             return Err(bad(format!("load command {i} has invalid cmdsize {size}")));
         }
         let bytes = &cmds[off..off + size];
+        if super::cursor::le_u32(bytes, 0) == Some(LC_LAZY_LOAD_DYLIB_INFO) {
+            let field = |at: usize| super::cursor::le_u32(bytes, at);
+            let (Some(dataoff), Some(datasize)) = (field(8), field(12)) else {
+                return Err(bad(format!(
+                    "LC_LAZY_LOAD_DYLIB_INFO: cmdsize {size} is too small for a linkedit_data_command"
+                )));
+            };
+            if u64::from(dataoff) + u64::from(datasize) > loc.size {
+                return Err(bad(format!(
+                    "truncated: LC_LAZY_LOAD_DYLIB_INFO (offset {dataoff:#x}, {datasize} bytes) ends past the end of the slice ({} bytes)",
+                    loc.size
+                )));
+            }
+            blob("lazy-load dylib info", dataoff, datasize.into());
+            lazy.push(LinkeditRange {
+                offset: dataoff,
+                size: datasize,
+            });
+            off += size;
+            continue;
+        }
         let mut at = 0usize;
         let lc = LoadCommand::parse(bytes, &mut at, LE)
             .map_err(|e| bad(format!("load command {i}: {e}")))?;
@@ -472,6 +498,17 @@ pub fn read_load_commands(file: &MachOFile, loc: &SliceLocation) -> Result<LoadC
     }
     check_segment_overlap(&out.segments).map_err(bad)?;
     check_linkedit_layout(&out.segments, blobs).map_err(bad)?;
+    // The blobs do not overlap: all of them together are at most the slice.
+    for r in lazy {
+        let data = file.read_range(
+            loc.offset + u64::from(r.offset),
+            u64::from(r.size),
+            "lazy-load dylib info",
+        )?;
+        let dylib = parse_lazy_load_dylib(&data)
+            .map_err(|e| bad(format!("LC_LAZY_LOAD_DYLIB_INFO at {:#x}: {e}", r.offset)))?;
+        out.linkage.lazy_dylibs.push(dylib);
+    }
     Ok(out)
 }
 

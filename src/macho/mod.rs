@@ -12,6 +12,7 @@ pub mod export_trie;
 pub mod file;
 pub mod image;
 pub mod imports;
+pub mod lazy_load;
 pub mod load_commands;
 pub mod lookup_budget;
 pub mod object;

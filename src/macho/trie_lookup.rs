@@ -26,7 +26,7 @@
 //! [`super::lookup_budget::LookupBudget`].
 
 use super::cursor::Cursor;
-use super::export_trie::{EXPORT_SYMBOL_FLAGS_REEXPORT, EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION};
+use super::export_trie::{EXPORT_SYMBOL_FLAGS_REEXPORT, weak_definition_flags};
 use super::file::{MachOFile, SliceLocation};
 use super::load_commands::read_load_commands;
 use crate::error::{ParseError, Result};
@@ -60,9 +60,10 @@ impl Terminal<'_> {
         }
     }
 
-    /// A weak definition (`EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION`, not a re-export).
+    /// A weak definition as dyld's coalescing takes it (not a re-export, not a function
+    /// variant: [`weak_definition_flags`]).
     pub fn is_weak_definition(&self) -> bool {
-        matches!(self, Terminal::Definition { flags } if flags & EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION != 0)
+        matches!(self, Terminal::Definition { flags } if weak_definition_flags(*flags))
     }
 }
 
@@ -289,8 +290,20 @@ pub fn read_export_trie(file: &MachOFile, loc: &SliceLocation) -> Result<Vec<u8>
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::macho::export_trie::parse_export_trie;
     use crate::macho::export_trie::tests::two_symbol_trie;
+    use crate::macho::export_trie::{EXPORT_SYMBOL_FLAGS_WEAK_DEFINITION, parse_export_trie};
+
+    #[test]
+    fn regression_a_function_variant_terminal_was_a_weak_definition() {
+        // Root with one edge "_f" to a terminal: flags FUNCTION_VARIANT | WEAK_DEFINITION,
+        // address 0x10, variant table 0 (dyld-1284.13+: a non-weak definition).
+        let t = [0u8, 1, b'_', b'f', 0, 6, 3, 0x24, 0x10, 0x00, 0];
+        let term = lookup(&t, b"_f").unwrap().unwrap();
+        assert_eq!(term.flags(), 0x24);
+        assert!(!term.is_weak_definition());
+        let plain = [0u8, 1, b'_', b'f', 0, 6, 2, 0x04, 0x10, 0];
+        assert!(lookup(&plain, b"_f").unwrap().unwrap().is_weak_definition());
+    }
 
     #[test]
     fn find_export_follows_the_path_of_the_name() {

@@ -5,7 +5,9 @@ use crate::analysis::check::CheckReport;
 use crate::analysis::diff::{GroupDelta, StatsDelta, SymbolChanges, percent_change};
 use crate::analysis::group::{Group, GroupStats};
 use crate::analysis::report::{DiffReport, ImageSummary, PairReport, ScanReport};
-use crate::analysis::verify::{Basis, Counts, VerifyGroup, VerifyReport, VerifySymbol};
+use crate::analysis::verify::{
+    Basis, Counts, RenamedBind, VerifyGroup, VerifyReport, VerifySymbol,
+};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -385,6 +387,9 @@ pub(crate) struct VerifyJson<'a> {
     agrees: bool,
     groups: &'a [VerifyGroup],
     symbols: &'a [VerifySymbol],
+    /// Weak-bind targets the log prints under the name a renamed re-export led to, matched by
+    /// their bind-target index, not counted as differences.
+    renamed: &'a [RenamedBind],
     demangle_failures: usize,
     /// The same names by why: only the reasons that occurred; left out when none was kept raw.
     #[serde(skip_serializing_if = "crate::analysis::demangle::FailureReasons::is_empty")]
@@ -409,6 +414,7 @@ pub fn verify(out: &mut dyn Write, r: &VerifyReport) -> io::Result<()> {
             agrees: r.agrees,
             groups: &r.groups,
             symbols: &r.symbols,
+            renamed: &r.renamed,
             demangle_failures: r.demangle_failures,
             demangle_failures_by_reason: r.demangle_failures_by_reason,
         },

@@ -170,6 +170,14 @@ fn tables(
         for i in slowing(p) {
             writeln!(out, "slows every lookup: {}", slows(&i.image, i))?;
         }
+        for (i, d) in lazy_loads(p) {
+            writeln!(
+                out,
+                "lazy-load: {} loads {} on first use (LC_LAZY_LOAD_DYLIB_INFO): not loaded at launch, not searched for weak definitions then",
+                cell(&i.image),
+                cell(&d.install_name)
+            )?;
+        }
         if !p.problems.is_empty() {
             writeln!(
                 out,
@@ -189,6 +197,23 @@ fn tables(
         }
     }
     Ok(())
+}
+
+/// Each image's lazy-load dylibs (`LC_LAZY_LOAD_DYLIB_INFO`), in load order.
+fn lazy_loads(
+    p: &Coalescing,
+) -> impl Iterator<
+    Item = (
+        &crate::analysis::coalesce::ImageCost,
+        &crate::analysis::coalesce::Dependency,
+    ),
+> {
+    p.images.iter().flat_map(|i| {
+        i.dependencies
+            .iter()
+            .filter(|d| d.load_command == crate::analysis::coalesce::LC_LAZY_LOAD_DYLIB_INFO)
+            .map(move |d| (i, d))
+    })
 }
 
 /// The finding on an image that [`slowing`] lists, after `image` (as each format shows it).
@@ -331,6 +356,14 @@ pub fn markdown(
                 out,
                 "- override: {}",
                 overridden(&code(&o.symbol), &code(&o.winner))
+            )?;
+        }
+        for (i, d) in lazy_loads(p) {
+            writeln!(
+                out,
+                "- lazy-load: {} loads {} on first use (`LC_LAZY_LOAD_DYLIB_INFO`): not loaded at launch, not searched for weak definitions then",
+                code(&i.image),
+                code(&d.install_name)
             )?;
         }
         for c in slowing(p) {

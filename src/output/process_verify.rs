@@ -53,18 +53,23 @@ fn tables(out: &mut dyn Write, r: &ProcessVerifyReport, opts: &RenderOptions) ->
         ]);
     }
     for l in &r.log_only {
-        let what = if l.system {
+        let what = if l.inserted {
+            "only in the log (inserted before the main executable, not compared)"
+        } else if l.lazy_load {
+            "only in the log (lazy-load dylib, loaded after the launch, not compared)"
+        } else if l.system {
             "only in the log (system image, not compared)"
         } else {
             "only in the log: not found on disk"
         };
+        let counted = !l.system && !l.inserted && !l.lazy_load;
         t.row([
             cell(&l.image),
             cell(what),
             0.to_string(),
             l.seen_lookups.to_string(),
             0.to_string(),
-            (if l.system { 0 } else { l.seen_lookups }).to_string(),
+            (if counted { l.seen_lookups } else { 0 }).to_string(),
         ]);
     }
     writeln!(out, "{t}")?;

@@ -1,7 +1,9 @@
 //! dyld4's load order, on disk.
 //!
 //! dyld-1378 `dyldMain.cpp` `prepare()` makes the main executable's loader, then calls
-//! `loadDependents` on it (and on inserted libraries, which a static analysis has none of).
+//! `loadDependents` on it (and on inserted libraries, which a static analysis has none of: dyld
+//! moves them ahead of the main executable in `state.loaded`, a log shows them, `verify` leaves
+//! them out). `LC_LAZY_LOAD_DYLIB_INFO` dylibs are not loaded at launch: not followed here.
 //! `JustInTimeLoader::loadDependents(image)`:
 //!
 //! ```text

@@ -120,6 +120,17 @@ dyld4 (tags dyld-1122.1 = macOS 14, dyld-1231.3 = macOS 15, dyld-1323.3 = macOS 
     are checked against testdata/process/expected-winners.tsv and the
     on-disk load order against testdata/process/expected.md.
 
+  * The shapes of logs people capture (inserted_world, dyld4_lazy, make_cache variants):
+    DYLD_INSERT_LIBRARIES dylibs, moved ahead of the main executable in state.loaded
+    (dyldMain.cpp:638 at dyld-1231.3, DyldRuntimeState.cpp:653 at dyld-1323.3), so fixed up and
+    searched first; an image without bind targets, whose page-in lines are all it prints; a
+    renamed re-export, after which a bind line prints the name found in the target image
+    (Loader::hasExportedSymbol, Loader.cpp:3270-3302 at dyld-1378); a function-variant export,
+    non-weak in coalescing (:3305-3323), printed "<%s/variant-table#%d('%s')>)"
+    (JustInTimeLoader.cpp:814); and a lazy-load dylib (LC_LAZY_LOAD_DYLIB_INFO, dyld-1376.6),
+    dlopen'ed on first use by _dyld_lazy_load (DyldAPIs.cpp:4301), after the launch, when
+    page-in linking prints nothing (Loader.cpp:2129).
+
 dyld2 (tag dyld-852.2 = macOS 11)
   * ImageLoaderMachO::bindLocation (src/ImageLoaderMachO.cpp:1970, formats at :1980 and :1985):
     "dyld: %sbind: %s:0x%08lX = %s:%s, *0x%08lX = 0x%08lX" with "" / "lazy " /
@@ -614,6 +625,13 @@ class Image:
         self.deps = list(deps)  # images, in LC_LOAD_DYLIB order
         self.reexports = list(reexports)
         self.patch_uses = {}  # export name -> [cache locations using it]
+        # renamed re-exports of the export trie: name -> (image, name there)
+        self.renamed = {}
+        # function-variant exports (EXPORT_SYMBOL_FLAGS_FUNCTION_VARIANT): name -> table index;
+        # their `exports` entry is (default implementation's address, False): dyld-1284.13+
+        # Loader::hasExportedSymbol returns isWeakDef = false for them (Loader.cpp:3305-3323 at
+        # dyld-1378)
+        self.variants = {}
 
     def is_opcodes(self):
         return self.macho is not None and not self.macho.chained
@@ -664,6 +682,23 @@ def make_cache(os_name, variant=None):
                         {"_write": (cache_addr(kern_base, "_write"), False)})
     c["system"] = Image("/usr/lib/libSystem.B.dylib", True, False, b(0x7FF8245A1000), {},
                         reexports=[c["libc"], c["kernel"], c["libdyld"], c["abi"]])
+    if variant == "renamed":
+        # Sized delete forwarded to unsized delete: libc++abi does not export __ZdlPvm, and
+        # libc++'s export trie has it as a re-export of libc++abi's __ZdlPv (an
+        # EXPORT_SYMBOL_FLAGS_REEXPORT entry with an import name). Made up, like the rest.
+        # libSystem re-exports libc++ too here, so that the two-level binds of __ZdlPvm to
+        # libSystem resolve (through the same renamed entry).
+        del c["abi"].exports["__ZdlPvm"]
+        c["cxx"].renamed["__ZdlPvm"] = (c["abi"], "__ZdlPv")
+        c["system"].reexports.append(c["cxx"])
+    if variant == "fvariant":
+        # libc++ exports operator new as a function variant (non-weak, variant table 0): made
+        # up. libc++abi's weak definition is found first; the variant, later in the search,
+        # replaces it for a chained requester ("non-weak wins over previous weak-def",
+        # Loader.cpp:3025-3031 at dyld-1378); an opcode requester skips it, a non-weak
+        # definition in the shared cache (rdar://75956202, :3010-3013).
+        c["cxx"].exports["__Znwm"] = (cache_addr(c["cxx"].base, "__Znwm"), False)
+        c["cxx"].variants["__Znwm"] = 0
     # Patchable uses in the cache (made up): libc++ and libc++abi each use
     # every operator new/delete once through their GOT.
     data_base = b(0x7FF84A0C0000)
@@ -673,9 +708,14 @@ def make_cache(os_name, variant=None):
 
 
 def resolve_in(img, name):
-    """Two-level namespace lookup in a dylib and what it re-exports."""
+    """Two-level namespace lookup in a dylib and what it re-exports. Returns (image, address),
+    and the name there when a renamed re-export led to it."""
     if name in img.exports:
         return img, img.exports[name][0]
+    if name in img.renamed:
+        tgt, tname = img.renamed[name]
+        got = resolve_in(tgt, tname)
+        return got and (got[0], got[1], got[2] if len(got) > 2 else tname)
     for r in img.reexports:
         got = resolve_in(r, name)
         if got:
@@ -688,12 +728,17 @@ def resolve_in(img, name):
 
 
 class Dyld4:
-    def __init__(self, version, pid, loaded):
-        assert version in ("1122", "1231", "1323")
+    def __init__(self, version, pid, loaded, main=None, inserted=()):
+        assert version in ("1122", "1231", "1323", "1376")
         self.version = version
+        # dyld-1376.6 (macOS 26.4) prints what dyld-1323.3 prints
+        self.v1323 = version in ("1323", "1376")
         self.pid = pid
         self.loaded = loaded
-        self.main = loaded[0]
+        # inserted dylibs come before the main executable in state.loaded
+        self.main = main or loaded[0]
+        self.inserted = list(inserted)
+        self.launched = False
         self.out = []  # (kind, text, info)
         self.fixed_up = set()
         self.cache_mem = {}
@@ -708,7 +753,7 @@ class Dyld4:
         if verbose:
             self.log("looking for weak-def symbol '%s':" % name, "lookup", name=name, image=requester, role=role)
         opcode_client = (not requester.in_cache) and requester.is_opcodes()
-        found = None  # (image, addr, weak)
+        found = None  # (image, addr, weak, name in that image)
         cache_results = []
 
         def patch_block():
@@ -727,27 +772,36 @@ class Dyld4:
             for ldr in lst:
                 if not ldr.weak_defines:
                     continue
-                if name not in ldr.exports:
+                # Loader::hasExportedSymbol: a renamed re-export is followed (the search is
+                # promoted to a static link), and the result names the image and the name there
+                # (dyld/Loader.cpp:3270-3302 at dyld-1378)
+                if name in ldr.exports:
+                    tgt, tname = ldr, name
+                elif name in ldr.renamed:
+                    tgt, tname = ldr.renamed[name]
+                    if tname not in tgt.exports:
+                        continue
+                else:
                     continue
-                addr, weak = ldr.exports[name]
+                addr, weak = tgt.exports[tname]
                 if opcode_client and not weak and ldr.in_cache:
                     continue  # rdar://75956202
-                if ldr.in_cache and ldr not in self.fixed_up:
-                    cache_results.append((ldr, addr))
+                if tgt.in_cache and ldr not in self.fixed_up:
+                    cache_results.append((tgt, addr))
                 if found is None:
-                    found = (ldr, addr, weak)
+                    found = (tgt, addr, weak, tname, tgt.variants.get(tname))
                     if verbose:
-                        self.log("  using '%s' in %s" % (name, ldr.path), "using", name=name, supplier=ldr)
+                        self.log("  using '%s' in %s" % (name, tgt.path), "using", name=name, supplier=tgt)
                 if not weak and found[2]:
-                    found = (ldr, addr, weak)
+                    found = (tgt, addr, weak, tname, tgt.variants.get(tname))
                     if verbose:
-                        self.log("  using non-weak '%s' in %s" % (name, ldr.path), "using", name=name, supplier=ldr)
-            if self.version == "1323":
+                        self.log("  using non-weak '%s' in %s" % (name, tgt.path), "using", name=name, supplier=tgt)
+            if self.v1323:
                 if found:
                     break
             else:
                 patch_block()  # inside the list loop up to dyld-1231.3
-        if self.version == "1323":
+        if self.v1323:
             patch_block()
         if found:
             return found
@@ -772,16 +826,24 @@ class Dyld4:
             for n in TREAT_AS_WEAK:
                 self.weak_lookup(ldr, n, True, "override")
 
-    def bind_line(self, img, idx, addr, tgt, name, override, appended=False):
-        if self.version == "1323" and not override:
-            fmt = "<%s/bind#%d> -> 0x%x <%s/%s>)"
+    def bind_line(self, img, idx, addr, tgt, name, override, appended=False, looked_up=None, variant=None):
+        """`name` is the target's name in the image bound to (target.targetSymbolName, which a
+        renamed re-export changes); `looked_up`, when given, the name the image binds;
+        `variant`, the function-variant table index of a target that is one."""
+        if self.v1323 and not override and variant is not None:
+            # JustInTimeLoader.cpp:814 at dyld-1378 (dyld-1323.3+)
+            text = "<%s/bind#%d> -> 0x%x <%s/variant-table#%d('%s')>)" % (
+                img.leaf, idx, addr, tgt.leaf, variant, name)
+        elif self.v1323 and not override:
+            text = "<%s/bind#%d> -> 0x%x <%s/%s>)" % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name)
         else:
-            fmt = "<%s/bind#%d> -> 0x%x (%s/%s)"
-        self.log(fmt % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name), "bind",
-                 image=img, index=idx, name=name, override=override, addr=addr, target=tgt, appended=appended)
+            text = "<%s/bind#%d> -> 0x%x (%s/%s)" % (img.leaf, idx, addr, tgt.leaf if tgt else "<none>", name)
+        self.log(text, "bind",
+                 image=img, index=idx, name=looked_up or name, printed=name, override=override, addr=addr,
+                 target=tgt, appended=appended)
 
     def fixup(self, loc, value, suffix):
-        if self.version == "1323":
+        if self.v1323:
             return "fixup: *0x%010X = 0x%016X%s" % (loc, value, suffix)
         return "fixup: *0x%012X = 0x%012X%s" % (loc, value, suffix)
 
@@ -792,10 +854,11 @@ class Dyld4:
             # import binds to 0 (Loader::resolveSymbol, dyld/Loader.cpp:2492-2494,
             # :2748-2751 at dyld-1231.3); printed as "<none>" (JustInTimeLoader.cpp:814)
             assert weak_import, (img.path, name)
-            return None, 0
+            return None, 0, name
         got = resolve_in(dep, name)
         assert got, (img.path, name)
-        return got
+        # the bind line prints the name in the image bound to (a renamed re-export's)
+        return got[0], got[1], got[2] if len(got) > 2 else name
 
     def apply_fixups(self, img):
         if img.in_cache:
@@ -818,10 +881,10 @@ class Dyld4:
                             errors.append(name)
                         self.bind_line(img, idx, 0, None, name, False, appended)
                     else:
-                        self.bind_line(img, idx, r[1], r[0], name, False, appended)
+                        self.bind_line(img, idx, r[1], r[0], r[3], False, appended, looked_up=name, variant=r[4])
                 else:
-                    tgt, addr = self.resolve_ordinal(img, ordinal, name, weak_import)
-                    self.bind_line(img, idx, addr, tgt, name, False)
+                    tgt, addr, printed = self.resolve_ordinal(img, ordinal, name, weak_import)
+                    self.bind_line(img, idx, addr, tgt, printed, False, looked_up=name)
                 idx += 1
             if errors:
                 msg = ""
@@ -839,7 +902,10 @@ class Dyld4:
                 ro = "SG_READ_ONLY" in seg["flags"]
                 if (ro or cs["page_count"] > 1) and len(kernel) < 5:
                     kernel.append((seg, cs))
-            if kernel:
+            # After the launch (libSystem initialized: a dlopen'ed image) every region goes to
+            # dyld_map_with_linking_np, which prints nothing (Loader.cpp:2055 at dyld-1231.3,
+            # :2129 and :2091-2105 at dyld-1378).
+            if kernel and not self.launched:
                 self.log("Setting up kernel page-in linking for %s" % img.path, "pagein")
                 for seg, cs in kernel:
                     prot = seg["initprot"]
@@ -861,10 +927,10 @@ class Dyld4:
             b["target"] = len(reg_targets) - 1
         reg_addrs = []
         for i, b in enumerate(reg_targets):
-            tgt, addr = self.resolve_ordinal(img, b["ordinal"], b["name"])
+            tgt, addr, printed = self.resolve_ordinal(img, b["ordinal"], b["name"])
             addr += b["addend"]
             reg_addrs.append(addr)
-            self.bind_line(img, i, addr, tgt, b["name"], False)
+            self.bind_line(img, i, addr, tgt, printed, False, looked_up=b["name"])
         wtargets, wsites = m.weak_targets()
         w_addrs = []
         for i, t in enumerate(wtargets):
@@ -876,7 +942,7 @@ class Dyld4:
             else:
                 addr = r[1] + t["addend"]
                 w_addrs.append(addr)
-                self.bind_line(img, i, addr, r[0], t["name"], True)
+                self.bind_line(img, i, addr, r[0], r[3], True, looked_up=t["name"])
         for loc in m.rebases:
             self.log(self.fixup(loc + slide, m.read_ptr(loc) + slide, " <rebase>"), "fixup")
         for b in m.binds + m.lazy_binds:
@@ -884,7 +950,7 @@ class Dyld4:
                                 " <%s/bind#%d>" % (img.leaf, b["target"])), "fixup")
         for loc, ti in wsites:
             if w_addrs[ti] is None:
-                fmt = "fixup: *0x%010X" if self.version == "1323" else "fixup: *0x%012X"
+                fmt = "fixup: *0x%010X" if self.v1323 else "fixup: *0x%012X"
                 self.log((fmt % (loc + slide)) + " (skipping missing weak bind) <%s/weak-bind#%d>" % (img.leaf, ti),
                          "weak_fixup", image=img)
             else:
@@ -900,6 +966,7 @@ class Dyld4:
                 # halt() -> console("%s\n", message)
                 self.log(self.error, "halt")
                 break
+        self.launched = True
         return self
 
     def text_lines(self):
@@ -1096,6 +1163,82 @@ def dyld4_process(version, os_name, app_name, variant=None, libweak=None, pid=PI
     return Dyld4(version, pid, loaded).run()
 
 
+IMP_DIR = os.path.normpath(os.path.join(HERE, "..", "importers"))
+INSERTED = "%s/libweak.dylib:%s/client.dylib" % (APP_DIR, APP_DIR)
+
+
+def inserted_world(app_macho, os_name, variant=None):
+    """DYLD_INSERT_LIBRARIES=/Users/ci/build/libweak.dylib:/Users/ci/build/client.dylib and
+    DYLD_LIBRARY_PATH=/Users/ci/build/lib, where client.dylib's @rpath/libapi.dylib is found by
+    its leaf name (neither client.dylib nor the app has an LC_RPATH). The inserted dylibs are
+    testdata/bin/libweak-chained-x86_64.dylib (chained, weak definitions and weak binds) and
+    testdata/importers/client.dylib (opcodes, 3 bind targets, none weak); libapi.dylib is
+    testdata/importers/libapi.dylib (no binds, no rebases: it prints nothing).
+
+    state.loaded (dyld-1231.3 dyldMain.cpp:600-641; RuntimeState::loadInsertedLibraries,
+    DyldRuntimeState.cpp:653-657 at dyld-1323.3): getLoader of each inserted path appends it
+    after the main executable, then "move inserted libraries ahead of main executable in
+    state.loaded, for correct flat namespace lookups" erases the main executable from the
+    front and appends it. Then loadDependents runs for the main executable and for each
+    inserted dylib in that order (dyldMain.cpp:660-676): libSystem and its cached dependents,
+    then libapi (client.dylib's)."""
+    c = make_cache(os_name, variant)
+    app = app_image(app_macho)
+    lw = image_from_macho(MACHO["libweak-chained-x86_64.dylib"], "%s/libweak.dylib" % APP_DIR, 0x104100000)
+    cl = image_from_macho(MACHO["importers/client.dylib"], "%s/client.dylib" % APP_DIR, 0x104110000)
+    api = image_from_macho(MACHO["importers/libapi.dylib"], "%s/lib/libapi.dylib" % APP_DIR, 0x104120000)
+    by_name = {"/usr/lib/libSystem.B.dylib": c["system"], "@rpath/libapi.dylib": api}
+    for img in (app, lw, cl, api):
+        img.deps = [by_name[d] for d in img.macho.dylibs]
+    loaded = [lw, cl, app, c["system"], c["libc"], c["kernel"], c["libdyld"], c["abi"], c["cxx"], api]
+    return app, [lw, cl], loaded
+
+
+def dyld4_inserted(version, os_name, app_name, variant=None):
+    app, inserted, loaded = inserted_world(MACHO[app_name], os_name, variant)
+    return Dyld4(version, PID, loaded, main=app, inserted=inserted).run()
+
+
+LAZY_DIR = os.path.normpath(os.path.join(HERE, "..", "process", "Lazy"))
+LAZY_ROOT = "/Users/ci/build/Lazy"  # where the made-up machine has testdata/process/Lazy
+
+
+def dyld4_lazy(version, os_name, first_use):
+    """testdata/process/Lazy launched: main imports nothing and has no weak definitions, so
+    its fixups are its chained rebases, which page-in linking hands to the kernel: the two
+    page-in lines are all dyld prints for it (no handleStrongWeakDefOverrides lookups: no image
+    has MH_WEAK_DEFINES and opcode fixups). Its LC_LAZY_LOAD_DYLIB_INFO names
+    @rpath/liblazy.dylib, which is not loaded at launch (forEachLinkedDylib does not return it).
+    first_use: the program then calls LazyRun, whose stub calls _dyld_lazy_load
+    (dyld/DyldAPIs.cpp:4301 at dyld-1378), which dlopen_from()s liblazy (found through main's
+    LC_RPATH @executable_path): it is appended to state.loaded and fixed up like any dlopen'ed
+    image, its weak-bind targets resolved by weak-def lookups that now search it too."""
+    c = make_cache(os_name)
+    m = MACHO["process/Lazy/main"]
+    main = image_from_macho(m, LAZY_ROOT + "/main", m.base + SLIDE)
+    main.deps = [c["system"]]
+    loaded = [main, c["system"], c["libc"], c["kernel"], c["libdyld"], c["abi"], c["cxx"]]
+    p = Dyld4(version, PID, loaded, main=main).run()
+    assert p.error is None
+    if first_use:
+        lz = image_from_macho(MACHO["process/Lazy/liblazy.dylib"], LAZY_ROOT + "/liblazy.dylib", 0x104010000)
+        lz.deps = [c["system"]]
+        p.loaded.append(lz)
+        assert p.apply_fixups(lz)
+    return p
+
+
+def lazy_header(title, version, os_name, p, figs, extra):
+    tag = {"1231": "dyld-1231.3", "1376": "dyld-1376.6"}[version]
+    osv = {"macos15": "macOS 15", "macos26": "macOS 26.4"}[os_name]
+    h = [title, "", "Replays %s (%s), dyld4 JustInTimeLoader path, DYLD_PRINT_BINDINGS=1, stderr only." % (tag, osv),
+         "Program: %s/main (testdata/process/Lazy/main), pid %d, slide 0x%X." % (LAZY_ROOT, PID, SLIDE), "",
+         "Generated by testdata/logs/gen.py from the fixtures in testdata/process/Lazy (do not edit by hand)."]
+    h += COMMON_HDR[1:] + [""] + extra + [""]
+    h += describe_dyld4(None, p, figs, None)
+    return header(h + [""])
+
+
 def dyld2_process(app_name):
     m = MACHO[app_name]
     app, loaded, c = world(m, "macos11")
@@ -1115,7 +1258,7 @@ def dyld2_process(app_name):
     # dyld2.cpp:7316 recursiveBind: regular binds of the main executable (the
     # cache images are prebound and print nothing)
     for b in m.binds:
-        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])
+        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])[:2]
         d.bind_location("", app, b["addr"] + slide, addr, tgt, b["name"], b["addend"])
     # dyld2.cpp:7330 weakBind, still with linkingMainExecutable set
     d.weak_bind()
@@ -1125,7 +1268,7 @@ def dyld2_process(app_name):
     order = ["___cxa_guard_acquire", "___cxa_guard_release", "_write", "_puts"]
     for name in order:
         b = [x for x in m.lazy_binds if x["name"] == name][0]
-        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])
+        tgt, addr = resolve_in(app.deps[b["ordinal"] - 1], b["name"])[:2]
         d.bind_location("lazy ", app, b["addr"] + slide, addr, tgt, b["name"], 0)
     return d
 
@@ -1524,7 +1667,10 @@ def dyld4_figures(proc, upto=None):
             pending = None
             if sup is not None:
                 f["weak_targets"] += 1
-                f["weak_target_syms"].setdefault(info["name"], sup)
+                # Without lookup lines the log shows only the name the bind line prints (a
+                # renamed re-export's target name); with them, the name looked up.
+                key = info.get("printed", info["name"]) if proc.version == "1122" else info["name"]
+                f["weak_target_syms"].setdefault(key, sup)
                 if info["target"] is None:
                     f["missing_weak"] += 1
         elif kind == "weak_fixup":
@@ -1575,7 +1721,7 @@ COMMON_HDR = [
 
 
 def dyld4_header(title, version, os_name, app, extra):
-    tag = {"1122": "dyld-1122.1", "1231": "dyld-1231.3", "1323": "dyld-1323.3"}[version]
+    tag = {"1122": "dyld-1122.1", "1231": "dyld-1231.3", "1323": "dyld-1323.3", "1376": "dyld-1376.6"}[version]
     osv = {"macos14": "macOS 14", "macos15": "macOS 15", "macos26": "macOS 26"}[os_name]
     h = [title, "", "Replays %s (%s), dyld4 JustInTimeLoader path, DYLD_PRINT_BINDINGS=1, stderr only." % (tag, osv),
          "Program: %s/%s (testdata/bin/%s), pid %d, slide 0x%X." % (APP_DIR, app, app, PID, SLIDE), ""]
@@ -1589,10 +1735,10 @@ def dyld4_header(title, version, os_name, app, extra):
            ("; the cache-override notice comes twice (loaded, delayLoaded lists);" if version == "1231" else ";")),
           "  JustInTimeLoader::applyFixups: bind-target lines" +
           (", regular targets in the new '<leaf/symbol>)' form, opcode weak targets in '(leaf/symbol)';"
-           if version == "1323" else " in the '(leaf/symbol)' form;"),
+           if version in ("1323", "1376") else " in the '(leaf/symbol)' form;"),
           "  JustInTimeLoader::cacheWeakDefFixup: cache-patch lines;",
           "  Loader::applyFixupsGeneric: opcode images print per-location fixups" +
-          (" (10- and 16-digit addresses)" if version == "1323" else " (12-digit addresses)") +
+          (" (10- and 16-digit addresses)" if version in ("1323", "1376") else " (12-digit addresses)") +
           "; chained images go through Loader::setUpPageInLinking (kernel page-in linking: 2 lines per image here)."]
     return header(h + [""] + extra)
 
@@ -1612,11 +1758,14 @@ def figure_row(log, proc, path, f, note):
     """'-' where the log cannot give the figure (weakscan reports null there):
     lookups on macOS 14, weak targets of chained images on macOS 14, sites of
     chained images."""
-    no_lookups = proc.version == "1122"
-    no_targets = no_lookups and not f["image"].is_opcodes()
+    # A log with no lookup line cannot give the lookup count (it may be a macOS 14 log).
+    no_lookups = proc.version == "1122" or not any(k == "lookup" for k, _, _ in proc.out)
+    no_binds = f["bind_lines"] == 0  # no bind target: no weak bind, no site
+    no_targets = no_lookups and not f["image"].is_opcodes() and not no_binds
     d = "-"
     return ({
-        "log": log, "pid": proc.pid, "image": path, "role": "main" if f["image"] is proc.main else "dylib",
+        "log": log, "pid": proc.pid, "image": path,
+        "role": "main" if f["image"] is proc.main else "inserted" if f["image"] in proc.inserted else "dylib",
         "lookups": d if no_lookups else f["lookups"],
         "override_checks": d if no_lookups else f["override"],
         "bound_lookups": d if no_lookups else f["bound_lookups"],
@@ -1624,7 +1773,7 @@ def figure_row(log, proc, path, f, note):
         "weak_targets": d if no_targets else f["weak_targets"],
         "weak_target_symbols": d if no_targets else len(f["weak_target_syms"]),
         "missing_weak": d if no_targets else f["missing_weak"],
-        "weak_bind_sites": f["sites"] if f["image"].is_opcodes() else d,
+        "weak_bind_sites": f["sites"] if f["image"].is_opcodes() or no_binds else d,
         "suppliers_lookups": d if no_lookups else fmt_sup(f["suppliers_lookups"], path),
         "suppliers_targets": d if no_targets else fmt_sup(f["suppliers_targets"], path), "note": note})
 
@@ -1635,6 +1784,10 @@ def main():
     MACHO = {n: MachO(n) for n in ("app-default-chained-x86_64", "app-default-opcodes-x86_64",
                                    "app-uselib-default-chained-x86_64", "libweak-chained-x86_64.dylib",
                                    "app-nooverride-hidden-opcodes-x86_64")}
+    for n in ("client.dylib", "libapi.dylib"):
+        MACHO["importers/" + n] = MachO("importers/" + n, os.path.join(IMP_DIR, n))
+    for n in ("main", "liblazy.dylib"):
+        MACHO["process/Lazy/" + n] = MachO("process/Lazy/" + n, os.path.join(LAZY_DIR, n))
     # Sanity checks against the figures weakscan reports for the fixtures.
     ch = MACHO["app-default-chained-x86_64"]
     assert sum(1 for i in ch.imports if i["ordinal"] == -3) == 39
@@ -1666,6 +1819,70 @@ def main():
         body = "\n".join(p.text_lines()) + "\n"
         title = TITLES[log]
         write(os.path.join(HERE, log), dyld4_header(title, ver, osn, app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
+    # DYLD_INSERT_LIBRARIES: the inserted dylibs are fixed up before the main executable
+    inserted_specs = [
+        ("dyld4-macos15-inserted.log", "1231", "macos15", "app-default-chained-x86_64"),
+        ("dyld4-macos26-inserted-opcodes.log", "1323", "macos26", "app-default-opcodes-x86_64"),
+    ]
+    for log, ver, osn, app in inserted_specs:
+        p = dyld4_inserted(ver, osn, app)
+        procs[log] = p
+        figs = dyld4_figures(p)
+        extra = ["Environment: DYLD_INSERT_LIBRARIES=%s DYLD_LIBRARY_PATH=%s/lib DYLD_PRINT_BINDINGS=1."
+                 % (INSERTED, APP_DIR),
+                 "The inserted dylibs come first in state.loaded, ahead of the main executable: they are fixed",
+                 "up first and searched first for weak definitions. client.dylib binds nothing weak: 3 regular",
+                 "targets. libapi.dylib (loaded for client.dylib) has neither binds nor rebases: no line.", ""]
+        extra += describe_dyld4(log, p, figs, None)
+        body = "\n".join(p.text_lines()) + "\n"
+        write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
+    # renamed re-exports: the bind line names what the re-export led to
+    for log, ver, osn, app in (("dyld4-macos15-renamed.log", "1231", "macos15", "app-default-chained-x86_64"),
+                               ("dyld4-macos14-renamed-opcodes.log", "1122", "macos14",
+                                "app-default-opcodes-x86_64")):
+        p = dyld4_process(ver, osn, app, "renamed")
+        procs[log] = p
+        figs = dyld4_figures(p)
+        renamed = sum(1 for k, _, i in p.out if k == "bind" and i.get("printed") != i["name"])
+        extra = describe_dyld4(log, p, figs, "renamed")
+        extra.insert(-1, "  bind-target lines naming another symbol than the one bound (renamed re-export): %d" % renamed)
+        body = "\n".join(p.text_lines()) + "\n"
+        write(os.path.join(HERE, log), dyld4_header(TITLES[log], ver, osn, app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
+    # function variants: a non-weak definition in coalescing
+    for log, app in (("dyld4-macos26-variants-chained.log", "app-default-chained-x86_64"),
+                     ("dyld4-macos26-variants-opcodes.log", "app-default-opcodes-x86_64")):
+        p = dyld4_process("1323", "macos26", app, "fvariant")
+        procs[log] = p
+        figs = dyld4_figures(p)
+        extra = describe_dyld4(log, p, figs, "fvariant")
+        body = "\n".join(p.text_lines()) + "\n"
+        write(os.path.join(HERE, log), dyld4_header(TITLES[log], "1323", "macos26", app, extra) + body, written)
+        rows += figure_rows(log, p, figs, NOTES.get(log, ""))
+
+    # testdata/process/Lazy: a main executable with page-in lines only, and a lazy-load dylib
+    for log, ver, osn, first_use in (("dyld4-macos15-pagein-only.log", "1231", "macos15", False),
+                                     ("dyld4-macos26-lazy-load.log", "1376", "macos26", True)):
+        p = dyld4_lazy(ver, osn, first_use)
+        procs[log] = p
+        figs = dyld4_figures(p)
+        extra = ["main imports nothing and has no weak definitions: its only fixups are chained rebases in",
+                 "__DATA_CONST, which page-in linking hands to the kernel, so its page-in lines are all dyld",
+                 "prints for it. Its LC_LAZY_LOAD_DYLIB_INFO (written by testdata/add-lazy-load.py) names",
+                 "@rpath/liblazy.dylib: not loaded at launch, so not searched for weak definitions then."]
+        if first_use:
+            extra += ["The program then calls LazyRun: _dyld_lazy_load dlopens liblazy.dylib, whose fixups follow",
+                      "(its two weak-bind targets, each after its lookup; no page-in line: after the launch dyld",
+                 "does the page-in linking itself, silently)."]
+        else:
+            extra += ["The program exits before calling into liblazy.dylib: it is never loaded."]
+        write(os.path.join(HERE, log), lazy_header(TITLES[log], ver, osn, p, figs, extra)
+              + "\n".join(p.text_lines()) + "\n", written)
         rows += figure_rows(log, p, figs, NOTES.get(log, ""))
 
     # dyld2
@@ -1725,9 +1942,34 @@ TITLES = {
                                          "typed operator new: the launch FAILS.",
     "dyld4-macos15-opcodes-missing.log": "app-default-opcodes-x86_64 on macOS 15 with a libc++abi whose operator "
                                          "new/delete are NOT weak: unresolved weak targets.",
+    "dyld4-macos26-variants-chained.log": "app-default-chained-x86_64 on macOS 26: libc++'s function-variant "
+                                          "__Znwm replaces libc++abi's weak one.",
+    "dyld4-macos26-variants-opcodes.log": "app-default-opcodes-x86_64 on macOS 26: an opcode requester skips "
+                                          "libc++'s function-variant __Znwm (in the shared cache).",
+    "dyld4-macos15-renamed.log": "app-default-chained-x86_64 on macOS 15: __ZdlPvm found through a renamed "
+                                 "re-export, bound as __ZdlPv.",
+    "dyld4-macos14-renamed-opcodes.log": "app-default-opcodes-x86_64 on macOS 14: __ZdlPvm found through a renamed "
+                                         "re-export, bound as __ZdlPv.",
+    "dyld4-macos15-pagein-only.log": "testdata/process/Lazy on macOS 15: a main executable whose only lines are "
+                                     "its page-in lines.",
+    "dyld4-macos26-lazy-load.log": "testdata/process/Lazy on macOS 26.4: liblazy.dylib, lazy-loaded, fixed up on "
+                                   "first use, after the launch.",
+    "dyld4-macos15-inserted.log": "app-default-chained-x86_64 on macOS 15 with two inserted dylibs "
+                                  "(DYLD_INSERT_LIBRARIES), fixed up before it.",
+    "dyld4-macos26-inserted-opcodes.log": "app-default-opcodes-x86_64 on macOS 26 with two inserted dylibs "
+                                          "(DYLD_INSERT_LIBRARIES), fixed up before it (dyld-1323.3 forms).",
 }
 
 NOTES = {
+    "dyld4-macos26-variants-chained.log": "libc++ exports __Znwm as a function variant: non-weak, it wins",
+    "dyld4-macos26-variants-opcodes.log": "libc++ exports __Znwm as a function variant: opcode requesters skip it",
+    "dyld4-macos15-renamed.log": "libc++'s trie re-exports __ZdlPvm as libc++abi's __ZdlPv: bind lines print __ZdlPv",
+    "dyld4-macos14-renamed-opcodes.log": "libc++'s trie re-exports __ZdlPvm as libc++abi's __ZdlPv: bind lines "
+                                         "print __ZdlPv",
+    "dyld4-macos15-pagein-only.log": "no bind target: the page-in lines name the image",
+    "dyld4-macos26-lazy-load.log": "liblazy.dylib: LC_LAZY_LOAD_DYLIB_INFO, loaded on first use (dlopen)",
+    "dyld4-macos15-inserted.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
+    "dyld4-macos26-inserted-opcodes.log": "DYLD_INSERT_LIBRARIES: libweak.dylib and client.dylib are fixed up first",
     "dyld4-macos14-chained.log": "no lookup lines; chained weak targets look like regular ones (39 in fact)",
     "dyld4-macos14-opcodes.log": "no lookup lines; the weak targets are the run that restarts at bind#0",
     "dyld4-macos15-chained-missing.log": "launch fails at the typed operator new (halt)",
@@ -1746,7 +1988,11 @@ def describe_dyld4(log, p, figs, variant):
     abi = {None: "the 22 sTreatAsWeak names (operator new/delete) as weak definitions",
            "no-typed-new": "the 20 classic operator new/delete names (weak) but NOT the two "
                            "__type_descriptor_t ones (as if it predated typed operator new)",
-           "strong-new": "the 22 operator new/delete names as NON-weak definitions (hypothetical)"}[variant]
+           "strong-new": "the 22 operator new/delete names as NON-weak definitions (hypothetical)",
+           "renamed": "the sTreatAsWeak names as weak definitions but __ZdlPvm, which libc++.1.dylib's trie "
+                      "re-exports from it renamed, as __ZdlPv (made up)",
+           "fvariant": "the 22 sTreatAsWeak names as weak definitions; libc++.1.dylib (searched after it) "
+                       "exports __Znwm as a function variant, a non-weak definition (made up)"}[variant]
     lines = ["Load order (state.loaded): " + ", ".join(i.leaf + ("" if i.in_cache else " (not in cache)")
                                                       for i in p.loaded) + ".",
              "libc++abi.dylib (shared cache, MH_WEAK_DEFINES) exports " + abi + "."]
@@ -2172,6 +2418,14 @@ name), then libSystem's dependents. It checks the on-disk order against
 | `dyld4-macos15-chained-missing.log` | extra: libc++abi without the two `__type_descriptor_t` names. Lookup blocks with no result line, bind lines `-> 0x0 (<none>/...)`, then the launch fails (halt message) | dyld-1231.3 |
 | `dyld4-macos15-opcodes-missing.log` | extra, hypothetical cache: libc++abi's operator new/delete non-weak. An opcode client ignores non-weak cache definitions (rdar://75956202), so: blocks with no result line, `missing-weak-bind (%s)`, `fixup: ... (skipping missing weak bind)` | dyld-1231.3 |
 | `dyld4-macos15-process-app.log` | `../process/App.app` as `/Applications/App.app`, pid 4244: App + `libshared_a`, `libshared_b`, `deps/libdeep` (four images outside the cache, each with its own lookup blocks and bind lines); the weak-linked `@rpath/libmissing.dylib` is missing, so App's import from it is `-> 0x0 (<none>/...)` without a lookup block | dyld-1231.3 |
+| `dyld4-macos15-inserted.log` | app-default-chained-x86_64 with `DYLD_INSERT_LIBRARIES` = libweak.dylib (testdata/bin/libweak-chained-x86_64.dylib) and client.dylib (testdata/importers/client.dylib, 3 regular bind targets, none weak): both are fixed up, and searched, before the main executable | dyld-1231.3 |
+| `dyld4-macos26-inserted-opcodes.log` | the same with app-default-opcodes-x86_64 under dyld-1323.3: chained and regular targets in `<…/…>)`, the app's opcode weak-bind targets in `(…/…)` | dyld-1323.3 |
+| `dyld4-macos15-renamed.log` | app-default-chained-x86_64 with a cache whose libc++ trie re-exports `__ZdlPvm` as libc++abi's `__ZdlPv` (a renamed re-export): the lookups name `__ZdlPvm`, the bind lines print `(libc++abi.dylib/__ZdlPv)` | dyld-1231.3 |
+| `dyld4-macos14-renamed-opcodes.log` | the same cache, app-default-opcodes-x86_64 on macOS 14: no lookup lines, so the weak-bind target prints only `__ZdlPv` | dyld-1122.1 |
+| `dyld4-macos26-variants-chained.log` | app-default-chained-x86_64 with a cache whose libc++ exports `__Znwm` as a function variant (made up): a non-weak definition, it replaces libc++abi's weak one found first (`  using non-weak …`), and the bind lines print `<libc++.1.dylib/variant-table#0('__Znwm')>)` | dyld-1323.3 |
+| `dyld4-macos26-variants-opcodes.log` | the same cache, app-default-opcodes-x86_64: an opcode requester skips a non-weak definition in the shared cache (rdar://75956202), so libc++abi's weak one stays | dyld-1323.3 |
+| `dyld4-macos15-pagein-only.log` | `../process/Lazy`: a main executable with no bind target; its two page-in lines are the whole log | dyld-1231.3 |
+| `dyld4-macos26-lazy-load.log` | the same process on macOS 26.4; the program then calls into `liblazy.dylib`, which its `LC_LAZY_LOAD_DYLIB_INFO` names: `_dyld_lazy_load` dlopens it, and its lookups and bind lines follow the launch (no page-in line: after the launch dyld links pages in itself, silently) | dyld-1376.6 |
 | `expected.tsv` | the figures below, one row per (log, pid, image) | |
 
 Each log starts with header lines that begin with `#` (`# text`, or `#` alone;
@@ -2231,7 +2485,7 @@ imports look alike; the true number is 39), the sites of a chained image
 | column | meaning |
 |---|---|
 | `log`, `pid` | the file and the process (`-` for dyld2, which prints no pid) |
-| `image`, `role` | full path of the image the figures belong to; `main`, `dylib`, or `cache-dylib` (dyld2 only) |
+| `image`, `role` | full path of the image the figures belong to; `main`, `inserted` (`DYLD_INSERT_LIBRARIES`: fixed up before the main executable), `dylib`, or `cache-dylib` (dyld2 only) |
 | `lookups` | lookup blocks (`looking for weak-def symbol '%s':` lines) attributed to the image |
 | `override_checks` | of those, the ones with no bind-target line after them (handleStrongWeakDefOverrides) |
 | `bound_lookups` | of those, the ones followed by the bind-target line of the same symbol |

@@ -48,6 +48,10 @@ pub(super) fn parse_dyld4(m: &[u8]) -> Option<Message<'_>> {
     if let Some(path) = m.strip_prefix(b"Setting up kernel page-in linking for ") {
         return non_empty(path).map(|path| Message::PageIn { path });
     }
+    if let Some(rest) = m.strip_prefix(b"__map_with_linking_np(") {
+        let path = rest.strip_suffix(b") failed, falling back to linking in-process")?;
+        return non_empty(path).map(|path| Message::PageInFallback { path });
+    }
     if let Some(rest) = m.strip_prefix(b"symbol '") {
         let (symbol, _) = split_once(rest, b"' missing from root that overrides ")?;
         return Some(Message::MissingFromRoot {
@@ -147,6 +151,12 @@ fn parse_fixup(rest: &[u8]) -> Option<Message<'_>> {
         (FixupKind::Plain, &b""[..], 0)
     } else if rest == b" <rebase>" {
         (FixupKind::Rebase, &b""[..], 0)
+    } else if let Some(v) = rest.strip_prefix(b" <function-variant-table#") {
+        let (n, r) = decimal_u64(v)?;
+        (r == b">").then_some(())?;
+        (FixupKind::FunctionVariant, &b""[..], n)
+    } else if is_objc_fixup(rest) {
+        (FixupKind::ObjC, &b""[..], 0)
     } else {
         let r = rest.strip_prefix(b" <")?;
         if let Some((image, index)) = target_ref(r, b"/weak-bind#") {
@@ -162,6 +172,19 @@ fn parse_fixup(rest: &[u8]) -> Option<Message<'_>> {
         image,
         index,
     })
+}
+
+/// A prebuilt loader's Objective-C fixup tag (PrebuiltLoader.cpp, dyld-940 … 1378):
+/// ` <objc-info preoptimized>`, ` <objc-protocol>`, ` <objc-selector '%s'>`,
+/// ` <mark swift stable>`, ` <mark method list uniqued>`.
+fn is_objc_fixup(rest: &[u8]) -> bool {
+    matches!(
+        rest,
+        b" <objc-info preoptimized>"
+            | b" <objc-protocol>"
+            | b" <mark swift stable>"
+            | b" <mark method list uniqued>"
+    ) || (rest.starts_with(b" <objc-selector '") && rest.ends_with(b"'>"))
 }
 
 /// `IMAGE<sep>N>` → (IMAGE, N).
@@ -367,6 +390,40 @@ mod tests {
             (0x104F3A2C0, FixupKind::SkippedWeakBind, b"node".to_vec(), 2)
         );
         assert!(parse_line(b"dyld[1]: fixup: *0x000104F3A2C0 = 0x1 <node/bind#x>").is_none());
+    }
+
+    #[test]
+    fn regression_function_variant_and_objc_fixup_lines_were_not_understood() {
+        let f = |s| match msg(s) {
+            Message::Fixup { kind, index, .. } => (kind, index),
+            m => panic!("{m:?}"),
+        };
+        // dyld-1284.13+ Loader::applyFunctionVariantFixups keeps 12 digits.
+        assert_eq!(
+            f("dyld[1]: fixup: *0x000104F3A2C0 = 0x000104F3A100 <function-variant-table#3>"),
+            (FixupKind::FunctionVariant, 3)
+        );
+        for objc in [
+            "dyld[1]: fixup: *0x0001890A4B2C = 0x0001890A4B30 <objc-info preoptimized>",
+            "dyld[1]: fixup: *0x0001890A4B2C = 0x0001890A4B30 <objc-protocol>",
+            "dyld[1]: fixup: *0x0001890A4B2C = 0x0001890A4B30 <objc-selector 'init'>",
+            "dyld[1]: fixup: *0x0001890A4B2C = 0x0001890A4B30 <mark swift stable>",
+            "dyld[1]: fixup: *0x0001890A4B2C = 0x0001890A4B30 <mark method list uniqued>",
+        ] {
+            assert_eq!(f(objc), (FixupKind::ObjC, 0), "{objc}");
+        }
+        // dyld-1323.3+ classic relocations: 19 digits.
+        assert_eq!(
+            f("dyld[1]: fixup: *0x0000000000104F3A2C0 = 0x00007FF80A1B2C30 <a.out/bind#2>"),
+            (FixupKind::Bind, 2)
+        );
+        assert!(parse_line(b"dyld[1]: fixup: *0x1 = 0x2 <function-variant-table#>").is_none());
+        assert_eq!(
+            msg(
+                "dyld[1]: __map_with_linking_np(/tmp/app) failed, falling back to linking in-process"
+            ),
+            Message::PageInFallback { path: b"/tmp/app" }
+        );
     }
 
     #[test]

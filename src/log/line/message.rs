@@ -49,6 +49,12 @@ pub enum FixupKind {
     WeakBind,
     /// `(skipping missing weak bind) <image/weak-bind#N>`.
     SkippedWeakBind,
+    /// `<function-variant-table#N>`: an internal pointer set to the function variant chosen
+    /// (`Loader::applyFunctionVariantFixups`, dyld-1284.13+).
+    FunctionVariant,
+    /// `<objc-…>` or `<mark …>`: a prebuilt loader's Objective-C fixup
+    /// (`PrebuiltLoader::applyObjCFixups` and its neighbours).
+    ObjC,
 }
 
 /// The kind of a dyld2 bind line (`ImageLoaderMachO::bindLocation`).
@@ -135,6 +141,12 @@ pub enum Message<'a> {
     },
     /// A page-in linking range line, `%14.*s (%c%c%c) 0x…->0x… (fileOffset=0x…, size=…KB)`.
     PageInRange,
+    /// `__map_with_linking_np(%s) failed, falling back to linking in-process`: the kernel
+    /// refused page-in linking, dyld fixed the image up itself.
+    PageInFallback {
+        /// Full path of the image.
+        path: &'a [u8],
+    },
     /// `symbol '%s' missing from root that overrides %s. …` (printed without any switch).
     MissingFromRoot {
         /// The symbol.

@@ -21,14 +21,17 @@
 //!
 //! The files: `prefix.rs` splits the writer's prefix off a line (or finds it inside program
 //! output); `dyld4.rs` and `dyld2.rs` match the messages of each generation; `message.rs` holds
-//! what they match into; `scan.rs` has the byte scanning they share.
+//! what they match into; `forms.rs` names each line's form and the dyld versions that print it;
+//! `scan.rs` has the byte scanning they share.
 
 mod dyld2;
 mod dyld4;
+mod forms;
 mod message;
 mod prefix;
 mod scan;
 
+pub use forms::{Dyld, FORMS, FormCounts, LineForm, form_of, versions};
 pub use message::{BindTo, Dyld2BindKind, FixupKind, Message};
 pub use prefix::{MAX_EMBEDDED_PREFIXES, Writer, find_embedded, split_prefix};
 pub use scan::text;
@@ -57,7 +60,7 @@ pub fn parse_line(line: &[u8]) -> Option<DyldLine<'_>> {
             message: parse_message(writer, rest)?,
         });
     }
-    let (writer, message) = find_embedded(line)?;
+    let (writer, _, message) = find_embedded(line)?;
     Some(DyldLine {
         writer,
         program_output_before: true,

@@ -27,8 +27,9 @@ pub const MAX_EMBEDDED_PREFIXES: usize = 4;
 
 /// Program output with no newline, then a dyld line: the first dyld prefix inside `line`
 /// (not at its start) whose message weakscan knows, among the first
-/// [`MAX_EMBEDDED_PREFIXES`] prefixes. Time: linear in the line's length.
-pub fn find_embedded(line: &[u8]) -> Option<(Writer, Message<'_>)> {
+/// [`MAX_EMBEDDED_PREFIXES`] prefixes, with the message's bytes. Time: linear in the line's
+/// length.
+pub fn find_embedded(line: &[u8]) -> Option<(Writer, &[u8], Message<'_>)> {
     let mut from = 1;
     let mut tries = 0;
     while let Some(at) = line
@@ -38,7 +39,7 @@ pub fn find_embedded(line: &[u8]) -> Option<(Writer, Message<'_>)> {
     {
         if let Some((writer, rest)) = split_prefix(&line[at..]) {
             if let Some(message) = parse_message(writer, rest) {
-                return Some((writer, message));
+                return Some((writer, rest, message));
             }
             tries += 1;
             if tries == MAX_EMBEDDED_PREFIXES {

@@ -5,10 +5,16 @@
 //!
 //! * `JustInTimeLoader::handleStrongWeakDefOverrides` runs before any fixups: its lookups are
 //!   followed by no bind line. They belong to the main executable.
+//! * The images are fixed up in `state.loaded` order: inserted dylibs (`DYLD_INSERT_LIBRARIES`)
+//!   first, then the main executable, then the rest. The main executable is told by the
+//!   treat-as-weak targets appended to a chained main executable's, else as the first image
+//!   fixed up whose name is not a library's (`roles.rs`); every image with a line of its own
+//!   is listed, weak binds or not.
 //! * `Loader::resolveSymbol` prints the lookup block of a weak-bind target, and
 //!   `JustInTimeLoader::applyFixups` then prints that target's bind line
 //!   (`<image/bind#N> -> …`) naming the image. A lookup block followed by a bind line of the
-//!   same symbol is that image's weak-bind target.
+//!   same symbol is that image's weak-bind target; followed by one of another symbol (past the
+//!   override checks), it is too: the bind line names what a renamed re-export led to.
 //! * For an opcode image the weak-bind ("override") targets are printed after the regular ones
 //!   and restart at `bind#0`; `Loader::applyFixupsGeneric` then prints one
 //!   `<image/weak-bind#N>` fixup line per weak-bind location. Logs without lookup lines
@@ -21,12 +27,16 @@
 //!
 //! The files: `recorder.rs` records each message of the process read as it comes, `pids.rs`
 //! counts the lines of every process and picks the one read, `intern.rs` stores each name
-//! once, and `images.rs` makes the model's images from the records once the log ends.
+//! once, `images.rs` makes the model's images from the records once the log ends, and
+//! `roles.rs` says which is the main executable and which were inserted before it.
 
 mod images;
 mod intern;
 mod pids;
 mod recorder;
+mod roles;
+
+pub use roles::set_main;
 
 use super::reader::LineReader;
 use crate::error::{Error, ErrorKind, Result};
@@ -43,8 +53,8 @@ pub const MAX_LOG_IMAGES: usize = 8192;
 
 /// Reads the dyld log at `path`: the process `pid` (default: the first one seen).
 ///
-/// Returns the images of that process with weak binds or lookups (the main executable, the
-/// first image dyld fixes up, always). Errors (one line naming the file): unreadable file,
+/// Returns the images of that process the log fixes up (the main executable first, always: an
+/// unnamed one when no image is fixed up), then in the order dyld fixed them up. Errors (one line naming the file): unreadable file,
 /// no dyld lines, or no lines of `pid` (usage error, listing the PIDs seen).
 pub fn read_log(path: &Path, pid: Option<u32>) -> Result<Vec<Image>> {
     let file = File::open(path).map_err(|e| Error::io(path, &e))?;

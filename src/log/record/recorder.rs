@@ -6,9 +6,10 @@
 use super::intern::{Id, Interner};
 use super::pids::Processes;
 use crate::log::line::{
-    BindTo, Dyld2BindKind, FixupKind, Message, find_embedded, parse_message, split_prefix,
+    BindTo, Dyld2BindKind, FixupKind, FormCounts, Message, find_embedded, form_of, parse_message,
+    split_prefix,
 };
-use crate::model::LogFacts;
+use crate::model::{ImageLines, LogFacts, TREAT_AS_WEAK};
 use std::collections::HashMap;
 
 /// No dyld2 target yet for a symbol.
@@ -29,6 +30,9 @@ pub(super) struct BindRec {
     pub(super) sites: Vec<u64>,
     /// Named by at least one `weak-bind#N` fixup line.
     pub(super) weak_fixup: bool,
+    /// Printed `-> %p (%s/%s)` or `-> missing-weak-bind (%s)`: from dyld-1323.3 only opcode
+    /// weak-bind targets are (JustInTimeLoader.cpp:835, :842 at dyld-1378).
+    pub(super) paren: bool,
 }
 
 /// What the log says of one image.
@@ -54,6 +58,20 @@ pub(super) struct ImageBuild {
     pub(super) dyld2_sites: Vec<(u32, u64)>,
     /// Any dyld2 bind line.
     pub(super) dyld2: bool,
+    /// Its own lines (any makes it an image the log fixes up).
+    pub(super) lines: ImageLines,
+    /// Its full path, from its page-in line.
+    pub(super) path: Option<Id>,
+    /// Bind lines that name another symbol than the lookup block before them.
+    pub(super) renamed: u64,
+}
+
+impl ImageBuild {
+    /// The log prints lines of its own for it.
+    pub(super) fn fixed_up(&self) -> bool {
+        let l = &self.lines;
+        l.bind + l.fixup + l.page_in + l.dyld2_bind > 0
+    }
 }
 
 /// One lookup block.
@@ -75,12 +93,19 @@ pub(super) struct Recorder {
     pub(super) paths: Interner,
     pub(super) image_names: Interner,
     pub(super) images: Vec<ImageBuild>,
-    /// The image whose bind lines came last (plain `fixup:` lines name none).
+    /// The image whose bind or page-in lines came last (plain `fixup:` lines and page-in
+    /// range lines name none).
     current: Option<usize>,
+    /// The images in the order their first own line came: the order dyld fixes them up in.
+    pub(super) order: Vec<usize>,
+    /// A bind line of the process has been read: lookups after it are no longer
+    /// `handleStrongWeakDefOverrides`' checks.
+    binds_seen: bool,
     pending: Option<LookupRec>,
     pub(super) lookups: Vec<LookupRec>,
     pub(super) lookup_lines: bool,
-    pub(super) angle_form: bool,
+    /// Lines of each form.
+    pub(super) forms: FormCounts,
 }
 
 impl Recorder {
@@ -94,10 +119,12 @@ impl Recorder {
             image_names: Interner::default(),
             images: Vec::new(),
             current: None,
+            order: Vec::new(),
+            binds_seen: false,
             pending: None,
             lookups: Vec::new(),
             lookup_lines: false,
-            angle_form: false,
+            forms: FormCounts::default(),
         }
     }
 
@@ -107,16 +134,20 @@ impl Recorder {
         if let Some((writer, rest)) = split_prefix(bytes) {
             if self.processes.count(writer, &mut self.facts) {
                 match parse_message(writer, rest) {
-                    Some(m) => self.handle(m),
+                    Some(m) => {
+                        self.forms.add(form_of(writer, rest, &m));
+                        self.handle(m)
+                    }
                     None => self.facts.unrecognized_dyld_lines += 1,
                 }
             }
             return;
         }
         self.facts.program_output_lines += 1;
-        if let Some((writer, message)) = find_embedded(bytes)
+        if let Some((writer, rest, message)) = find_embedded(bytes)
             && self.processes.count(writer, &mut self.facts)
         {
+            self.forms.add(form_of(writer, rest, &message));
             self.handle(message);
         }
     }
@@ -132,6 +163,14 @@ impl Recorder {
         while self.images.len() < self.image_names.names.len() {
             self.images.push(ImageBuild::default());
         }
+    }
+
+    /// Image `i` prints a line of its own: the first one places it in the fixup order.
+    fn own_line(&mut self, i: usize) -> &mut ImageLines {
+        if !self.images[i].fixed_up() {
+            self.order.push(i);
+        }
+        &mut self.images[i].lines
     }
 
     pub(super) fn close_lookup(&mut self) {
@@ -203,9 +242,25 @@ impl Recorder {
                 index,
             } => self.fixup(address, kind, image, index),
             Message::PageIn { path } => {
+                self.close_lookup();
                 let leaf = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
                 let i = self.image(leaf);
-                self.images[i].chained = true;
+                let path = self.paths.id(path);
+                self.current = Some(i);
+                self.own_line(i).page_in += 1;
+                let img = &mut self.images[i];
+                img.chained = true;
+                img.path.get_or_insert(path);
+            }
+            Message::PageInRange => {
+                if let Some(i) = self.current {
+                    self.own_line(i).page_in += 1;
+                }
+            }
+            Message::PageInFallback { path } => {
+                let leaf = path.rsplit(|&b| b == b'/').next().unwrap_or(path);
+                let i = self.image(leaf);
+                self.own_line(i).page_in += 1;
             }
             Message::MissingFromRoot { .. } => self.facts.missing_from_root += 1,
             Message::SymbolNotFound { .. } => self.facts.symbols_not_found += 1,
@@ -218,15 +273,14 @@ impl Recorder {
                 addend,
             } => {
                 let i = self.image(image);
+                self.own_line(i).dyld2_bind += 1;
                 self.images[i].dyld2 = true;
                 if kind == Dyld2BindKind::Weak {
                     self.dyld2_weak_bind(i, address, library, symbol, addend);
                 }
             }
-            Message::PageInRange
-            | Message::CachePatch
-            | Message::Dyld2WeakSetAllUses { .. }
-            | Message::Dyld2WeakOther => {}
+            Message::CachePatch | Message::Dyld2WeakSetAllUses { .. } | Message::Dyld2WeakOther => {
+            }
         }
     }
 
@@ -268,14 +322,18 @@ impl Recorder {
     fn bind(&mut self, image: &[u8], index: u64, to: BindTo<'_>) {
         let i = self.image(image);
         self.current = Some(i);
+        self.own_line(i).bind += 1;
+        let paren = matches!(
+            to,
+            BindTo::Resolved {
+                angle_form: false,
+                ..
+            } | BindTo::MissingWeak { .. }
+        );
         let (symbol, library, missing) = match to {
             BindTo::Resolved {
-                library,
-                symbol,
-                angle_form,
-                ..
+                library, symbol, ..
             } => {
-                self.angle_form |= angle_form;
                 let lib = (library != b"<none>").then_some(library);
                 (Some(symbol), lib, false)
             }
@@ -285,18 +343,29 @@ impl Recorder {
             BindTo::MissingWeak { symbol } => (Some(symbol), None, true),
             BindTo::Prebuilt => (None, None, false),
         };
-        let symbol = symbol.map(|s| self.symbol_id(s));
+        let mut symbol = symbol.map(|s| self.symbol_id(s));
         let library = library.map(|l| self.image_names.id(l));
         self.pad_images();
         let mut via_lookup = false;
         if let Some(mut l) = self.pending.take() {
             if symbol.is_some() && Some(l.symbol) == symbol {
+                via_lookup = true;
+            } else if symbol.is_some() && !self.override_check(l.symbol) {
+                // The lookup block of a target is printed right before its bind line, which
+                // names the symbol found in the target image: another name when a renamed
+                // re-export led there (`Loader::hasExportedSymbol`). The target is the name
+                // looked up, as the binary imports it.
+                via_lookup = true;
+                symbol = Some(l.symbol);
+                self.images[i].renamed += 1;
+            }
+            if via_lookup {
                 l.image = Some(i);
                 l.bound = true;
-                via_lookup = true;
             }
             self.lookups.push(l);
         }
+        self.binds_seen = true;
         let img = &mut self.images[i];
         if index == 0 || img.runs.is_empty() {
             img.runs.push(Vec::new());
@@ -310,21 +379,37 @@ impl Recorder {
                 missing,
                 sites: Vec::new(),
                 weak_fixup: false,
+                paren,
             });
         }
+    }
+
+    /// Whether a lookup of `symbol` followed by a bind line of another symbol is one of
+    /// `handleStrongWeakDefOverrides`' checks (a treat-as-weak name, before any bind line of
+    /// the process: dyldMain.cpp runs them before the first image's fixups) rather than the
+    /// lookup of a renamed target.
+    fn override_check(&self, symbol: Id) -> bool {
+        !self.binds_seen
+            && TREAT_AS_WEAK
+                .iter()
+                .any(|n| n.as_bytes() == &*self.symbols.names[symbol as usize])
     }
 
     fn fixup(&mut self, address: u64, kind: FixupKind, image: &[u8], index: u64) {
         self.close_lookup();
         let i = match kind {
-            FixupKind::Plain | FixupKind::Rebase => match self.current {
-                Some(i) => i,
-                None => return,
-            },
+            FixupKind::Plain | FixupKind::Rebase | FixupKind::FunctionVariant | FixupKind::ObjC => {
+                match self.current {
+                    Some(i) => i,
+                    None => return,
+                }
+            }
             _ => self.image(image),
         };
+        self.own_line(i).fixup += 1;
         let img = &mut self.images[i];
         match kind {
+            FixupKind::FunctionVariant | FixupKind::ObjC => {}
             FixupKind::Plain => img.chained = true,
             FixupKind::Rebase | FixupKind::Bind => img.opcode_fixups = true,
             FixupKind::WeakBind | FixupKind::SkippedWeakBind => {
@@ -424,6 +509,92 @@ dyld[9]: fixup: *0x000100008028 = 0x000100004000 <app/weak-bind#7>
         assert_eq!(app.weak_bind_sites(), Some(3));
         assert_eq!(app.fixup_format, Some(FixupFormat::Opcodes));
         assert_eq!(l.facts.unattributed_weak_fixups, 1);
+    }
+
+    #[test]
+    fn regression_a_renamed_bind_was_taken_for_an_override_check() {
+        // The lookup of a target whose definition a renamed re-export leads to is followed by a
+        // bind line of the name found there, not the name looked up.
+        let log = "\
+dyld[7]: looking for weak-def symbol '__Znwm':
+dyld[7]:   using '__Znwm' in /usr/lib/libc++abi.dylib
+dyld[7]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+dyld[7]: looking for weak-def symbol '__ZdlPvm':
+dyld[7]:   using '__ZdlPvm' in /usr/lib/libc++abi.dylib
+dyld[7]: <app/bind#1> -> 0x7ff800002000 (libc++abi.dylib/__ZdlPv)
+";
+        let app = &read(log, None).unwrap()[0];
+        assert_eq!(app.seen_weak_lookups(), Some(2));
+        assert_eq!(app.log().unwrap().facts.lookups_without_bind, 1);
+        let targets: Vec<(&str, Option<&str>)> = app
+            .bind_targets
+            .iter()
+            .map(|t| (t.symbol.as_str(), t.supplier.as_deref()))
+            .collect();
+        assert_eq!(targets, [("__ZdlPvm", Some("libc++abi.dylib"))]);
+        assert_eq!(app.lookups[1].reason, LookupReason::BindTarget);
+        assert_eq!(app.log().unwrap().renamed_binds, 1);
+    }
+
+    #[test]
+    fn the_last_override_check_is_not_the_first_bind_lines_lookup() {
+        // An override check (a treat-as-weak name before any bind line) followed by the first
+        // image's first bind line, a regular one, stays an override check.
+        let log = "\
+dyld[7]: looking for weak-def symbol '__ZnamSt19__type_descriptor_t':
+dyld[7]: <app/bind#0> -> 0x7ff800001000 (libSystem.B.dylib/_printf)
+";
+        let app = &read(log, None).unwrap()[0];
+        assert_eq!(app.lookups[0].reason, LookupReason::StrongOverrideCheck);
+        assert_eq!(app.weak_bind_symbols(), Some(0));
+        assert_eq!(app.log().unwrap().renamed_binds, 0);
+    }
+
+    #[test]
+    fn regression_a_macos26_log_without_angle_bind_lines_was_named_macos15() {
+        // An opcode image whose targets are all weak-bind targets prints no `<…/…>)` line; its
+        // fixup lines' widths (`*0x%010lX = 0x%016lX`) still say dyld-1323.3.
+        let log = "\
+dyld[9]: looking for weak-def symbol '__Znwm':
+dyld[9]:   using '__Znwm' in /usr/lib/libc++abi.dylib
+dyld[9]: <app/bind#0> -> 0x7ff800002000 (libc++abi.dylib/__Znwm)
+dyld[9]: fixup: *0x0100008000 = 0x00000001000080F0 <rebase>
+dyld[9]: fixup: *0x0100008010 = 0x00007FF800002000 <app/weak-bind#0>
+";
+        let images = read(log, None).unwrap();
+        let l = images[0].log().unwrap();
+        assert_eq!(l.format, LogFormat::Dyld4Macos26);
+        assert_eq!(
+            l.facts.dyld.as_deref(),
+            Some("dyld-1323.3 and later (macOS 26.0 and later)")
+        );
+        let forms: Vec<(&str, u64)> = l.facts.forms.iter().map(|f| (f.form, f.lines)).collect();
+        assert_eq!(
+            forms,
+            [
+                ("lookup_quoted", 1),
+                ("result_quoted", 1),
+                ("bind_paren", 1),
+                ("fixup_10_16", 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn regression_macos26_weak_bind_targets_were_not_told_by_their_brackets() {
+        // A dyld-1323.3 log kept to its bind and rebase lines (as people post them): the
+        // `(…/…)` lines are the opcode image's weak-bind targets even in its first run.
+        let log = "\
+dyld[9]: <app/bind#0> -> 0x100004000 (app/__ZN1AIiE1fEv)
+dyld[9]: <app/bind#1> -> 0x7ff800002000 (libc++abi.dylib/__Znwm)
+dyld[9]: fixup: *0x0100008000 = 0x00000001000080F0 <rebase>
+dyld[9]: <lib.dylib/bind#0> -> 0x7ff800001000 <libSystem.B.dylib/_printf>)
+";
+        let images = read(log, None).unwrap();
+        assert_eq!(images[0].weak_bind_symbols(), Some(2));
+        assert_eq!(images[0].defined_here_symbols(), Some(1));
+        // An image with `<…/…>)` lines only and no lookup line: its weak binds are unknown.
+        assert_eq!(images[1].weak_bind_symbols(), None);
     }
 
     #[test]

@@ -135,8 +135,33 @@ fn input_rows(t: &mut Grid, s: &ImageSummary) {
     };
     t.row(["input".into(), input_cell(s)]);
     t.row(["image".into(), cell(&s.image)]);
+    let role = match l.main_by {
+        Some(by) => format!("{} ({})", l.role.describe(), by.describe()),
+        None => l.role.describe().to_string(),
+    };
+    t.row(["role".into(), role]);
+    if let Some(p) = &l.image_path {
+        t.row(["image path".into(), cell(p)]);
+    }
+    t.row(["image lines".into(), l.image_lines.describe()]);
     t.row(["fixup format".into(), opt(s.fixup_format)]);
     let f = &l.facts;
+    let forms: Vec<String> = f
+        .forms
+        .iter()
+        .map(|x| format!("{} {}", x.lines, x.form))
+        .collect();
+    t.row([
+        "dyld".into(),
+        match &f.dyld {
+            Some(v) => format!("{v}, from its line forms: {}", forms.join(", ")),
+            None if forms.is_empty() => "n/a (no line understood)".to_string(),
+            None => format!(
+                "lines of several dyld versions: {} (docs/logs.md)",
+                forms.join(", ")
+            ),
+        },
+    ]);
     t.row([
         "log lines".into(),
         format!(
@@ -206,6 +231,23 @@ fn log_notes(out: &mut dyn Write, s: &ImageSummary) -> io::Result<()> {
             out,
             "note: {} weak-bind fixup lines and {} lookup result lines had no target or lookup to belong to",
             f.unattributed_weak_fixups, f.orphan_result_lines
+        )?;
+    }
+    if l.renamed_binds > 0 {
+        writeln!(
+            out,
+            "note: {} of this image {} the symbol found through a renamed re-export; {} the name looked up",
+            crate::text::count(l.renamed_binds, "bind line", "bind lines"),
+            if l.renamed_binds == 1 {
+                "names"
+            } else {
+                "name"
+            },
+            if l.renamed_binds == 1 {
+                "its target is"
+            } else {
+                "their targets are"
+            }
         )?;
     }
     if s.seen_weak_lookups.is_none() {

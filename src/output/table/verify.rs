@@ -27,6 +27,16 @@ fn tables(out: &mut dyn Write, r: &VerifyReport, w: Option<u16>) -> io::Result<(
     for n in &r.notes {
         writeln!(out, "note: {n}")?;
     }
+    for rb in &r.renamed {
+        writeln!(
+            out,
+            "renamed: weak-bind target #{} {} is printed as {} (bound to {}: a renamed re-export), not a difference",
+            rb.index,
+            cell(&rb.predicted),
+            cell(&rb.seen),
+            cell(rb.supplier.as_deref().unwrap_or("(none)"))
+        )?;
+    }
     let what = match r.basis {
         Basis::Lookups => "weak-def lookups",
         Basis::WeakBindTargets | Basis::CoalescedTargets => "weak-bind targets",
