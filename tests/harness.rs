@@ -1481,7 +1481,7 @@ pub fn cli(data: &[u8]) {
                 Ok(req) => {
                     assert_eq!(req.top, args.top);
                     assert_eq!(req.flags.rules.groups.len(), args.groups.len());
-                    assert_eq!(req.flags.rules.allow_symbols.len(), args.allow.len());
+                    assert_eq!(req.flags.rules.allow_symbols.len(), args.allow.allow.len());
                     assert_eq!(
                         req.flags.rules.max_increase.as_deref().unwrap_or_default(),
                         args.max_increase.as_slice()

@@ -1,6 +1,7 @@
 //! `weakscan bisect VERSION…`.
 
 use super::check::{parse_group, parse_increase, rule_set};
+use super::opts::AllowOpts;
 use super::values;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupByName;
@@ -71,16 +72,9 @@ pub struct BisectArgs {
     /// --group-figure's.
     #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
     pub groups: Vec<(String, u64)>,
-    /// A symbol that may be weak (repeatable).
-    ///
-    /// A glob or re:REGEX over the raw or demangled name.
-    #[arg(long = "allow", value_name = "PATTERN")]
-    pub allow: Vec<String>,
-    /// A group that may be weak (repeatable).
-    ///
-    /// A glob or re:REGEX over the group key.
-    #[arg(long = "allow-group", value_name = "PATTERN")]
-    pub allow_groups: Vec<String>,
+    /// Symbols and groups that may be weak.
+    #[command(flatten)]
+    pub allow: AllowOpts,
     /// The slice to follow in universal builds.
     ///
     /// Default: the first version's one slice (a universal first version needs --arch).
@@ -131,8 +125,8 @@ impl BisectArgs {
             maxima,
             &self.max_increase,
             &self.groups,
-            &self.allow,
-            &self.allow_groups,
+            &self.allow.allow,
+            &self.allow.allow_groups,
         )?;
         let fetch = match &self.fetch {
             Some(text) => Some(

@@ -1,6 +1,6 @@
 //! `weakscan check FILE…`.
 
-use super::opts::{ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
+use super::opts::{AllowOpts, ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 use super::values;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupByName;
@@ -75,16 +75,9 @@ pub struct CheckArgs {
     /// group figure in total.
     #[arg(long = "group", value_name = "PATTERN=MAX", value_parser = parse_group)]
     pub groups: Vec<(String, u64)>,
-    /// A symbol that may be weak (repeatable).
-    ///
-    /// A glob or re:REGEX over the raw or demangled name.
-    #[arg(long = "allow", value_name = "PATTERN")]
-    pub allow: Vec<String>,
-    /// A group that may be weak (repeatable).
-    ///
-    /// A glob or re:REGEX over the group key.
-    #[arg(long = "allow-group", value_name = "PATTERN")]
-    pub allow_groups: Vec<String>,
+    /// Symbols and groups that may be weak.
+    #[command(flatten)]
+    pub allow: AllowOpts,
     /// Which slices of a universal file to check.
     #[arg(long, value_parser = values::arch(), default_value = "all")]
     pub arch: ArchFilter,
@@ -129,8 +122,8 @@ impl CheckArgs {
             self.maxima(),
             &self.max_increase,
             &self.groups,
-            &self.allow,
-            &self.allow_groups,
+            &self.allow.allow,
+            &self.allow.allow_groups,
         )?;
         Ok(CheckRequest {
             process: self

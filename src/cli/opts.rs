@@ -183,3 +183,18 @@ impl OriginOpts {
         }
     }
 }
+
+/// The symbols and groups that may be weak (`check`, `bisect`).
+#[derive(Debug, Clone, Args)]
+pub struct AllowOpts {
+    /// A symbol that may be weak (repeatable).
+    ///
+    /// A glob or re:REGEX over the raw or demangled name.
+    #[arg(long = "allow", value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// A group that may be weak (repeatable).
+    ///
+    /// A glob or re:REGEX over the group key.
+    #[arg(long = "allow-group", value_name = "PATTERN")]
+    pub allow_groups: Vec<String>,
+}
