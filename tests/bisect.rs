@@ -93,7 +93,7 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// ⌈log₂ n⌉ + 2: the most fetches the issue allows a bisection of n versions.
+/// ⌈log₂ n⌉ + 2: the most builds a bisection of n versions may fetch (docs/trend.md).
 fn bound(n: usize) -> usize {
     n.next_power_of_two().trailing_zeros() as usize + 2
 }
