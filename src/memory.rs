@@ -25,7 +25,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// a second later (mimalloc's default), for the `weakscan` binary: a scan or diff of Node.js builds
 /// frees its read buffers and each thread's working memory while it goes on allocating, so with
 /// the delay the freed pages are still held at the peak (a diff of two builds: 40-45 MB peak
-/// with the delay, 29 MB without, for about 8% more CPU in `madvise`; docs/performance.md).
+/// with the delay, 29 MB without, for 5–14% more CPU in `madvise` and page faults;
+/// docs/performance.md).
 /// Call it before the first allocation that matters. A library user with another global
 /// allocator loses nothing.
 pub fn purge_at_once() {
