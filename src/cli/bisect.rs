@@ -1,7 +1,7 @@
 //! `weakscan bisect VERSION…`.
 
 use super::check::{parse_group, parse_increase, rule_set};
-use super::opts::AllowOpts;
+use super::opts::{AllowOpts, MaxOpts};
 use super::values;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupByName;
@@ -52,15 +52,9 @@ pub struct BisectArgs {
     /// bisection over the same versions fetches nothing.
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
-    /// Bad when the predicted weak-def lookups are above N (after the allowlist).
-    #[arg(long, value_name = "N")]
-    pub max_predicted_weak_lookups: Option<u64>,
-    /// Bad when the weak-def exports are above N (after the allowlist).
-    #[arg(long, value_name = "N")]
-    pub max_weak_def_exports: Option<u64>,
-    /// Bad when the weak-bound symbols are above N (after the allowlist).
-    #[arg(long, value_name = "N")]
-    pub max_weak_bind_symbols: Option<u64>,
+    /// The figures' maxima.
+    #[command(flatten)]
+    pub max: MaxOpts,
     /// Bad when a figure is up by more than this from the first version.
     ///
     /// A count (50) or a percentage (10%) of each figure; repeat to require both.
@@ -110,17 +104,7 @@ impl BisectArgs {
     /// The request for [`crate::command::bisect`]. Errors (usage): a bad pattern, an empty
     /// fetch command or one whose quotes do not close.
     pub fn request(&self) -> Result<BisectRequest> {
-        let maxima = [
-            (
-                Figure::PredictedWeakLookups,
-                self.max_predicted_weak_lookups,
-            ),
-            (Figure::WeakDefExports, self.max_weak_def_exports),
-            (Figure::WeakBindSymbols, self.max_weak_bind_symbols),
-        ]
-        .into_iter()
-        .filter_map(|(f, m)| m.map(|m| (f, m)))
-        .collect();
+        let maxima = self.max.maxima();
         let rules = rule_set(
             maxima,
             &self.max_increase,

@@ -1,6 +1,6 @@
 //! `weakscan check FILE…`.
 
-use super::opts::{AllowOpts, ImporterOpts, ObjectsOpts, OriginOpts, ProcessOpts};
+use super::opts::{AllowOpts, ImporterOpts, MaxOpts, ObjectsOpts, OriginOpts, ProcessOpts};
 use super::values;
 use crate::analysis::check::Figure;
 use crate::analysis::group::GroupByName;
@@ -50,15 +50,9 @@ pub struct CheckArgs {
     /// (default with a baseline: 0).
     #[arg(long, value_name = "N|P%", value_parser = parse_increase)]
     pub max_increase: Vec<Increase>,
-    /// Maximum predicted weak-def lookups (after the allowlist).
-    #[arg(long, value_name = "N")]
-    pub max_predicted_weak_lookups: Option<u64>,
-    /// Maximum weak-def exports (after the allowlist).
-    #[arg(long, value_name = "N")]
-    pub max_weak_def_exports: Option<u64>,
-    /// Maximum weak-bound symbols (after the allowlist).
-    #[arg(long, value_name = "N")]
-    pub max_weak_bind_symbols: Option<u64>,
+    /// The figures' maxima.
+    #[command(flatten)]
+    pub max: MaxOpts,
     /// Maximum export-trie probes of a process.
     ///
     /// Of a whole process's lookups (a bundle, directory or --process input;
@@ -153,18 +147,9 @@ impl CheckArgs {
 
     /// The `--max-…` flags given, by figure.
     fn maxima(&self) -> std::collections::BTreeMap<Figure, u64> {
-        [
-            (
-                Figure::PredictedWeakLookups,
-                self.max_predicted_weak_lookups,
-            ),
-            (Figure::WeakDefExports, self.max_weak_def_exports),
-            (Figure::WeakBindSymbols, self.max_weak_bind_symbols),
-            (Figure::TrieProbes, self.max_trie_probes),
-        ]
-        .into_iter()
-        .filter_map(|(f, m)| m.map(|m| (f, m)))
-        .collect()
+        let mut maxima = self.max.maxima();
+        maxima.extend(self.max_trie_probes.map(|m| (Figure::TrieProbes, m)));
+        maxima
     }
 }
 

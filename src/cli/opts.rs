@@ -198,3 +198,35 @@ pub struct AllowOpts {
     #[arg(long = "allow-group", value_name = "PATTERN")]
     pub allow_groups: Vec<String>,
 }
+
+/// The maxima of an image's figures (`check`, `bisect`), each after the allowlist.
+#[derive(Debug, Clone, Args)]
+pub struct MaxOpts {
+    /// Maximum predicted weak-def lookups (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_predicted_weak_lookups: Option<u64>,
+    /// Maximum weak-def exports (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_weak_def_exports: Option<u64>,
+    /// Maximum weak-bound symbols (after the allowlist).
+    #[arg(long, value_name = "N")]
+    pub max_weak_bind_symbols: Option<u64>,
+}
+
+impl MaxOpts {
+    /// The maxima given, by figure.
+    pub fn maxima(&self) -> std::collections::BTreeMap<crate::analysis::check::Figure, u64> {
+        use crate::analysis::check::Figure;
+        [
+            (
+                Figure::PredictedWeakLookups,
+                self.max_predicted_weak_lookups,
+            ),
+            (Figure::WeakDefExports, self.max_weak_def_exports),
+            (Figure::WeakBindSymbols, self.max_weak_bind_symbols),
+        ]
+        .into_iter()
+        .filter_map(|(f, m)| m.map(|m| (f, m)))
+        .collect()
+    }
+}

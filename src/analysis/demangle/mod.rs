@@ -1027,39 +1027,34 @@ fn print_keeping(
     let (pattern, name_start, template_end, namespace_ends) = parts;
     let entity = Entity::of(raw, Some(&pattern));
     let inlines = InlinesHidden::of(raw, entity, Some(&pattern));
-    if !class && keys != Keys::All {
-        // Built cut to `keys` at once: what `keeping` makes of the whole entry, one allocation.
-        let cut = match keys {
-            Keys::All => pattern.len(),
-            Keys::Template => {
-                (template_end as usize).max(namespace_ends.last().map_or(0, |&e| e as usize))
-            }
-            Keys::TemplateOnly => template_end as usize,
-            Keys::None => 0,
-        };
-        let mut name = SymbolName::new(shown, &pattern[..cut], kind);
-        if keys != Keys::None {
-            name.name_start = name_start;
-            name.template_end = template_end;
+    // Built cut to `keys` at once when no class is asked for: what `keeping` makes of the
+    // whole entry, one allocation.
+    let cut_now = !class && keys != Keys::All;
+    let kept = if cut_now { keys } else { Keys::All };
+    let cut = match kept {
+        Keys::All => pattern.len(),
+        Keys::Template => {
+            (template_end as usize).max(namespace_ends.last().map_or(0, |&e| e as usize))
         }
-        if keys.namespaces() {
-            name.namespace_ends = namespace_ends;
-        }
-        name.keys = keys;
-        name.entity = entity;
-        name.inlines = inlines;
-        name.print_bound = print_bound;
-        name.raw_shown = raw_shown;
-        return (name, None);
+        Keys::TemplateOnly => template_end as usize,
+        Keys::None => 0,
+    };
+    let mut name = SymbolName::new(shown, &pattern[..cut], kind);
+    if kept != Keys::None {
+        name.name_start = name_start;
+        name.template_end = template_end;
     }
-    let mut name = SymbolName::new(shown, &pattern, kind);
-    name.print_bound = print_bound;
-    name.raw_shown = raw_shown;
+    if kept.namespaces() {
+        name.namespace_ends = namespace_ends;
+    }
+    name.keys = kept;
     name.entity = entity;
     name.inlines = inlines;
-    name.name_start = name_start;
-    name.template_end = template_end;
-    name.namespace_ends = namespace_ends;
+    name.print_bound = print_bound;
+    name.raw_shown = raw_shown;
+    if cut_now {
+        return (name, None);
+    }
     let class = if class {
         proven_class(&name).map(Box::from)
     } else {
